@@ -1,0 +1,80 @@
+// Normalised market and account data the layers above the exchange client work with (no venue field names).
+import type { Decimal } from './decimal.js';
+
+export type Surface = 'spot' | 'futures';
+
+export interface Instrument {
+  surface: Surface;
+  /** Venue symbol: `BTCUSDT_SPBL` (spot) or `cmt_btcusdt` (futures). */
+  symbol: string;
+  base: string;
+  quote: string;
+  /** Smallest price increment. Futures: priceEndStep × 10^-tick_size. */
+  tickSize: Decimal;
+  /** Smallest size increment (base currency). Futures: 10^-size_increment. */
+  stepSize: Decimal;
+  minSize: Decimal;
+  maxSize: Decimal | null;
+  makerFeeRate: Decimal;
+  takerFeeRate: Decimal;
+  /** Allowed distance of a buy / sell limit price from the market, as a ratio (0.015 = 1.5 %); null if unknown. */
+  buyLimitPriceRatio: Decimal | null;
+  sellLimitPriceRatio: Decimal | null;
+  tradingEnabled: boolean;
+  /** Futures only: base-currency size of one contract, max position size, leverage bounds. */
+  contractValue: Decimal | null;
+  maxPositionSize: Decimal | null;
+  minLeverage: number | null;
+  maxLeverage: number | null;
+}
+
+export interface Ticker {
+  symbol: string;
+  last: Decimal | null;
+  bestBid: Decimal | null;
+  bestAsk: Decimal | null;
+  markPrice: Decimal | null;
+  indexPrice: Decimal | null;
+  high24h: Decimal | null;
+  low24h: Decimal | null;
+  /** 24 h volume in quote currency and in base currency. */
+  volume24h: Decimal | null;
+  baseVolume24h: Decimal | null;
+  timestampMs: number;
+}
+
+export interface PublicTrade {
+  symbol: string;
+  tradeId: string;
+  timestampMs: number;
+  price: Decimal;
+  size: Decimal;
+  /** True when the buyer was the resting (maker) side, i.e. the aggressor sold. */
+  buyerMaker: boolean;
+}
+
+export type PositionSide = 'long' | 'short';
+
+export interface Position {
+  symbol: string;
+  side: PositionSide;
+  size: Decimal;
+  /** Value at opening (quote currency) and the average entry price derived from it; null when size is 0. */
+  openValue: Decimal;
+  entryPrice: Decimal | null;
+  leverage: Decimal | null;
+  marginMode: string;
+  isolatedMargin: Decimal | null;
+  openFee: Decimal | null;
+  fundingFee: Decimal | null;
+  updatedAtMs: number | null;
+}
+
+export interface Balance {
+  surface: Surface;
+  asset: string;
+  /** Null when the venue does not report it for this account kind. */
+  available: Decimal | null;
+  frozen: Decimal | null;
+  total: Decimal;
+}

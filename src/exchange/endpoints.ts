@@ -1,0 +1,78 @@
+// The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits.
+import type { Surface } from '../domain/market.js';
+
+export type EndpointId =
+  | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9'
+  | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9'
+  | 'S0' | 'F0';
+
+/** What a request does: decides its priority in the limiter (cancel > place > read). */
+export type EndpointKind = 'read' | 'place' | 'cancel';
+
+export interface Endpoint {
+  id: EndpointId;
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  surface: Surface;
+  auth: boolean;
+  weight: { ip: number; uid: number };
+  kind: EndpointKind;
+  /** Counts against the venue's 10 requests/s cap on order endpoints. */
+  orderRateLimited: boolean;
+  /** Creates orders: counts against the account's create_order_rate_limit_per_minute. */
+  createsOrders: boolean;
+  /** Largest page (pageSize / limit) the endpoint accepts. */
+  maxPageSize?: number;
+  /** Largest batch (orders per request) the endpoint accepts, where known. */
+  maxBatch?: number;
+}
+
+function ep(e: Omit<Endpoint, 'orderRateLimited' | 'createsOrders'> & Partial<Pick<Endpoint, 'orderRateLimited' | 'createsOrders'>>): Endpoint {
+  return { orderRateLimited: false, createsOrders: false, ...e };
+}
+
+export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
+  S1: ep({ id: 'S1', name: 'trade/history', method: 'POST', path: '/api/v2/trade/history', surface: 'spot', auth: true, weight: { ip: 10, uid: 10 }, kind: 'read', maxPageSize: 100 }),
+  S2: ep({ id: 'S2', name: 'trade/fills', method: 'POST', path: '/api/v2/trade/fills', surface: 'spot', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read', maxPageSize: 100 }),
+  S3: ep({ id: 'S3', name: 'trade/orderInfo', method: 'POST', path: '/api/v2/trade/orderInfo', surface: 'spot', auth: true, weight: { ip: 2, uid: 2 }, kind: 'read' }),
+  // Spot batch cancel: at most 50 ids (code 40912 "Batch cancel limit exceeded (max 50 orders)").
+  S4: ep({ id: 'S4', name: 'trade/cancel-batch-orders', method: 'POST', path: '/api/v2/trade/cancel-batch-orders', surface: 'spot', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true, maxBatch: 50 }),
+  S5: ep({ id: 'S5', name: 'trade/cancel-symbol-order', method: 'POST', path: '/api/v2/trade/cancel-symbol-order', surface: 'spot', auth: true, weight: { ip: 5, uid: 8 }, kind: 'cancel', orderRateLimited: true }),
+  // Spot batch place: the venue's maximum is undocumented; 20 mirrors the futures limit as a safe default.
+  S6: ep({ id: 'S6', name: 'trade/batch-orders', method: 'POST', path: '/api/v2/trade/batch-orders', surface: 'spot', auth: true, weight: { ip: 5, uid: 10 }, kind: 'place', orderRateLimited: true, createsOrders: true, maxBatch: 20 }),
+  S7: ep({ id: 'S7', name: 'public/exchangeInfo', method: 'GET', path: '/api/v2/public/exchangeInfo', surface: 'spot', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
+  S8: ep({ id: 'S8', name: 'account/assets', method: 'GET', path: '/api/v2/account/assets', surface: 'spot', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read' }),
+  S9: ep({ id: 'S9', name: 'market/fills', method: 'GET', path: '/api/v2/market/fills', surface: 'spot', auth: false, weight: { ip: 5, uid: 0 }, kind: 'read', maxPageSize: 1000 }),
+  F1: ep({ id: 'F1', name: 'market/contracts', method: 'GET', path: '/capi/v2/market/contracts', surface: 'futures', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
+  F2: ep({ id: 'F2', name: 'market/tickers', method: 'GET', path: '/capi/v2/market/tickers', surface: 'futures', auth: false, weight: { ip: 40, uid: 0 }, kind: 'read' }),
+  F3: ep({ id: 'F3', name: 'account/accounts', method: 'GET', path: '/capi/v2/account/accounts', surface: 'futures', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read' }),
+  F4: ep({ id: 'F4', name: 'account/position/singlePosition', method: 'GET', path: '/capi/v2/account/position/singlePosition', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'read' }),
+  F5: ep({ id: 'F5', name: 'order/current', method: 'GET', path: '/capi/v2/order/current', surface: 'futures', auth: true, weight: { ip: 2, uid: 2 }, kind: 'read', maxPageSize: 100 }),
+  F6: ep({ id: 'F6', name: 'order/batchOrders', method: 'POST', path: '/capi/v2/order/batchOrders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'place', orderRateLimited: true, createsOrders: true, maxBatch: 20 }),
+  F7: ep({ id: 'F7', name: 'order/cancel_batch_orders', method: 'POST', path: '/capi/v2/order/cancel_batch_orders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true }),
+  F8: ep({ id: 'F8', name: 'order/plan_order', method: 'POST', path: '/capi/v2/order/plan_order', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
+  F9: ep({ id: 'F9', name: 'order/cancel_plan', method: 'POST', path: '/capi/v2/order/cancel_plan', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'cancel', orderRateLimited: true }),
+  // Server time, for clock-skew correction (the venue rejects timestamps more than 30 s off with 40008).
+  // Their weights are not published; 1 is charged so they still pass the limiter.
+  S0: ep({ id: 'S0', name: 'public/time', method: 'GET', path: '/api/v2/public/time', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  F0: ep({ id: 'F0', name: 'market/time', method: 'GET', path: '/capi/v2/market/time', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+};
+
+export const ENDPOINT_IDS = Object.keys(ENDPOINTS) as EndpointId[];
+
+export function isEndpointId(id: string): id is EndpointId {
+  return Object.prototype.hasOwnProperty.call(ENDPOINTS, id);
+}
+
+/** The heaviest IP and UID weight any endpoint of a surface charges (the limiter's burst must fit it). */
+export function maxWeights(surface: Surface): { ip: number; uid: number } {
+  let ip = 0;
+  let uid = 0;
+  for (const e of Object.values(ENDPOINTS)) {
+    if (e.surface !== surface) continue;
+    ip = Math.max(ip, e.weight.ip);
+    uid = Math.max(uid, e.weight.uid);
+  }
+  return { ip, uid };
+}

@@ -1,0 +1,243 @@
+// Request pacing with bottleneck: per surface an IP pool and a UID pool charged with each endpoint's weights,
+// the 10 requests/s cap on order endpoints, the account's order-creation rate, priorities and 429 cool-offs.
+//
+// Invariant: in ANY interval of one window's length (not only in windows aligned with ours) the weight started
+// stays within the budget. Fixed-window reservoirs cannot promise that (2x the budget across a boundary), so every
+// pool is a token bucket: at most `burst` tokens banked, `amount` added every `intervalMs`; the worst case in any
+// interval of `windowMs` is burst + amount * ceil(windowMs / intervalMs). A request takes its pools one after
+// another (order rate, then UID, then IP); the time a request may hold an outer pool's tokens while it waits for
+// an inner one is bounded by that pool's maxConcurrent (`held`), which the budget reserves.
+import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
+import type { Surface } from '../../domain/market.js';
+import type { Logger } from '../../util/logger.js';
+import { maxWeights, type Endpoint, type EndpointKind } from '../endpoints.js';
+
+export interface WindowBudget {
+  /** Weight (or requests) allowed in any interval of windowMs. */
+  budget: number;
+  windowMs: number;
+}
+
+export interface SurfaceBudget {
+  ip: WindowBudget;
+  uid: WindowBudget;
+}
+
+export interface RateLimiterConfig {
+  spot: SurfaceBudget;
+  futures: SurfaceBudget;
+  /** The venue's cap on order endpoints (place, cancel, trigger place/cancel), per surface. */
+  orderRequests: WindowBudget;
+  /** Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key). */
+  usableFraction: number;
+  /** How long a pool stays shut after a 429. */
+  cooloffMs: number;
+  /** Share the budget with other processes through Redis. */
+  redis?: { url: string; keyPrefix: string };
+}
+
+export interface BucketPlan {
+  burst: number;
+  amount: number;
+  intervalMs: number;
+  /** Weight that may be held while waiting on an inner pool (outer pools only). */
+  held: number;
+  /** Most weight any interval of windowMs can see: burst + amount * ceil(windowMs / intervalMs) + held. */
+  worstCase: number;
+}
+
+/** Plans a token bucket that never starts more than `usable` weight in any interval of windowMs. */
+export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number, held: number): BucketPlan {
+  const usable = Math.floor(w.budget * usableFraction) - held;
+  const burst = Math.max(maxWeight, Math.ceil(usable / 10));
+  const steps = Math.min(100, usable - burst);
+  if (steps < 1) {
+    throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms is too small for requests of weight ${maxWeight}`);
+  }
+  const intervalMs = Math.ceil(w.windowMs / steps);
+  const amount = Math.floor((usable - burst) / Math.ceil(w.windowMs / intervalMs));
+  if (amount < 1) throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms leaves nothing to refill`);
+  const worstCase = burst + amount * Math.ceil(w.windowMs / intervalMs) + held;
+  return { burst, amount, intervalMs, held, worstCase };
+}
+
+const PRIORITY: Record<EndpointKind, number> = { cancel: 1, place: 3, read: 6 };
+
+type PoolName = 'ip' | 'uid' | 'orders' | 'creates';
+
+class Pool {
+  readonly limiter: Bottleneck;
+  constructor(
+    readonly name: string,
+    readonly plan: BucketPlan,
+    readonly windowMs: number,
+    outer: boolean,
+    redis: RateLimiterConfig['redis'],
+  ) {
+    const heartbeatInterval = Math.max(5, Math.floor(plan.intervalMs / 4));
+    const base: Bottleneck.ConstructorOptions = {
+      id: redis ? `${redis.keyPrefix}:${name}` : name,
+      reservoir: plan.burst,
+      reservoirIncreaseAmount: plan.amount,
+      reservoirIncreaseInterval: plan.intervalMs,
+      reservoirIncreaseMaximum: plan.burst,
+      maxConcurrent: outer ? plan.held : null,
+      heartbeatInterval,
+    };
+    if (redis) {
+      const u = new URL(redis.url);
+      this.limiter = new Bottleneck({
+        ...base,
+        datastore: 'ioredis',
+        clearDatastore: false,
+        timeout: Math.max(60_000, windowMs * 6),
+        clientOptions: {
+          host: u.hostname,
+          port: u.port ? Number(u.port) : 6379,
+          ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+          ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+          lazyConnect: false,
+          maxRetriesPerRequest: 2,
+        },
+        Redis,
+      });
+    } else {
+      this.limiter = new Bottleneck(base);
+    }
+  }
+
+  /** Shuts the pool for cooloffMs: the reservoir goes negative by what refills in that time, so it heals itself. */
+  async coolOff(cooloffMs: number): Promise<void> {
+    const debt = Math.ceil(cooloffMs / this.plan.intervalMs) * this.plan.amount;
+    await this.limiter.updateSettings({ reservoir: -debt });
+  }
+
+  async close(): Promise<void> {
+    await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    await this.limiter.disconnect().catch(() => undefined);
+  }
+}
+
+export interface LimiterStats {
+  pool: string;
+  reservoir: number | null;
+  queued: number;
+  plan: BucketPlan;
+}
+
+export class RateLimiter {
+  private readonly pools = new Map<string, Pool>();
+  private readonly cooloffUntil: Record<Surface, number> = { spot: 0, futures: 0 };
+
+  constructor(
+    private readonly config: RateLimiterConfig,
+    private readonly logger: Logger,
+  ) {
+    for (const surface of ['spot', 'futures'] as const) {
+      const maxW = maxWeights(surface);
+      const budget = config[surface];
+      this.addPool(surface, 'ip', planBucket(budget.ip, config.usableFraction, maxW.ip, 0), budget.ip.windowMs, false);
+      this.addPool(surface, 'uid', planBucket(budget.uid, config.usableFraction, maxW.uid, 2 * maxW.uid), budget.uid.windowMs, true);
+      this.addPool(surface, 'orders', planBucket(config.orderRequests, 1, 1, 2), config.orderRequests.windowMs, true);
+    }
+  }
+
+  private addPool(surface: Surface, name: PoolName, plan: BucketPlan, windowMs: number, outer: boolean): void {
+    const key = `${surface}:${name}`;
+    const old = this.pools.get(key);
+    if (old) void old.close();
+    this.pools.set(key, new Pool(key, plan, windowMs, outer, this.config.redis));
+  }
+
+  /**
+   * Applies the account's `create_order_rate_limit_per_minute` (F3) to order-creating endpoints; 0 means no
+   * such limit. Each order in a batch counts once.
+   */
+  setOrderCreationLimitPerMinute(surface: Surface, perMinute: number): void {
+    const key = `${surface}:creates`;
+    if (perMinute <= 0) {
+      const old = this.pools.get(key);
+      this.pools.delete(key);
+      if (old) void old.close();
+      return;
+    }
+    this.addPool(surface, 'creates', planBucket({ budget: perMinute, windowMs: 60_000 }, 1, 1, 0), 60_000, true);
+  }
+
+  /** The pools a request of this endpoint takes, outermost first. */
+  private poolsFor(endpoint: Endpoint, orders: number): Array<{ pool: Pool; weight: number }> {
+    const s = endpoint.surface;
+    const out: Array<{ pool: Pool; weight: number }> = [];
+    const creates = this.pools.get(`${s}:creates`);
+    if (creates && endpoint.createsOrders) {
+      if (orders > creates.plan.burst) {
+        throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the account's order-creation burst of ${creates.plan.burst}`);
+      }
+      out.push({ pool: creates, weight: orders });
+    }
+    if (endpoint.orderRateLimited) out.push({ pool: this.pool(s, 'orders'), weight: 1 });
+    if (endpoint.auth && endpoint.weight.uid > 0) out.push({ pool: this.pool(s, 'uid'), weight: endpoint.weight.uid });
+    out.push({ pool: this.pool(s, 'ip'), weight: endpoint.weight.ip });
+    return out;
+  }
+
+  private pool(surface: Surface, name: PoolName): Pool {
+    const p = this.pools.get(`${surface}:${name}`);
+    if (!p) throw new Error(`no ${name} pool for ${surface}`);
+    return p;
+  }
+
+  /** Runs `send` once every pool the endpoint draws on has granted its weight. */
+  async schedule<T>(endpoint: Endpoint, send: () => Promise<T>, orders = 1): Promise<T> {
+    const chain = this.poolsFor(endpoint, orders);
+    const priority = PRIORITY[endpoint.kind];
+    return this.acquire(chain, 0, priority, send);
+  }
+
+  private acquire<T>(chain: Array<{ pool: Pool; weight: number }>, i: number, priority: number, send: () => Promise<T>): Promise<T> {
+    const link = chain[i]!;
+    if (i === chain.length - 1) return link.pool.limiter.schedule({ priority, weight: link.weight }, send);
+    let inner: Promise<T> | undefined;
+    // The outer job lasts until the inner pools have granted (not until the response): that bounds how long
+    // weight is held ahead of the send.
+    const held = link.pool.limiter.schedule(
+      { priority, weight: link.weight },
+      () =>
+        new Promise<void>((granted) => {
+          inner = this.acquire(chain, i + 1, priority, () => {
+            granted();
+            return send();
+          });
+          inner.catch(() => granted());
+        }),
+    );
+    return held.then(() => inner!);
+  }
+
+  /** A 429 was received: shut every pool of the surface for the cool-off. */
+  async onRateLimited(surface: Surface, now: number): Promise<void> {
+    this.cooloffUntil[surface] = now + this.config.cooloffMs;
+    this.logger.warn({ surface, cooloffMs: this.config.cooloffMs }, 'rate limited by the venue: pools shut for the cool-off');
+    await Promise.all(
+      [...this.pools.entries()].filter(([k]) => k.startsWith(`${surface}:`)).map(([, p]) => p.coolOff(this.config.cooloffMs)),
+    );
+  }
+
+  cooloffEndsAt(surface: Surface): number {
+    return this.cooloffUntil[surface];
+  }
+
+  async stats(): Promise<LimiterStats[]> {
+    const out: LimiterStats[] = [];
+    for (const [name, p] of this.pools) {
+      out.push({ pool: name, reservoir: await p.limiter.currentReservoir(), queued: p.limiter.queued(), plan: p.plan });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+}

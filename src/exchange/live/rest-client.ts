@@ -1,0 +1,248 @@
+// The one signing base every endpoint method goes through: local request checks, the limiter, signing, the
+// transport, the envelope/error interpretation and validation of every answer against its documented shape.
+// GETs retry retryable errors with jittered backoff; POSTs are sent once.
+import type { z } from 'zod';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { ENDPOINTS, type Endpoint, type EndpointId } from '../endpoints.js';
+import { ExchangeError, classifyVenueError } from '../errors.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
+import { CLIENT_OID_RE, type RequestOf } from '../wire/requests.js';
+import { RESPONSE_SCHEMAS, envelope, type ResponseOf } from '../wire/responses.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { authHeaders, buildQuery, sign, type Credentials } from './signer.js';
+import { TransportError, type Transport, type HttpResponse } from './transport.js';
+
+export interface RestClientOptions {
+  spotBaseUrl: string;
+  futuresBaseUrl: string;
+  credentials?: Credentials;
+  locale: string;
+  transport: Transport;
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+  /** GET retries: attempts in all, and the backoff bounds. */
+  retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** Source of jitter in [0, 1); injectable for tests. */
+  random?: () => number;
+}
+
+const SUCCESS_CODES = new Set(['00000', '200']);
+
+/** Formats a zod issue path the way a reader finds the field: `data.resultList[0].orderId`. */
+export function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
+  let out = prefix;
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out.length ? `.${String(p)}` : String(p);
+  return out || '(body)';
+}
+
+function badResponse(endpoint: EndpointId, status: number, message: string, field?: string, cause?: unknown): ExchangeError {
+  return new ExchangeError('bad-response', message, { endpoint, httpStatus: status, field, cause });
+}
+
+function snippet(body: string): string {
+  const s = body.replace(/\s+/g, ' ').trim();
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
+
+/**
+ * Turns an HTTP answer into the endpoint's validated payload, or throws an ExchangeError.
+ * Spot answers come in the envelope; futures answers are bare, except errors (enveloped) and a few
+ * successes enveloped with code "200".
+ */
+export function interpretResponse<E extends EndpointId>(id: E, res: HttpResponse): ResponseOf<E> {
+  const endpoint = ENDPOINTS[id];
+  if (res.status === 429) {
+    let msg = 'Too many requests';
+    try {
+      const b = parseJson(res.body) as { msg?: unknown };
+      if (typeof b?.msg === 'string') msg = b.msg;
+    } catch {
+      /* body is not needed to classify a 429 */
+    }
+    return throwVenue(id, res.status, '429', msg);
+  }
+  let body: unknown;
+  try {
+    body = res.body.length === 0 ? undefined : parseJson(res.body);
+  } catch (err) {
+    const html = /^\s*</.test(res.body);
+    if (res.status >= 500) {
+      throw new ExchangeError('unavailable', `HTTP ${res.status} with a non-JSON body${html ? ' (HTML page)' : ''}: ${snippet(res.body)}`, { endpoint: id, httpStatus: res.status });
+    }
+    if (res.status >= 400) return throwVenue(id, res.status, undefined, `HTTP ${res.status}: ${snippet(res.body)}`);
+    throw badResponse(id, res.status, `body is not valid JSON (${html ? 'HTML page' : (err as Error).message}): ${snippet(res.body)}`, undefined, err);
+  }
+  if (body === undefined) {
+    if (res.status >= 400) return throwVenue(id, res.status, undefined, undefined);
+    throw badResponse(id, res.status, 'empty body');
+  }
+
+  const env = isEnvelope(body) ? envelope.safeParse(body) : undefined;
+  let payload: unknown;
+  let prefix = '';
+  if (env?.success) {
+    if (!SUCCESS_CODES.has(env.data.code)) return throwVenue(id, res.status, env.data.code, env.data.msg ?? undefined);
+    if (res.status >= 400) return throwVenue(id, res.status, env.data.code, env.data.msg ?? undefined);
+    if (!('data' in env.data) && endpoint.surface === 'spot') throw badResponse(id, res.status, 'envelope without data', 'data');
+    payload = env.data.data;
+    prefix = 'data';
+  } else {
+    if (res.status >= 400) {
+      const b = body as Record<string, unknown>;
+      const msg = typeof b.msg === 'string' ? b.msg : typeof b.errorMsg === 'string' ? b.errorMsg : typeof b.error === 'string' ? b.error : undefined;
+      const code = typeof b.errorMsg === 'string' ? b.errorMsg : undefined;
+      return throwVenue(id, res.status, code, msg);
+    }
+    if (endpoint.surface === 'spot') {
+      throw badResponse(id, res.status, `expected the spot envelope {code,msg,requestTime,data}, got ${snippet(res.body)}`);
+    }
+    payload = body;
+  }
+  if (res.status < 200 || res.status >= 300) {
+    throw badResponse(id, res.status, `unexpected HTTP status ${res.status}`);
+  }
+
+  const schema = RESPONSE_SCHEMAS[id] as z.ZodType;
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = formatPath(prefix, issue.path);
+    const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
+    throw badResponse(id, res.status, `${field}: ${issue.message}${more}`, field);
+  }
+  return parsed.data as ResponseOf<E>;
+}
+
+function isEnvelope(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'code' in body && ('msg' in body || 'data' in body);
+}
+
+function throwVenue(id: EndpointId, status: number, code: string | undefined, msg: string | undefined): never {
+  throw classifyVenueError(id, status, code, msg);
+}
+
+/** Checks a request against the venue's documented limits before anything is sent. */
+export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>): void {
+  const e = ENDPOINTS[id];
+  const p = params as Record<string, unknown>;
+  const fail = (msg: string): never => {
+    throw new ExchangeError('bad-request', `rejected before sending: ${msg}`, { endpoint: id, sent: false });
+  };
+  for (const key of ['pageSize', 'limit'] as const) {
+    const v = p[key];
+    if (v !== undefined && e.maxPageSize !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > e.maxPageSize)) {
+      fail(`${key} must be an integer from 1 to ${e.maxPageSize}, got ${String(v)}`);
+    }
+  }
+  const batch = (p.orderList ?? p.orderDataList ?? p.orderIds ?? p.clientOids ?? p.ids ?? p.cids) as unknown[] | undefined;
+  if (Array.isArray(batch)) {
+    if (batch.length === 0) fail('empty batch');
+    if (e.maxBatch !== undefined && batch.length > e.maxBatch) fail(`${batch.length} items, at most ${e.maxBatch} per request`);
+  }
+  const oids: unknown[] = [];
+  if (Array.isArray(p.orderList)) for (const o of p.orderList as Array<Record<string, unknown>>) oids.push(o.clientOrderId);
+  if (Array.isArray(p.orderDataList)) for (const o of p.orderDataList as Array<Record<string, unknown>>) oids.push(o.client_oid);
+  if (id === 'F8') oids.push(p.client_oid);
+  for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
+  if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
+    fail('an order id or a client id is required');
+  }
+}
+
+export class RestClient {
+  private offsetMs = 0;
+  private readonly random: () => number;
+
+  constructor(private readonly o: RestClientOptions) {
+    this.random = o.random ?? Math.random;
+  }
+
+  get hasCredentials(): boolean {
+    return this.o.credentials !== undefined;
+  }
+
+  /** Milliseconds added to the local clock for ACCESS-TIMESTAMP (set by syncTime). */
+  get clockOffsetMs(): number {
+    return this.offsetMs;
+  }
+
+  /** Calls one endpoint and returns its validated payload. */
+  async call<E extends EndpointId>(id: E, params: RequestOf<E>, opts: { orders?: number } = {}): Promise<ResponseOf<E>> {
+    const endpoint = ENDPOINTS[id];
+    checkRequest(id, params);
+    if (endpoint.auth && !this.o.credentials) {
+      throw new ExchangeError('auth', 'no API credentials configured (SEXTANT_API_KEY, SEXTANT_API_SECRET, SEXTANT_API_PASSPHRASE)', { endpoint: id, sent: false });
+    }
+    const attempts = endpoint.method === 'GET' ? Math.max(1, this.o.retry.attempts) : 1;
+    let resynced = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(endpoint, params, opts.orders ?? 1);
+      } catch (err) {
+        if (!(err instanceof ExchangeError)) throw err;
+        if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface, this.o.clock.now());
+        if (err.category === 'timestamp' && !resynced) {
+          resynced = true;
+          await this.syncTime(endpoint.surface).catch((e: unknown) => this.o.logger.warn({ err: String(e) }, 'clock sync failed'));
+        }
+        const log = { endpoint: id, attempt, category: err.category, code: err.code, httpStatus: err.httpStatus, field: err.field };
+        if (!err.retryable || attempt >= attempts) {
+          this.o.logger.warn({ ...log, outcomeUnknown: err.outcomeUnknown }, err.message);
+          throw err;
+        }
+        const delay = this.backoffMs(attempt);
+        this.o.logger.info({ ...log, retryInMs: delay }, `retrying: ${err.message}`);
+        await sleep(delay);
+      }
+    }
+  }
+
+  private backoffMs(attempt: number): number {
+    const cap = Math.min(this.o.retry.maxDelayMs, this.o.retry.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(cap / 2 + (cap / 2) * this.random());
+  }
+
+  private async once<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
+    const id = endpoint.id as E;
+    const base = endpoint.surface === 'spot' ? this.o.spotBaseUrl : this.o.futuresBaseUrl;
+    const query = endpoint.method === 'GET' ? buildQuery(params as Record<string, string | number | undefined>) : '';
+    const body = endpoint.method === 'POST' ? stringifyJson(params) : '';
+    const url = `${base.replace(/\/+$/, '')}${endpoint.path}${query ? `?${query}` : ''}`;
+    const res = await this.o.limiter.schedule(
+      endpoint,
+      async () => {
+        const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.o.locale };
+        if (endpoint.auth && this.o.credentials) {
+          const ts = String(Math.round(this.o.clock.now() + this.offsetMs));
+          Object.assign(headers, authHeaders(this.o.credentials, ts, sign(this.o.credentials.apiSecret, ts, endpoint.method, endpoint.path, query, body)));
+        }
+        try {
+          return await this.o.transport.send({ method: endpoint.method, url, headers, ...(endpoint.method === 'POST' ? { body } : {}) });
+        } catch (err) {
+          if (err instanceof TransportError) {
+            throw new ExchangeError(err.kind, err.message, { endpoint: id, sent: err.sent, code: err.code });
+          }
+          throw err;
+        }
+      },
+      orders,
+    );
+    return interpretResponse(id, res);
+  }
+
+  /** Measures the offset between the venue's clock and ours (S0 / F0), halving the round trip. */
+  async syncTime(surface: 'spot' | 'futures'): Promise<number> {
+    const t0 = this.o.clock.now();
+    const server = surface === 'spot' ? Number(await this.call('S0', {})) : (await this.call('F0', {})).timestamp;
+    const t1 = this.o.clock.now();
+    this.offsetMs = server - (t0 + t1) / 2;
+    this.o.logger.info({ surface, offsetMs: Math.round(this.offsetMs) }, 'clock offset measured');
+    return this.offsetMs;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

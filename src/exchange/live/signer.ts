@@ -1,0 +1,43 @@
+// Request signing: Base64(HMAC-SHA256(secret, timestamp + METHOD + path + ("?" + query if any) + body)).
+import { createHmac } from 'node:crypto';
+
+export interface Credentials {
+  apiKey: string;
+  apiSecret: string;
+  passphrase: string;
+}
+
+/** The exact string the venue signs. No "?" when the query is empty; body is the exact bytes sent ("" for GET). */
+export function prehash(timestamp: string, method: string, path: string, query: string, body: string): string {
+  return `${timestamp}${method.toUpperCase()}${path}${query.length > 0 ? `?${query}` : ''}${body}`;
+}
+
+export function sign(secret: string, timestamp: string, method: string, path: string, query: string, body: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(prehash(timestamp, method, path, query, body), 'utf8').digest('base64');
+}
+
+/** Percent-encodes a query component so that a URL parser will not re-encode it (the signed query must be the sent query). */
+export function encodeQueryComponent(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Builds the query string in the given key order, skipping undefined values. */
+export function buildQuery(params: Record<string, string | number | boolean | undefined> | undefined): string {
+  if (!params) return '';
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    parts.push(`${encodeQueryComponent(k)}=${encodeQueryComponent(String(v))}`);
+  }
+  return parts.join('&');
+}
+
+/** The authentication headers of one request. */
+export function authHeaders(creds: Credentials, timestamp: string, signature: string): Record<string, string> {
+  return {
+    'ACCESS-KEY': creds.apiKey,
+    'ACCESS-SIGN': signature,
+    'ACCESS-PASSPHRASE': creds.passphrase,
+    'ACCESS-TIMESTAMP': timestamp,
+  };
+}

@@ -1,0 +1,69 @@
+// Request parameters exactly as the venue takes them (query for GET, JSON body for POST), per endpoint.
+import type { EndpointId } from '../endpoints.js';
+import type { JsonBigInt } from './json.js';
+
+/** A spot S6 order item. */
+export interface WireSpotOrderItem {
+  side: 'buy' | 'sell';
+  orderType: 'limit' | 'market';
+  force: 'normal' | 'postOnly' | 'fok' | 'ioc';
+  price?: string;
+  quantity: string;
+  clientOrderId: string;
+}
+
+/** A futures F6 order item (same fields as the single placement, without symbol). */
+export interface WireFuturesOrderItem {
+  client_oid: string;
+  size: string;
+  /** 1 open long, 2 open short, 3 close long, 4 close short. */
+  type: '1' | '2' | '3' | '4';
+  /** 0 normal, 1 post-only, 2 fill-or-kill, 3 immediate-or-cancel. */
+  order_type: '0' | '1' | '2' | '3';
+  /** 0 limit price, 1 market price. */
+  match_price: '0' | '1';
+  price: string;
+  presetTakeProfitPrice?: string;
+  presetStopLossPrice?: string;
+}
+
+type Ms = number;
+/** A `long` the venue takes as a JSON number; JsonBigInt keeps ids beyond 2^53 exact on the way out. */
+type WireLongOut = number | JsonBigInt;
+
+export interface RequestParams {
+  S0: Record<string, never>;
+  S1: { symbol: string; after?: Ms; before?: Ms; pageIndex?: number; pageSize?: number };
+  S2: { symbol: string; orderId?: WireLongOut; after?: Ms; before?: Ms; pageIndex?: number; pageSize?: number };
+  S3: { orderId?: string; clientOrderId?: string };
+  S4: { symbol: string; orderIds?: string[]; clientOids?: string[] };
+  S5: { symbol: string };
+  S6: { symbol: string; orderList: WireSpotOrderItem[] };
+  S7: { symbol?: string; symbols?: string };
+  S8: Record<string, never>;
+  S9: { symbol: string; limit?: number };
+  F0: Record<string, never>;
+  F1: { symbol?: string };
+  F2: Record<string, never>;
+  F3: Record<string, never>;
+  F4: { symbol: string };
+  F5: { symbol?: string; orderId?: string; startTime?: Ms; endTime?: Ms; limit?: number; page?: number };
+  F6: { symbol: string; marginMode?: 1 | 3; orderDataList: WireFuturesOrderItem[] };
+  F7: { symbol: string; ids?: string[]; cids?: string[] };
+  F8: {
+    symbol: string;
+    client_oid: string;
+    size: string;
+    type: '1' | '2' | '3' | '4';
+    match_type: '0' | '1';
+    execute_price: string;
+    trigger_price: string;
+    marginMode?: 1 | 3;
+  };
+  F9: { symbol: string; orderId: string };
+}
+
+export type RequestOf<E extends EndpointId> = RequestParams[E];
+
+/** Client ids: at most 40 characters of [A-Za-z0-9_]. */
+export const CLIENT_OID_RE = /^[A-Za-z0-9_]{1,40}$/;

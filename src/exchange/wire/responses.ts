@@ -1,0 +1,325 @@
+// Response shapes exactly as the venue sends them (venue field names kept), one schema per endpoint.
+// Fields the layers above rely on are required; other documented fields are type-checked when present.
+// Extra fields pass through: the venue adds fields over time.
+import { z } from 'zod';
+import type { EndpointId } from '../endpoints.js';
+import { decStr, int, long, strOrNull, timeMs } from './fields.js';
+
+const str = z.string();
+const bool = z.boolean();
+const opt = <T extends z.ZodType>(t: T) => t.optional();
+
+/** The envelope every spot answer (and every futures error) comes in. */
+export const envelope = z.looseObject({
+  code: z.string(),
+  msg: z.string().nullable().optional(),
+  requestTime: opt(z.number()),
+  data: z.unknown().optional(),
+});
+export type Envelope = z.infer<typeof envelope>;
+
+// ---- spot ----
+export const spotOrderRecord = z.looseObject({
+  accountId: opt(long),
+  symbol: str,
+  orderId: long,
+  clientOrderId: opt(z.string().nullable()),
+  price: decStr,
+  quantity: decStr,
+  orderType: str,
+  side: str,
+  status: str,
+  latestFillPrice: opt(decStr),
+  maxFillPrice: opt(decStr),
+  minFillPrice: opt(decStr),
+  fillQuantity: decStr,
+  fillTotalAmount: opt(decStr),
+  cTime: timeMs,
+  uTime: opt(timeMs),
+});
+export type WireSpotOrder = z.infer<typeof spotOrderRecord>;
+
+const page = <T extends z.ZodType>(key: string, item: T) =>
+  z.looseObject({ [key]: z.array(item), nextPage: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) });
+
+export const spotFillRecord = z.looseObject({
+  accountId: opt(long),
+  symbol: str,
+  baseCoin: opt(str),
+  quoteCoin: opt(str),
+  orderId: long,
+  fillId: long,
+  orderType: str, // may be ""
+  side: str,
+  fillPrice: decStr, // may be ""
+  fillQuantity: decStr,
+  fillTotalAmount: decStr,
+  fees: decStr,
+  cTime: timeMs,
+});
+export type WireSpotFill = z.infer<typeof spotFillRecord>;
+
+export const spotSymbolInfo = z.looseObject({
+  symbol: str,
+  baseCoin: str,
+  quoteCoin: str,
+  tickSize: decStr,
+  stepSize: decStr,
+  minTradeAmount: decStr,
+  maxTradeAmount: opt(decStr),
+  takerFeeRate: decStr,
+  makerFeeRate: decStr,
+  buyLimitPriceRatio: opt(decStr),
+  sellLimitPriceRatio: opt(decStr),
+  marketBuyLimitSize: opt(decStr),
+  marketSellLimitSize: opt(decStr),
+  marketFallbackPriceRatio: opt(decStr),
+  enableTrade: bool,
+  enableDisplay: opt(bool),
+  displayDigitMerge: opt(str),
+  displayNew: opt(bool),
+  displayHot: opt(bool),
+  supportTracing: opt(bool),
+  supportPlanMarket: opt(bool),
+});
+export type WireSpotSymbol = z.infer<typeof spotSymbolInfo>;
+
+export const spotAsset = z.looseObject({
+  coinId: opt(int),
+  coinName: str,
+  available: decStr,
+  frozen: decStr,
+  equity: decStr,
+});
+export type WireSpotAsset = z.infer<typeof spotAsset>;
+
+export const spotPublicTrade = z.looseObject({
+  symbol: str,
+  tradeId: str,
+  fillTime: timeMs,
+  fillPrice: decStr,
+  fillQuantity: decStr,
+  tradeValue: opt(decStr),
+  bestMatch: opt(bool),
+  buyerMaker: bool,
+});
+export type WireSpotTrade = z.infer<typeof spotPublicTrade>;
+
+const cancelFailure = z.looseObject({ orderId: opt(long), clientOid: opt(z.string().nullable()), errMsg: str });
+export const spotCancelResult = z.looseObject({
+  successList: z.array(long),
+  failureList: z.array(cancelFailure),
+});
+
+// ---- futures ----
+export const futuresContract = z.looseObject({
+  symbol: str,
+  underlying_index: str,
+  quote_currency: str,
+  coin: opt(str),
+  contract_val: opt(decStr),
+  listing: opt(z.union([z.null(), timeMs, str])),
+  delivery: opt(z.array(str)),
+  size_increment: decStr,
+  tick_size: decStr,
+  forwardContractFlag: opt(bool),
+  priceEndStep: opt(z.union([int, decStr])),
+  minLeverage: opt(int),
+  maxLeverage: opt(int),
+  buyLimitPriceRatio: opt(decStr),
+  sellLimitPriceRatio: opt(decStr),
+  makerFeeRate: decStr,
+  takerFeeRate: decStr,
+  minOrderSize: decStr,
+  maxOrderSize: opt(decStr),
+  maxPositionSize: opt(decStr),
+});
+export type WireContract = z.infer<typeof futuresContract>;
+
+export const futuresTicker = z.looseObject({
+  symbol: str,
+  best_ask: decStr,
+  best_bid: decStr,
+  high_24h: opt(decStr),
+  last: decStr,
+  low_24h: opt(decStr),
+  timestamp: timeMs,
+  volume_24h: opt(decStr),
+  priceChangePercent: opt(decStr),
+  base_volume: opt(decStr),
+  markPrice: opt(decStr),
+  indexPrice: opt(decStr),
+});
+export type WireTicker = z.infer<typeof futuresTicker>;
+
+export const futuresPosition = z.looseObject({
+  id: opt(long),
+  account_id: opt(long),
+  coin_id: opt(int),
+  contract_id: opt(long),
+  symbol: opt(str),
+  side: str,
+  margin_mode: opt(str),
+  separated_mode: opt(str),
+  separated_open_order_id: opt(long),
+  leverage: opt(decStr),
+  size: decStr,
+  open_value: decStr,
+  open_fee: opt(decStr),
+  funding_fee: opt(decStr),
+  isolated_margin: opt(decStr),
+  is_auto_append_isolated_margin: opt(bool),
+  cum_open_size: opt(decStr),
+  cum_open_value: opt(decStr),
+  cum_open_fee: opt(decStr),
+  cum_close_size: opt(decStr),
+  cum_close_value: opt(decStr),
+  cum_close_fee: opt(decStr),
+  cum_funding_fee: opt(decStr),
+  cum_liquidate_fee: opt(decStr),
+  created_match_sequence_id: opt(long),
+  updated_match_sequence_id: opt(long),
+  created_time: opt(timeMs),
+  updated_time: opt(timeMs),
+});
+export type WirePosition = z.infer<typeof futuresPosition>;
+
+const feeSetting = z.looseObject({
+  is_set_fee_rate: opt(bool),
+  taker_fee_rate: opt(decStr),
+  maker_fee_rate: opt(decStr),
+  is_set_fee_discount: opt(bool),
+  fee_discount: opt(decStr),
+  is_set_taker_maker_fee_discount: opt(bool),
+  taker_fee_discount: opt(decStr),
+  maker_fee_discount: opt(decStr),
+  contract_id: opt(long),
+});
+
+export const futuresCollateral = z.looseObject({
+  account_id: opt(long),
+  coin_id: opt(int),
+  coin: opt(str),
+  margin_mode: opt(str),
+  cross_contract_id: opt(long),
+  isolated_position_id: opt(long),
+  amount: decStr,
+  pending_deposit_amount: opt(decStr),
+  pending_withdraw_amount: opt(decStr),
+  pending_transfer_in_amount: opt(decStr),
+  pending_transfer_out_amount: opt(decStr),
+  is_liquidating: opt(bool),
+  legacy_amount: opt(decStr),
+  cum_position_fill_fee_amount: opt(decStr),
+  cum_position_funding_amount: opt(decStr),
+  created_time: opt(timeMs),
+  updated_time: opt(timeMs),
+});
+export type WireCollateral = z.infer<typeof futuresCollateral>;
+
+export const futuresAccountList = z.looseObject({
+  account: z.looseObject({
+    id: opt(long),
+    user_id: opt(long),
+    client_account_id: opt(z.union([long, str])),
+    is_system_account: opt(bool),
+    default_fee_setting: opt(feeSetting.nullable()),
+    contract_id_to_fee_setting: opt(z.record(z.string(), feeSetting)),
+    contract_id_to_mode_setting: opt(z.record(z.string(), z.looseObject({ margin_mode: opt(str), separated_mode: opt(str), position_mode: opt(str) }))),
+    contract_id_to_leverage_setting: opt(z.record(z.string(), z.looseObject({}))),
+    create_order_rate_limit_per_minute: opt(int),
+    create_order_delay_milliseconds: opt(int),
+    status: opt(str),
+    created_time: opt(timeMs),
+    updated_time: opt(timeMs),
+  }),
+  collateral: z.array(futuresCollateral),
+  position: z.array(futuresPosition),
+  version: opt(z.string().nullable()),
+});
+export type WireAccountList = z.infer<typeof futuresAccountList>;
+
+export const futuresOrder = z.looseObject({
+  symbol: str,
+  size: decStr,
+  client_oid: opt(z.string().nullable()),
+  createTime: timeMs,
+  filled_qty: decStr,
+  fee: opt(decStr),
+  order_id: long,
+  price: decStr,
+  price_avg: opt(decStr),
+  status: str,
+  type: str,
+  order_type: str,
+  totalProfits: opt(decStr),
+  contracts: opt(int),
+});
+export type WireFuturesOrder = z.infer<typeof futuresOrder>;
+
+export const futuresBatchPlace = z.looseObject({
+  order_info: z.array(
+    z.looseObject({
+      order_id: opt(z.union([long, z.literal(''), z.null()])),
+      client_oid: opt(z.string().nullable()),
+      result: bool,
+      error_code: opt(z.string().nullable()),
+      error_message: opt(z.string().nullable()),
+    }),
+  ),
+  result: bool,
+});
+export type WireBatchPlace = z.infer<typeof futuresBatchPlace>;
+
+const cancelOrderResult = z.looseObject({
+  err_code: opt(z.string().nullable()),
+  err_msg: opt(z.string().nullable()),
+  order_id: opt(z.union([long, z.literal('')])),
+  client_oid: opt(z.string().nullable()),
+  result: bool,
+});
+export const futuresBatchCancel = z.looseObject({
+  result: bool,
+  symbol: opt(str),
+  orderIds: opt(z.array(long)),
+  clientOids: opt(z.array(str)),
+  cancelOrderResultList: z.array(cancelOrderResult),
+  failInfos: opt(z.array(cancelOrderResult)),
+});
+export type WireBatchCancel = z.infer<typeof futuresBatchCancel>;
+
+export const futuresPlanOrder = z.looseObject({ client_oid: strOrNull, order_id: long });
+export const futuresCancelPlan = z.looseObject({
+  order_id: long,
+  client_oid: opt(strOrNull),
+  symbol: opt(str),
+  result: bool,
+  err_code: opt(z.string().nullable()),
+  err_msg: opt(z.string().nullable()),
+});
+
+/** Payload schema of each endpoint: spot schemas describe `data` inside the envelope, futures the bare body. */
+export const RESPONSE_SCHEMAS = {
+  S1: page('orderInfoResultList', spotOrderRecord),
+  S2: page('fillsOrderResultList', spotFillRecord),
+  S3: z.array(spotOrderRecord),
+  S4: spotCancelResult,
+  S5: spotCancelResult,
+  S6: z.looseObject({ resultList: z.array(z.looseObject({ orderId: long, clientOrderId: opt(z.string().nullable()) })) }),
+  S7: z.array(spotSymbolInfo),
+  S8: z.array(spotAsset),
+  S9: z.array(spotPublicTrade),
+  S0: z.union([z.number().int(), z.string().regex(/^\d+$/)]),
+  F1: z.array(futuresContract),
+  F2: z.array(futuresTicker),
+  F3: futuresAccountList,
+  F4: z.array(futuresPosition),
+  F5: z.array(futuresOrder),
+  F6: futuresBatchPlace,
+  F7: futuresBatchCancel,
+  F8: futuresPlanOrder,
+  F9: futuresCancelPlan,
+  F0: z.looseObject({ epoch: opt(str), iso: opt(str), timestamp: z.number().int() }),
+} satisfies Record<EndpointId, z.ZodType>;
+
+export type ResponseOf<E extends EndpointId> = z.infer<(typeof RESPONSE_SCHEMAS)[E]>;

@@ -1,0 +1,68 @@
+// Structured JSON logging (pino) with secrets redacted everywhere: fields, headers and known secret values.
+import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+
+export type Logger = PinoLogger;
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Field names whose values never reach the output, at any depth we know of. */
+const SECRET_KEYS = [
+  'apiKey', 'apiSecret', 'passphrase', 'secret', 'key', 'password', 'token', 'authorization',
+  'ACCESS-SIGN', 'ACCESS-KEY', 'ACCESS-PASSPHRASE', 'access-sign', 'access-key', 'access-passphrase',
+];
+
+function redactPaths(): string[] {
+  const paths: string[] = [];
+  for (const k of SECRET_KEYS) {
+    const seg = /^[A-Za-z_$][\w$]*$/.test(k) ? k : `["${k}"]`;
+    const join = (prefix: string) => (seg.startsWith('[') ? `${prefix}${seg}` : `${prefix}.${seg}`);
+    paths.push(seg.startsWith('[') ? seg : k, join('*'), join('*.*'), join('headers'), join('*.headers'), join('request.headers'), join('err.request.headers'));
+  }
+  return [...new Set(paths)];
+}
+
+const REDACTED = '[redacted]';
+
+/**
+ * Secret values registered at start-up (key, secret, passphrase). Any string in a log line containing one
+ * is scrubbed, whatever field carries it: messages, error texts, echoed request bodies.
+ */
+const knownSecrets = new Set<string>();
+
+export function registerSecret(value: string | undefined): void {
+  if (!value || value.length < 4) return;
+  knownSecrets.add(value);
+  knownSecrets.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
+  knownSecrets.add(Buffer.from(value, 'utf8').toString('hex'));
+}
+
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const s of knownSecrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  destination?: DestinationStream;
+  base?: Record<string, unknown>;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  return pino(
+    {
+      level: opts.level ?? 'info',
+      base: opts.base ?? { app: 'sextant' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: redactPaths(), censor: REDACTED },
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: {
+        // Last line of defence: a registered secret value never leaves the process in a log line.
+        streamWrite: (line: string) => (knownSecrets.size ? scrubSecrets(line) : line),
+      },
+    },
+    opts.destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+}
+
+/** A logger that writes nothing (tests, library use). */
+export const silentLogger: Logger = pino({ level: 'silent' });
