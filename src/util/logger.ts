@@ -44,6 +44,8 @@ export function scrubSecrets(text: string): string {
 export interface LoggerOptions {
   level?: LogLevel;
   destination?: DestinationStream;
+  /** Write to this file descriptor when no destination is given (2 keeps stdout clean for command output). */
+  fd?: 1 | 2;
   base?: Record<string, unknown>;
 }
 
@@ -60,7 +62,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         streamWrite: (line: string) => (knownSecrets.size ? scrubSecrets(line) : line),
       },
     },
-    opts.destination ?? pino.destination({ dest: 1, sync: true }),
+    opts.destination ?? pino.destination({ dest: opts.fd ?? 1, sync: true }),
   );
 }
 

@@ -51,13 +51,14 @@ export interface BucketPlan {
 export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number, held: number): BucketPlan {
   const usable = Math.floor(w.budget * usableFraction) - held;
   const burst = Math.max(maxWeight, Math.ceil(usable / 10));
-  const steps = Math.min(100, usable - burst);
-  if (steps < 1) {
+  const refill = usable - burst;
+  if (refill < 1) {
     throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms is too small for requests of weight ${maxWeight}`);
   }
+  // At most 100 refills per window, each as small as that allows.
+  const amount = Math.ceil(refill / 100);
+  const steps = Math.floor(refill / amount);
   const intervalMs = Math.ceil(w.windowMs / steps);
-  const amount = Math.floor((usable - burst) / Math.ceil(w.windowMs / intervalMs));
-  if (amount < 1) throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms leaves nothing to refill`);
   const worstCase = burst + amount * Math.ceil(w.windowMs / intervalMs) + held;
   return { burst, amount, intervalMs, held, worstCase };
 }

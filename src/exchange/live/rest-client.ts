@@ -10,7 +10,8 @@ import { parseJson, stringifyJson } from '../wire/json.js';
 import { CLIENT_OID_RE, type RequestOf } from '../wire/requests.js';
 import { RESPONSE_SCHEMAS, envelope, type ResponseOf } from '../wire/responses.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { authHeaders, buildQuery, sign, type Credentials } from './signer.js';
+import type { Credentials } from '../../domain/credentials.js';
+import { authHeaders, buildQuery, sign } from './signer.js';
 import { TransportError, type Transport, type HttpResponse } from './transport.js';
 
 export interface RestClientOptions {
@@ -131,7 +132,8 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
     throw new ExchangeError('bad-request', `rejected before sending: ${msg}`, { endpoint: id, sent: false });
   };
   for (const key of ['pageSize', 'limit'] as const) {
-    const v = p[key];
+    const raw = p[key];
+    const v = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
     if (v !== undefined && e.maxPageSize !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > e.maxPageSize)) {
       fail(`${key} must be an integer from 1 to ${e.maxPageSize}, got ${String(v)}`);
     }

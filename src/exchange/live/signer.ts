@@ -1,11 +1,6 @@
 // Request signing: Base64(HMAC-SHA256(secret, timestamp + METHOD + path + ("?" + query if any) + body)).
 import { createHmac } from 'node:crypto';
-
-export interface Credentials {
-  apiKey: string;
-  apiSecret: string;
-  passphrase: string;
-}
+import type { Credentials } from '../../domain/credentials.js';
 
 /** The exact string the venue signs. No "?" when the query is empty; body is the exact bytes sent ("" for GET). */
 export function prehash(timestamp: string, method: string, path: string, query: string, body: string): string {

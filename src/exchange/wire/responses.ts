@@ -39,8 +39,7 @@ export const spotOrderRecord = z.looseObject({
 });
 export type WireSpotOrder = z.infer<typeof spotOrderRecord>;
 
-const page = <T extends z.ZodType>(key: string, item: T) =>
-  z.looseObject({ [key]: z.array(item), nextPage: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) });
+const paging = { nextPage: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) };
 
 export const spotFillRecord = z.looseObject({
   accountId: opt(long),
@@ -300,8 +299,8 @@ export const futuresCancelPlan = z.looseObject({
 
 /** Payload schema of each endpoint: spot schemas describe `data` inside the envelope, futures the bare body. */
 export const RESPONSE_SCHEMAS = {
-  S1: page('orderInfoResultList', spotOrderRecord),
-  S2: page('fillsOrderResultList', spotFillRecord),
+  S1: z.looseObject({ orderInfoResultList: z.array(spotOrderRecord), ...paging }),
+  S2: z.looseObject({ fillsOrderResultList: z.array(spotFillRecord), ...paging }),
   S3: z.array(spotOrderRecord),
   S4: spotCancelResult,
   S5: spotCancelResult,

@@ -1,0 +1,180 @@
+// The `sextant` command line (commander): run, config check, api.
+import { Command, CommanderError } from 'commander';
+import { ConfigError, formatIssue, loadConfig, type LoadedConfig } from '../config/load.js';
+import { ENDPOINTS, ENDPOINT_IDS, isEndpointId, maxWeights, type EndpointId } from '../exchange/endpoints.js';
+import { ExchangeError } from '../exchange/errors.js';
+import { planBucket } from '../exchange/live/rate-limiter.js';
+import { parseJson, stringifyJson } from '../exchange/wire/json.js';
+import type { RequestOf } from '../exchange/wire/requests.js';
+import { systemClock } from '../util/clock.js';
+import { createLogger, scrubSecrets } from '../util/logger.js';
+import { createLiveClient } from './kernel.js';
+
+const DEFAULT_CONFIG = 'config/default.yaml';
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const stdio: Io = {
+  out: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
+  err: (s) => process.stderr.write(scrubSecrets(s.endsWith('\n') ? s : `${s}\n`)),
+};
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function loadOrReport(file: string, io: Io): LoadedConfig | undefined {
+  try {
+    return loadConfig(file);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const i of err.issues) io.err(formatIssue(i));
+      io.err(`${err.issues.length} error${err.issues.length === 1 ? '' : 's'} in ${file}`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** Builds the request parameters of `api` from --query pairs or a --body JSON text. */
+function apiParams(id: EndpointId, query: string[], body: string | undefined): Record<string, unknown> {
+  const e = ENDPOINTS[id];
+  if (e.method === 'GET') {
+    if (body !== undefined) throw new Error(`${id} is a GET endpoint: pass parameters with --query k=v`);
+    const params: Record<string, string> = {};
+    for (const kv of query) {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) throw new Error(`--query expects k=v, got ${JSON.stringify(kv)}`);
+      params[kv.slice(0, eq)] = kv.slice(eq + 1);
+    }
+    return params;
+  }
+  if (query.length > 0) throw new Error(`${id} is a POST endpoint: pass parameters with --body JSON`);
+  if (body === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = parseJson(body);
+  } catch (err) {
+    throw new Error(`--body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('--body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+async function apiCommand(idArg: string, opts: { query: string[]; body?: string; config: string }, io: Io): Promise<number> {
+  const id = idArg.toUpperCase();
+  if (!isEndpointId(id)) {
+    io.err(`unknown endpoint ${JSON.stringify(idArg)}: one of ${ENDPOINT_IDS.join(', ')}`);
+    return 1;
+  }
+  let params: Record<string, unknown>;
+  try {
+    params = apiParams(id, opts.query, opts.body);
+  } catch (err) {
+    io.err((err as Error).message);
+    return 1;
+  }
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'api' } });
+  const client = createLiveClient(loaded, logger.child({ component: 'cli' }), systemClock);
+  try {
+    const payload = await client.rest.call(id, params as RequestOf<typeof id>);
+    io.out(stringifyJson(payload, 2));
+    return 0;
+  } catch (err) {
+    if (err instanceof ExchangeError) {
+      io.err(err.summary());
+      return err.category === 'bad-response' ? 2 : 1;
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+function runCommand(opts: { config: string }, io: Io): number {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  const { config } = loaded;
+  const ex = config.exchange;
+  io.out(`sextant — ${config.mode} configuration ${loaded.file} is valid`);
+  io.out(`  spot     ${ex.spotBaseUrl}`);
+  io.out(`  futures  ${ex.futuresBaseUrl}`);
+  io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : 'not set (public endpoints only)'}`);
+  io.out('');
+  io.out('Endpoints (weights IP/UID):');
+  for (const id of ENDPOINT_IDS) {
+    const e = ENDPOINTS[id];
+    io.out(`  ${id.padEnd(3)} ${e.method.padEnd(4)} ${e.path.padEnd(42)} ${String(e.weight.ip).padStart(3)}/${String(e.weight.uid).padEnd(3)} ${e.auth ? 'signed' : 'public'}`);
+  }
+  io.out('');
+  io.out('Rate-limit plan (token buckets; worst case in any window):');
+  const rl = ex.rateLimit;
+  for (const s of ['spot', 'futures'] as const) {
+    const mw = maxWeights(s);
+    const ip = planBucket(rl[s].ip, rl.usableFraction, mw.ip, 0);
+    const uid = planBucket(rl[s].uid, rl.usableFraction, mw.uid, 2 * mw.uid);
+    io.out(`  ${s.padEnd(8)} IP  ${ip.worstCase}/${rl[s].ip.budget} per ${rl[s].ip.windowMs} ms (burst ${ip.burst}, +${ip.amount} every ${ip.intervalMs} ms)`);
+    io.out(`  ${s.padEnd(8)} UID ${uid.worstCase}/${rl[s].uid.budget} per ${rl[s].uid.windowMs} ms (burst ${uid.burst}, +${uid.amount} every ${uid.intervalMs} ms)`);
+  }
+  io.out(`  order endpoints ${rl.orderRequests.budget} requests per ${rl.orderRequests.windowMs} ms; cool-off after a 429: ${rl.cooloffMs} ms${rl.redis ? `; shared through ${rl.redis.url.replace(/\/\/[^@]*@/, '//')}` : ''}`);
+  io.out('');
+  io.out('Try: npx sextant api F2 --config FILE   (any endpoint S1–S9, F1–F9)');
+  return 0;
+}
+
+export function buildProgram(io: Io, setCode: (n: number) => void): Command {
+  const program = new Command();
+  program
+    .name('sextant')
+    .description('Trading daemon for the spot (/api/v2) and futures (/capi/v2) REST interface')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  program
+    .command('run')
+    .description('check the configuration and show what the daemon will use')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((opts: { config: string }) => setCode(runCommand(opts, io)));
+
+  const config = program.command('config').description('configuration tools');
+  config
+    .command('check')
+    .description('validate a config file; exits 0, or 1 listing every error')
+    .argument('<file>', 'YAML config file')
+    .action((file: string) => {
+      const loaded = loadOrReport(file, io);
+      if (loaded) io.out(`${file}: ok`);
+      setCode(loaded ? 0 : 1);
+    });
+
+  program
+    .command('api')
+    .description('call one endpoint (S1–S9, F1–F9; S0/F0 server time) and print the validated payload as JSON')
+    .argument('<id>', 'endpoint id')
+    .option('-q, --query <k=v>', 'query parameter (GET), repeatable', collect, [])
+    .option('-b, --body <json>', 'JSON body (POST)')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action(async (id: string, opts: { query: string[]; body?: string; config: string }) => setCode(await apiCommand(id, opts, io)));
+
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function main(argv: string[], io: Io = stdio): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (n) => {
+    code = n;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    throw err;
+  }
+  return code;
+}

@@ -1,0 +1,49 @@
+// Typed futures methods, one per endpoint (F0–F9), over the signing base.
+import type { RequestOf } from '../wire/requests.js';
+import type { ResponseOf } from '../wire/responses.js';
+import type { RestClient } from './rest-client.js';
+
+export class FuturesApi {
+  constructor(private readonly rest: RestClient) {}
+
+  /** F0: server time. */
+  serverTime(): Promise<ResponseOf<'F0'>> {
+    return this.rest.call('F0', {});
+  }
+  /** F1: contract information. */
+  contracts(p: RequestOf<'F1'> = {}): Promise<ResponseOf<'F1'>> {
+    return this.rest.call('F1', p);
+  }
+  /** F2: tickers of all contracts. */
+  tickers(): Promise<ResponseOf<'F2'>> {
+    return this.rest.call('F2', {});
+  }
+  /** F3: account, collateral and positions. */
+  accounts(): Promise<ResponseOf<'F3'>> {
+    return this.rest.call('F3', {});
+  }
+  /** F4: the position(s) of one contract. */
+  singlePosition(p: RequestOf<'F4'>): Promise<ResponseOf<'F4'>> {
+    return this.rest.call('F4', p);
+  }
+  /** F5: current orders (limit up to 100, page from 0). */
+  currentOrders(p: RequestOf<'F5'> = {}): Promise<ResponseOf<'F5'>> {
+    return this.rest.call('F5', p);
+  }
+  /** F6: place up to 20 orders; per-order results in order_info. */
+  placeBatch(p: RequestOf<'F6'>): Promise<ResponseOf<'F6'>> {
+    return this.rest.call('F6', p, { orders: p.orderDataList.length });
+  }
+  /** F7: cancel several orders by ids or client ids. */
+  cancelBatch(p: RequestOf<'F7'>): Promise<ResponseOf<'F7'>> {
+    return this.rest.call('F7', p);
+  }
+  /** F8: place a trigger (plan) order. */
+  placeTrigger(p: RequestOf<'F8'>): Promise<ResponseOf<'F8'>> {
+    return this.rest.call('F8', p);
+  }
+  /** F9: cancel a trigger order. */
+  cancelTrigger(p: RequestOf<'F9'>): Promise<ResponseOf<'F9'>> {
+    return this.rest.call('F9', p);
+  }
+}

@@ -1,0 +1,279 @@
+// The only wire -> domain mapping: venue records become normalised domain values. "" stays unknown (null)
+// and is an error where a value is required; unknown enum values are reported, never guessed.
+import { Decimal } from '../../domain/decimal.js';
+import type { Balance, Instrument, Position, PublicTrade, Ticker } from '../../domain/market.js';
+import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
+import type { EndpointId } from '../endpoints.js';
+import { ExchangeError } from '../errors.js';
+import { longToString } from '../wire/fields.js';
+import type {
+  WireCollateral, WireContract, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotOrder, WireSpotSymbol,
+  WireSpotTrade, WireTicker,
+} from '../wire/responses.js';
+
+export interface Anomaly {
+  endpoint: EndpointId;
+  field: string;
+  value: unknown;
+  note: string;
+}
+
+/** Where a record came from, and where its oddities are reported. */
+export class ParseContext {
+  readonly anomalies: Anomaly[] = [];
+  constructor(readonly endpoint: EndpointId) {}
+
+  report(field: string, value: unknown, note: string): void {
+    this.anomalies.push({ endpoint: this.endpoint, field, value, note });
+  }
+
+  fail(field: string, message: string): never {
+    throw new ExchangeError('bad-response', `${field}: ${message}`, { endpoint: this.endpoint, field });
+  }
+
+  /** A decimal that must be known. */
+  dec(field: string, v: string | undefined): Decimal {
+    if (v === undefined || v === '') return this.fail(field, `a value is required, got ${v === undefined ? 'nothing' : '""'}`);
+    const d = Decimal.parse(v);
+    return d ?? this.fail(field, `not a decimal: ${JSON.stringify(v)}`);
+  }
+
+  /** A decimal that may be unknown ("" or absent -> null). */
+  decOpt(v: string | undefined | null): Decimal | null {
+    if (v === undefined || v === null || v === '') return null;
+    return Decimal.parse(v);
+  }
+
+  time(v: number | string | undefined): number | null {
+    if (v === undefined || v === '') return null;
+    const n = typeof v === 'number' ? v : Number(v);
+    return Number.isSafeInteger(n) ? n : null;
+  }
+}
+
+/** "4" (decimal places, as futures contracts give it) or "0.0001" (a step) -> the step. */
+function stepFrom(ctx: ParseContext, field: string, v: string, unit: Decimal = Decimal.of(1n)): Decimal {
+  if (v.includes('.')) return ctx.dec(field, v);
+  const places = Number(v);
+  if (!Number.isInteger(places) || places < 0 || places > 30) ctx.fail(field, `not a count of decimal places: ${JSON.stringify(v)}`);
+  return unit.mul(Decimal.of(1n, places));
+}
+
+export function spotInstrument(ctx: ParseContext, w: WireSpotSymbol, i: number): Instrument {
+  const f = (name: string) => `data[${i}].${name}`;
+  return {
+    surface: 'spot',
+    symbol: w.symbol,
+    base: w.baseCoin,
+    quote: w.quoteCoin,
+    tickSize: ctx.dec(f('tickSize'), w.tickSize),
+    stepSize: ctx.dec(f('stepSize'), w.stepSize),
+    minSize: ctx.dec(f('minTradeAmount'), w.minTradeAmount),
+    maxSize: ctx.decOpt(w.maxTradeAmount),
+    makerFeeRate: ctx.dec(f('makerFeeRate'), w.makerFeeRate),
+    takerFeeRate: ctx.dec(f('takerFeeRate'), w.takerFeeRate),
+    buyLimitPriceRatio: ctx.decOpt(w.buyLimitPriceRatio),
+    sellLimitPriceRatio: ctx.decOpt(w.sellLimitPriceRatio),
+    tradingEnabled: w.enableTrade,
+    contractValue: null,
+    maxPositionSize: null,
+    minLeverage: null,
+    maxLeverage: null,
+  };
+}
+
+export function futuresInstrument(ctx: ParseContext, w: WireContract, i: number): Instrument {
+  const f = (name: string) => `[${i}].${name}`;
+  const endStep = w.priceEndStep === undefined ? 1n : BigInt(typeof w.priceEndStep === 'number' ? w.priceEndStep : Number(w.priceEndStep));
+  if (endStep < 1n) ctx.fail(f('priceEndStep'), `must be at least 1, got ${String(w.priceEndStep)}`);
+  return {
+    surface: 'futures',
+    symbol: w.symbol,
+    base: w.underlying_index,
+    quote: w.quote_currency,
+    tickSize: stepFrom(ctx, f('tick_size'), w.tick_size, Decimal.of(endStep)),
+    stepSize: stepFrom(ctx, f('size_increment'), w.size_increment),
+    minSize: ctx.dec(f('minOrderSize'), w.minOrderSize),
+    maxSize: ctx.decOpt(w.maxOrderSize),
+    makerFeeRate: ctx.dec(f('makerFeeRate'), w.makerFeeRate),
+    takerFeeRate: ctx.dec(f('takerFeeRate'), w.takerFeeRate),
+    buyLimitPriceRatio: ctx.decOpt(w.buyLimitPriceRatio),
+    sellLimitPriceRatio: ctx.decOpt(w.sellLimitPriceRatio),
+    tradingEnabled: true,
+    // contract_val "0" appears in official samples: unknown, not a zero-sized contract.
+    contractValue: ((d) => (d && !d.isZero() ? d : null))(ctx.decOpt(w.contract_val)),
+    maxPositionSize: ctx.decOpt(w.maxPositionSize),
+    minLeverage: w.minLeverage ?? null,
+    maxLeverage: w.maxLeverage ?? null,
+  };
+}
+
+export function ticker(ctx: ParseContext, w: WireTicker, i: number): Ticker {
+  const ts = ctx.time(w.timestamp);
+  return {
+    symbol: w.symbol,
+    last: ctx.decOpt(w.last),
+    bestBid: ctx.decOpt(w.best_bid),
+    bestAsk: ctx.decOpt(w.best_ask),
+    markPrice: ctx.decOpt(w.markPrice),
+    indexPrice: ctx.decOpt(w.indexPrice),
+    high24h: ctx.decOpt(w.high_24h),
+    low24h: ctx.decOpt(w.low_24h),
+    volume24h: ctx.decOpt(w.volume_24h),
+    baseVolume24h: ctx.decOpt(w.base_volume),
+    timestampMs: ts ?? ctx.fail(`[${i}].timestamp`, `not a millisecond timestamp: ${JSON.stringify(w.timestamp)}`),
+  };
+}
+
+export function publicTrade(ctx: ParseContext, w: WireSpotTrade, i: number): PublicTrade {
+  return {
+    symbol: w.symbol,
+    tradeId: w.tradeId,
+    timestampMs: ctx.time(w.fillTime) ?? ctx.fail(`data[${i}].fillTime`, 'not a millisecond timestamp'),
+    price: ctx.dec(`data[${i}].fillPrice`, w.fillPrice),
+    size: ctx.dec(`data[${i}].fillQuantity`, w.fillQuantity),
+    buyerMaker: w.buyerMaker,
+  };
+}
+
+// Spot status values: "open" is confirmed; the others are reported by third-party clients of this venue.
+const SPOT_STATUS: Record<string, OrderStatus> = {
+  open: 'open', new: 'open', init: 'pending', partial_fill: 'open', partially_filled: 'open',
+  full_fill: 'filled', filled: 'filled', cancelled: 'canceled', canceled: 'canceled', canceling: 'canceling',
+};
+
+export function spotOrder(ctx: ParseContext, w: WireSpotOrder, path: string): Order {
+  const status = SPOT_STATUS[w.status];
+  if (status === undefined) ctx.report(`${path}.status`, w.status, 'unknown spot order status');
+  const side = w.side === 'buy' || w.side === 'sell' ? w.side : null;
+  if (side === null) ctx.report(`${path}.side`, w.side, 'unknown side');
+  const kind: OrderKind | null = w.orderType === 'limit' || w.orderType === 'market' ? w.orderType : null;
+  if (kind === null && w.orderType !== '') ctx.report(`${path}.orderType`, w.orderType, 'unknown order type');
+  const filled = ctx.decOpt(w.fillQuantity) ?? Decimal.ZERO;
+  const total = ctx.decOpt(w.fillTotalAmount);
+  return {
+    surface: 'spot',
+    symbol: w.symbol,
+    orderId: longToString(w.orderId),
+    clientOid: w.clientOrderId || null,
+    side,
+    positionSide: null,
+    reduceOnly: false,
+    kind,
+    timeInForce: null,
+    price: kind === 'market' ? null : ctx.decOpt(w.price),
+    size: ctx.dec(`${path}.quantity`, w.quantity),
+    filledSize: filled,
+    avgFillPrice: total && !filled.isZero() ? total.div(filled, 12) : null,
+    fee: null,
+    status: status ?? 'unknown',
+    rawStatus: w.status,
+    rawType: w.orderType,
+    createdAtMs: ctx.time(w.cTime),
+    updatedAtMs: ctx.time(w.uTime),
+  };
+}
+
+const FUTURES_STATUS: Record<string, OrderStatus> = {
+  pending: 'pending', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered',
+};
+
+/** Futures `type`: which side it trades, which position it touches, whether it only reduces. */
+const FUTURES_TYPE: Record<string, { side: Side; position: 'long' | 'short'; reduce: boolean }> = {
+  open_long: { side: 'buy', position: 'long', reduce: false },
+  open_short: { side: 'sell', position: 'short', reduce: false },
+  close_long: { side: 'sell', position: 'long', reduce: true },
+  close_short: { side: 'buy', position: 'short', reduce: true },
+  offset_liquidate_long: { side: 'sell', position: 'long', reduce: true },
+  offset_liquidate_short: { side: 'buy', position: 'short', reduce: true },
+  agreement_close_long: { side: 'sell', position: 'long', reduce: true },
+  agreement_close_short: { side: 'buy', position: 'short', reduce: true },
+  burst_liquidate_long: { side: 'sell', position: 'long', reduce: true },
+  burst_liquidate_short: { side: 'buy', position: 'short', reduce: true },
+};
+
+const FUTURES_TIF: Record<string, TimeInForce> = { normal: 'gtc', postOnly: 'post_only', fok: 'fok', ioc: 'ioc' };
+
+export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, i: number): Order {
+  const status = FUTURES_STATUS[w.status];
+  if (status === undefined) ctx.report(`[${i}].status`, w.status, 'unknown futures order status');
+  const t = FUTURES_TYPE[w.type];
+  if (t === undefined) ctx.report(`[${i}].type`, w.type, 'unknown futures order type');
+  const tif = FUTURES_TIF[w.order_type];
+  if (tif === undefined) ctx.report(`[${i}].order_type`, w.order_type, 'unknown futures order_type');
+  const price = ctx.decOpt(w.price);
+  const avg = ctx.decOpt(w.price_avg);
+  const filled = ctx.decOpt(w.filled_qty) ?? Decimal.ZERO;
+  return {
+    surface: 'futures',
+    symbol: w.symbol,
+    orderId: longToString(w.order_id),
+    clientOid: w.client_oid || null,
+    side: t?.side ?? null,
+    positionSide: t?.position ?? null,
+    reduceOnly: t?.reduce ?? false,
+    // A market order comes back as ioc with price 0.
+    kind: price !== null && price.isZero() ? 'market' : 'limit',
+    timeInForce: tif ?? null,
+    price: price !== null && price.isZero() ? null : price,
+    size: ctx.dec(`[${i}].size`, w.size),
+    filledSize: filled,
+    // price_avg is "0" until something fills.
+    avgFillPrice: avg !== null && !avg.isZero() ? avg : null,
+    fee: ctx.decOpt(w.fee),
+    status: status ?? 'unknown',
+    rawStatus: w.status,
+    rawType: w.type,
+    createdAtMs: ctx.time(w.createTime),
+    updatedAtMs: null,
+  };
+}
+
+export function position(ctx: ParseContext, w: WirePosition, i: number, symbol: string): Position | null {
+  const side = w.side.toUpperCase();
+  if (side !== 'LONG' && side !== 'SHORT') {
+    ctx.report(`[${i}].side`, w.side, 'unknown position side');
+    return null;
+  }
+  const size = ctx.dec(`[${i}].size`, w.size);
+  if (size.isZero()) return null;
+  const openValue = ctx.dec(`[${i}].open_value`, w.open_value);
+  return {
+    symbol: w.symbol ?? symbol,
+    side: side === 'LONG' ? 'long' : 'short',
+    size,
+    openValue,
+    entryPrice: openValue.div(size, 12),
+    leverage: ctx.decOpt(w.leverage),
+    marginMode: w.margin_mode ?? '',
+    isolatedMargin: ctx.decOpt(w.isolated_margin),
+    openFee: ctx.decOpt(w.open_fee),
+    fundingFee: ctx.decOpt(w.funding_fee),
+    updatedAtMs: ctx.time(w.updated_time),
+  };
+}
+
+export function spotBalance(ctx: ParseContext, w: WireSpotAsset, i: number): Balance {
+  return {
+    surface: 'spot',
+    asset: w.coinName,
+    available: ctx.decOpt(w.available),
+    frozen: ctx.decOpt(w.frozen),
+    total: ctx.dec(`data[${i}].equity`, w.equity),
+  };
+}
+
+/** Collateral coin id 2 is USDT (the default collateral currency). */
+const COIN_IDS: Record<number, string> = { 2: 'USDT' };
+
+export function futuresBalance(ctx: ParseContext, w: WireCollateral, i: number): Balance {
+  const asset = w.coin ?? (w.coin_id !== undefined ? COIN_IDS[w.coin_id] : undefined);
+  if (asset === undefined) ctx.report(`collateral[${i}].coin_id`, w.coin_id, 'unknown collateral coin id');
+  return {
+    surface: 'futures',
+    asset: asset ?? `coin_${String(w.coin_id ?? '?')}`,
+    available: null,
+    frozen: null,
+    total: ctx.dec(`collateral[${i}].amount`, w.amount),
+  };
+}
