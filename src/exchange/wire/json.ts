@@ -60,7 +60,8 @@ function markLongIntegers(text: string): string {
       const isInteger = !/[.eE]/.test(lit);
       const digits = lit.startsWith('-') ? lit.length - 1 : lit.length;
       if (isInteger && digits > MAX_SAFE_DIGITS) {
-        out += `${text.slice(last, i)}"${MARK}${lit}"`;
+        // JSON text cannot hold a raw NUL: write its escape, which parses back to MARK.
+        out += `${text.slice(last, i)}"\\u0000bigint:${lit}"`;
         last = i + lit.length;
       }
       i += lit.length;
