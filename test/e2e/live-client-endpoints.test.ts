@@ -45,7 +45,8 @@ function expectWire(id: EndpointId, query: string, body: string): RecordedReques
 
 describe('spot endpoints', () => {
   it('S0 server time', async () => {
-    expect(await client.spot.serverTime()).toBe(1622097118134);
+    const t = Number(await client.spot.serverTime());
+    expect(Math.abs(t - Date.now())).toBeLessThan(5000);
     expectWire('S0', '', '');
   });
 
@@ -122,7 +123,7 @@ describe('spot endpoints', () => {
 
 describe('futures endpoints', () => {
   it('F0 server time', async () => {
-    expect((await client.futures.serverTime()).timestamp).toBe(1716710918113);
+    expect(Math.abs((await client.futures.serverTime()).timestamp - Date.now())).toBeLessThan(5000);
     expectWire('F0', '', '');
   });
 

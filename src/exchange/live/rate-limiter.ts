@@ -108,10 +108,16 @@ class Pool {
     }
   }
 
-  /** Shuts the pool for cooloffMs: the reservoir goes negative by what refills in that time, so it heals itself. */
+  /**
+   * Shuts the pool for cooloffMs: the reservoir goes negative by what refills in that time, so it heals itself
+   * (in every process sharing it). incrementReservoir, not updateSettings: in bottleneck 2.19.5 updateSettings
+   * stops the local refill heartbeat for good.
+   */
   async coolOff(cooloffMs: number): Promise<void> {
     const debt = Math.ceil(cooloffMs / this.plan.intervalMs) * this.plan.amount;
-    await this.limiter.updateSettings({ reservoir: -debt });
+    const current = (await this.limiter.currentReservoir()) ?? 0;
+    const incr = Math.min(0, -debt - current);
+    if (incr < 0) await this.limiter.incrementReservoir(incr);
   }
 
   async close(): Promise<void> {

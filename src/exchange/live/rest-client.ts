@@ -69,7 +69,8 @@ export function interpretResponse<E extends EndpointId>(id: E, res: HttpResponse
     body = res.body.length === 0 ? undefined : parseJson(res.body);
   } catch (err) {
     const html = /^\s*</.test(res.body);
-    if (res.status >= 500) {
+    // 521 (IP not whitelisted) comes as a gateway page: its status says it all.
+    if (res.status >= 500 && res.status !== 521) {
       throw new ExchangeError('unavailable', `HTTP ${res.status} with a non-JSON body${html ? ' (HTML page)' : ''}: ${snippet(res.body)}`, { endpoint: id, httpStatus: res.status });
     }
     if (res.status >= 400) return throwVenue(id, res.status, undefined, `HTTP ${res.status}: ${snippet(res.body)}`);
