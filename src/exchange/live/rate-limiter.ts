@@ -76,7 +76,9 @@ class Pool {
     outer: boolean,
     redis: RateLimiterConfig['redis'],
   ) {
-    const heartbeatInterval = Math.max(5, Math.floor(plan.intervalMs / 4));
+    // Locally each heartbeat adds at most one refill, so it beats faster than the refill interval. The Redis
+    // scripts add every refill due since the last one, so a slower beat (fewer round trips) loses nothing.
+    const heartbeatInterval = redis ? Math.max(50, plan.intervalMs) : Math.max(5, Math.floor(plan.intervalMs / 4));
     const base: Bottleneck.ConstructorOptions = {
       id: redis ? `${redis.keyPrefix}:${name}` : name,
       reservoir: plan.burst,
