@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, formatIssue, loadConfig, parseConfig } from '../../../src/config/load.js';
+
+function issuesOf(text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseConfig(text, 'cfg.yaml', env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues.map(formatIssue);
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config validation', () => {
+  it('fills every default from an empty file', () => {
+    const { config, credentials } = parseConfig('', 'cfg.yaml', {});
+    expect(config.mode).toBe('live');
+    expect(config.exchange.rateLimit.futures.ip).toEqual({ budget: 1000, windowMs: 10000 });
+    expect(config.exchange.rateLimit.spot.uid).toEqual({ budget: 500, windowMs: 10000 });
+    expect(config.exchange.rateLimit.orderRequests).toEqual({ budget: 10, windowMs: 1000 });
+    expect(credentials).toBeUndefined();
+  });
+
+  it('reports every error at once, with file, line, column and path', () => {
+    const text = [
+      'mode: paper', //                      1: bad enum
+      'exchange:', //                        2
+      '  timeoutMs: "fast"', //              3: wrong type
+      '  spotBaseUrll: http://x', //         4: unknown key (typo)
+      '  rateLimit:', //                     5
+      '    futures:', //                     6
+      '      ip: { budget: -5 }', //         7: negative
+      'log:', //                             8
+      '  level: loud', //                    9: bad enum
+    ].join('\n');
+    const out = issuesOf(text);
+    expect(out).toHaveLength(5);
+    expect(out).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^cfg\.yaml:1:7: mode: /),
+        expect.stringMatching(/^cfg\.yaml:3:14: exchange\.timeoutMs: .*number/),
+        expect.stringMatching(/^cfg\.yaml:4:3: exchange\.spotBaseUrll: unknown key/),
+        expect.stringMatching(/^cfg\.yaml:7:\d+: exchange\.rateLimit\.futures\.ip\.budget: /),
+        expect.stringMatching(/^cfg\.yaml:9:10: log\.level: /),
+      ]),
+    );
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    const out = issuesOf('mode: live\nexchange:\n  timeoutMs: [1, 2\n');
+    expect(out[0]).toMatch(/^cfg\.yaml:\d+:\d+: \(root\): YAML: /);
+  });
+
+  it('refuses secrets in YAML without echoing them', () => {
+    const out = issuesOf('exchange:\n  apiSecret: hunter2-canary\n');
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(/^cfg\.yaml:2:3: exchange\.apiSecret: secrets never live in YAML/);
+    expect(out.join('\n')).not.toContain('hunter2-canary');
+  });
+
+  it('takes base URLs from the environment and names the variable when it is bad', () => {
+    const { config } = parseConfig('', 'cfg.yaml', { SEXTANT_SPOT_BASE_URL: 'http://127.0.0.1:9', SEXTANT_FUTURES_BASE_URL: 'http://127.0.0.1:10' });
+    expect(config.exchange.spotBaseUrl).toBe('http://127.0.0.1:9');
+    expect(config.exchange.futuresBaseUrl).toBe('http://127.0.0.1:10');
+    expect(issuesOf('', { SEXTANT_SPOT_BASE_URL: 'ftp://x' })[0]).toMatch(/^environment: SEXTANT_SPOT_BASE_URL: /);
+  });
+});
+
+describe('secrets', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-secrets-'));
+
+  it('reads them from variables or from *_FILE secret files (trailing newline dropped)', () => {
+    writeFileSync(join(dir, 'secret'), 's3cr3t-from-file\n');
+    const { credentials } = parseConfig('', 'cfg.yaml', { SEXTANT_API_KEY: 'k', SEXTANT_API_SECRET_FILE: join(dir, 'secret'), SEXTANT_API_PASSPHRASE: 'p' });
+    expect(credentials).toEqual({ apiKey: 'k', apiSecret: 's3cr3t-from-file', passphrase: 'p' });
+  });
+
+  it('refuses incomplete sets, both forms at once and unreadable files, never printing a value', () => {
+    const out = issuesOf('', {
+      SEXTANT_API_KEY: 'canary-key',
+      SEXTANT_API_KEY_FILE: join(dir, 'secret'),
+      SEXTANT_API_SECRET_FILE: join(dir, 'missing'),
+    });
+    expect(out).toEqual([
+      'environment: SEXTANT_API_KEY: set either SEXTANT_API_KEY or SEXTANT_API_KEY_FILE, not both',
+      `environment: SEXTANT_API_SECRET_FILE: cannot read secret file ${join(dir, 'missing')}: ENOENT`,
+    ]);
+    expect(issuesOf('', { SEXTANT_API_KEY: 'canary-key' })[0]).toMatch(/incomplete: set SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE/);
+  });
+
+  it('loads a file from disk and names a missing one', () => {
+    const f = join(dir, 'ok.yaml');
+    writeFileSync(f, 'mode: dry-run\n');
+    expect(loadConfig(f, {}).config.mode).toBe('dry-run');
+    expect(() => loadConfig(join(dir, 'nope.yaml'), {})).toThrow(/nope\.yaml: \(root\): cannot read file: ENOENT/);
+  });
+
+  it('the shipped configs are valid', () => {
+    for (const f of ['config/default.yaml', 'config/live.example.yaml']) expect(() => loadConfig(f, {})).not.toThrow();
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../../src/domain/decimal.js';
+
+const d = (s: string) => Decimal.from(s);
+
+describe('Decimal', () => {
+  it('parses the venue formats and rejects everything else', () => {
+    expect(d('90755.3').toString()).toBe('90755.3');
+    expect(d('0.010000').toString()).toBe('0.01');
+    expect(d('-34.55300000').toString()).toBe('-34.553');
+    expect(d('0.').toString()).toBe('0');
+    expect(d('09').toString()).toBe('9');
+    expect(d('10000999657.8927028500000000').toString()).toBe('10000999657.89270285');
+    for (const bad of ['', ' 1', '1e-7', 'NaN', 'Infinity', '.5', '1.2.3', '+1', '0x10']) expect(Decimal.parse(bad)).toBeNull();
+  });
+
+  it('adds, subtracts and multiplies exactly where floats do not', () => {
+    expect(d('0.1').add(d('0.2')).toString()).toBe('0.3');
+    expect(d('1').sub(d('0.9')).toString()).toBe('0.1');
+    expect(d('85596.5').mul(d('0.01')).mul(d('0.0006')).toString()).toBe('0.513579');
+    expect(d('123456789012345678.9').add(d('0.1')).toString()).toBe('123456789012345679');
+  });
+
+  it('compares across scales', () => {
+    expect(d('1.50').eq(d('1.5'))).toBe(true);
+    expect(d('-0.01').lt(Decimal.ZERO)).toBe(true);
+    expect(d('2').gt(d('1.999999999999'))).toBe(true);
+  });
+
+  it('divides with explicit rounding', () => {
+    expect(d('0.10476').div(d('10'), 8).toString()).toBe('0.010476');
+    expect(d('2').div(d('3'), 4).toString()).toBe('0.6667');
+    expect(d('2').div(d('3'), 4, 'down').toString()).toBe('0.6666');
+    expect(d('-2').div(d('3'), 4, 'up').toString()).toBe('-0.6667');
+    expect(() => d('1').div(Decimal.ZERO, 2)).toThrow(/division by zero/);
+  });
+
+  it('rounds to a step and checks multiples', () => {
+    expect(d('90755.37').roundToStep(d('0.1'), 'down').toString()).toBe('90755.3');
+    expect(d('90755.37').roundToStep(d('0.5'), 'up').toString()).toBe('90755.5');
+    expect(d('0.123456').roundToStep(d('0.0001'), 'half-up').toString()).toBe('0.1235');
+    expect(d('1.5').isMultipleOf(d('0.5'))).toBe(true);
+    expect(d('1.55').isMultipleOf(d('0.1'))).toBe(false);
+  });
+
+  it('formats without exponent notation, padded when asked', () => {
+    expect(d('0.00000001').toString()).toBe('0.00000001');
+    expect(d('1e0'.replace('e0', '')).toString(4)).toBe('1.0000');
+    expect(d('2.345').toString(2)).toBe('2.35');
+    expect(d('-0.5').toString(0)).toBe('-1');
+    expect(JSON.stringify({ p: d('1.10') })).toBe('{"p":"1.1"}');
+    expect(d('123.4500').toUnits(4)).toBe(1234500n);
+    expect(() => d('1.23456').toUnits(2)).toThrow(/decimal places/);
+  });
+});
