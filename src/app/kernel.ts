@@ -2,16 +2,11 @@
 import type { LoadedConfig } from '../config/load.js';
 import { LiveClient } from '../exchange/live/live-client.js';
 import type { Clock } from '../util/clock.js';
-import { registerSecret, type Logger } from '../util/logger.js';
+import type { Logger } from '../util/logger.js';
 
 export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock): LiveClient {
   const ex = loaded.config.exchange;
   const creds = loaded.credentials;
-  if (creds) {
-    registerSecret(creds.apiKey);
-    registerSecret(creds.apiSecret);
-    registerSecret(creds.passphrase);
-  }
   return new LiveClient({
     spotBaseUrl: ex.spotBaseUrl,
     futuresBaseUrl: ex.futuresBaseUrl,

@@ -1,5 +1,6 @@
 // The ExchangeError tree and the venue code -> class table: what failed, whether it may be retried,
 // and whether a write's outcome is unknown (the venue may have acted).
+import { scrubSecrets } from '../util/secrets.js';
 import { ENDPOINTS, type EndpointId } from './endpoints.js';
 
 export type ErrorCategory =
@@ -58,12 +59,13 @@ export class ExchangeError extends Error {
     message: string,
     details: ExchangeErrorDetails,
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    // Venue texts can echo a request (headers included): nothing secret survives into an error.
+    super(scrubSecrets(message), details.cause === undefined ? undefined : { cause: details.cause });
     this.name = CLASS_NAMES[category];
     this.endpoint = details.endpoint;
     this.httpStatus = details.httpStatus;
     this.code = details.code;
-    this.venueMessage = details.venueMessage;
+    this.venueMessage = details.venueMessage === undefined ? undefined : scrubSecrets(details.venueMessage);
     this.field = details.field;
     const traits = TRAITS[category];
     this.retryable = traits.retryable;

@@ -1,5 +1,8 @@
 // Structured JSON logging (pino) with secrets redacted everywhere: fields, headers and known secret values.
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { scrubSecrets } from './secrets.js';
+
+export { registerSecret, scrubSecrets } from './secrets.js';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -22,25 +25,6 @@ function redactPaths(): string[] {
 
 const REDACTED = '[redacted]';
 
-/**
- * Secret values registered at start-up (key, secret, passphrase). Any string in a log line containing one
- * is scrubbed, whatever field carries it: messages, error texts, echoed request bodies.
- */
-const knownSecrets = new Set<string>();
-
-export function registerSecret(value: string | undefined): void {
-  if (!value || value.length < 4) return;
-  knownSecrets.add(value);
-  knownSecrets.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
-  knownSecrets.add(Buffer.from(value, 'utf8').toString('hex'));
-}
-
-export function scrubSecrets(text: string): string {
-  let out = text;
-  for (const s of knownSecrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  return out;
-}
-
 export interface LoggerOptions {
   level?: LogLevel;
   destination?: DestinationStream;
@@ -59,7 +43,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         // Last line of defence: a registered secret value never leaves the process in a log line.
-        streamWrite: (line: string) => (knownSecrets.size ? scrubSecrets(line) : line),
+        streamWrite: (line: string) => scrubSecrets(line),
       },
     },
     opts.destination ?? pino.destination({ dest: opts.fd ?? 1, sync: true }),

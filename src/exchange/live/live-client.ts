@@ -4,6 +4,7 @@ import type { Credentials } from '../../domain/credentials.js';
 import type { Order } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { registerSecret } from '../../util/secrets.js';
 import type { ExchangeClient } from '../client.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { FuturesApi } from './futures-api.js';
@@ -36,6 +37,7 @@ export class LiveClient implements ExchangeClient {
   private readonly logger: Logger;
 
   constructor(private readonly o: LiveClientOptions) {
+    if (o.credentials) for (const v of Object.values(o.credentials)) registerSecret(v);
     this.logger = o.logger.child({ component: 'exchange' });
     this.transport = new Transport({ timeoutMs: o.timeoutMs });
     this.limiter = new RateLimiter(o.rateLimit, this.logger);
