@@ -1,5 +1,5 @@
 // The `sextant` command line (commander): run, config check, api.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, formatIssue, loadConfig, type LoadedConfig } from '../config/load.js';
 import { ENDPOINTS, ENDPOINT_IDS, isEndpointId, maxWeights, type EndpointId } from '../exchange/endpoints.js';
 import { ExchangeError } from '../exchange/errors.js';
@@ -7,7 +7,9 @@ import { planBucket } from '../exchange/live/rate-limiter.js';
 import { parseJson, stringifyJson } from '../exchange/wire/json.js';
 import type { RequestOf } from '../exchange/wire/requests.js';
 import { systemClock } from '../util/clock.js';
-import { createLogger, scrubSecrets } from '../util/logger.js';
+import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { createLiveClient } from './kernel.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
@@ -64,7 +66,7 @@ function apiParams(id: EndpointId, query: string[], body: string | undefined): R
   return parsed as Record<string, unknown>;
 }
 
-async function apiCommand(idArg: string, opts: { query: string[]; body?: string; config: string }, io: Io): Promise<number> {
+async function apiCommand(idArg: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }, io: Io): Promise<number> {
   const id = idArg.toUpperCase();
   if (!isEndpointId(id)) {
     io.err(`unknown endpoint ${JSON.stringify(idArg)}: one of ${ENDPOINT_IDS.join(', ')}`);
@@ -79,7 +81,7 @@ async function apiCommand(idArg: string, opts: { query: string[]; body?: string;
   }
   const loaded = loadOrReport(opts.config, io);
   if (!loaded) return 1;
-  const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'api' } });
+  const logger = createLogger({ level: opts.logLevel, fd: 2, base: { app: 'sextant', cmd: 'api' } });
   const client = createLiveClient(loaded, logger.child({ component: 'cli' }), systemClock);
   try {
     const payload = await client.rest.call(id, params as RequestOf<typeof id>);
@@ -159,7 +161,8 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .option('-q, --query <k=v>', 'query parameter (GET), repeatable', collect, [])
     .option('-b, --body <json>', 'JSON body (POST)')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action(async (id: string, opts: { query: string[]; body?: string; config: string }) => setCode(await apiCommand(id, opts, io)));
+    .addOption(new Option('--log-level <level>', 'log lines on stderr (retries, warnings)').choices(LOG_LEVELS).default('silent'))
+    .action(async (id: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }) => setCode(await apiCommand(id, opts, io)));
 
   return program;
 }

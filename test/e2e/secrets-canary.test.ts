@@ -92,8 +92,8 @@ describe('secret canaries', () => {
         p.stderr.on('data', (d) => (text += String(d)));
         p.on('close', (code) => resolve({ code, text }));
       });
-    const failed = await run(['api', 'S8', '--config', cfg]);
-    const ok = await run(['api', 'F3', '--config', cfg]);
+    const failed = await run(['api', 'S8', '--config', cfg, '--log-level', 'trace']);
+    const ok = await run(['api', 'F3', '--config', cfg, '--log-level', 'trace']);
     venue.handler = undefined;
     expect(failed.code).toBe(1);
     expect(failed.text).toMatch(/S8 \/api\/v2\/account\/assets \| HTTP 400 \| code 40015/);

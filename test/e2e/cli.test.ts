@@ -1,0 +1,112 @@
+// The `sextant` command as a user runs it: a real process, the real HTTP client, a venue on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FakeVenue } from '../fixtures/fake-venue.js';
+
+let venue: FakeVenue;
+const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'));
+const cfg = join(dir, 'ok.yaml');
+
+beforeAll(async () => {
+  venue = await FakeVenue.start();
+  writeFileSync(cfg, 'exchange:\n  timeoutMs: 1000\n  retry: { attempts: 1 }\n');
+});
+afterAll(async () => venue.close());
+
+function sextant(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      SEXTANT_SPOT_BASE_URL: venue.url,
+      SEXTANT_FUTURES_BASE_URL: venue.url,
+      SEXTANT_API_KEY: venue.opts.apiKey,
+      SEXTANT_API_SECRET: venue.opts.apiSecret,
+      SEXTANT_API_PASSPHRASE: venue.opts.passphrase,
+      ...extraEnv,
+    };
+    const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += String(d)));
+    p.stderr.on('data', (d) => (stderr += String(d)));
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('sextant api', () => {
+  it('prints the validated payload, big integers exactly as received', async () => {
+    const r = await sextant(['api', 'S6', '--config', cfg, '--body', '{"symbol":"BTCUSDT_SPBL","orderList":[{"side":"buy","orderType":"limit","force":"normal","price":"1","quantity":"1","clientOrderId":"sx_a_1"}]}']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"orderId": 602876318261969338');
+    expect(r.stdout).toContain('"orderId": 8389765489680951453');
+    expect(venue.calls('S6').at(-1)!.auth).toBe('ok');
+  });
+
+  it('passes --query pairs to a GET, in order', async () => {
+    const r = await sextant(['api', 'f5', '--config', cfg, '--query', 'symbol=cmt_btcusdt', '--query', 'limit=50']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0].order_id).toBe('689987455633326746');
+    expect(venue.calls('F5').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=50');
+  });
+
+  it('a big orderId in --body goes out digit for digit', async () => {
+    const r = await sextant(['api', 'S2', '--config', cfg, '--body', '{"symbol":"WXTUSDT_SPBL","orderId":602929507946463674}']);
+    expect(r.code).toBe(0);
+    expect(venue.calls('S2').at(-1)!.body).toBe('{"symbol":"WXTUSDT_SPBL","orderId":602929507946463674}');
+  });
+
+  it('an exchange error: one line with endpoint, HTTP status, code and message on stderr, exit 1', async () => {
+    venue.script('F4', { status: 400, body: '{"code":"40020","msg":"Parameter symbol is invalid","requestTime":1,"data":null}' });
+    const r = await sextant(['api', 'F4', '--config', cfg, '--query', 'symbol=nope']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('F4 /capi/v2/account/position/singlePosition | HTTP 400 | code 40020 | Parameter symbol is invalid\n');
+  });
+
+  it('a response that fails validation: exit 2, naming the field', async () => {
+    venue.script('F2', { status: 200, body: '[{"symbol":"cmt_btcusdt","last":"1e5","best_ask":"1","best_bid":"1","timestamp":"1"}]' });
+    const r = await sextant(['api', 'F2', '--config', cfg]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('F2 /capi/v2/market/tickers | HTTP 200 | [0].last: expected a decimal string, got "1e5"');
+  });
+
+  it('unknown endpoints and malformed arguments exit 1 with a reason', async () => {
+    expect((await sextant(['api', 'X9'])).stderr).toMatch(/unknown endpoint "X9"/);
+    expect((await sextant(['api', 'F2', '--body', '{}'])).stderr).toMatch(/GET endpoint/);
+    const bad = await sextant(['api', 'S3', '--body', '{oops']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--body is not valid JSON/);
+  });
+});
+
+describe('sextant config check and --help', () => {
+  it('exits 0 on a valid file', async () => {
+    const r = await sextant(['config', 'check', 'config/default.yaml']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('config/default.yaml: ok');
+  });
+
+  it('exits 1 listing every error with line and path', async () => {
+    const f = join(dir, 'bad.yaml');
+    writeFileSync(f, 'mode: nope\nexchange:\n  timeoutMs: -1\n  extra: 1\n');
+    const r = await sextant(['config', 'check', f]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^${f}:1:7: mode: `)),
+      expect.stringMatching(new RegExp(`^${f}:3:14: exchange.timeoutMs: `)),
+      expect.stringMatching(new RegExp(`^${f}:4:3: exchange.extra: unknown key`)),
+      `3 errors in ${f}`,
+    ]);
+  });
+
+  it('--help lists the commands', async () => {
+    const r = await sextant(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['run', 'config', 'api']) expect(r.stdout).toContain(c);
+  });
+});
