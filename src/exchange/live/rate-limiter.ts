@@ -5,8 +5,9 @@
 // stays within the budget. Fixed-window reservoirs cannot promise that (2x the budget across a boundary), so every
 // pool is a token bucket: at most `burst` tokens banked, `amount` added every `intervalMs`; the worst case in any
 // interval of `windowMs` is burst + amount * ceil(windowMs / intervalMs). A request takes its pools one after
-// another (order rate, then UID, then IP); the time a request may hold an outer pool's tokens while it waits for
-// an inner one is bounded by that pool's maxConcurrent (`held`), which the budget reserves.
+// another (order-creation, order rate, UID, then IP) inside a per-surface gate that lets one request acquire at a
+// time, in priority order: tokens taken from an outer pool while waiting for an inner one are never more than one
+// request's weight per process, and the budget reserves that (`held`, sized for two processes).
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Surface } from '../../domain/market.js';
@@ -73,7 +74,6 @@ class Pool {
     readonly name: string,
     readonly plan: BucketPlan,
     readonly windowMs: number,
-    outer: boolean,
     redis: RateLimiterConfig['redis'],
   ) {
     // Locally each heartbeat adds at most one refill, so it beats faster than the refill interval. The Redis
@@ -85,7 +85,7 @@ class Pool {
       reservoirIncreaseAmount: plan.amount,
       reservoirIncreaseInterval: plan.intervalMs,
       reservoirIncreaseMaximum: plan.burst,
-      maxConcurrent: outer ? plan.held : null,
+      maxConcurrent: null,
       heartbeatInterval,
     };
     if (redis) {
@@ -138,6 +138,8 @@ export interface LimiterStats {
 export class RateLimiter {
   private readonly pools = new Map<string, Pool>();
   private readonly cooloffUntil: Record<Surface, number> = { spot: 0, futures: 0 };
+  /** One request at a time takes its pools, highest priority first (local to this process). */
+  private readonly gates = {} as Record<Surface, Bottleneck>;
 
   constructor(
     private readonly config: RateLimiterConfig,
@@ -146,17 +148,18 @@ export class RateLimiter {
     for (const surface of ['spot', 'futures'] as const) {
       const maxW = maxWeights(surface);
       const budget = config[surface];
-      this.addPool(surface, 'ip', planBucket(budget.ip, config.usableFraction, maxW.ip, 0), budget.ip.windowMs, false);
-      this.addPool(surface, 'uid', planBucket(budget.uid, config.usableFraction, maxW.uid, 2 * maxW.uid), budget.uid.windowMs, true);
-      this.addPool(surface, 'orders', planBucket(config.orderRequests, 1, 1, 2), config.orderRequests.windowMs, true);
+      this.addPool(surface, 'ip', planBucket(budget.ip, config.usableFraction, maxW.ip, 0), budget.ip.windowMs);
+      this.addPool(surface, 'uid', planBucket(budget.uid, config.usableFraction, maxW.uid, 2 * maxW.uid), budget.uid.windowMs);
+      this.addPool(surface, 'orders', planBucket(config.orderRequests, 1, 1, 2), config.orderRequests.windowMs);
+      this.gates[surface] = new Bottleneck({ maxConcurrent: 1 });
     }
   }
 
-  private addPool(surface: Surface, name: PoolName, plan: BucketPlan, windowMs: number, outer: boolean): void {
+  private addPool(surface: Surface, name: PoolName, plan: BucketPlan, windowMs: number): void {
     const key = `${surface}:${name}`;
     const old = this.pools.get(key);
     if (old) void old.close();
-    this.pools.set(key, new Pool(key, plan, windowMs, outer, this.config.redis));
+    this.pools.set(key, new Pool(key, plan, windowMs, this.config.redis));
   }
 
   /**
@@ -171,7 +174,9 @@ export class RateLimiter {
       if (old) void old.close();
       return;
     }
-    this.addPool(surface, 'creates', planBucket({ budget: perMinute, windowMs: 60_000 }, 1, 1, 0), 60_000, true);
+    // A tenth of the budget may be held while a request waits for the inner pools.
+    const held = Math.max(1, Math.floor(perMinute / 10));
+    this.addPool(surface, 'creates', planBucket({ budget: perMinute, windowMs: 60_000 }, 1, 1, held), 60_000);
   }
 
   /** The pools a request of this endpoint takes, outermost first. */
@@ -180,8 +185,9 @@ export class RateLimiter {
     const out: Array<{ pool: Pool; weight: number }> = [];
     const creates = this.pools.get(`${s}:creates`);
     if (creates && endpoint.createsOrders) {
-      if (orders > creates.plan.burst) {
-        throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the account's order-creation burst of ${creates.plan.burst}`);
+      const most = Math.min(creates.plan.burst, creates.plan.held);
+      if (orders > most) {
+        throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the ${most} the account's order-creation limit lets through at once`);
       }
       out.push({ pool: creates, weight: orders });
     }
@@ -201,27 +207,10 @@ export class RateLimiter {
   async schedule<T>(endpoint: Endpoint, send: () => Promise<T>, orders = 1): Promise<T> {
     const chain = this.poolsFor(endpoint, orders);
     const priority = PRIORITY[endpoint.kind];
-    return this.acquire(chain, 0, priority, send);
-  }
-
-  private acquire<T>(chain: Array<{ pool: Pool; weight: number }>, i: number, priority: number, send: () => Promise<T>): Promise<T> {
-    const link = chain[i]!;
-    if (i === chain.length - 1) return link.pool.limiter.schedule({ priority, weight: link.weight }, send);
-    let inner: Promise<T> | undefined;
-    // The outer job lasts until the inner pools have granted (not until the response): that bounds how long
-    // weight is held ahead of the send.
-    const held = link.pool.limiter.schedule(
-      { priority, weight: link.weight },
-      () =>
-        new Promise<void>((granted) => {
-          inner = this.acquire(chain, i + 1, priority, () => {
-            granted();
-            return send();
-          });
-          inner.catch(() => granted());
-        }),
-    );
-    return held.then(() => inner!);
+    await this.gates[endpoint.surface].schedule({ priority }, async () => {
+      for (const { pool, weight } of chain) await pool.limiter.schedule({ priority, weight }, async () => undefined);
+    });
+    return send();
   }
 
   /** A 429 was received: shut every pool of the surface for the cool-off. */
@@ -246,7 +235,10 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    await Promise.all([
+      ...Object.values(this.gates).map((g) => g.stop({ dropWaitingJobs: true }).catch(() => undefined).then(() => g.disconnect())),
+      ...[...this.pools.values()].map((p) => p.close()),
+    ]);
     this.pools.clear();
   }
 }
