@@ -78,3 +78,18 @@ export interface Balance {
   frozen: Decimal | null;
   total: Decimal;
 }
+
+/** One execution of one of our orders. */
+export interface Fill {
+  symbol: string;
+  orderId: string;
+  fillId: string;
+  side: 'buy' | 'sell';
+  /** Derived from amount / size when the venue leaves the price empty. */
+  price: Decimal;
+  size: Decimal;
+  /** Quote amount: price × size. */
+  amount: Decimal;
+  fee: Decimal;
+  timestampMs: number;
+}

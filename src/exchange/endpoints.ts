@@ -50,7 +50,8 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   F4: ep({ id: 'F4', name: 'account/position/singlePosition', method: 'GET', path: '/capi/v2/account/position/singlePosition', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'read' }),
   F5: ep({ id: 'F5', name: 'order/current', method: 'GET', path: '/capi/v2/order/current', surface: 'futures', auth: true, weight: { ip: 2, uid: 2 }, kind: 'read', maxPageSize: 100 }),
   F6: ep({ id: 'F6', name: 'order/batchOrders', method: 'POST', path: '/capi/v2/order/batchOrders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'place', orderRateLimited: true, createsOrders: true, maxBatch: 20 }),
-  F7: ep({ id: 'F7', name: 'order/cancel_batch_orders', method: 'POST', path: '/capi/v2/order/cancel_batch_orders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true }),
+  // Futures batch cancel: no published maximum; 20 mirrors the batch place limit.
+  F7: ep({ id: 'F7', name: 'order/cancel_batch_orders', method: 'POST', path: '/capi/v2/order/cancel_batch_orders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true, maxBatch: 20 }),
   F8: ep({ id: 'F8', name: 'order/plan_order', method: 'POST', path: '/capi/v2/order/plan_order', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
   F9: ep({ id: 'F9', name: 'order/cancel_plan', method: 'POST', path: '/capi/v2/order/cancel_plan', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'cancel', orderRateLimited: true }),
   // Server time, for clock-skew correction (the venue rejects timestamps more than 30 s off with 40008).

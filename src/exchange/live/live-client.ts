@@ -1,12 +1,15 @@
 // The live ExchangeClient: typed spot and futures APIs over one signing base, plus the normalised reads.
-import type { Balance, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Order } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { registerSecret } from '../../util/secrets.js';
-import type { ExchangeClient } from '../client.js';
+import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS } from '../endpoints.js';
+import { ExchangeError, classifyItemError } from '../errors.js';
+import { longToString } from '../wire/fields.js';
+import { JsonBigInt } from '../wire/json.js';
 import { FuturesApi } from './futures-api.js';
 import * as parse from './parse.js';
 import { RateLimiter, type RateLimiterConfig } from './rate-limiter.js';
@@ -134,6 +137,103 @@ export class LiveClient implements ExchangeClient {
     const limit = acct.account.create_order_rate_limit_per_minute;
     if (limit !== undefined) this.limiter.setOrderCreationLimitPerMinute('futures', limit);
     return this.done(ctx, acct.collateral.map((w, i) => parse.futuresBalance(ctx, w, i)));
+  }
+
+  async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
+    if (!lookup.orderId && !lookup.clientOid) throw new RangeError('an order id or a client id is required');
+    try {
+      if (surface === 'spot') {
+        const ctx = new parse.ParseContext('S3');
+        const rows = await this.spot.orderInfo(lookup.orderId ? { orderId: lookup.orderId } : { clientOrderId: lookup.clientOid! });
+        const row = rows[0];
+        return this.done(ctx, row ? parse.spotOrder(ctx, row, 'data[0]') : null);
+      }
+      const open = await this.openOrders('futures', symbol);
+      return open.find((o) => (lookup.orderId ? o.orderId === lookup.orderId : o.clientOid === lookup.clientOid)) ?? null;
+    } catch (err) {
+      if (err instanceof ExchangeError && err.category === 'not-found') return null;
+      throw err;
+    }
+  }
+
+  async fills(symbol: string, orderId?: string): Promise<Fill[]> {
+    const ctx = new parse.ParseContext('S2');
+    const data = await this.spot.fills({ symbol, ...(orderId ? { orderId: new JsonBigInt(orderId) } : {}), pageSize: ENDPOINTS.S2.maxPageSize! });
+    return this.done(ctx, data.fillsOrderResultList.map((w, i) => parse.spotFill(ctx, w, i)));
+  }
+
+  async placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
+    const items = orders.map((o) => ({ clientOid: o.clientOid, orderId: null }));
+    try {
+      if (surface === 'spot') return parse.spotPlaceResults(await this.spot.placeBatch({ symbol, orderList: orders.map(parse.spotOrderItem) }), orders);
+      return parse.futuresPlaceResults(await this.futures.placeBatch({ symbol, orderDataList: orders.map(parse.futuresOrderItem) }), orders);
+    } catch (err) {
+      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, items);
+      throw err;
+    }
+  }
+
+  async cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
+    const items = target.orderIds
+      ? target.orderIds.map((orderId) => ({ clientOid: null, orderId }))
+      : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));
+    try {
+      if (surface === 'spot') {
+        const req = target.orderIds ? { symbol, orderIds: target.orderIds } : { symbol, clientOids: target.clientOids ?? [] };
+        return parse.spotCancelResults('S4', await this.spot.cancelBatch(req), target);
+      }
+      const req = target.orderIds ? { symbol, ids: target.orderIds } : { symbol, cids: target.clientOids ?? [] };
+      return parse.futuresCancelResults(await this.futures.cancelBatch(req), target);
+    } catch (err) {
+      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, items);
+      throw err;
+    }
+  }
+
+  async cancelAll(surface: Surface, symbol: string): Promise<ItemResult[]> {
+    if (surface === 'spot') {
+      try {
+        return parse.spotCancelResults('S5', await this.spot.cancelSymbol({ symbol }), {});
+      } catch (err) {
+        if (err instanceof ExchangeError) return parse.wholeRequestResults(err, [{ clientOid: null, orderId: null }]);
+        throw err;
+      }
+    }
+    // Futures: F7 with the ids of the open orders, in batches of the venue's limit.
+    const ids = (await this.openOrders('futures', symbol)).filter((o) => o.status !== 'untriggered').map((o) => o.orderId);
+    const out: ItemResult[] = [];
+    const size = ENDPOINTS.F7.maxBatch!;
+    for (let i = 0; i < ids.length; i += size) out.push(...(await this.cancelOrders('futures', symbol, { orderIds: ids.slice(i, i + size) })));
+    return out;
+  }
+
+  async placeTrigger(req: TriggerOrderRequest): Promise<ItemResult> {
+    try {
+      const data = await this.futures.placeTrigger({
+        symbol: req.symbol,
+        client_oid: req.clientOid,
+        size: req.size.toString(),
+        type: parse.futuresTypeCode(req.positionSide, req.reduceOnly),
+        match_type: req.executePrice ? '0' : '1',
+        execute_price: req.executePrice ? req.executePrice.toString() : '0',
+        trigger_price: req.triggerPrice.toString(),
+      });
+      return { outcome: 'accepted', clientOid: req.clientOid, orderId: longToString(data.order_id) };
+    } catch (err) {
+      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, [{ clientOid: req.clientOid, orderId: null }])[0]!;
+      throw err;
+    }
+  }
+
+  async cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
+    try {
+      const data = await this.futures.cancelTrigger({ symbol, orderId });
+      if (data.result) return { outcome: 'accepted', clientOid: data.client_oid ?? null, orderId };
+      return { outcome: 'rejected', clientOid: data.client_oid ?? null, orderId, error: classifyItemError('F9', data.err_code, data.err_msg) };
+    } catch (err) {
+      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, [{ clientOid: null, orderId }])[0]!;
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

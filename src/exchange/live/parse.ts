@@ -1,14 +1,16 @@
 // The only wire -> domain mapping: venue records become normalised domain values. "" stays unknown (null)
 // and is an error where a value is required; unknown enum values are reported, never guessed.
 import { Decimal } from '../../domain/decimal.js';
-import type { Balance, Instrument, Position, PublicTrade, Ticker } from '../../domain/market.js';
+import type { Balance, Fill, Instrument, Position, PositionSide, PublicTrade, Ticker } from '../../domain/market.js';
 import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
+import type { CancelTarget, ItemResult, OrderRequest } from '../client.js';
+import type { WireFuturesOrderItem, WireSpotOrderItem } from '../wire/requests.js';
 import type { EndpointId } from '../endpoints.js';
-import { ExchangeError } from '../errors.js';
+import { ExchangeError, classifyItemError } from '../errors.js';
 import { longToString } from '../wire/fields.js';
 import type {
-  WireCollateral, WireContract, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotOrder, WireSpotSymbol,
-  WireSpotTrade, WireTicker,
+  WireCollateral, WireContract, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotFill, WireSpotOrder, WireSpotSymbol,
+  WireSpotTrade, WireTicker, ResponseOf,
 } from '../wire/responses.js';
 
 export interface Anomaly {
@@ -276,4 +278,147 @@ export function futuresBalance(ctx: ParseContext, w: WireCollateral, i: number):
     frozen: null,
     total: ctx.dec(`collateral[${i}].amount`, w.amount),
   };
+}
+
+export function spotFill(ctx: ParseContext, w: WireSpotFill, i: number): Fill {
+  const path = `data.fillsOrderResultList[${i}]`;
+  const size = ctx.dec(`${path}.fillQuantity`, w.fillQuantity);
+  const amount = ctx.dec(`${path}.fillTotalAmount`, w.fillTotalAmount);
+  // fillPrice may be "": derive it from amount / size.
+  const price = ctx.decOpt(w.fillPrice) ?? (size.isZero() ? ctx.fail(`${path}.fillPrice`, 'empty, and the size is 0') : amount.div(size, 12));
+  const side = w.side === 'buy' || w.side === 'sell' ? w.side : ctx.fail(`${path}.side`, `unknown side ${JSON.stringify(w.side)}`);
+  return {
+    symbol: w.symbol,
+    orderId: longToString(w.orderId),
+    fillId: longToString(w.fillId),
+    side,
+    price,
+    size,
+    amount,
+    fee: ctx.dec(`${path}.fees`, w.fees),
+    timestampMs: ctx.time(w.cTime) ?? ctx.fail(`${path}.cTime`, 'not a millisecond timestamp'),
+  };
+}
+
+// ---- domain -> wire (requests) ----
+
+const TIF_TO_FORCE: Record<TimeInForce, WireSpotOrderItem['force']> = { gtc: 'normal', post_only: 'postOnly', fok: 'fok', ioc: 'ioc' };
+const TIF_TO_ORDER_TYPE: Record<TimeInForce, WireFuturesOrderItem['order_type']> = { gtc: '0', post_only: '1', fok: '2', ioc: '3' };
+
+export function spotOrderItem(o: OrderRequest): WireSpotOrderItem {
+  return {
+    side: o.side,
+    orderType: o.kind,
+    force: TIF_TO_FORCE[o.timeInForce],
+    ...(o.kind === 'limit' && o.price ? { price: o.price.toString() } : {}),
+    quantity: o.size.toString(),
+    clientOrderId: o.clientOid,
+  };
+}
+
+/** Futures `type` 1–4 from the position touched and whether the order reduces it. */
+export function futuresTypeCode(positionSide: PositionSide, reduceOnly: boolean): '1' | '2' | '3' | '4' {
+  return positionSide === 'long' ? (reduceOnly ? '3' : '1') : reduceOnly ? '4' : '2';
+}
+
+/** The side a futures type trades: open long and close short buy; open short and close long sell. */
+export function futuresSideOf(positionSide: PositionSide, reduceOnly: boolean): Side {
+  return (positionSide === 'long') !== reduceOnly ? 'buy' : 'sell';
+}
+
+export function futuresOrderItem(o: OrderRequest): WireFuturesOrderItem {
+  const positionSide = o.positionSide ?? (o.side === 'buy' ? 'long' : 'short');
+  return {
+    client_oid: o.clientOid,
+    size: o.size.toString(),
+    type: futuresTypeCode(positionSide, o.reduceOnly ?? false),
+    order_type: TIF_TO_ORDER_TYPE[o.timeInForce],
+    match_price: o.kind === 'market' ? '1' : '0',
+    // The venue requires a price even for market orders and ignores it.
+    price: o.kind === 'limit' && o.price ? o.price.toString() : '0',
+  };
+}
+
+// ---- wire -> per-item results ----
+
+/** A failure of the whole request becomes every item's result: unknown if the venue may have acted. */
+export function wholeRequestResults(err: ExchangeError, items: Array<{ clientOid: string | null; orderId: string | null }>): ItemResult[] {
+  return items.map((i) => (err.outcomeUnknown ? { outcome: 'unknown', ...i, error: err } : { outcome: 'rejected', ...i, error: err }));
+}
+
+function missing(endpoint: EndpointId, what: string): ExchangeError {
+  return new ExchangeError('bad-response', `${what} is missing from the answer: its outcome is unknown`, { endpoint });
+}
+
+/** S6: accepted items come back in resultList by clientOrderId; an item missing from it is unknown. */
+export function spotPlaceResults(data: ResponseOf<'S6'>, sent: OrderRequest[]): ItemResult[] {
+  const byOid = new Map(data.resultList.map((r) => [r.clientOrderId ?? '', longToString(r.orderId)]));
+  return sent.map((o) => {
+    const orderId = byOid.get(o.clientOid);
+    return orderId !== undefined
+      ? { outcome: 'accepted', clientOid: o.clientOid, orderId }
+      : { outcome: 'unknown', clientOid: o.clientOid, orderId: null, error: missing('S6', `order ${o.clientOid}`) };
+  });
+}
+
+/** F6: order_info per item by client_oid; result false is a refusal with its code. */
+export function futuresPlaceResults(data: ResponseOf<'F6'>, sent: OrderRequest[]): ItemResult[] {
+  const byOid = new Map(data.order_info.map((r) => [r.client_oid ?? '', r]));
+  return sent.map((o, i) => {
+    const r = byOid.get(o.clientOid) ?? (data.order_info.length === sent.length && !data.order_info[i]!.client_oid ? data.order_info[i] : undefined);
+    if (!r) return { outcome: 'unknown', clientOid: o.clientOid, orderId: null, error: missing('F6', `order ${o.clientOid}`) };
+    const orderId = r.order_id === undefined || r.order_id === null || r.order_id === '' ? null : longToString(r.order_id);
+    if (r.result && orderId) return { outcome: 'accepted', clientOid: o.clientOid, orderId };
+    if (r.result) return { outcome: 'unknown', clientOid: o.clientOid, orderId: null, error: missing('F6', `order id of ${o.clientOid}`) };
+    return { outcome: 'rejected', clientOid: o.clientOid, orderId, error: classifyItemError('F6', r.error_code, r.error_message) };
+  });
+}
+
+/** S4 / S5: successList holds order ids; failureList the refusals. */
+export function spotCancelResults(endpoint: 'S4' | 'S5', data: ResponseOf<'S4'>, target: CancelTarget): ItemResult[] {
+  const ok = data.successList.map((id) => longToString(id));
+  const failures = data.failureList.map((f) => ({
+    orderId: f.orderId === undefined ? null : longToString(f.orderId),
+    clientOid: f.clientOid || null,
+    error: classifyItemError(endpoint, undefined, f.errMsg),
+  }));
+  if (endpoint === 'S5' || (!target.orderIds && !target.clientOids)) {
+    return [
+      ...ok.map((orderId): ItemResult => ({ outcome: 'accepted', clientOid: null, orderId })),
+      ...failures.map((f): ItemResult => ({ outcome: 'rejected', ...f })),
+    ];
+  }
+  if (target.orderIds) {
+    const okSet = new Set(ok);
+    return target.orderIds.map((orderId) => {
+      if (okSet.has(orderId)) return { outcome: 'accepted', clientOid: null, orderId };
+      const f = failures.find((x) => x.orderId === orderId);
+      return f ? { outcome: 'rejected', ...f } : { outcome: 'unknown', clientOid: null, orderId, error: missing(endpoint, `order ${orderId}`) };
+    });
+  }
+  // By client ids: successes name order ids only, so they can be matched only when every item is accounted for.
+  const oids = target.clientOids ?? [];
+  const failed = new Map(failures.filter((f) => f.clientOid).map((f) => [f.clientOid!, f]));
+  const complete = ok.length + failures.length === oids.length;
+  let next = 0;
+  return oids.map((clientOid) => {
+    const f = failed.get(clientOid);
+    if (f) return { outcome: 'rejected', ...f };
+    if (complete) return { outcome: 'accepted', clientOid, orderId: ok[next++] ?? '' };
+    return { outcome: 'unknown', clientOid, orderId: null, error: missing(endpoint, `cancel of ${clientOid}`) };
+  });
+}
+
+/** F7: cancelOrderResultList / failInfos per id. */
+export function futuresCancelResults(data: ResponseOf<'F7'>, target: CancelTarget): ItemResult[] {
+  const rows = [...data.cancelOrderResultList, ...(data.failInfos ?? [])];
+  const byId = (id: string) => rows.find((r) => r.order_id !== undefined && r.order_id !== '' && longToString(r.order_id) === id);
+  const byOid = (oid: string) => rows.find((r) => r.client_oid === oid);
+  const keys = target.orderIds ? target.orderIds.map((id) => ({ orderId: id, clientOid: null as string | null })) : (target.clientOids ?? []).map((oid) => ({ orderId: null as string | null, clientOid: oid }));
+  return keys.map((k) => {
+    const r = k.orderId !== null ? byId(k.orderId) : byOid(k.clientOid!);
+    if (!r) return { outcome: 'unknown', ...k, error: missing('F7', `cancel of ${k.orderId ?? k.clientOid}`) };
+    if (r.result) return { outcome: 'accepted', clientOid: k.clientOid, orderId: k.orderId ?? (r.order_id ? longToString(r.order_id) : '') };
+    return { outcome: 'rejected', ...k, error: classifyItemError('F7', r.err_code, r.err_msg) };
+  });
 }
