@@ -117,8 +117,9 @@ const INSUFFICIENT_RE = /insufficient|not enough|balance not/i;
 
 /** Classifies a venue answer that is not a success. */
 export function classifyVenueError(endpoint: EndpointId, httpStatus: number, code: string | undefined, message: string | undefined): ExchangeError {
-  let category: ErrorCategory | undefined = code !== undefined ? ERROR_CODES[code] : undefined;
-  if (category === undefined && message !== undefined && INSUFFICIENT_RE.test(message)) category = 'insufficient-funds';
+  // A generic failure code whose message says why ("Failed to place order: insufficient balance").
+  let category: ErrorCategory | undefined = message !== undefined && INSUFFICIENT_RE.test(message) ? 'insufficient-funds' : undefined;
+  category ??= code !== undefined ? ERROR_CODES[code] : undefined;
   if (category === undefined) {
     if (httpStatus === 429) category = 'rate-limit';
     else if (httpStatus === 401 || httpStatus === 521) category = 'auth';

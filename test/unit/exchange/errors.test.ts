@@ -23,7 +23,8 @@ describe('error taxonomy', () => {
   it('falls back on the HTTP status and on the message', () => {
     expect(classifyVenueError('F2', 503, undefined, undefined).category).toBe('unavailable');
     expect(classifyVenueError('F2', 521, undefined, undefined).message).toBe('IP not whitelisted');
-    expect(classifyVenueError('F6', 400, '40015', 'FAILED_PRECONDITION: margin available amount not enough').category).toBe('unavailable');
+    expect(classifyVenueError('F6', 400, '40015', 'FAILED_PRECONDITION: margin available amount not enough').category).toBe('insufficient-funds');
+    expect(classifyVenueError('F6', 400, '40015', 'System error').category).toBe('unavailable');
     expect(classifyVenueError('F6', 400, '49999', 'Insufficient balance').category).toBe('insufficient-funds');
   });
 

@@ -1,0 +1,175 @@
+// Market sources for the simulator: a seeded synthetic price process (random walk in integer ticks with
+// volatility regimes and jumps, a spread, public trades with sizes) or a replay of recorded ticks.
+// Prices are integer ticks and sizes integer steps of the instrument; the same seed gives the same market.
+import { Decimal } from '../../domain/decimal.js';
+import { Prng, deriveSeed } from './prng.js';
+import type { SimInstrumentSpec } from './instruments.js';
+
+/** The state of one symbol's market after its latest tick; updated in place (no allocation per tick). */
+export class SymbolMarket {
+  ts = 0;
+  bid = 0;
+  ask = 0;
+  /** Price and size of the latest public trade; buyerMaker true when the aggressor sold (trade at the bid). */
+  last = 0;
+  tradeSize = 0;
+  buyerMaker = false;
+  /** Size resting at the best bid/ask, in steps (what a taker can fill at that level). */
+  topSize = 0;
+  /** Count of ticks seen. */
+  ticks = 0;
+  constructor(
+    readonly index: number,
+    readonly spec: SimInstrumentSpec,
+    readonly tickSize: Decimal,
+    readonly stepSize: Decimal,
+  ) {}
+}
+
+export interface MarketSource {
+  readonly symbols: SymbolMarket[];
+  /** Emits every tick up to and including `ts`, in time order. */
+  advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void;
+  /** Time of the latest tick emitted. */
+  readonly now: number;
+}
+
+function ticksOf(price: Decimal, tick: Decimal): number {
+  return Number(price.div(tick, 0, 'half-up').toUnits(0));
+}
+
+function symbolMarkets(specs: SimInstrumentSpec[]): SymbolMarket[] {
+  return specs.map((s, i) => new SymbolMarket(i, s, Decimal.of(BigInt(s.priceEndStep), s.priceDecimals), Decimal.of(1n, s.sizeDecimals)));
+}
+
+export interface SyntheticMarketOptions {
+  seed: number;
+  startMs: number;
+  tickIntervalMs: number;
+}
+
+/** Random walk with calm/active regimes and rare jumps, per symbol, each from its own PRNG stream. */
+export class SyntheticMarket implements MarketSource {
+  readonly symbols: SymbolMarket[];
+  private readonly rng: Prng[];
+  private readonly mid: number[];
+  private readonly regime: number[];
+  private readonly minSteps: number[];
+  now: number;
+
+  constructor(
+    specs: SimInstrumentSpec[],
+    private readonly o: SyntheticMarketOptions,
+  ) {
+    this.symbols = symbolMarkets(specs);
+    this.rng = specs.map((s) => new Prng(deriveSeed(o.seed, s.symbol)));
+    this.mid = this.symbols.map((m) => ticksOf(Decimal.from(m.spec.startPrice), m.tickSize));
+    this.regime = specs.map(() => 1);
+    this.minSteps = this.symbols.map((m) => Math.max(1, Number(Decimal.from(m.spec.minSize).div(m.stepSize, 0, 'up').toUnits(0))));
+    this.now = o.startMs;
+    for (const m of this.symbols) this.tick(m, o.startMs);
+  }
+
+  advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {
+    const step = this.o.tickIntervalMs;
+    while (this.now + step <= ts) {
+      this.now += step;
+      for (const m of this.symbols) {
+        this.tick(m, this.now);
+        onTick(m);
+      }
+    }
+  }
+
+  private tick(m: SymbolMarket, ts: number): void {
+    const i = m.index;
+    const r = this.rng[i]!;
+    // Regime: calm (1) or active (3), switching rarely.
+    if (r.chancePpm(200)) this.regime[i] = this.regime[i] === 1 ? 3 : 1;
+    const mid = this.mid[i]!;
+    const vol = Math.max(1, Math.floor((mid * m.spec.volBps * this.regime[i]!) / 10_000));
+    // Irwin-Hall: the sum of four uniforms, centred: roughly normal with unit variance.
+    const z = ((r.u32() + r.u32() + r.u32() + r.u32()) / 4294967296 - 2) * 1.7320508075688772;
+    let move = Math.round(z * vol);
+    if (r.chancePpm(50)) move += (r.below(2) === 0 ? -1 : 1) * vol * (10 + r.below(20));
+    let next = mid + move;
+    if (next < 10) next = 10;
+    this.mid[i] = next;
+    const spread = 1 + (r.chancePpm(100_000) ? r.below(4) : 0);
+    m.ts = ts;
+    m.bid = next;
+    m.ask = next + spread;
+    m.buyerMaker = r.below(2) === 0;
+    m.last = m.buyerMaker ? m.bid : m.ask;
+    const min = this.minSteps[i]!;
+    m.tradeSize = min * (1 + r.below(50));
+    m.topSize = min * (20 + r.below(200));
+    m.ticks++;
+  }
+}
+
+export interface ReplayRecord {
+  ts: number;
+  symbol: string;
+  price: string;
+  size: string;
+  /** Optional: best bid / ask at the time; default one tick around the trade. */
+  bid?: string;
+  ask?: string;
+  /** Optional: true when the aggressor sold. */
+  buyerMaker?: boolean;
+}
+
+/** Replays recorded trades (sorted by time) through the same interface. */
+export class ReplayMarket implements MarketSource {
+  readonly symbols: SymbolMarket[];
+  private readonly bySymbol = new Map<string, SymbolMarket>();
+  private next = 0;
+  now: number;
+
+  constructor(
+    specs: SimInstrumentSpec[],
+    private readonly records: ReplayRecord[],
+  ) {
+    this.symbols = symbolMarkets(specs);
+    for (const m of this.symbols) this.bySymbol.set(m.spec.symbol, m);
+    for (let i = 1; i < records.length; i++) {
+      if (records[i]!.ts < records[i - 1]!.ts) throw new RangeError(`replay records out of time order at #${i}`);
+    }
+    this.now = records[0]?.ts ?? 0;
+    // Seed every symbol with its first record so the book is never empty.
+    for (const m of this.symbols) {
+      const first = records.find((r) => r.symbol === m.spec.symbol);
+      if (first) this.apply(m, first);
+    }
+  }
+
+  advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {
+    while (this.next < this.records.length && this.records[this.next]!.ts <= ts) {
+      const rec = this.records[this.next++]!;
+      const m = this.bySymbol.get(rec.symbol);
+      if (!m) continue;
+      this.apply(m, rec);
+      this.now = rec.ts;
+      onTick(m);
+    }
+    if (ts > this.now) this.now = ts;
+  }
+
+  get done(): boolean {
+    return this.next >= this.records.length;
+  }
+
+  private apply(m: SymbolMarket, rec: ReplayRecord): void {
+    const last = ticksOf(Decimal.from(rec.price), m.tickSize);
+    const size = Math.max(1, Number(Decimal.from(rec.size).div(m.stepSize, 0, 'half-up').toUnits(0)));
+    m.ts = rec.ts;
+    m.last = last;
+    m.buyerMaker = rec.buyerMaker ?? false;
+    m.bid = rec.bid ? ticksOf(Decimal.from(rec.bid), m.tickSize) : m.buyerMaker ? last : last - 1;
+    m.ask = rec.ask ? ticksOf(Decimal.from(rec.ask), m.tickSize) : m.buyerMaker ? last + 1 : last;
+    m.tradeSize = size;
+    m.topSize = size * 10;
+    m.ticks++;
+  }
+}
