@@ -10,7 +10,7 @@ import { systemClock } from '../util/clock.js';
 import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-import { createLiveClient } from './kernel.js';
+import { createLiveClient, createSimServer } from './kernel.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -129,6 +129,45 @@ function runCommand(opts: { config: string }, io: Io): number {
   return 0;
 }
 
+async function simCommand(opts: { config: string; port?: string; host?: string; seed?: string }, io: Io): Promise<number> {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  const sim = loaded.config.sim;
+  const int = (v: string | undefined, name: string, fallback: number): number => {
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v)) throw new Error(`--${name} expects a whole number, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  let port: number;
+  try {
+    port = int(opts.port, 'port', sim.port);
+    sim.seed = int(opts.seed, 'seed', sim.seed);
+  } catch (err) {
+    io.err((err as Error).message);
+    return 1;
+  }
+  const host = opts.host ?? sim.host;
+  const logger = createLogger({ level: loaded.config.log.level, base: { app: 'sextant', cmd: 'sim' } }).child({ component: 'sim' });
+  const server = createSimServer(loaded, logger, systemClock);
+  let url: string;
+  try {
+    url = await server.listen(port, host);
+  } catch (err) {
+    io.err(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    return 1;
+  }
+  logger.info({ url, seed: sim.seed, credentials: loaded.credentials ? 'from the environment' : 'demo' }, 'simulated exchange listening');
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'simulated exchange stopping');
+      void server.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
 export function buildProgram(io: Io, setCode: (n: number) => void): Command {
   const program = new Command();
   program
@@ -163,6 +202,15 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .addOption(new Option('--log-level <level>', 'log lines on stderr (retries, warnings)').choices(LOG_LEVELS).default('silent'))
     .action(async (id: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }) => setCode(await apiCommand(id, opts, io)));
+
+  program
+    .command('sim')
+    .description('run the simulated exchange: the venue wire protocol on one port (spot and futures)')
+    .option('-p, --port <n>', 'port (config sim.port, default 8787; 0 picks a free one)')
+    .option('--host <host>', 'address to bind (config sim.host, default 127.0.0.1)')
+    .option('--seed <n>', 'market seed (config sim.seed)')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action(async (opts: { config: string; port?: string; host?: string; seed?: string }) => setCode(await simCommand(opts, io)));
 
   return program;
 }

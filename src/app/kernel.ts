@@ -1,5 +1,13 @@
 // The composition root: the only place that chooses which exchange client and data source are wired.
+import { readFileSync } from 'node:fs';
 import type { LoadedConfig } from '../config/load.js';
+import type { SimConfig } from '../config/schema.js';
+import type { Credentials } from '../domain/credentials.js';
+import type { SimAccounts } from '../exchange/sim/engine.js';
+import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
+import { ReplayMarket, SyntheticMarket, type MarketSource, type ReplayRecord } from '../exchange/sim/market.js';
+import { SimServer } from '../exchange/sim/server.js';
+import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -23,6 +31,61 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
       cooloffMs: ex.rateLimit.cooloffMs,
       ...(ex.rateLimit.redis ? { redis: ex.rateLimit.redis } : {}),
     },
+    clock,
+    logger,
+  });
+}
+
+/** Credentials the simulator accepts when none are configured (documented in the README; never valid anywhere else). */
+export const SIM_DEMO_CREDENTIALS: Credentials = { apiKey: 'sextant-demo-key', apiSecret: 'sextant-demo-secret', passphrase: 'sextant-demo-pass' };
+
+function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
+  return sim.instruments ?? DEFAULT_INSTRUMENTS;
+}
+
+/** Reads a replay file: one JSON object per line (ts, symbol, price, size[, bid, ask, buyerMaker]). */
+export function readReplayFile(path: string): ReplayRecord[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const out: ReplayRecord[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let r: Record<string, unknown>;
+    try {
+      r = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(`${path}:${i + 1}: not a JSON object`);
+    }
+    if (typeof r.ts !== 'number' || typeof r.symbol !== 'string' || typeof r.price !== 'string' || typeof r.size !== 'string') {
+      throw new Error(`${path}:${i + 1}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
+    }
+    out.push(r as unknown as ReplayRecord);
+  });
+  return out;
+}
+
+export function createMarket(sim: SimConfig, startMs: number): MarketSource {
+  const specs = simSpecs(sim);
+  if (sim.replayFile) return new ReplayMarket(specs, readReplayFile(sim.replayFile));
+  return new SyntheticMarket(specs, { seed: sim.seed, startMs, tickIntervalMs: sim.tickIntervalMs });
+}
+
+function simAccounts(sim: SimConfig): SimAccounts {
+  return { spot: sim.accounts.spot, futuresCollateral: sim.accounts.futuresCollateral, leverage: sim.accounts.leverage };
+}
+
+/** The in-process simulated exchange (backtests, dry-run), starting at `startMs` of virtual time. */
+export function createSimulatedExchange(loaded: LoadedConfig, startMs: number): SimulatedExchange {
+  return new SimulatedExchange(createMarket(loaded.config.sim, startMs), simAccounts(loaded.config.sim));
+}
+
+/** The simulator's HTTP face on the wall clock. */
+export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock): SimServer {
+  const sim = loaded.config.sim;
+  return new SimServer({
+    market: createMarket(sim, clock.now()),
+    accounts: simAccounts(sim),
+    credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS,
+    budget: { spot: sim.budget.spot, futures: sim.budget.futures, windowMs: sim.budget.windowMs, orderRequestsPerSecond: sim.budget.orderRequestsPerSecond },
     clock,
     logger,
   });

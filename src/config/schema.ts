@@ -50,9 +50,65 @@ export const exchangeSchema = z
   })
   .prefault({});
 
+/** A decimal amount: a quoted string ("0.001"), or a plain integer. Unquoted fractions would pass through a float. */
+const decimalText = z.union([
+  z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal number as a string, e.g. "0.001"'),
+  z.number().int().nonnegative().transform((n) => String(n)),
+]);
+
+const instrumentSpec = z.strictObject({
+  surface: z.enum(['spot', 'futures']),
+  symbol: z.string().regex(/^([A-Z0-9]+_SPBL|cmt_[a-z0-9]+)$/, 'expected BASEQUOTE_SPBL (spot) or cmt_basequote (futures)'),
+  base: z.string().min(1),
+  quote: z.string().min(1),
+  priceDecimals: z.number().int().min(0).max(12),
+  sizeDecimals: z.number().int().min(0).max(12),
+  priceEndStep: z.number().int().min(1).max(9).default(1),
+  minSize: decimalText,
+  maxSize: decimalText,
+  makerFeeRate: decimalText,
+  takerFeeRate: decimalText,
+  limitPriceRatio: decimalText.default('0.05'),
+  contractValue: decimalText.optional(),
+  maxPositionSize: decimalText.optional(),
+  maxLeverage: z.number().int().min(1).max(500).optional(),
+  startPrice: decimalText,
+  volBps: z.number().int().min(1).max(1000).default(3),
+});
+
+export const simSchema = z
+  .strictObject({
+    seed: z.number().int().min(0).max(0xffffffff).default(42),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    /** One market tick per symbol every tickIntervalMs. */
+    tickIntervalMs: positiveInt.default(250),
+    /** Replay recorded ticks (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]) instead of the synthetic market. */
+    replayFile: z.string().min(1).optional(),
+    accounts: z
+      .strictObject({
+        spot: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalText).default({ USDT: '100000', BTC: '1', ETH: '20', SOL: '500' }),
+        futuresCollateral: decimalText.default('100000'),
+        leverage: z.number().int().min(1).max(125).default(20),
+      })
+      .prefault({}),
+    /** Replaces the built-in instruments when given. */
+    instruments: z.array(instrumentSpec).min(1).optional(),
+    budget: z
+      .strictObject({
+        spot: z.strictObject({ ip: positiveInt.default(500), uid: positiveInt.default(500) }).prefault({}),
+        futures: z.strictObject({ ip: positiveInt.default(1000), uid: positiveInt.default(1000) }).prefault({}),
+        windowMs: positiveInt.default(10_000),
+        orderRequestsPerSecond: positiveInt.default(10),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'dry-run', 'backtest']).default('live'),
   exchange: exchangeSchema,
+  sim: simSchema,
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -63,3 +119,4 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type ExchangeConfig = Config['exchange'];
 export type RateLimitConfig = ExchangeConfig['rateLimit'];
+export type SimConfig = Config['sim'];

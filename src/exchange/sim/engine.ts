@@ -25,12 +25,6 @@ export interface SimAccounts {
   leverage: number;
 }
 
-export const DEFAULT_ACCOUNTS: SimAccounts = {
-  spot: { USDT: '100000', BTC: '1', ETH: '20', SOL: '500' },
-  futuresCollateral: '100000',
-  leverage: 20,
-};
-
 /** Codes and messages the venue uses (exchange facts §3); messages say what exactly was wrong. */
 const R = {
   spotFormat: (what: string): Refusal => ({ code: '40409', message: `Incorrect format: ${what}` }),

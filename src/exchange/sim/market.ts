@@ -81,6 +81,13 @@ export class SyntheticMarket implements MarketSource {
     }
   }
 
+  /** Moves a symbol's price by `ticks` from its next tick on (a scripted jump, for tests and scenarios). */
+  shift(symbol: string, ticks: number): void {
+    const m = this.symbols.find((x) => x.spec.symbol === symbol);
+    if (!m) throw new RangeError(`unknown symbol ${symbol}`);
+    this.mid[m.index] = Math.max(10, this.mid[m.index]! + ticks);
+  }
+
   private tick(m: SymbolMarket, ts: number): void {
     const i = m.index;
     const r = this.rng[i]!;
@@ -102,8 +109,8 @@ export class SyntheticMarket implements MarketSource {
     m.buyerMaker = r.below(2) === 0;
     m.last = m.buyerMaker ? m.bid : m.ask;
     const min = this.minSteps[i]!;
-    m.tradeSize = min * (1 + r.below(50));
-    m.topSize = min * (20 + r.below(200));
+    m.tradeSize = min * (1 + r.below(500));
+    m.topSize = min * (1000 + r.below(10_000));
     m.ticks++;
   }
 }
