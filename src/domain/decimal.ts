@@ -93,6 +93,12 @@ export class Decimal {
   eq(o: Decimal): boolean {
     return this.cmp(o) === 0;
   }
+  gte(o: Decimal): boolean {
+    return this.cmp(o) >= 0;
+  }
+  lte(o: Decimal): boolean {
+    return this.cmp(o) <= 0;
+  }
   lt(o: Decimal): boolean {
     return this.cmp(o) < 0;
   }
