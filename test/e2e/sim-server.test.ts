@@ -1,0 +1,226 @@
+// The simulator's HTTP face as the venue: authentication codes, weight budgets and 429s, fault injection,
+// read-after-write lag, and the `sextant sim` process (log line, SIGTERM).
+import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../src/domain/decimal.js';
+import type { LiveClient } from '../../src/exchange/live/live-client.js';
+import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
+import { SyntheticMarket } from '../../src/exchange/sim/market.js';
+import { DEFAULT_SIM_BUDGET, SimServer, type SimBudget } from '../../src/exchange/sim/server.js';
+import { systemClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { clientFor } from '../fixtures/live-client.js';
+
+const CREDS = { apiKey: 'k-sim', apiSecret: 's-sim', passphrase: 'p-sim' };
+const ACCOUNTS = { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 };
+const BIG: SimBudget = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
+
+let server: SimServer | undefined;
+let client: LiveClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+});
+
+async function start(budget: SimBudget = BIG, seed = 3): Promise<{ server: SimServer; url: string }> {
+  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs: systemClock.now(), tickIntervalMs: 50 });
+  server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget, clock: systemClock, logger: silentLogger });
+  const url = await server.listen(0, '127.0.0.1');
+  return { server, url };
+}
+
+function connect(url: string, over: Parameters<typeof clientFor>[1] = {}): LiveClient {
+  client = clientFor({ url, opts: CREDS } as never, { timeoutMs: 500, ...over });
+  return client;
+}
+
+async function raw(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
+  const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  return { status: res.status, body: (await res.json()) as { code: string; msg: string } };
+}
+
+function signed(ts: string, method: string, path: string, body = '', secret = CREDS.apiSecret) {
+  return {
+    'ACCESS-KEY': CREDS.apiKey, 'ACCESS-PASSPHRASE': CREDS.passphrase, 'ACCESS-TIMESTAMP': ts, 'Content-Type': 'application/json',
+    'ACCESS-SIGN': createHmac('sha256', secret).update(`${ts}${method}${path}${body}`).digest('base64'),
+  };
+}
+
+describe('authentication like the venue', () => {
+  it('answers each failure with its code in the error envelope', async () => {
+    const { url } = await start();
+    const ts = String(Date.now());
+    const path = '/api/v2/account/assets';
+    const all = signed(ts, 'GET', path);
+    const without = (h: string) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== h));
+    const cases: Array<[Record<string, string>, string]> = [
+      [without('ACCESS-KEY'), '40001'],
+      [without('ACCESS-SIGN'), '40002'],
+      [without('ACCESS-TIMESTAMP'), '40003'],
+      [without('ACCESS-PASSPHRASE'), '40011'],
+      [{ ...all, 'Content-Type': 'text/plain' }, '40007'],
+      [{ ...all, 'ACCESS-KEY': 'nope' }, '40006'],
+      [{ ...all, 'ACCESS-PASSPHRASE': 'nope' }, '40012'],
+      [signed(String(Date.now() - 31_000), 'GET', path), '40008'],
+      [signed(ts, 'GET', path, '', 'wrong-secret'), '40009'],
+      [{ ...all, 'ACCESS-TIMESTAMP': 'soon' }, '40005'],
+    ];
+    for (const [headers, code] of cases) {
+      const r = await raw(url, path, headers);
+      expect({ code, got: r.body.code, status: r.status }).toEqual({ code, got: code, status: 400 });
+    }
+    expect((await raw(url, path, all)).body.code).toBe('00000');
+    expect((await raw(url, '/capi/v2/market/tickers', {})).status).toBe(200);
+    expect((await raw(url, '/capi/v2/nope', {})).status).toBe(404);
+  });
+});
+
+describe('weight budgets', () => {
+  it('answers 429 with the error body once a window is spent, and counts it', async () => {
+    const { server: s, url } = await start({ ...DEFAULT_SIM_BUDGET, futures: { ip: 100, uid: 1000 }, windowMs: 60_000 });
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push((await raw(url, '/capi/v2/market/tickers', {})).status); // 40 IP each
+    expect(results).toEqual([200, 200, 429, 429]);
+    const bad = await raw(url, '/capi/v2/market/tickers', {});
+    expect(bad.body).toMatchObject({ code: '429', msg: 'Too many requests' });
+    const stats = s.snapshot();
+    expect(stats.rejected429).toBe(3);
+    expect(stats.windows['futures:ip']!.budget).toBe(100);
+  });
+
+  it('caps order endpoints at 10 requests per second', async () => {
+    const { url } = await start({ ...DEFAULT_SIM_BUDGET, spot: { ip: 1e6, uid: 1e6 } });
+    const c = connect(url, { rateLimit: { spot: { ip: { budget: 1e6, windowMs: 1000 }, uid: { budget: 1e6, windowMs: 1000 } }, futures: { ip: { budget: 1e6, windowMs: 1000 }, uid: { budget: 1e6, windowMs: 1000 } }, orderRequests: { budget: 1000, windowMs: 1000 }, usableFraction: 1, cooloffMs: 10 } });
+    const out = await Promise.all(Array.from({ length: 14 }, () => c.cancelAll('spot', 'BTCUSDT_SPBL')));
+    const refused = out.filter((r) => r.length === 1 && r[0]!.outcome === 'rejected' && 'error' in r[0]! && r[0].error.category === 'rate-limit');
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('our own limiter keeps a flood under the simulator\'s budget: zero 429s', async () => {
+    const { server: s, url } = await start({ ...DEFAULT_SIM_BUDGET, futures: { ip: 300, uid: 300 }, windowMs: 1000 });
+    const c = connect(url, { rateLimit: { spot: { ip: { budget: 500, windowMs: 1000 }, uid: { budget: 500, windowMs: 1000 } }, futures: { ip: { budget: 300, windowMs: 1000 }, uid: { budget: 300, windowMs: 1000 } }, orderRequests: { budget: 10, windowMs: 1000 }, usableFraction: 0.9, cooloffMs: 1000 } });
+    await Promise.all([...Array.from({ length: 10 }, () => c.tickers()), ...Array.from({ length: 60 }, () => c.openOrders('futures'))]);
+    expect(s.snapshot().rejected429).toBe(0);
+    expect(s.snapshot().requests.F2).toBe(10);
+  });
+});
+
+describe('fault injection', () => {
+  const FUT = 'cmt_btcusdt';
+  const order = (oid: string) => ({ clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: Decimal.from('88000'), size: Decimal.from('0.01'), positionSide: 'long' as const });
+
+  it('accept-then-500: the order exists although the answer was a 500 (outcome unknown, found by client id)', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    s.faults.scripted.push({ endpoint: 'F6', kind: 'accept-then-500' });
+    const [r] = await c.placeOrders('futures', FUT, [order('f_500')]);
+    expect(r!.outcome).toBe('unknown');
+    expect((await c.order('futures', FUT, { clientOid: 'f_500' }))!.status).toBe('open');
+  });
+
+  it('accept-then-drop and timeout: unknown outcome, the order is there', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    s.faults.scripted.push({ endpoint: 'F6', kind: 'accept-then-drop' }, { endpoint: 'F6', kind: 'timeout', ms: 1000 });
+    const [a] = await c.placeOrders('futures', FUT, [order('f_drop')]);
+    const [b] = await c.placeOrders('futures', FUT, [order('f_slow')]);
+    expect([a!.outcome, b!.outcome]).toEqual(['unknown', 'unknown']);
+    const open = (await c.openOrders('futures', FUT)).map((o) => o.clientOid);
+    expect(open).toEqual(expect.arrayContaining(['f_drop', 'f_slow']));
+  });
+
+  it('html-502 (not processed), truncated JSON (processed), 429 storm', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    s.faults.scripted.push({ endpoint: 'F6', kind: 'html-502' }, { endpoint: 'F6', kind: 'truncated-json' });
+    const [a] = await c.placeOrders('futures', FUT, [order('f_502')]);
+    const [b] = await c.placeOrders('futures', FUT, [order('f_trunc')]);
+    expect(a!.outcome).toBe('unknown');
+    expect('error' in a! && a.error.message).toMatch(/HTML page/);
+    expect(b!.outcome).toBe('unknown');
+    const open = (await c.openOrders('futures', FUT)).map((o) => o.clientOid);
+    expect(open).toContain('f_trunc');
+    expect(open).not.toContain('f_502');
+    s.faults.storm429UntilMs = Date.now() + 60_000;
+    await expect(c.tickers()).rejects.toMatchObject({ category: 'rate-limit' });
+  });
+
+  it('read-after-write lag: an accepted order is invisible for a while, then appears', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    s.faults.visibilityLagMs = 300;
+    accepted((await c.placeOrders('futures', FUT, [order('f_lag')]))[0]!);
+    expect(await c.order('futures', FUT, { clientOid: 'f_lag' })).toBeNull();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await c.order('futures', FUT, { clientOid: 'f_lag' })).not.toBeNull();
+  });
+
+  it('clock skew: the venue clock runs ahead; the client resyncs and goes on', async () => {
+    const { server: s, url } = await start();
+    s.faults.clockSkewMs = 40_000;
+    const c = connect(url);
+    expect((await c.balances('spot')).length).toBeGreaterThan(0);
+    expect(Math.abs(c.rest.clockOffsetMs - 40_000)).toBeLessThan(2000);
+  });
+
+  it('added latency and faults scripted over HTTP (/sim/faults)', async () => {
+    const { url } = await start();
+    const res = await fetch(`${url}/sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: 150, script: [{ endpoint: 'F2', kind: 'html-502', times: 2 }] }) });
+    expect(res.status).toBe(200);
+    const c = connect(url, { timeoutMs: 2000 });
+    const t0 = Date.now();
+    await c.tickers(); // two 502s, then the answer (GET retries)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(3 * 150);
+    const stats = (await (await fetch(`${url}/sim/stats`)).json()) as { requests: Record<string, number> };
+    expect(stats.requests.F2).toBe(3);
+  });
+});
+
+function accepted(r: { outcome: string }): void {
+  expect(r.outcome).toBe('accepted');
+}
+
+describe('determinism', () => {
+  it('two servers with the same seed serve the same market', async () => {
+    const a = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 99, startMs: 0, tickIntervalMs: 10 });
+    const b = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 99, startMs: 0, tickIntervalMs: 10 });
+    const c2 = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 100, startMs: 0, tickIntervalMs: 10 });
+    const tape = (m: SyntheticMarket) => {
+      const out: string[] = [];
+      m.advanceTo(20_000, (s) => out.push(`${s.spec.symbol} ${s.ts} ${s.bid} ${s.ask} ${s.last} ${s.tradeSize} ${s.topSize}`));
+      return out.join('\n');
+    };
+    const ta = tape(a);
+    expect(tape(b)).toBe(ta);
+    expect(tape(c2)).not.toBe(ta);
+  });
+});
+
+describe('sextant sim, the process', () => {
+  it('prints one JSON line with its URL when listening, serves, and stops cleanly on SIGTERM', async () => {
+    const p = spawn(process.execPath, ['bin/sextant.js', 'sim', '--port', '0', '--seed', '5'], { env: { PATH: process.env.PATH } });
+    let out = '';
+    p.stdout.on('data', (d) => (out += String(d)));
+    const line = await new Promise<string>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000);
+      p.stdout.on('data', () => {
+        const l = out.split('\n').find((x) => x.includes('listening'));
+        if (l) {
+          clearTimeout(t);
+          resolve(l);
+        }
+      });
+    });
+    const log = JSON.parse(line) as { url: string; seed: number; level: string };
+    expect(log).toMatchObject({ level: 'info', seed: 5 });
+    const res = await fetch(`${log.url}/api/v2/public/exchangeInfo`);
+    expect(((await res.json()) as { data: unknown[] }).data.length).toBe(3);
+    const code = await new Promise<number | null>((resolve) => {
+      p.on('close', resolve);
+      p.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+  });
+});
