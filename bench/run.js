@@ -65,3 +65,60 @@ await Promise.all(Array.from({ length: 500 }, () => client.futures.currentOrders
 console.log(`F5 500 concurrent (signed): ${(500 / ((performance.now() - t1) / 1000)).toFixed(0)} req/s`);
 await client.close();
 server.close();
+
+// ---------------------------------------------------------------------------------------------------------
+console.log('# simulator engine, in process');
+const { MatchingEngine } = await import('../dist/exchange/sim/engine.js');
+const { SyntheticMarket } = await import('../dist/exchange/sim/market.js');
+const { DEFAULT_INSTRUMENTS } = await import('../dist/exchange/sim/instruments.js');
+const { ManualClock } = await import('../dist/util/clock.js');
+
+function engineRun(restingPerSymbol, ticksTotal) {
+  const clock = new ManualClock(1_700_000_000_000);
+  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 1, startMs: clock.now(), tickIntervalMs: 100 });
+  const engine = new MatchingEngine(market.symbols, { spot: { USDT: '1000000000', BTC: '1000', ETH: '100000', SOL: '10000000' }, futuresCollateral: '1000000000', leverage: 20 }, clock);
+  let n = 0;
+  for (const m of market.symbols) {
+    const b = engine.book(m.spec.symbol);
+    const last = b.inst.tickSize.mul(Decimal.fromInt(m.last));
+    for (let i = 0; i < restingPerSymbol; i++) {
+      const side = i % 2 ? 'buy' : 'sell';
+      // Resting 4 % away: inside the band, out of reach of ordinary ticks.
+      const price = last.mul(Decimal.from(side === 'buy' ? '0.96' : '1.04')).roundToStep(b.inst.tickSize, 'down');
+      const req = { clientOid: `b_${n++}`, side, kind: 'limit', timeInForce: 'gtc', price, size: b.inst.minSize };
+      if (m.spec.surface === 'futures') Object.assign(req, { positionSide: side === 'buy' ? 'long' : 'short', reduceOnly: false });
+      engine.place(m.spec.surface, m.spec.symbol, [req]);
+    }
+  }
+  const onTick = (m) => engine.onTick(m);
+  const perStep = market.symbols.length;
+  const steps = Math.ceil(ticksTotal / perStep);
+  const t0 = process.hrtime.bigint();
+  market.advanceTo(clock.now() + steps * 100, onTick);
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { ticks: engine.stats.ticks, secs, open: engine.openOrders('spot').length + engine.openOrders('futures').length };
+}
+engineRun(4, 200_000); // warm-up
+for (const resting of [0, 4]) {
+  const runs = [1, 2, 3].map(() => engineRun(resting, 3_000_000));
+  const best = runs.map((r) => r.ticks / r.secs).sort((a, b) => b - a)[0];
+  console.log(`ticks/s with ${resting} resting orders per symbol (6 symbols, market generation included): best ${(best / 1e6).toFixed(2)} M (runs ${runs.map((r) => (r.ticks / r.secs / 1e6).toFixed(2)).join(' / ')})`);
+}
+
+{
+  const clock = new ManualClock(1_700_000_000_000);
+  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 2, startMs: clock.now(), tickIntervalMs: 100 });
+  const engine = new MatchingEngine(market.symbols, { spot: { USDT: '1000000000000', BTC: '100000' }, futuresCollateral: '1000', leverage: 20 }, clock);
+  const m = market.symbols.find((x) => x.spec.symbol === 'BTCUSDT_SPBL');
+  const b = engine.book('BTCUSDT_SPBL');
+  const N = 20_000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < N; i++) {
+    const side = i % 2 ? 'buy' : 'sell';
+    engine.place('spot', 'BTCUSDT_SPBL', [{ clientOid: `m_${i}`, side, kind: 'market', timeInForce: 'ioc', size: b.inst.minSize.mul(Decimal.fromInt(10)) }]);
+    if (i % 10 === 0) market.advanceTo(clock.now() + 100, (x) => { clock.set(x.ts); engine.onTick(x); });
+  }
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`orders matched per second (spot market orders, each filled with fees and balances): ${(N / secs).toFixed(0)} (fills: ${engine.stats.fills})`);
+  void m;
+}
