@@ -118,7 +118,7 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
     });
 
     it('spot: a large crossing limit fills partly, rests, and its remainder cancels', async () => {
-      const price = above(await lastSpot(), 0.001, spotInst);
+      const price = above(await lastSpot(), 0.5, spotInst);
       const [r] = await c.placeOrders('spot', SPOT, [limit('buy', price, '1')]);
       const id = accepted(r!);
       const o = (await c.order('spot', SPOT, { orderId: id }))!;
