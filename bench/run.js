@@ -2,7 +2,7 @@
 // Prints one line per figure. Figures vary with the machine: compare ratios within one run.
 import http from 'node:http';
 import { Decimal } from '../dist/domain/decimal.js';
-import { sign } from '../dist/exchange/live/signer.js';
+import { sign } from '../dist/exchange/wire/signature.js';
 import { parseJson } from '../dist/exchange/wire/json.js';
 import { interpretResponse } from '../dist/exchange/live/rest-client.js';
 import { LiveClient } from '../dist/exchange/live/live-client.js';

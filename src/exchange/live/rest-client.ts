@@ -11,7 +11,8 @@ import { CLIENT_OID_RE, type RequestOf } from '../wire/requests.js';
 import { RESPONSE_SCHEMAS, envelope, type ResponseOf } from '../wire/responses.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Credentials } from '../../domain/credentials.js';
-import { authHeaders, buildQuery, sign } from './signer.js';
+import { sign } from '../wire/signature.js';
+import { authHeaders, buildQuery } from './signer.js';
 import { TransportError, type Transport, type HttpResponse } from './transport.js';
 
 export interface RestClientOptions {

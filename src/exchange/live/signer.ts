@@ -1,15 +1,5 @@
-// Request signing: Base64(HMAC-SHA256(secret, timestamp + METHOD + path + ("?" + query if any) + body)).
-import { createHmac } from 'node:crypto';
+// Request signing on the client side: the query as sent, and the authentication headers.
 import type { Credentials } from '../../domain/credentials.js';
-
-/** The exact string the venue signs. No "?" when the query is empty; body is the exact bytes sent ("" for GET). */
-export function prehash(timestamp: string, method: string, path: string, query: string, body: string): string {
-  return `${timestamp}${method.toUpperCase()}${path}${query.length > 0 ? `?${query}` : ''}${body}`;
-}
-
-export function sign(secret: string, timestamp: string, method: string, path: string, query: string, body: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(prehash(timestamp, method, path, query, body), 'utf8').digest('base64');
-}
 
 /** Percent-encodes a query component so that a URL parser will not re-encode it (the signed query must be the sent query). */
 export function encodeQueryComponent(s: string): string {

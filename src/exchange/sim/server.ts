@@ -2,7 +2,7 @@
 // authentication like the venue, IP/UID weight budgets and the order-endpoint rate with 429s, the exact
 // response shapes, and scriptable faults (latency, 5xx or dropped connection after acceptance, timeouts,
 // HTML 502 pages, truncated JSON, 429 storms, clock skew, read-after-write lag). Control paths under /sim/.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Decimal } from '../../domain/decimal.js';
@@ -14,6 +14,7 @@ import type { OrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 import { CLIENT_OID_RE } from '../wire/requests.js';
+import { sign } from '../wire/signature.js';
 import { MatchingEngine, type CancelOutcome, type SimAccounts, type SimOrder } from './engine.js';
 import { SyntheticMarket, type MarketSource } from './market.js';
 import * as fmt from './wire-format.js';
@@ -249,8 +250,7 @@ export class SimServer {
     const ts = String(h['access-timestamp']);
     if (!/^\d{13}$/.test(ts)) fail('40005', 'Invalid ACCESS_TIMESTAMP');
     if (Math.abs(Number(ts) - now) > 30_000) fail('40008', 'Request timestamp expired');
-    const pre = `${ts}${method}${path}${query ? `?${query}` : ''}${body}`;
-    const expected = createHmac('sha256', this.o.credentials.apiSecret).update(pre, 'utf8').digest('base64');
+    const expected = sign(this.o.credentials.apiSecret, ts, method, path, query, body);
     if (!same(String(h['access-sign']), expected)) fail('40009', 'API verification failed');
   }
 

@@ -1,6 +1,7 @@
 // Signing golden vectors: expected signatures computed independently with `openssl dgst -sha256 -hmac K -binary | base64`.
 import { describe, expect, it } from '@jest/globals';
-import { buildQuery, encodeQueryComponent, prehash, sign } from '../../../../src/exchange/live/signer.js';
+import { buildQuery, encodeQueryComponent } from '../../../../src/exchange/live/signer.js';
+import { prehash, sign } from '../../../../src/exchange/wire/signature.js';
 
 describe('prehash', () => {
   it('has no "?" when the query is empty, and appends the body as sent', () => {
