@@ -1,0 +1,25 @@
+// Execution events: what happened to an intent and its orders (past tense), for strategies and the journal.
+import type { Decimal } from './decimal.js';
+import type { Surface } from './market.js';
+
+interface Base {
+  strategyId: string;
+  surface: Surface;
+  symbol: string;
+  clientOid: string;
+  atMs: number;
+}
+
+export type ExecutionEvent =
+  | (Base & { type: 'accepted'; orderId: string })
+  | (Base & { type: 'rejected'; code: string | undefined; reason: string })
+  | (Base & { type: 'unknown'; reason: string })
+  | (Base & { type: 'resolved'; orderId: string; state: string })
+  | (Base & { type: 'lost'; reason: string })
+  | (Base & { type: 'partially-filled' | 'filled'; orderId: string; filledSize: Decimal; avgPrice: Decimal | null })
+  | (Base & { type: 'canceled'; orderId: string })
+  | (Base & { type: 'triggered'; orderId: string })
+  | { type: 'denied'; strategyId: string; surface: Surface; symbol: string; atMs: number; reason: string; detail: string }
+  | { type: 'trading-state'; atMs: number; state: TradingState; reason: string };
+
+export type TradingState = 'active' | 'reducing' | 'halted';

@@ -1,0 +1,76 @@
+// The journal port: what the executor and the order tracker write down before and after every exchange call.
+// SQLite implements it (sqlite-journal.ts); the interface is plain enough for a PostgreSQL one.
+import type { Surface } from '../domain/market.js';
+
+/** Where an order we sent stands, as far as we know. Final states: rejected, canceled, filled, closed, lost. */
+export type OrderState =
+  | 'sending' // written down, request not answered yet (a crash here leaves the outcome unknown)
+  | 'open'
+  | 'untriggered'
+  | 'unknown' // sent, no trustworthy answer: resolve by query, never re-send
+  | 'canceling'
+  | 'rejected'
+  | 'canceled'
+  | 'filled'
+  | 'closed' // gone from the venue's open orders for a reason the venue does not report
+  | 'lost'; // never found at the venue after the grace window: treated as not placed, still checked
+
+export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed']);
+
+export interface JournalOrder {
+  clientOid: string;
+  strategyId: string;
+  intentId: number;
+  surface: Surface;
+  symbol: string;
+  side: 'buy' | 'sell';
+  kind: 'limit' | 'market';
+  timeInForce: string;
+  price: string | null;
+  size: string;
+  positionSide: string | null;
+  reduceOnly: boolean;
+  isTrigger: boolean;
+  triggerPrice: string | null;
+  orderId: string | null;
+  state: OrderState;
+  filledSize: string;
+  avgPrice: string | null;
+  fee: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Lookups that did not find the order (for unknown and lost ones). */
+  absentChecks: number;
+  lastError: string | null;
+}
+
+export interface Latch {
+  name: string;
+  reason: string;
+  atMs: number;
+}
+
+export interface Journal {
+  /** Records an intent; returns its id. */
+  recordIntent(strategyId: string, kind: string, json: string, atMs: number): number;
+  /** Reserves `n` client ids for a strategy: never handed out again, across restarts. */
+  nextClientOids(strategyId: string, n: number): string[];
+  /** Writes orders durably, in one transaction, before they are sent. */
+  insertOrders(rows: JournalOrder[]): void;
+  /** Changes an order and records the change in its history. */
+  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void;
+  order(clientOid: string): JournalOrder | undefined;
+  orderByOrderId(orderId: string): JournalOrder | undefined;
+  /** Orders not in a final state (lost ones included: they are still checked). */
+  activeOrders(): JournalOrder[];
+  allOrders(): JournalOrder[];
+  history(clientOid: string): Array<{ event: string; state: string; atMs: number }>;
+  recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean;
+  recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void;
+  riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }>;
+  latch(name: string): Latch | undefined;
+  setLatch(name: string, reason: string, atMs: number): void;
+  clearLatch(name: string): void;
+  recordEquity(surface: Surface, value: string, atMs: number): void;
+  close(): void;
+}

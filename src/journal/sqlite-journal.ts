@@ -1,0 +1,186 @@
+// The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
+// Schema migrations are numbered and applied in order, each in its own transaction.
+import Database from 'better-sqlite3';
+import type { Surface } from '../domain/market.js';
+import { FINAL_STATES, type Journal, type JournalOrder, type Latch } from './journal.js';
+
+const MIGRATIONS: string[] = [
+  // 1: the first schema
+  `CREATE TABLE intents (id INTEGER PRIMARY KEY AUTOINCREMENT, strategy_id TEXT NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL, at_ms INTEGER NOT NULL);
+   CREATE TABLE sequences (strategy_id TEXT PRIMARY KEY, next INTEGER NOT NULL);
+   CREATE TABLE orders (
+     client_oid TEXT PRIMARY KEY, strategy_id TEXT NOT NULL, intent_id INTEGER NOT NULL, surface TEXT NOT NULL, symbol TEXT NOT NULL,
+     side TEXT NOT NULL, kind TEXT NOT NULL, time_in_force TEXT NOT NULL, price TEXT, size TEXT NOT NULL, position_side TEXT,
+     reduce_only INTEGER NOT NULL, is_trigger INTEGER NOT NULL, trigger_price TEXT, order_id TEXT, state TEXT NOT NULL,
+     filled_size TEXT NOT NULL, avg_price TEXT, fee TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     absent_checks INTEGER NOT NULL DEFAULT 0, last_error TEXT);
+   CREATE INDEX orders_state ON orders(state);
+   CREATE INDEX orders_order_id ON orders(order_id);
+   CREATE TABLE order_events (id INTEGER PRIMARY KEY AUTOINCREMENT, client_oid TEXT NOT NULL, event TEXT NOT NULL, state TEXT NOT NULL, at_ms INTEGER NOT NULL);
+   CREATE INDEX order_events_oid ON order_events(client_oid);
+   CREATE TABLE fills (fill_id TEXT PRIMARY KEY, client_oid TEXT NOT NULL, order_id TEXT NOT NULL, price TEXT NOT NULL, size TEXT NOT NULL, fee TEXT NOT NULL, at_ms INTEGER NOT NULL);
+   CREATE TABLE risk_decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, strategy_id TEXT NOT NULL, intent_kind TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, at_ms INTEGER NOT NULL);
+   CREATE TABLE latches (name TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL);
+   CREATE TABLE equity (id INTEGER PRIMARY KEY AUTOINCREMENT, surface TEXT NOT NULL, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
+];
+
+interface Row {
+  client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
+  time_in_force: string; price: string | null; size: string; position_side: string | null; reduce_only: number; is_trigger: number;
+  trigger_price: string | null; order_id: string | null; state: string; filled_size: string; avg_price: string | null; fee: string | null;
+  created_at: number; updated_at: number; absent_checks: number; last_error: string | null;
+}
+
+function fromRow(r: Row): JournalOrder {
+  return {
+    clientOid: r.client_oid, strategyId: r.strategy_id, intentId: r.intent_id, surface: r.surface as Surface, symbol: r.symbol,
+    side: r.side as JournalOrder['side'], kind: r.kind as JournalOrder['kind'], timeInForce: r.time_in_force, price: r.price, size: r.size,
+    positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
+    orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
+    createdAt: r.created_at, updatedAt: r.updated_at, absentChecks: r.absent_checks, lastError: r.last_error,
+  };
+}
+
+const COLUMNS: Record<keyof JournalOrder, string> = {
+  clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
+  timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
+  triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
+  createdAt: 'created_at', updatedAt: 'updated_at', absentChecks: 'absent_checks', lastError: 'last_error',
+};
+
+function toDb(v: unknown): unknown {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+export interface SqliteJournalOptions {
+  /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
+  clientOidPrefix: string;
+}
+
+export class SqliteJournal implements Journal {
+  private readonly db: Database.Database;
+  private readonly final = [...FINAL_STATES].map((s) => `'${s}'`).join(',');
+
+  constructor(
+    readonly path: string,
+    private readonly opts: SqliteJournalOptions,
+  ) {
+    if (!/^[A-Za-z0-9]{1,8}$/.test(opts.clientOidPrefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // An order must be on disk before it is sent: every commit is flushed.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  /** The schema version in use. */
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private migrate(): void {
+    for (let v = this.schemaVersion; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
+    const r = this.db.prepare('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?)').run(strategyId, kind, json, atMs);
+    return Number(r.lastInsertRowid);
+  }
+
+  nextClientOids(strategyId: string, n: number): string[] {
+    const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
+    const start = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined;
+      const from = row?.next ?? 1;
+      this.db.prepare('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, from + n);
+      return from;
+    })();
+    return Array.from({ length: n }, (_, i) => `${this.opts.clientOidPrefix}_${tag}_${(start + i).toString(36)}`);
+  }
+
+  insertOrders(rows: JournalOrder[]): void {
+    const cols = Object.values(COLUMNS);
+    const stmt = this.db.prepare(`INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
+    const ev = this.db.prepare('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const r of rows) {
+        stmt.run(...(Object.keys(COLUMNS) as Array<keyof JournalOrder>).map((k) => toDb(r[k])));
+        ev.run(r.clientOid, 'written', r.state, r.createdAt);
+      }
+    })();
+  }
+
+  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
+    const entries = Object.entries(patch).filter(([k]) => k !== 'clientOid') as Array<[keyof JournalOrder, unknown]>;
+    this.db.transaction(() => {
+      if (entries.length > 0) {
+        const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
+        this.db.prepare(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+      }
+      const state = (this.db.prepare('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
+      this.db.prepare('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
+    })();
+  }
+
+  order(clientOid: string): JournalOrder | undefined {
+    const r = this.db.prepare('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
+    return r ? fromRow(r) : undefined;
+  }
+
+  orderByOrderId(orderId: string): JournalOrder | undefined {
+    const r = this.db.prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as Row | undefined;
+    return r ? fromRow(r) : undefined;
+  }
+
+  activeOrders(): JournalOrder[] {
+    return (this.db.prepare(`SELECT * FROM orders WHERE state NOT IN (${this.final}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
+  }
+
+  allOrders(): JournalOrder[] {
+    return (this.db.prepare('SELECT * FROM orders ORDER BY created_at, client_oid').all() as Row[]).map(fromRow);
+  }
+
+  history(clientOid: string): Array<{ event: string; state: string; atMs: number }> {
+    return (this.db.prepare('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
+  }
+
+  recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
+    const r = this.db.prepare('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
+    return r.changes === 1;
+  }
+
+  recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
+    this.db.prepare('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)').run(strategyId, intentKind, reason, detail, atMs);
+  }
+
+  riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
+    return (this.db.prepare('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
+  }
+
+  latch(name: string): Latch | undefined {
+    const r = this.db.prepare('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
+    return r ? { name: r.name, reason: r.reason, atMs: r.at_ms } : undefined;
+  }
+
+  setLatch(name: string, reason: string, atMs: number): void {
+    this.db.prepare('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING').run(name, reason, atMs);
+  }
+
+  clearLatch(name: string): void {
+    this.db.prepare('DELETE FROM latches WHERE name = ?').run(name);
+  }
+
+  recordEquity(surface: Surface, value: string, atMs: number): void {
+    this.db.prepare('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
