@@ -144,6 +144,8 @@ export class MatchingEngine {
       };
       this.books.set(m.spec.symbol, book);
       this.byIndex[m.index] = book;
+      // The market's opening tick starts the trade tape.
+      if (m.ticks > 0) this.recordTrade(book, m);
     }
     for (const [asset, amount] of Object.entries(accounts.spot)) this.spot.set(asset, { available: Decimal.from(amount), frozen: Decimal.ZERO });
     this.collateral = Decimal.from(accounts.futuresCollateral);
@@ -165,19 +167,23 @@ export class MatchingEngine {
       b.volFolded += BigInt(b.volTickSteps);
       b.volTickSteps = 0;
     }
-    const h = b.tradeHead;
-    b.tradeTs[h] = m.ts;
-    b.tradePrice[h] = last;
-    b.tradeSize[h] = m.tradeSize;
-    b.tradeMaker[h] = m.buyerMaker ? 1 : 0;
-    b.tradeHead = (h + 1) % TRADE_RING;
-    if (b.tradeCount < TRADE_RING) b.tradeCount++;
+    this.recordTrade(b, m);
     if (b.open.length === 0) return;
     // Quick reject: nothing resting is reached by this tick.
     const low = last < m.ask ? last : m.ask;
     const high = last > m.bid ? last : m.bid;
     if (low > b.maxBuy && high < b.minSell && last < b.minTriggerUp && last > b.maxTriggerDown) return;
     this.matchResting(b);
+  }
+
+  private recordTrade(b: Book, m: SymbolMarket): void {
+    const h = b.tradeHead;
+    b.tradeTs[h] = m.ts;
+    b.tradePrice[h] = m.last;
+    b.tradeSize[h] = m.tradeSize;
+    b.tradeMaker[h] = m.buyerMaker ? 1 : 0;
+    b.tradeHead = (h + 1) % TRADE_RING;
+    if (b.tradeCount < TRADE_RING) b.tradeCount++;
   }
 
   private matchResting(b: Book): void {
