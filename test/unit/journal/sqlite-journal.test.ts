@@ -1,0 +1,60 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import type { JournalOrder } from '../../../src/journal/journal.js';
+import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sextant-journal-'));
+
+function row(clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder {
+  return {
+    clientOid, strategyId: 's', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '1', size: '1',
+    positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'sending', filledSize: '0', avgPrice: null, fee: null,
+    createdAt: 1, updatedAt: 1, absentChecks: 0, lastError: null, ...over,
+  };
+}
+
+describe('SQLite journal', () => {
+  it('migrates to the current version, once', () => {
+    const f = join(dir, 'm.sqlite');
+    const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    expect(a.schemaVersion).toBe(1);
+    a.close();
+    const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    expect(b.schemaVersion).toBe(1);
+    b.close();
+  });
+
+  it('hands out client ids that are valid for the venue and never again, across restarts', () => {
+    const f = join(dir, 'ids.sqlite');
+    const seen = new Set<string>();
+    for (let restart = 0; restart < 20; restart++) {
+      const j = new SqliteJournal(f, { clientOidPrefix: 'sx1' });
+      for (const id of [...j.nextClientOids('market-maker/btc', 50), ...j.nextClientOids('other', 5)]) {
+        expect(id).toMatch(/^[A-Za-z0-9_]{1,40}$/);
+        expect(seen.has(id)).toBe(false);
+        seen.add(id);
+      }
+      j.close();
+    }
+    expect(seen.size).toBe(20 * 55);
+  });
+
+  it('keeps orders, their history and fills on disk; fills are recorded once', () => {
+    const f = join(dir, 'o.sqlite');
+    const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    a.insertOrders([row('a'), row('b', { isTrigger: true, reduceOnly: true })]);
+    a.updateOrder('a', { state: 'open', orderId: '700000000000000001' }, 'accepted', 5);
+    a.updateOrder('b', { state: 'rejected' }, 'rejected', 6);
+    expect(a.recordFill({ clientOid: 'a', orderId: '700000000000000001', fillId: 'f1', price: '1', size: '0.5', fee: '0', atMs: 7 })).toBe(true);
+    expect(a.recordFill({ clientOid: 'a', orderId: '700000000000000001', fillId: 'f1', price: '1', size: '0.5', fee: '0', atMs: 7 })).toBe(false);
+    a.close();
+    const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    expect(b.activeOrders().map((r) => [r.clientOid, r.state, r.orderId])).toEqual([['a', 'open', '700000000000000001']]);
+    expect(b.order('b')).toMatchObject({ isTrigger: true, reduceOnly: true, state: 'rejected' });
+    expect(b.orderByOrderId('700000000000000001')!.clientOid).toBe('a');
+    expect(b.history('a').map((h) => `${h.event}:${h.state}`)).toEqual(['written:sending', 'accepted:open']);
+    b.close();
+  });
+});
