@@ -37,7 +37,7 @@ export interface RiskContext {
 export type DenialReason =
   | 'halted' | 'reducing' | 'fenced' | 'unknown-symbol' | 'no-reference-price' | 'stale-price' | 'off-tick' | 'off-step'
   | 'below-min-size' | 'above-max-size' | 'price-band' | 'max-notional-order' | 'max-notional-symbol'
-  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price';
+  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch';
 
 export interface Denial {
   order: OrderSpec | null;
@@ -128,6 +128,14 @@ export class RiskGate {
       if (ctx.now - ref.atMs > this.limits.staleAfterMs) {
         deny('stale-price', `reference price is ${ctx.now - ref.atMs} ms old (limit ${this.limits.staleAfterMs} ms)`);
         continue;
+      }
+      if (intent.surface === 'futures') {
+        // Opening a long and closing a short buy; opening a short and closing a long sell.
+        const ps = o.positionSide ?? (o.side === 'buy' ? 'long' : 'short');
+        if ((ps === 'long') === (o.reduceOnly ?? false) ? o.side !== 'sell' : o.side !== 'buy') {
+          deny('side-mismatch', `${o.side} cannot ${o.reduceOnly ? 'close' : 'open'} a ${ps} position`);
+          continue;
+        }
       }
       const r = this.checkOrder(o, inst, ref.price);
       if (r) {
