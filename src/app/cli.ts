@@ -10,7 +10,8 @@ import { systemClock } from '../util/clock.js';
 import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-import { createLiveClient, createSimServer } from './kernel.js';
+import { RiskGate } from '../execution/risk.js';
+import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -202,6 +203,36 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .addOption(new Option('--log-level <level>', 'log lines on stderr (retries, warnings)').choices(LOG_LEVELS).default('silent'))
     .action(async (id: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }) => setCode(await apiCommand(id, opts, io)));
+
+  const risk = program.command('risk').description('the kill switch and trading state kept in the journal');
+  risk
+    .command('status')
+    .description('show whether a kill switch is latched')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((opts: { config: string }) => {
+      const loaded = loadOrReport(opts.config, io);
+      if (!loaded) return setCode(1);
+      const journal = openJournal(loaded);
+      const gate = new RiskGate(riskLimits(loaded), journal);
+      io.out(gate.state() === 'halted' ? `halted: ${gate.latchReason() ?? ''}` : 'active: no kill switch latched');
+      journal.close();
+      setCode(0);
+    });
+  risk
+    .command('reset')
+    .description('operator action: clear a latched kill switch (drawdown, order rate)')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((opts: { config: string }) => {
+      const loaded = loadOrReport(opts.config, io);
+      if (!loaded) return setCode(1);
+      const journal = openJournal(loaded);
+      const gate = new RiskGate(riskLimits(loaded), journal);
+      const was = gate.latchReason();
+      gate.reset();
+      io.out(was ? `cleared: ${was}` : 'nothing was latched');
+      journal.close();
+      setCode(0);
+    });
 
   program
     .command('sim')

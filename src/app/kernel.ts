@@ -1,8 +1,12 @@
 // The composition root: the only place that chooses which exchange client and data source are wired.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { SimConfig } from '../config/schema.js';
 import type { Credentials } from '../domain/credentials.js';
+import { Decimal } from '../domain/decimal.js';
+import type { RiskLimits } from '../execution/risk.js';
+import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
 import { ReplayMarket, SyntheticMarket, type MarketSource, type ReplayRecord } from '../exchange/sim/market.js';
@@ -89,4 +93,21 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     clock,
     logger,
   });
+}
+
+/** The risk limits of the configuration, as exact values. */
+export function riskLimits(loaded: LoadedConfig): RiskLimits {
+  const r = loaded.config.risk;
+  return {
+    maxNotionalPerOrder: Decimal.from(r.maxNotionalPerOrder), maxNotionalPerSymbol: Decimal.from(r.maxNotionalPerSymbol),
+    maxOpenOrdersPerSymbol: r.maxOpenOrdersPerSymbol, maxOpenOrdersPerStrategy: r.maxOpenOrdersPerStrategy,
+    priceBandPct: Decimal.from(r.priceBandPct), staleAfterMs: r.staleAfterMs, maxOrdersPerMinute: r.maxOrdersPerMinute,
+    maxDrawdownPct: Decimal.from(r.maxDrawdownPct),
+  };
+}
+
+export function openJournal(loaded: LoadedConfig): SqliteJournal {
+  const j = loaded.config.journal;
+  if (j.path !== ':memory:') mkdirSync(dirname(j.path), { recursive: true });
+  return new SqliteJournal(j.path, { clientOidPrefix: j.clientOidPrefix });
 }

@@ -105,10 +105,44 @@ export const simSchema = z
   })
   .prefault({});
 
+export const riskSchema = z
+  .strictObject({
+    maxNotionalPerOrder: decimalText.default('10000'),
+    maxNotionalPerSymbol: decimalText.default('50000'),
+    maxOpenOrdersPerSymbol: positiveInt.default(50),
+    maxOpenOrdersPerStrategy: positiveInt.default(100),
+    /** Percent around the reference price; the instrument's own limit ratio applies when tighter. */
+    priceBandPct: decimalText.default('2'),
+    staleAfterMs: positiveInt.default(10_000),
+    maxOrdersPerMinute: positiveInt.default(120),
+    maxDrawdownPct: decimalText.default('10'),
+  })
+  .prefault({});
+
+export const journalSchema = z
+  .strictObject({
+    path: z.string().min(1).default('data/journal.sqlite'),
+    /** Prefix of every client id (tells instances sharing one API key apart). */
+    clientOidPrefix: z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'expected 1-8 characters of [A-Za-z0-9]').default('sx'),
+  })
+  .prefault({});
+
+export const executionSchema = z
+  .strictObject({
+    /** An order with no answer is not looked for as missing before this. */
+    graceMs: positiveInt.default(10_000),
+    /** Lookups without it, after the grace window, before an order is marked lost. */
+    lostAfterChecks: positiveInt.default(3),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'dry-run', 'backtest']).default('live'),
   exchange: exchangeSchema,
   sim: simSchema,
+  risk: riskSchema,
+  journal: journalSchema,
+  execution: executionSchema,
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

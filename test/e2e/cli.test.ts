@@ -110,3 +110,19 @@ describe('sextant config check and --help', () => {
     for (const c of ['run', 'config', 'api']) expect(r.stdout).toContain(c);
   });
 });
+
+describe('sextant risk', () => {
+  it('shows a latched kill switch, and reset clears it (operator action)', async () => {
+    const cfgFile = join(dir, 'risk.yaml');
+    const journalPath = join(dir, 'risk', 'journal.sqlite');
+    writeFileSync(cfgFile, `journal:\n  path: ${journalPath}\n`);
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toBe('active: no kill switch latched\n');
+    const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
+    const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+    j.setLatch('kill-switch:drawdown', 'drawdown 12 % from peak 100', 1);
+    j.close();
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^halted: kill-switch:drawdown: drawdown 12 %/);
+    expect((await sextant(['risk', 'reset', '-c', cfgFile])).stdout).toMatch(/^cleared: /);
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toBe('active: no kill switch latched\n');
+  });
+});

@@ -144,10 +144,14 @@ export class ReplayMarket implements MarketSource {
       if (records[i]!.ts < records[i - 1]!.ts) throw new RangeError(`replay records out of time order at #${i}`);
     }
     this.now = records[0]?.ts ?? 0;
-    // Seed every symbol with its first record so the book is never empty.
+    // Seed every symbol's book with its first record so it is never empty; the record itself is replayed
+    // (as a trade) when time reaches it.
     for (const m of this.symbols) {
       const first = records.find((r) => r.symbol === m.spec.symbol);
-      if (first) this.apply(m, first);
+      if (first) {
+        this.apply(m, first);
+        m.ticks = 0;
+      }
     }
   }
 
