@@ -205,34 +205,33 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .action(async (id: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }) => setCode(await apiCommand(id, opts, io)));
 
   const risk = program.command('risk').description('the kill switch and trading state kept in the journal');
+  const withGate = (file: string, act: (gate: RiskGate) => string): void => {
+    const loaded = loadOrReport(file, io);
+    if (!loaded) return setCode(1);
+    const journal = openJournal(loaded);
+    try {
+      io.out(act(new RiskGate(riskLimits(loaded), journal)));
+    } finally {
+      journal.close();
+    }
+    setCode(0);
+  };
   risk
     .command('status')
     .description('show whether a kill switch is latched')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action((opts: { config: string }) => {
-      const loaded = loadOrReport(opts.config, io);
-      if (!loaded) return setCode(1);
-      const journal = openJournal(loaded);
-      const gate = new RiskGate(riskLimits(loaded), journal);
-      io.out(gate.state() === 'halted' ? `halted: ${gate.latchReason() ?? ''}` : 'active: no kill switch latched');
-      journal.close();
-      setCode(0);
-    });
+    .action((opts: { config: string }) => withGate(opts.config, (g) => (g.state() === 'halted' ? `halted: ${g.latchReason() ?? ''}` : 'active: no kill switch latched')));
   risk
     .command('reset')
     .description('operator action: clear a latched kill switch (drawdown, order rate)')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action((opts: { config: string }) => {
-      const loaded = loadOrReport(opts.config, io);
-      if (!loaded) return setCode(1);
-      const journal = openJournal(loaded);
-      const gate = new RiskGate(riskLimits(loaded), journal);
-      const was = gate.latchReason();
-      gate.reset();
-      io.out(was ? `cleared: ${was}` : 'nothing was latched');
-      journal.close();
-      setCode(0);
-    });
+    .action((opts: { config: string }) =>
+      withGate(opts.config, (g) => {
+        const was = g.latchReason();
+        g.reset();
+        return was ? `cleared: ${was}` : 'nothing was latched';
+      }),
+    );
 
   program
     .command('sim')

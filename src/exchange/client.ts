@@ -2,21 +2,12 @@
 // client or simulated exchange) stands behind it. Writes answer per item: accepted, rejected or unknown.
 import type { Decimal } from '../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, PublicTrade, Surface, Ticker } from '../domain/market.js';
-import type { Order, OrderKind, Side, TimeInForce } from '../domain/order.js';
+import type { OrderSpec } from '../domain/intent.js';
+import type { Order } from '../domain/order.js';
 import type { ExchangeError } from './errors.js';
 
-export interface OrderRequest {
-  clientOid: string;
-  side: Side;
-  kind: OrderKind;
-  timeInForce: TimeInForce;
-  /** Required for limit orders. */
-  price?: Decimal;
-  size: Decimal;
-  /** Futures: the position the order opens (reduceOnly false) or closes (reduceOnly true). */
-  positionSide?: PositionSide;
-  reduceOnly?: boolean;
-}
+/** An order as sent: what a strategy asked for, with the client id the executor gave it. */
+export type OrderRequest = OrderSpec & { clientOid: string };
 
 export interface TriggerOrderRequest {
   symbol: string;
