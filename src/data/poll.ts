@@ -1,0 +1,44 @@
+// Polling: a timer and exhaustMap (a slow poll is never stacked), retries inside (a failed poll never kills
+// the stream: the cycle is skipped), each value stamped with the time it was fetched.
+import { EMPTY, catchError, defer, exhaustMap, map, retry, timer, type Observable, type ObservableInput, type SchedulerLike } from 'rxjs';
+import type { Clock } from '../util/clock.js';
+
+export interface Stamped<T> {
+  value: T;
+  /** When the value was fetched (ms); its age is now − atMs. */
+  atMs: number;
+}
+
+export interface PollOptions {
+  periodMs: number;
+  /** Retries of one cycle before it is skipped, and the first backoff (doubled each time). */
+  retries: number;
+  retryDelayMs: number;
+  clock: Clock;
+  scheduler?: SchedulerLike;
+  /** Only errors this says yes to are retried (others skip the cycle at once). */
+  retryable?: (err: unknown) => boolean;
+  onError?: (err: unknown) => void;
+}
+
+export function poll<T>(fetch: () => ObservableInput<T>, o: PollOptions): Observable<Stamped<T>> {
+  const retryable = o.retryable ?? (() => true);
+  return timer(0, o.periodMs, o.scheduler).pipe(
+    exhaustMap(() =>
+      defer(fetch).pipe(
+        retry({
+          count: o.retries,
+          delay: (err: unknown, attempt: number) => {
+            if (!retryable(err)) throw err;
+            return timer(o.retryDelayMs * 2 ** (attempt - 1), o.scheduler);
+          },
+        }),
+        map((value) => ({ value, atMs: o.clock.now() })),
+        catchError((err: unknown) => {
+          o.onError?.(err);
+          return EMPTY;
+        }),
+      ),
+    ),
+  );
+}

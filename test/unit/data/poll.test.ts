@@ -1,0 +1,58 @@
+// Marble tests of the polling timing: no stacking, retries inside, failures skip a cycle, the stream lives.
+import { describe, expect, it } from '@jest/globals';
+import { TestScheduler } from 'rxjs/testing';
+import { poll } from '../../../src/data/poll.js';
+
+function scheduler() {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+describe('poll', () => {
+  it('polls every period and stamps each value', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const clock = { now: () => ts.now() };
+      const src = poll(() => cold('-a|', { a: 1 }), { periodMs: 5, retries: 0, retryDelayMs: 1, clock, scheduler: ts });
+      expectObservable(src, '^ 12ms !').toBe('-a----b----c', { a: { value: 1, atMs: 1 }, b: { value: 1, atMs: 6 }, c: { value: 1, atMs: 11 } });
+    });
+  });
+
+  it('a slow poll is not stacked: ticks during it are dropped (exhaustMap)', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const clock = { now: () => ts.now() };
+      let n = 0;
+      const src = poll(() => cold('-------a|', { a: ++n }), { periodMs: 3, retries: 0, retryDelayMs: 1, clock, scheduler: ts });
+      // fetches start at 0 and 9 (the ticks at 3 and 6 come while the first is running)
+      expectObservable(src, '^ 17ms !').toBe('-------a--------b', { a: { value: 1, atMs: 7 }, b: { value: 2, atMs: 16 } });
+    });
+  });
+
+  it('retries a failed fetch with backoff, then skips the cycle and keeps polling', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const clock = { now: () => ts.now() };
+      const errors: unknown[] = [];
+      let calls = 0;
+      const src = poll(() => (++calls <= 3 ? cold('#', undefined, new Error(`fail ${calls}`)) : cold('a|', { a: calls })), {
+        periodMs: 10, retries: 2, retryDelayMs: 1, clock, scheduler: ts, onError: (e) => errors.push(e),
+      });
+      // cycle at 0: fail, retry at 1 (fail), retry at 3 (fail) -> skipped; cycle at 10 succeeds
+      expectObservable(src, '^ 15ms !').toBe('----------a', { a: { value: 4, atMs: 10 } });
+      ts.flush();
+      expect(errors).toHaveLength(1);
+    });
+  });
+
+  it('errors that are not retryable skip the cycle at once', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const clock = { now: () => ts.now() };
+      let calls = 0;
+      const src = poll(() => (++calls === 1 ? cold('#', undefined, new Error('auth')) : cold('a|', { a: calls })), {
+        periodMs: 4, retries: 5, retryDelayMs: 1, clock, scheduler: ts, retryable: () => false,
+      });
+      expectObservable(src, '^ 6ms !').toBe('----a', { a: { value: 2, atMs: 4 } });
+    });
+  });
+});
