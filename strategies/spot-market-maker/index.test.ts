@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../src/domain/decimal.js';
+import type { Order } from '../../src/domain/order.js';
+import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
+import type { MarketUpdate, StrategyContext } from '../../src/strategy/api.js';
+import mm from './index.js';
+
+const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
+const d = (s: string) => Decimal.from(s);
+
+function ctx(): StrategyContext<ReturnType<typeof mm.params.parse>> {
+  return { id: 'mm', params: mm.params.parse({}), symbols: ['BTCUSDT_SPBL'], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+}
+
+function update(last: string, base: string, open: Order[] = []): MarketUpdate {
+  return {
+    nowMs: 0,
+    tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]),
+    openOrders: open,
+    positions: [],
+    balances: [{ surface: 'spot', asset: 'BTC', available: d(base), frozen: d('0'), total: d(base) }],
+  };
+}
+
+function order(side: 'buy' | 'sell', price: string): Order {
+  return { surface: 'spot', symbol: inst.symbol, orderId: `${side}${price}`, clientOid: null, side, positionSide: null, reduceOnly: false, kind: 'limit', timeInForce: 'post_only', price: d(price), size: d('0.001'), filledSize: d('0'), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'limit', createdAtMs: 0, updatedAtMs: 0 };
+}
+
+describe('spot-market-maker', () => {
+  it('quotes both sides post-only around the last price, on the tick', () => {
+    const c = ctx();
+    const out = mm.onMarket!(c, update('90000', '1'))!;
+    expect(out).toEqual([{ kind: 'place', surface: 'spot', symbol: inst.symbol, orders: [
+      { side: 'buy', kind: 'limit', timeInForce: 'post_only', price: d('89910'), size: d('0.001') },
+      { side: 'sell', kind: 'limit', timeInForce: 'post_only', price: d('90090'), size: d('0.001') },
+    ] }]);
+  });
+
+  it('leaves quotes near their target alone, replaces those that drifted', () => {
+    const c = ctx();
+    mm.onMarket!(c, update('90000', '1'));
+    expect(mm.onMarket!(c, update('90010', '1', [order('buy', '89910'), order('sell', '90090')]))).toEqual([]);
+    const out = mm.onMarket!(c, update('90500', '1', [order('buy', '89910'), order('sell', '90090')]))!;
+    expect(out.map((i) => i.kind)).toEqual(['cancel', 'place']);
+  });
+
+  it('skews against inventory and pulls the side that would add to a full one', () => {
+    const c = ctx();
+    mm.onMarket!(c, update('90000', '1'));
+    const long = mm.onMarket!(c, update('90000', '1.01'))!;
+    const orders = (long[0] as { orders: Array<{ side: string; price: Decimal }> }).orders;
+    expect(orders.map((o) => o.side)).toEqual(['sell']);
+    expect(orders[0]!.price.lt(d('90090'))).toBe(true);
+  });
+});
