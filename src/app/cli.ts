@@ -11,6 +11,7 @@ import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
+import { startDaemon } from './daemon.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
@@ -99,7 +100,7 @@ async function apiCommand(idArg: string, opts: { query: string[]; body?: string;
   }
 }
 
-function runCommand(opts: { config: string }, io: Io): number {
+function planCommand(opts: { config: string }, io: Io): number {
   const loaded = loadOrReport(opts.config, io);
   if (!loaded) return 1;
   const { config } = loaded;
@@ -169,6 +170,32 @@ async function simCommand(opts: { config: string; port?: string; host?: string; 
   return 0;
 }
 
+async function daemonCommand(opts: { config: string }, io: Io): Promise<number> {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  const logger = createLogger({ level: loaded.config.log.level });
+  let daemon;
+  try {
+    daemon = await startDaemon(loaded, logger, systemClock);
+  } catch (err) {
+    io.err(`cannot start: ${(err as Error).message}`);
+    return 1;
+  }
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      void daemon.stop(signal).then(resolve, (err: unknown) => {
+        io.err(`stop failed: ${(err as Error).message}`);
+        resolve(1);
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}
+
 export function buildProgram(io: Io, setCode: (n: number) => void): Command {
   const program = new Command();
   program
@@ -179,9 +206,15 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
 
   program
     .command('run')
-    .description('check the configuration and show what the daemon will use')
+    .description('run the daemon: market data, strategies, risk gate, executor (SIGTERM stops it cleanly)')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action((opts: { config: string }) => setCode(runCommand(opts, io)));
+    .action(async (opts: { config: string }) => setCode(await daemonCommand(opts, io)));
+
+  program
+    .command('plan')
+    .description('check the configuration and show what the daemon will use: endpoints, weights, rate-limit plan')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((opts: { config: string }) => setCode(planCommand(opts, io)));
 
   const config = program.command('config').description('configuration tools');
   config

@@ -16,7 +16,7 @@ import { LiveClient } from '../exchange/live/live-client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
-export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock): LiveClient {
+export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
   const ex = loaded.config.exchange;
   const creds = loaded.credentials;
   return new LiveClient({
@@ -37,6 +37,7 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
     },
     clock,
     logger,
+    ...(onAttempt ? { onAttempt } : {}),
   });
 }
 

@@ -78,6 +78,8 @@ const instrumentSpec = z.strictObject({
 
 export const simSchema = z
   .strictObject({
+    /** `sextant run` starts the simulator on loopback and trades against it (the base URLs are ignored). */
+    embedded: z.boolean().default(false),
     seed: z.number().int().min(0).max(0xffffffff).default(42),
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8787),
@@ -136,6 +138,49 @@ export const executionSchema = z
   })
   .prefault({});
 
+export const strategySchema = z.strictObject({
+  /** Instance id: tags its client ids, logs and metrics. */
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'expected 1-24 characters of [A-Za-z0-9_-]'),
+  /** Module name, looked up in strategyDirs. */
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  symbols: z.array(z.string().min(1)).min(1),
+  /** Checked by the strategy's own schema when it loads. */
+  params: z.record(z.string(), z.unknown()).default({}),
+  /** Scheduled hooks: hook name -> cron expression (seconds field allowed). */
+  schedule: z.record(z.string(), z.string()).default({}),
+});
+
+export const daemonSchema = z
+  .strictObject({
+    http: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(9464),
+        /** Required when bound beyond loopback: `Authorization: Bearer <token>` for /metrics. */
+        tokenEnv: z.string().regex(/^[A-Z0-9_]+$/).default('SEXTANT_HTTP_TOKEN'),
+      })
+      .prefault({}),
+    polls: z
+      .strictObject({
+        tickersMs: positiveInt.default(1000),
+        ordersMs: positiveInt.default(2000),
+        balancesMs: positiveInt.default(5000),
+        positionsMs: positiveInt.default(5000),
+      })
+      .prefault({}),
+    /** Reconciliation of the journal with the venue, as a cron expression (seconds field allowed). */
+    reconcileCron: z.string().default('*/5 * * * * *'),
+    shutdown: z
+      .strictObject({
+        cancelOpenOrders: z.boolean().default(false),
+        timeoutMs: positiveInt.max(30_000).default(8000),
+      })
+      .prefault({}),
+    /** A strategy that throws this many times is faulted. */
+    maxStrategyErrors: positiveInt.default(5),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'dry-run', 'backtest']).default('live'),
   exchange: exchangeSchema,
@@ -143,6 +188,9 @@ export const configSchema = z.strictObject({
   risk: riskSchema,
   journal: journalSchema,
   execution: executionSchema,
+  daemon: daemonSchema,
+  strategyDirs: z.array(z.string().min(1)).default(['strategies']),
+  strategies: z.array(strategySchema).default([]),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

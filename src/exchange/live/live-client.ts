@@ -13,7 +13,7 @@ import { JsonBigInt } from '../wire/json.js';
 import { FuturesApi } from './futures-api.js';
 import * as parse from './parse.js';
 import { RateLimiter, type RateLimiterConfig } from './rate-limiter.js';
-import { RestClient } from './rest-client.js';
+import { RestClient, type RestClientOptions } from './rest-client.js';
 import { SpotApi } from './spot-api.js';
 import { Transport } from './transport.js';
 
@@ -29,6 +29,7 @@ export interface LiveClientOptions {
   maxPages: number;
   clock: Clock;
   logger: Logger;
+  onAttempt?: RestClientOptions['onAttempt'];
 }
 
 export class LiveClient implements ExchangeClient {
@@ -54,6 +55,7 @@ export class LiveClient implements ExchangeClient {
       clock: o.clock,
       logger: this.logger,
       retry: o.retry,
+      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
     });
     this.spot = new SpotApi(this.rest);
     this.futures = new FuturesApi(this.rest);

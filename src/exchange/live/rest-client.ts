@@ -28,6 +28,8 @@ export interface RestClientOptions {
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** Source of jitter in [0, 1); injectable for tests. */
   random?: () => number;
+  /** Told of every attempt's outcome: 'ok' or the error category (metrics). */
+  onAttempt?: (endpoint: EndpointId, outcome: string) => void;
 }
 
 const SUCCESS_CODES = new Set(['00000', '200']);
@@ -183,9 +185,12 @@ export class RestClient {
     let resynced = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(endpoint, params, opts.orders ?? 1);
+        const out = await this.once(endpoint, params, opts.orders ?? 1);
+        this.o.onAttempt?.(id, 'ok');
+        return out;
       } catch (err) {
         if (!(err instanceof ExchangeError)) throw err;
+        this.o.onAttempt?.(id, err.category);
         if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface, this.o.clock.now());
         if (err.category === 'timestamp' && !resynced) {
           resynced = true;

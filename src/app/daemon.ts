@@ -1,0 +1,202 @@
+// The daemon: wires market data, strategies, risk, executor, tracker, journal, cron and the ops endpoints
+// around one exchange client (the venue, or the simulator started on loopback), and shuts down cleanly.
+import { Subscription, concatMap, from, startWith, withLatestFrom } from 'rxjs';
+import type { LoadedConfig } from '../config/load.js';
+import type { Decimal } from '../domain/decimal.js';
+import type { Instrument, Ticker } from '../domain/market.js';
+import { MarketData } from '../data/market-data.js';
+import type { Stamped } from '../data/poll.js';
+import { Executor } from '../execution/executor.js';
+import { OrderTracker } from '../execution/order-tracker.js';
+import { RiskGate } from '../execution/risk.js';
+import type { LiveClient } from '../exchange/live/live-client.js';
+import type { SimServer } from '../exchange/sim/server.js';
+import type { SqliteJournal } from '../journal/sqlite-journal.js';
+import { loadStrategy } from '../strategy/loader.js';
+import { StrategyRunner } from '../strategy/runner.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { Cron } from './cron.js';
+import { Metrics, OpsServer } from './http.js';
+import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
+
+export interface Daemon {
+  opsUrl: string;
+  simUrl: string | undefined;
+  /** Stops intake, drains in-flight writes, optionally cancels, flushes; resolves to the exit code. */
+  stop(reason: string): Promise<number>;
+}
+
+export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: Clock): Promise<Daemon> {
+  const cfg = loaded.config;
+  const log = logger.child({ component: 'daemon' });
+  const metrics = new Metrics();
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await Promise.resolve(c()).catch((e: unknown) => log.warn({ err: String(e) }, 'close failed'));
+  };
+
+  try {
+    // The venue, or the simulator on loopback.
+    let sim: SimServer | undefined;
+    let effective = loaded;
+    if (cfg.sim.embedded) {
+      sim = createSimServer(loaded, logger.child({ component: 'sim' }), clock);
+      const url = await sim.listen(cfg.sim.port, '127.0.0.1');
+      closers.push(() => sim!.close());
+      effective = {
+        ...loaded,
+        credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS,
+        config: { ...cfg, exchange: { ...cfg.exchange, spotBaseUrl: url, futuresBaseUrl: url } },
+      };
+      log.info({ url }, 'trading against the embedded simulator');
+    }
+    const client: LiveClient = createLiveClient(effective, logger, clock, (endpoint, outcome) => {
+      metrics.requests.inc({ endpoint, outcome });
+      if (outcome === 'rate-limit') metrics.rateLimited.inc();
+    });
+    closers.push(() => client.close());
+    const journal: SqliteJournal = openJournal(loaded);
+    closers.push(() => journal.close());
+    const risk = new RiskGate(riskLimits(loaded), journal);
+
+    const instruments = new Map<string, Instrument>();
+    for (const s of ['spot', 'futures'] as const) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
+
+    const loadedStrategies = [];
+    for (const s of cfg.strategies) loadedStrategies.push({ cfg: s, def: await loadStrategy(s.name, cfg.strategyDirs) });
+    const runner = new StrategyRunner(loadedStrategies, instruments, logger, cfg.daemon.maxStrategyErrors);
+    const symbols = runner.symbols();
+    const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
+    const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
+
+    let latest: Stamped<Map<string, Ticker>> | undefined;
+    const executor = new Executor({
+      client, journal, risk, clock, logger, instruments,
+      reference: (s): { price: Decimal; atMs: number } | undefined => {
+        const t = latest?.value.get(s);
+        return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
+      },
+    });
+    const tracker = new OrderTracker({
+      client, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks,
+      symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
+    });
+
+    const lastPolled = new Map<string, number>();
+    const data = new MarketData(client, {
+      spotSymbols, futuresSymbols, polls: cfg.daemon.polls, clock, logger,
+      onPolled: (name, at) => lastPolled.set(name, at),
+    });
+
+    const subs = new Subscription();
+    let pending = 0;
+    let stopping = false;
+    subs.add(
+      executor.events$.subscribe((e) => {
+        metrics.events.inc({ type: e.type });
+        if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
+        runner.onEvent(e);
+      }),
+    );
+    subs.add(
+      runner.intents$
+        .pipe(
+          concatMap((intent) => {
+            metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
+            pending++;
+            return from(executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'))).pipe(
+              concatMap(async () => {
+                pending--;
+              }),
+            );
+          }),
+        )
+        .subscribe(),
+    );
+
+    // Startup reconciliation before any new order; a failure keeps trading fenced and is retried by cron.
+    const reconcile = async (scanForeign: boolean) => {
+      const r = await tracker.reconcile({ scanForeign });
+      if (r.unresolved === 0 && executor.fenced) {
+        executor.unfence();
+        log.info({ resolved: r.resolved, lost: r.lost, foreign: r.foreign.length }, 'reconciled: trading');
+      }
+    };
+    await reconcile(true).catch((err: unknown) => log.error({ err: String(err) }, 'startup reconciliation failed: trading fenced (cancels allowed)'));
+
+    runner.start();
+    const empty = <T>(value: T): Stamped<T> => ({ value, atMs: 0 });
+    subs.add(
+      data.tickers$
+        .pipe(withLatestFrom(data.openOrders$.pipe(startWith(empty([]))), data.balances$.pipe(startWith(empty([]))), data.positions$.pipe(startWith(empty([])))))
+        .subscribe(([tickers, orders, balances, positions]) => {
+          latest = tickers;
+          if (stopping) return;
+          runner.onMarket((sc) => ({
+            nowMs: clock.now(),
+            tickers: tickers.value,
+            // A strategy sees its own orders only (by the client id tag the journal gave them).
+            openOrders: orders.value.filter((o) => sc.symbols.includes(o.symbol) && o.clientOid && journal.order(o.clientOid)?.strategyId === sc.id),
+            positions: positions.value.filter((p) => sc.symbols.includes(p.symbol)),
+            balances: balances.value,
+          }));
+        }),
+    );
+
+    const cron = new Cron(log);
+    closers.push(() => cron.stop());
+    cron.add('reconcile', cfg.daemon.reconcileCron, () => reconcile(false));
+    for (const s of cfg.strategies) for (const [hook, expr] of Object.entries(s.schedule)) cron.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
+
+    const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
+    const ops = new OpsServer(metrics, {
+      health: () => {
+        const age = clock.now() - (lastPolled.get('tickers') ?? 0);
+        return { ok: symbols.length === 0 || age <= freshLimitMs, detail: { tickersAgeMs: age, strategies: runner.status() } };
+      },
+      ready: () => {
+        const state = risk.state();
+        return { ok: !executor.fenced && state !== 'halted', detail: { fenced: executor.fenced, tradingState: state } };
+      },
+      beforeScrape: () => {
+        const now = clock.now();
+        for (const [name, at] of lastPolled) metrics.pollAge.set({ poll: name }, (now - at) / 1000);
+        metrics.openOrders.set(journal.activeOrders().filter((r) => r.state === 'open').length);
+        metrics.tradingState.set(executor.fenced || risk.state() === 'halted' ? 1 : 0);
+        for (const s of runner.status()) metrics.strategyErrors.set({ strategy: s.id }, s.errors);
+      },
+    }, process.env[cfg.daemon.http.tokenEnv]);
+    const opsUrl = await ops.listen(cfg.daemon.http.port, cfg.daemon.http.host);
+    closers.push(() => ops.close());
+    log.info({ opsUrl, strategies: runner.ids, symbols }, 'daemon running');
+
+    return {
+      opsUrl,
+      simUrl: sim?.url,
+      stop: async (reason: string) => {
+        const t0 = clock.now();
+        log.info({ reason }, 'stopping: intake closed');
+        stopping = true;
+        subs.unsubscribe();
+        await cron.stop();
+        const deadline = t0 + cfg.daemon.shutdown.timeoutMs - 1500;
+        while (pending > 0 && clock.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        if (cfg.daemon.shutdown.cancelOpenOrders) {
+          for (const s of symbols) {
+            const surface = instruments.get(s)!.surface;
+            await executor.submit({ kind: 'cancel-all', strategyId: 'shutdown', surface, symbol: s }).catch((err: unknown) => log.warn({ err: String(err), symbol: s }, 'cancel on shutdown failed'));
+          }
+        }
+        const open = journal.activeOrders().filter((r) => r.state === 'open');
+        if (open.length) log.info({ open: open.map((r) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price })) }, 'orders left open');
+        await closeAll();
+        log.info({ ms: clock.now() - t0 }, 'stopped');
+        return pending > 0 ? 1 : 0;
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

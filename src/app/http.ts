@@ -1,0 +1,85 @@
+// The daemon's HTTP endpoints: /health (liveness), /ready (reconciled and trading), /metrics (Prometheus,
+// prom-client). Loopback by default; a bearer token is required for /metrics when bound elsewhere.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'sextant_exchange_requests_total', help: 'Exchange requests by endpoint and outcome', labelNames: ['endpoint', 'outcome'], registers: [this.registry] });
+  readonly rateLimited = new Counter({ name: 'sextant_exchange_429_total', help: 'Answers 429 from the venue', registers: [this.registry] });
+  readonly intents = new Counter({ name: 'sextant_intents_total', help: 'Intents by strategy and kind', labelNames: ['strategy', 'kind'], registers: [this.registry] });
+  readonly events = new Counter({ name: 'sextant_execution_events_total', help: 'Execution events by type', labelNames: ['type'], registers: [this.registry] });
+  readonly denials = new Counter({ name: 'sextant_risk_denials_total', help: 'Risk denials by reason', labelNames: ['reason'], registers: [this.registry] });
+  readonly pollAge = new Gauge({ name: 'sextant_poll_age_seconds', help: 'Age of the latest successful poll', labelNames: ['poll'], registers: [this.registry] });
+  readonly openOrders = new Gauge({ name: 'sextant_open_orders', help: 'Open orders in the journal', registers: [this.registry] });
+  readonly tradingState = new Gauge({ name: 'sextant_trading_halted', help: '1 when trading is halted (kill switch or fence)', registers: [this.registry] });
+  readonly strategyErrors = new Gauge({ name: 'sextant_strategy_errors', help: 'Errors per strategy instance', labelNames: ['strategy'], registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'sextant_' });
+  }
+}
+
+export interface HealthSource {
+  /** Liveness: polls are fresh enough. */
+  health(): { ok: boolean; detail: Record<string, unknown> };
+  /** Readiness: reconciled and trading. */
+  ready(): { ok: boolean; detail: Record<string, unknown> };
+  /** Refreshes gauges just before a scrape. */
+  beforeScrape?(): void;
+}
+
+export class OpsServer {
+  private readonly server: http.Server;
+  url = '';
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly source: HealthSource,
+    private readonly token: string | undefined,
+  ) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  async listen(port: number, host: string): Promise<string> {
+    const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
+    if (!loopback && !this.token) throw new Error(`binding ${host} needs a bearer token (environment variable): /metrics would be open to the network`);
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => resolve());
+    });
+    const a = this.server.address() as AddressInfo;
+    this.url = `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+    return this.url;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (path === '/health') {
+      const h = this.source.health();
+      return json(h.ok ? 200 : 503, { status: h.ok ? 'ok' : 'unhealthy', ...h.detail });
+    }
+    if (path === '/ready') {
+      const r = this.source.ready();
+      return json(r.ok ? 200 : 503, { status: r.ok ? 'ready' : 'not ready', ...r.detail });
+    }
+    if (path === '/metrics') {
+      if (this.token && req.headers.authorization !== `Bearer ${this.token}`) return json(401, { error: 'unauthorized' });
+      this.source.beforeScrape?.();
+      res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
+      res.end(await this.metrics.registry.metrics());
+      return;
+    }
+    json(404, { error: 'not found' });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}

@@ -1,0 +1,71 @@
+// The shared market-data streams: tickers (F2, and S9 last trades for spot pairs), open orders (F5, S1),
+// balances (S8, F3) and positions (F4), each polled on its own period and shared with shareReplay.
+import { forkJoin, from, map, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
+import type { Balance, Position, Ticker } from '../domain/market.js';
+import type { Order } from '../domain/order.js';
+import type { ExchangeClient } from '../exchange/client.js';
+import { ExchangeError } from '../exchange/errors.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { poll, type Stamped } from './poll.js';
+
+export interface MarketDataOptions {
+  spotSymbols: string[];
+  futuresSymbols: string[];
+  polls: { tickersMs: number; ordersMs: number; balancesMs: number; positionsMs: number };
+  clock: Clock;
+  logger: Logger;
+  scheduler?: SchedulerLike;
+  /** Told of every successful poll (health, metrics). */
+  onPolled?: (name: string, atMs: number) => void;
+}
+
+/** A spot pair has no ticker endpoint: its last public trade stands in for one. */
+function tickerFromTrade(symbol: string, t: { price: Ticker['last']; timestampMs: number } | undefined): Ticker | undefined {
+  if (!t) return undefined;
+  return { symbol, last: t.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: t.timestampMs };
+}
+
+export class MarketData {
+  readonly tickers$: Observable<Stamped<Map<string, Ticker>>>;
+  readonly openOrders$: Observable<Stamped<Order[]>>;
+  readonly balances$: Observable<Stamped<Balance[]>>;
+  readonly positions$: Observable<Stamped<Position[]>>;
+
+  constructor(client: ExchangeClient, private readonly o: MarketDataOptions) {
+    const log = o.logger.child({ component: 'market-data' });
+    const opts = (name: string, periodMs: number) => ({
+      periodMs, retries: 1, retryDelayMs: 200, clock: o.clock, ...(o.scheduler ? { scheduler: o.scheduler } : {}),
+      retryable: (e: unknown) => e instanceof ExchangeError && e.retryable,
+      onError: (e: unknown) => log.warn({ poll: name, err: e instanceof ExchangeError ? e.summary() : String(e) }, 'poll failed: cycle skipped'),
+    });
+    const shared = <T>(name: string, src: Observable<Stamped<T>>) =>
+      src.pipe(
+        map((s) => (o.onPolled?.(name, s.atMs), s)),
+        shareReplay({ bufferSize: 1, refCount: true }),
+      );
+    const list = <T>(xs: Array<Promise<T[]>>) => (xs.length ? forkJoin(xs.map((p) => from(p))).pipe(map((a) => a.flat())) : from(Promise.resolve([] as T[])));
+
+    this.tickers$ = shared(
+      'tickers',
+      poll(async () => {
+        const out = new Map<string, Ticker>();
+        if (o.futuresSymbols.length) for (const t of await client.tickers()) if (o.futuresSymbols.includes(t.symbol)) out.set(t.symbol, t);
+        for (const s of o.spotSymbols) {
+          const t = tickerFromTrade(s, (await client.recentTrades(s, 1))[0]);
+          if (t) out.set(s, t);
+        }
+        return out;
+      }, opts('tickers', o.polls.tickersMs)),
+    );
+    this.openOrders$ = shared(
+      'orders',
+      poll(() => list<Order>([...o.futuresSymbols.map((s) => client.openOrders('futures', s)), ...o.spotSymbols.map((s) => client.openOrders('spot', s))]), opts('orders', o.polls.ordersMs)),
+    );
+    this.balances$ = shared(
+      'balances',
+      poll(() => list<Balance>([...(o.spotSymbols.length ? [client.balances('spot')] : []), ...(o.futuresSymbols.length ? [client.balances('futures')] : [])]), opts('balances', o.polls.balancesMs)),
+    );
+    this.positions$ = shared('positions', poll(() => list<Position>(o.futuresSymbols.map((s) => client.positions(s))), opts('positions', o.polls.positionsMs)));
+  }
+}

@@ -1,0 +1,43 @@
+// Loads strategy modules by name from the configured folders: `<dir>/<name>.ts|.js|.mjs` or `<dir>/<name>/index.*`.
+// TypeScript files are loaded through tsx, so a user drops a file in and restarts: no build step.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { StrategyDefinition } from './api.js';
+
+const CANDIDATES = ['.ts', '.mts', '.js', '.mjs', '/index.ts', '/index.mts', '/index.js', '/index.mjs'];
+
+export class StrategyLoadError extends Error {}
+
+export function findStrategyFile(name: string, dirs: string[]): string | undefined {
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new StrategyLoadError(`strategy name ${JSON.stringify(name)}: letters, digits, dot, dash and underscore only`);
+  for (const dir of dirs) {
+    for (const suffix of CANDIDATES) {
+      const f = resolve(dir, `${name}${suffix}`);
+      if (existsSync(f)) return f;
+    }
+  }
+  return undefined;
+}
+
+export async function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefinition<unknown>> {
+  const file = findStrategyFile(name, dirs);
+  if (!file) throw new StrategyLoadError(`strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}`);
+  let mod: { default?: unknown };
+  try {
+    if (/\.m?ts$/.test(file)) {
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+    } else {
+      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    }
+  } catch (err) {
+    throw new StrategyLoadError(`${file}: cannot load: ${(err as Error).message}`);
+  }
+  const def = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default;
+  const d = def as Partial<StrategyDefinition<unknown>> | undefined;
+  if (!d || typeof d.name !== 'string' || typeof (d.params as { safeParse?: unknown } | undefined)?.safeParse !== 'function') {
+    throw new StrategyLoadError(`${file}: the default export is not a strategy (use defineStrategy from 'sextant/strategy')`);
+  }
+  return d as StrategyDefinition<unknown>;
+}

@@ -1,0 +1,104 @@
+// Runs strategy instances safely: params validated by each strategy's schema, hooks called in try/catch, a
+// throwing instance counted and faulted after too many errors while the others keep running. Strategies see
+// plain data; what they return becomes intents with their instance id.
+import { Subject } from 'rxjs';
+import type { ExecutionEvent } from '../domain/events.js';
+import type { Intent } from '../domain/intent.js';
+import type { Instrument } from '../domain/market.js';
+import type { Logger } from '../util/logger.js';
+import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } from './api.js';
+
+export interface StrategyInstanceConfig {
+  id: string;
+  name: string;
+  symbols: string[];
+  params: unknown;
+}
+
+interface Instance {
+  cfg: StrategyInstanceConfig;
+  def: StrategyDefinition<unknown>;
+  ctx: StrategyContext<unknown>;
+  errors: number;
+  faulted: boolean;
+}
+
+export class StrategyConfigError extends Error {}
+
+export class StrategyRunner {
+  readonly intents$ = new Subject<Intent>();
+  private readonly instances: Instance[] = [];
+
+  constructor(
+    loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>,
+    instruments: ReadonlyMap<string, Instrument>,
+    private readonly logger: Logger,
+    private readonly maxErrors: number,
+  ) {
+    const problems: string[] = [];
+    for (const { cfg, def } of loaded) {
+      const parsed = def.params.safeParse(cfg.params ?? {});
+      if (!parsed.success) {
+        for (const i of parsed.error.issues) problems.push(`strategies[${cfg.id}].params.${i.path.join('.')}: ${i.message}`);
+        continue;
+      }
+      for (const s of cfg.symbols) if (!instruments.has(s)) problems.push(`strategies[${cfg.id}].symbols: unknown symbol ${s}`);
+      const log = logger.child({ component: 'strategy', strategy: cfg.id });
+      this.instances.push({
+        cfg, def, errors: 0, faulted: false,
+        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state: {}, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
+      });
+    }
+    if (problems.length) throw new StrategyConfigError(problems.join('\n'));
+  }
+
+  get ids(): string[] {
+    return this.instances.map((i) => i.cfg.id);
+  }
+
+  status(): Array<{ id: string; errors: number; faulted: boolean }> {
+    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.faulted }));
+  }
+
+  symbols(): string[] {
+    return [...new Set(this.instances.flatMap((i) => i.cfg.symbols))];
+  }
+
+  private call(inst: Instance, hook: string, fn: () => HookResult): void {
+    if (inst.faulted) return;
+    try {
+      const out = fn();
+      for (const intent of out ?? []) {
+        if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
+        this.intents$.next({ ...intent, strategyId: inst.cfg.id } as Intent);
+      }
+    } catch (err) {
+      inst.errors++;
+      this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: (err as Error).message }, 'strategy hook failed');
+      if (inst.errors >= this.maxErrors) {
+        inst.faulted = true;
+        this.logger.error({ strategy: inst.cfg.id }, 'strategy faulted: no more hooks are called');
+      }
+    }
+  }
+
+  start(): void {
+    for (const i of this.instances) if (i.def.onStart) this.call(i, 'onStart', () => i.def.onStart!(i.ctx));
+  }
+
+  /** One market update; `forInstance` narrows it to the instance's own orders and symbols. */
+  onMarket(build: (cfg: StrategyInstanceConfig) => MarketUpdate): void {
+    for (const i of this.instances) if (i.def.onMarket) this.call(i, 'onMarket', () => i.def.onMarket!(i.ctx, build(i.cfg)));
+  }
+
+  onEvent(e: ExecutionEvent): void {
+    if (!('strategyId' in e)) return;
+    for (const i of this.instances) if (i.cfg.id === e.strategyId && i.def.onEvent) this.call(i, 'onEvent', () => i.def.onEvent!(i.ctx, e));
+  }
+
+  onSchedule(id: string, hook: string, nowMs: number): void {
+    const i = this.instances.find((x) => x.cfg.id === id);
+    const fn = i?.def.onSchedule?.[hook];
+    if (i && fn) this.call(i, `onSchedule.${hook}`, () => fn(i.ctx, nowMs));
+  }
+}
