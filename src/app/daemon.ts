@@ -90,7 +90,6 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     });
 
     const subs = new Subscription();
-    let pending = 0;
     let stopping = false;
     subs.add(
       executor.events$.subscribe((e) => {
@@ -99,17 +98,17 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         runner.onEvent(e);
       }),
     );
+    // Intents run one at a time; the write in flight is tracked outside the stream so shutdown can wait for it.
+    const inFlight = new Set<Promise<unknown>>();
     subs.add(
       runner.intents$
         .pipe(
           concatMap((intent) => {
             metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
-            pending++;
-            return from(executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'))).pipe(
-              concatMap(async () => {
-                pending--;
-              }),
-            );
+            const p = executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+            inFlight.add(p);
+            void p.finally(() => inFlight.delete(p));
+            return from(p);
           }),
         )
         .subscribe(),
@@ -180,19 +179,25 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         stopping = true;
         subs.unsubscribe();
         await cron.stop();
-        const deadline = t0 + cfg.daemon.shutdown.timeoutMs - 1500;
-        while (pending > 0 && clock.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const budgetMs = Math.max(0, t0 + cfg.daemon.shutdown.timeoutMs - 1500 - clock.now());
+        const drained = await Promise.race([Promise.all([...inFlight]).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), budgetMs))]);
         if (cfg.daemon.shutdown.cancelOpenOrders) {
           for (const s of symbols) {
             const surface = instruments.get(s)!.surface;
-            await executor.submit({ kind: 'cancel-all', strategyId: 'shutdown', surface, symbol: s }).catch((err: unknown) => log.warn({ err: String(err), symbol: s }, 'cancel on shutdown failed'));
+            const events = await executor.submit({ kind: 'cancel-all', strategyId: 'shutdown', surface, symbol: s }).catch((err: unknown) => {
+              log.warn({ err: String(err), symbol: s }, 'cancel on shutdown failed');
+              return [];
+            });
+            log.info({ symbol: s, canceled: events.filter((e) => e.type === 'canceled').length }, 'open orders canceled on shutdown');
           }
+          // Cancels answered "not found" may have filled: one last look settles them.
+          await tracker.reconcile().catch((err: unknown) => log.warn({ err: String(err) }, 'final reconciliation failed'));
         }
         const open = journal.activeOrders().filter((r) => r.state === 'open');
         if (open.length) log.info({ open: open.map((r) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price })) }, 'orders left open');
         await closeAll();
         log.info({ ms: clock.now() - t0 }, 'stopped');
-        return pending > 0 ? 1 : 0;
+        return drained ? 0 : 1;
       },
     };
   } catch (err) {
