@@ -6,13 +6,16 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { Intent } from '../../../src/domain/intent.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../../src/exchange/sim/instruments.js';
-import { defineStrategy, z, type MarketUpdate } from '../../../src/strategy/api.js';
+import { defineStrategy, z, type MarketUpdate, type StrategyDefinition } from '../../../src/strategy/api.js';
 import { findStrategyFile, loadStrategy } from '../../../src/strategy/loader.js';
 import { StrategyConfigError, StrategyRunner } from '../../../src/strategy/runner.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
 const update: MarketUpdate = { nowMs: 0, tickers: new Map(), openOrders: [], positions: [], balances: [] };
+
+/** Instances of different strategies travel together with their params type erased, as the loader gives them. */
+const erase = <P>(d: StrategyDefinition<P>) => d as unknown as StrategyDefinition<unknown>;
 
 const good = defineStrategy({
   name: 'good',
@@ -30,7 +33,7 @@ const bad = defineStrategy({
 describe('strategy runner', () => {
   it('a throwing strategy is counted and faulted; the others keep running', () => {
     const runner = new StrategyRunner(
-      [{ cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: good }, { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: bad }],
+      [{ cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) }, { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) }],
       instruments, silentLogger, 3,
     );
     const intents: Intent[] = [];
@@ -43,11 +46,11 @@ describe('strategy runner', () => {
 
   it('params are validated by the strategy schema; every problem is listed', () => {
     expect(() => new StrategyRunner(
-      [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: good }],
+      [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: erase(good) }],
       instruments, silentLogger, 3,
     )).toThrow(StrategyConfigError);
     try {
-      new StrategyRunner([{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1 } }, def: good }], instruments, silentLogger, 3);
+      new StrategyRunner([{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1 } }, def: erase(good) }], instruments, silentLogger, 3);
     } catch (err) {
       expect((err as Error).message).toMatch(/strategies\[g\]\.params\.size: /);
     }
@@ -55,7 +58,7 @@ describe('strategy runner', () => {
 
   it('an intent for a symbol the instance does not trade is refused', () => {
     const rogue = defineStrategy({ name: 'rogue', params: z.strictObject({}), onMarket: () => [{ kind: 'cancel-all', surface: 'spot', symbol: 'SOLUSDT_SPBL' }] });
-    const runner = new StrategyRunner([{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: rogue }], instruments, silentLogger, 5);
+    const runner = new StrategyRunner([{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(rogue) }], instruments, silentLogger, 5);
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
