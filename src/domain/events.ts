@@ -11,7 +11,7 @@ interface Base {
 }
 
 export type ExecutionEvent =
-  | (Base & { type: 'accepted'; orderId: string })
+  | (Base & { type: 'accepted'; orderId: string; /** A trigger (plan) order, waiting for its price. */ trigger: boolean })
   | (Base & { type: 'rejected'; code: string | undefined; reason: string })
   | (Base & { type: 'unknown'; reason: string })
   | (Base & { type: 'resolved'; orderId: string; state: string })

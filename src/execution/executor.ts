@@ -154,7 +154,7 @@ export class Executor {
     switch (res.outcome) {
       case 'accepted':
         this.o.journal.updateOrder(row.clientOid, { state: acceptedState, orderId: res.orderId }, 'accepted', now);
-        this.emit(out, { ...base, type: 'accepted', orderId: res.orderId });
+        this.emit(out, { ...base, type: 'accepted', orderId: res.orderId, trigger: row.isTrigger });
         return;
       case 'rejected':
         this.o.journal.updateOrder(row.clientOid, { state: 'rejected', lastError: res.error.summary() }, `rejected: ${res.error.category}`, now);

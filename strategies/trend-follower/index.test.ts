@@ -28,7 +28,7 @@ describe('trend-follower', () => {
     expect([sl!.triggerPrice.toString(), tp!.triggerPrice.toString()]).toEqual(['3053.5', '3193']);
     expect(sl!.reduceOnly && tp!.reduceOnly).toBe(true);
     // The answers: entry, stop-loss, take-profit.
-    for (const [i, id] of ['e1', 's1', 't1'].entries()) trend.onEvent!(c, { type: 'accepted', orderId: id, strategyId: 't', surface: 'futures', symbol: inst.symbol, clientOid: `c${i}`, atMs: 0 });
+    for (const [i, id] of ['e1', 's1', 't1'].entries()) trend.onEvent!(c, { type: 'accepted', orderId: id, trigger: i > 0, strategyId: 't', surface: 'futures', symbol: inst.symbol, clientOid: `c${i}`, atMs: 0 });
     out = trend.onMarket!(c, u('2800', [long('0.05')])) as StrategyIntent[];
     expect(out).toEqual([
       { kind: 'place', surface: 'futures', symbol: inst.symbol, orders: [{ side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.05'), positionSide: 'long', reduceOnly: true }] },

@@ -40,8 +40,6 @@ export default defineStrategy({
       out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size, triggerPrice: roundPrice(last.mul(one.sub(bp(ctx.params.stopLossBps))), inst, 'down') });
       out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size, triggerPrice: roundPrice(last.mul(one.add(bp(ctx.params.takeProfitBps))), inst, 'up') });
       ctx.state.triggers = [];
-      // The answers come back in this order: entry, stop-loss, take-profit.
-      ctx.state.expect = ['entry', 'stop-loss', 'take-profit'];
     } else if (!above && wasAbove === true && long) {
       out.push({ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'sell', kind: 'market', timeInForce: 'ioc', size: long.size, positionSide: 'long', reduceOnly: true }] });
       for (const id of (ctx.state.triggers as string[] | undefined) ?? []) out.push({ kind: 'cancel-trigger', symbol, orderId: id });
@@ -52,9 +50,6 @@ export default defineStrategy({
 
   onEvent(ctx, e) {
     // Remember the trigger orders' ids, so the exit can cancel them.
-    const expect = ctx.state.expect as string[] | undefined;
-    if (!expect?.length || (e.type !== 'accepted' && e.type !== 'rejected' && e.type !== 'denied')) return;
-    const what = expect.shift();
-    if (e.type === 'accepted' && what !== 'entry') (ctx.state.triggers as string[]).push(e.orderId);
+    if (e.type === 'accepted' && e.trigger && Array.isArray(ctx.state.triggers)) (ctx.state.triggers as string[]).push(e.orderId);
   },
 });

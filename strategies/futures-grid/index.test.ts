@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../src/domain/decimal.js';
+import type { Position } from '../../src/domain/market.js';
+import type { Order } from '../../src/domain/order.js';
+import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
+import type { MarketUpdate, StrategyContext, StrategyIntent } from '../../src/strategy/api.js';
+import grid from './index.js';
+
+const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_btcusdt')!);
+const d = (s: string) => Decimal.from(s);
+
+function ctx(): StrategyContext<ReturnType<typeof grid.params.parse>> {
+  return { id: 'g', params: grid.params.parse({ levels: 3, stepBps: 100, size: '0.01', stopLossSteps: 1 }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+}
+function u(last: string, positions: Position[] = [], openOrders: Order[] = []): MarketUpdate {
+  return { nowMs: 0, tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]), openOrders, positions, balances: [] };
+}
+const long = (size: string, entry: string): Position => ({ symbol: inst.symbol, side: 'long', size: d(size), openValue: d(size).mul(d(entry)), entryPrice: d(entry), leverage: null, marginMode: 'SHARED', isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: null });
+const resting = (price: string, size = '0.01', reduceOnly = false): Order => ({ surface: 'futures', symbol: inst.symbol, orderId: `o${price}`, clientOid: null, side: reduceOnly ? 'sell' : 'buy', positionSide: 'long', reduceOnly, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size), filledSize: d('0'), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'open_long', createdAtMs: 0, updatedAtMs: 0 });
+
+describe('futures-grid', () => {
+  it('places a bid on each level below the centre', () => {
+    const out = grid.onMarket!(ctx(), u('10000')) as StrategyIntent[];
+    expect(out).toHaveLength(1);
+    const place = out[0] as Extract<StrategyIntent, { kind: 'place' }>;
+    expect(place.orders.map((o) => o.price!.toString())).toEqual(['9900', '9800', '9700']);
+    expect(place.orders.every((o) => o.side === 'buy' && o.positionSide === 'long' && o.size.eq(d('0.01')))).toBe(true);
+  });
+
+  it('after a fill: take-profit above the entry, stop-loss trigger below the grid, resting bids left alone', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    const out = grid.onMarket!(c, u('9890', [long('0.01', '9900')], [resting('9900'), resting('9800'), resting('9700')])) as StrategyIntent[];
+    expect(out.map((i) => i.kind)).toEqual(['cancel', 'place', 'place-trigger']);
+    expect((out[0] as { orderIds: string[] }).orderIds).toEqual(['o9900']);
+    const tp = (out[1] as Extract<StrategyIntent, { kind: 'place' }>).orders;
+    expect(tp).toEqual([{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('9999'), size: d('0.01'), positionSide: 'long', reduceOnly: true }]);
+    expect((out[2] as Extract<StrategyIntent, { kind: 'place-trigger' }>).triggerPrice.toString()).toBe('9600');
+    grid.onEvent!(c, { type: 'accepted', orderId: 'tp1', trigger: false, strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'y', atMs: 0 });
+    grid.onEvent!(c, { type: 'accepted', orderId: 'sl1', trigger: true, strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'x', atMs: 0 });
+    // Flat again: the stop-loss is cancelled.
+    const flat = grid.onMarket!(c, u('10000', [], [resting('9900'), resting('9800'), resting('9700')])) as StrategyIntent[];
+    expect(flat).toEqual([{ kind: 'cancel-trigger', symbol: inst.symbol, orderId: 'sl1' }]);
+  });
+});
