@@ -12,6 +12,7 @@ import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
 import { startDaemon } from './daemon.js';
+import { checkPollingPlan } from './poll-plan.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
@@ -32,7 +33,10 @@ function collect(value: string, previous: string[]): string[] {
 
 function loadOrReport(file: string, io: Io): LoadedConfig | undefined {
   try {
-    return loadConfig(file);
+    const loaded = loadConfig(file);
+    const plan = checkPollingPlan(loaded);
+    if (plan.length) throw new ConfigError(plan);
+    return loaded;
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const i of err.issues) io.err(formatIssue(i));

@@ -176,6 +176,8 @@ export const daemonSchema = z
         timeoutMs: positiveInt.max(30_000).default(8000),
       })
       .prefault({}),
+    /** Share of each usable weight budget the polls may take (the rest is for orders and reconciliation). */
+    pollShare: z.number().gt(0).max(1).default(0.5),
     /** A strategy that throws this many times is faulted. */
     maxStrategyErrors: positiveInt.default(5),
   })

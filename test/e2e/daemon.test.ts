@@ -18,6 +18,11 @@ function configFrom(defaultYaml: string, journalPath: string): string {
   doc.setIn(['daemon', 'polls', 'tickersMs'], 300);
   doc.setIn(['daemon', 'polls', 'ordersMs'], 600);
   doc.setIn(['sim', 'tickIntervalMs'], 50);
+  // Polling this fast needs a larger budget than the venue's (the simulator is ours to configure).
+  for (const surface of ['spot', 'futures']) {
+    for (const pool of ['ip', 'uid']) doc.setIn(['exchange', 'rateLimit', surface, pool, 'budget'], 20_000);
+    doc.setIn(['sim', 'budget', surface], { ip: 20_000, uid: 20_000 });
+  }
   // Unknown outcomes (a spot batch item the venue leaves out of its answer) settle within seconds.
   doc.setIn(['execution', 'graceMs'], 500);
   doc.setIn(['execution', 'lostAfterChecks'], 2);

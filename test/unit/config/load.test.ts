@@ -102,3 +102,16 @@ describe('secrets', () => {
     for (const f of ['config/default.yaml', 'config/live.example.yaml']) expect(() => loadConfig(f, {})).not.toThrow();
   });
 });
+
+describe('polling plan', () => {
+  it('the default plan fits; a faster one is refused, naming the poll to slow', async () => {
+    const { checkPollingPlan } = await import('../../../src/app/poll-plan.js');
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync('config/default.yaml', 'utf8');
+    expect(checkPollingPlan(parseConfig(text, 'default.yaml', {}))).toEqual([]);
+    const fast = parseConfig(text.replace('tickersMs: 1000', 'tickersMs: 100'), 'fast.yaml', {});
+    const issues = checkPollingPlan(fast);
+    expect(issues.map((i) => i.path)).toEqual(['daemon.polls.tickersMs', 'daemon.polls.tickersMs']);
+    expect(issues[1]!.message).toMatch(/^polling uses 4031 IP weight per 10000 ms on futures, more than its share 450/);
+  });
+});
