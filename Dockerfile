@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
-# Build: compiles TypeScript and the native SQLite module; runtime: production dependencies only, non-root.
+# Sextant: build stage compiles TypeScript and the native SQLite module; the runtime stage has production
+# dependencies only, runs as the non-root `node` user under tini, and writes only to /app/data (a volume), so
+# the root filesystem can be read-only.
 FROM node:20.20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -10,7 +12,8 @@ RUN npm ci && npm run build && npm prune --omit=dev
 FROM node:20.20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/* \
+  && mkdir -p /app/data && chown node:node /app/data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
@@ -18,5 +21,10 @@ COPY bin ./bin
 COPY config ./config
 COPY strategies ./strategies
 USER node
+VOLUME ["/app/data"]
+EXPOSE 9464
+# /health answers 200 while polls are fresh; node's fetch keeps curl out of the image.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/sextant.js"]
 CMD ["run", "--config", "config/default.yaml"]
