@@ -16,6 +16,7 @@ export type OrderState =
   | 'lost'; // never found at the venue after the grace window: treated as not placed, still checked
 
 export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed']);
+export const ACTIVE_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost']);
 
 export interface JournalOrder {
   clientOid: string;

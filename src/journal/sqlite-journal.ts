@@ -2,7 +2,7 @@
 // Schema migrations are numbered and applied in order, each in its own transaction.
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
-import { FINAL_STATES, type Journal, type JournalOrder, type Latch } from './journal.js';
+import { ACTIVE_STATES, type Journal, type JournalOrder, type Latch } from './journal.js';
 
 const MIGRATIONS: string[] = [
   // 1: the first schema
@@ -59,7 +59,8 @@ export interface SqliteJournalOptions {
 
 export class SqliteJournal implements Journal {
   private readonly db: Database.Database;
-  private readonly final = [...FINAL_STATES].map((s) => `'${s}'`).join(',');
+  // Listing the active states (not excluding the final ones) lets the state index answer: the table only grows.
+  private readonly active = [...ACTIVE_STATES].map((s) => `'${s}'`).join(',');
 
   constructor(
     readonly path: string,
@@ -139,7 +140,7 @@ export class SqliteJournal implements Journal {
   }
 
   activeOrders(): JournalOrder[] {
-    return (this.db.prepare(`SELECT * FROM orders WHERE state NOT IN (${this.final}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
+    return (this.db.prepare(`SELECT * FROM orders WHERE state IN (${this.active}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
   }
 
   allOrders(): JournalOrder[] {

@@ -131,6 +131,8 @@ export class MatchingEngine {
     markets: SymbolMarket[],
     accounts: SimAccounts,
     private readonly clock: Clock,
+    /** Final orders and fills kept per symbol for history reads (oldest dropped beyond it). */
+    private readonly retain = Number.POSITIVE_INFINITY,
   ) {
     for (const m of markets) {
       const book: Book = {
@@ -325,13 +327,31 @@ export class MatchingEngine {
       const refusal = surface === 'spot' ? this.reserveSpot(b, o) : this.checkFutures(b, o);
       if (refusal) return { ok: false, refusal };
       this.stats.ordersPlaced++;
-      this.orders.set(o.orderId, o);
-      b.history.push(o);
+      this.remember(b, o);
       b.open.push(o);
       this.takeLiquidity(b, o);
       this.reindex(b);
       return { ok: true, orderId: o.orderId, clientOid: o.clientOid };
     });
+  }
+
+  /** Adds an order to the history, dropping the oldest final ones (and old fills) beyond `retain`. */
+  private remember(b: Book, o: SimOrder): void {
+    this.orders.set(o.orderId, o);
+    b.history.push(o);
+    if (b.history.length > this.retain * 2) {
+      const keep: SimOrder[] = [];
+      const drop = b.history.length - this.retain;
+      let dropped = 0;
+      for (const x of b.history) {
+        if (dropped < drop && (x.status === 'filled' || x.status === 'canceled')) {
+          this.orders.delete(x.orderId);
+          dropped++;
+        } else keep.push(x);
+      }
+      b.history = keep;
+      if (b.fills.length > this.retain) b.fills = b.fills.slice(-this.retain);
+    }
   }
 
   private crossesNow(b: Book, o: SimOrder): boolean {
@@ -529,8 +549,7 @@ export class MatchingEngine {
     // Fires when the last price reaches the trigger from the side it is on now.
     o.triggerUp = v.trigger > b.m.last;
     this.stats.ordersPlaced++;
-    this.orders.set(o.orderId, o);
-    b.history.push(o);
+    this.remember(b, o);
     b.open.push(o);
     if (v.trigger === b.m.last) this.trigger(b, o);
     this.reindex(b);

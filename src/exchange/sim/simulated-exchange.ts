@@ -25,9 +25,11 @@ export class SimulatedExchange implements ExchangeClient {
   constructor(
     readonly market: MarketSource,
     accounts: SimAccounts,
+    /** Final orders and fills kept per symbol (history reads); unlimited by default. */
+    retain?: number,
   ) {
     this.clock = new ManualClock(market.now);
-    this.engine = new MatchingEngine(market.symbols, accounts, this.clock);
+    this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain);
   }
 
   /** Moves virtual time forward, applying every market tick up to `ts`. */
