@@ -197,6 +197,21 @@ async function daemonCommand(opts: { config: string }, io: Io): Promise<number> 
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // SIGHUP: re-read the config; apply strategy params when everything validates, keep the old ones otherwise.
+    process.on('SIGHUP', () => {
+      let next: LoadedConfig | undefined;
+      try {
+        next = loadConfig(opts.config);
+        const plan = checkPollingPlan(next);
+        if (plan.length) throw new ConfigError(plan);
+      } catch (err) {
+        const lines = err instanceof ConfigError ? err.issues.map(formatIssue) : [(err as Error).message];
+        logger.warn({ problems: lines }, 'config reload refused: the running config stays');
+        return;
+      }
+      const problems = daemon.reload(next);
+      if (problems.length) logger.warn({ problems }, 'config reload refused: the running config stays');
+    });
   });
 }
 

@@ -25,6 +25,8 @@ export interface Daemon {
   simUrl: string | undefined;
   /** Stops intake, drains in-flight writes, optionally cancels, flushes; resolves to the exit code. */
   stop(reason: string): Promise<number>;
+  /** Applies what can change without a restart (strategy params); returns the problems (nothing applied then). */
+  reload(next: LoadedConfig): string[];
 }
 
 export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: Clock): Promise<Daemon> {
@@ -173,6 +175,22 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     return {
       opsUrl,
       simUrl: sim?.url,
+      reload: (next: LoadedConfig) => {
+        const problems: string[] = [];
+        const byId = new Map(next.config.strategies.map((s) => [s.id, s]));
+        for (const s of cfg.strategies) {
+          const n = byId.get(s.id);
+          if (!n || n.name !== s.name || JSON.stringify(n.symbols) !== JSON.stringify(s.symbols)) problems.push(`strategies[${s.id}]: only params can change without a restart`);
+        }
+        for (const id of byId.keys()) if (!cfg.strategies.some((s) => s.id === id)) problems.push(`strategies[${id}]: adding a strategy needs a restart`);
+        if (problems.length) return problems;
+        // Validate every instance first, then apply: all or nothing.
+        const trial = next.config.strategies.flatMap((s) => runner.checkParams(s.id, s.params));
+        if (trial.length) return trial;
+        for (const s of next.config.strategies) runner.updateParams(s.id, s.params);
+        log.info({ strategies: next.config.strategies.map((s) => s.id) }, 'strategy params reloaded');
+        return [];
+      },
       stop: async (reason: string) => {
         const t0 = clock.now();
         log.info({ reason }, 'stopping: intake closed');

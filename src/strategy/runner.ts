@@ -82,6 +82,24 @@ export class StrategyRunner {
     }
   }
 
+  /** Problems with new params for an instance (nothing is changed). */
+  checkParams(id: string, raw: unknown): string[] {
+    const i = this.instances.find((x) => x.cfg.id === id);
+    if (!i) return [`strategies[${id}]: no such running instance`];
+    const parsed = i.def.params.safeParse(raw ?? {});
+    return parsed.success ? [] : parsed.error.issues.map((x) => `strategies[${id}].params.${x.path.join('.')}: ${x.message}`);
+  }
+
+  /** Replaces an instance's params after validating them with its schema; the old ones stay on error. */
+  updateParams(id: string, raw: unknown): string[] {
+    const problems = this.checkParams(id, raw);
+    if (problems.length) return problems;
+    const i = this.instances.find((x) => x.cfg.id === id)!;
+    i.ctx.params = i.def.params.parse(raw ?? {});
+    i.cfg = { ...i.cfg, params: raw };
+    return [];
+  }
+
   start(): void {
     for (const i of this.instances) if (i.def.onStart) this.call(i, 'onStart', () => i.def.onStart!(i.ctx));
   }

@@ -69,6 +69,15 @@ describe('sextant run (default config)', () => {
       expect(metrics).toMatch(/sextant_poll_age_seconds\{poll="tickers"\}/);
       expect(metrics).toMatch(/sextant_nodejs_eventloop_lag_seconds/);
       expect(metrics).not.toMatch(/sextant_exchange_429_total [1-9]/);
+      // SIGHUP: new params for a strategy are applied; invalid ones are refused and the old config stays.
+      const base = readFileSync(cfg, 'utf8');
+      writeFileSync(cfg, base.replace('halfSpreadBps: 6', 'halfSpreadBps: 9'));
+      p.kill('SIGHUP');
+      await waitFor('the reload', async () => (out.includes('strategy params reloaded') ? true : undefined), 5000);
+      writeFileSync(cfg, base.replace('halfSpreadBps: 6', 'halfSpreadBps: -1'));
+      p.kill('SIGHUP');
+      await waitFor('the refusal', async () => (out.includes('config reload refused') ? true : undefined), 5000);
+      expect(out).toMatch(/strategies\[mm-btc\]\.params\.halfSpreadBps/);
     } finally {
       stopAt = Date.now();
       const t0 = stopAt;
