@@ -67,7 +67,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
 
     const loadedStrategies = [];
     for (const s of cfg.strategies) loadedStrategies.push({ cfg: s, def: await loadStrategy(s.name, cfg.strategyDirs) });
-    const runner = new StrategyRunner(loadedStrategies, instruments, logger, cfg.daemon.maxStrategyErrors);
+    const runner = new StrategyRunner(loadedStrategies, instruments, logger, cfg.daemon.maxStrategyErrors, {
+      load: (id) => journal.strategyState(id),
+      save: (id, json) => journal.saveStrategyState(id, json, clock.now()),
+    });
     const symbols = runner.symbols();
     const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
     const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
@@ -145,22 +148,46 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         }),
     );
 
+    // Balances and positions as gauges (display only: floats are fine on a dashboard).
+    subs.add(data.balances$.subscribe((b) => b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()))));
+    subs.add(
+      data.positions$.subscribe((p) => {
+        metrics.position.reset();
+        for (const x of p.value) metrics.position.set({ symbol: x.symbol, side: x.side }, x.size.toNumber());
+      }),
+    );
+
     const cron = new Cron(log);
     closers.push(() => cron.stop());
     cron.add('reconcile', cfg.daemon.reconcileCron, () => reconcile(false));
     for (const s of cfg.strategies) for (const [hook, expr] of Object.entries(s.schedule)) cron.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
+    // Instruments change rarely (new pairs, new steps): refreshed hourly.
+    cron.add('instruments', '0 7 * * * *', async () => {
+      for (const s of ['spot', 'futures'] as const) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
+    });
+    // Daily: a summary line, and journal housekeeping.
+    cron.add('daily', '0 5 0 * * *', () => {
+      log.info({ orders: journal.countByState(), strategies: runner.status(), tradingState: risk.state() }, 'daily summary');
+      journal.maintain();
+    });
 
     const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
+    const startedAt = clock.now();
     const ops = new OpsServer(metrics, {
       health: () => {
-        const age = clock.now() - (lastPolled.get('tickers') ?? 0);
+        // Before the first poll, the age counts from the start.
+        const age = clock.now() - (lastPolled.get('tickers') ?? startedAt);
         return { ok: symbols.length === 0 || age <= freshLimitMs, detail: { tickersAgeMs: age, strategies: runner.status() } };
       },
       ready: () => {
         const state = risk.state();
         return { ok: !executor.fenced && state !== 'halted', detail: { fenced: executor.fenced, tradingState: state } };
       },
-      beforeScrape: () => {
+      beforeScrape: async () => {
+        for (const st of await client.limiter.stats()) {
+          metrics.limiterTokens.set({ pool: st.pool }, st.reservoir ?? 0);
+          metrics.limiterQueued.set({ pool: st.pool }, st.queued);
+        }
         const now = clock.now();
         for (const [name, at] of lastPolled) metrics.pollAge.set({ poll: name }, (now - at) / 1000);
         metrics.openOrders.set(journal.activeOrders().filter((r) => r.state === 'open').length);

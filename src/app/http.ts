@@ -15,6 +15,10 @@ export class Metrics {
   readonly openOrders = new Gauge({ name: 'sextant_open_orders', help: 'Open orders in the journal', registers: [this.registry] });
   readonly tradingState = new Gauge({ name: 'sextant_trading_halted', help: '1 when trading is halted (kill switch or fence)', registers: [this.registry] });
   readonly strategyErrors = new Gauge({ name: 'sextant_strategy_errors', help: 'Errors per strategy instance', labelNames: ['strategy'], registers: [this.registry] });
+  readonly balance = new Gauge({ name: 'sextant_balance', help: 'Balance (total) by surface and asset', labelNames: ['surface', 'asset'], registers: [this.registry] });
+  readonly position = new Gauge({ name: 'sextant_position_size', help: 'Open position size (base)', labelNames: ['symbol', 'side'], registers: [this.registry] });
+  readonly limiterTokens = new Gauge({ name: 'sextant_limiter_tokens', help: 'Weight the limiter can start now, per pool', labelNames: ['pool'], registers: [this.registry] });
+  readonly limiterQueued = new Gauge({ name: 'sextant_limiter_queued', help: 'Requests waiting in the limiter, per pool', labelNames: ['pool'], registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sextant_' });
@@ -27,7 +31,7 @@ export interface HealthSource {
   /** Readiness: reconciled and trading. */
   ready(): { ok: boolean; detail: Record<string, unknown> };
   /** Refreshes gauges just before a scrape. */
-  beforeScrape?(): void;
+  beforeScrape?(): Promise<void> | void;
 }
 
 export class OpsServer {
@@ -70,7 +74,7 @@ export class OpsServer {
     }
     if (path === '/metrics') {
       if (this.token && req.headers.authorization !== `Bearer ${this.token}`) return json(401, { error: 'unauthorized' });
-      this.source.beforeScrape?.();
+      await this.source.beforeScrape?.();
       res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
       res.end(await this.metrics.registry.metrics());
       return;

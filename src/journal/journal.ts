@@ -73,5 +73,10 @@ export interface Journal {
   setLatch(name: string, reason: string, atMs: number): void;
   clearLatch(name: string): void;
   recordEquity(surface: Surface, value: string, atMs: number): void;
+  /** A strategy instance's state as JSON, and saving it. */
+  strategyState(strategyId: string): string | undefined;
+  saveStrategyState(strategyId: string, json: string, atMs: number): void;
+  maintain(): void;
+  countByState(): Record<string, number>;
   close(): void;
 }

@@ -22,6 +22,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE risk_decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, strategy_id TEXT NOT NULL, intent_kind TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, at_ms INTEGER NOT NULL);
    CREATE TABLE latches (name TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL);
    CREATE TABLE equity (id INTEGER PRIMARY KEY AUTOINCREMENT, surface TEXT NOT NULL, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
+  // 2: strategy instances' state, kept across restarts
+  `CREATE TABLE strategy_state (strategy_id TEXT PRIMARY KEY, json TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
 ];
 
 interface Row {
@@ -175,6 +177,26 @@ export class SqliteJournal implements Journal {
 
   clearLatch(name: string): void {
     this.db.prepare('DELETE FROM latches WHERE name = ?').run(name);
+  }
+
+  strategyState(strategyId: string): string | undefined {
+    return (this.db.prepare('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
+  }
+
+  saveStrategyState(strategyId: string, json: string, atMs: number): void {
+    this.db.prepare('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms').run(strategyId, json, atMs);
+  }
+
+  /** Housekeeping: folds the WAL back into the database and refreshes the query planner's statistics. */
+  maintain(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('optimize');
+  }
+
+  /** Orders by state (for summaries). */
+  countByState(): Record<string, number> {
+    const rows = this.db.prepare('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 
   recordEquity(surface: Surface, value: string, atMs: number): void {

@@ -21,9 +21,17 @@ interface Instance {
   ctx: StrategyContext<unknown>;
   errors: number;
   faulted: boolean;
+  /** The state as last saved (JSON), to save only changes. */
+  savedState: string;
 }
 
 export class StrategyConfigError extends Error {}
+
+/** Where instances keep their state across restarts (the journal, in the daemon). */
+export interface StateStore {
+  load(id: string): string | undefined;
+  save(id: string, json: string): void;
+}
 
 export class StrategyRunner {
   readonly intents$ = new Subject<Intent>();
@@ -34,6 +42,7 @@ export class StrategyRunner {
     instruments: ReadonlyMap<string, Instrument>,
     private readonly logger: Logger,
     private readonly maxErrors: number,
+    private readonly store?: StateStore,
   ) {
     const problems: string[] = [];
     for (const { cfg, def } of loaded) {
@@ -44,9 +53,11 @@ export class StrategyRunner {
       }
       for (const s of cfg.symbols) if (!instruments.has(s)) problems.push(`strategies[${cfg.id}].symbols: unknown symbol ${s}`);
       const log = logger.child({ component: 'strategy', strategy: cfg.id });
+      const saved = store?.load(cfg.id);
+      const state = saved ? (JSON.parse(saved) as Record<string, unknown>) : {};
       this.instances.push({
-        cfg, def, errors: 0, faulted: false,
-        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state: {}, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
+        cfg, def, errors: 0, faulted: false, savedState: saved ?? '{}',
+        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
       });
     }
     if (problems.length) throw new StrategyConfigError(problems.join('\n'));
@@ -71,6 +82,13 @@ export class StrategyRunner {
       for (const intent of out ?? []) {
         if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
         this.intents$.next({ ...intent, strategyId: inst.cfg.id } as Intent);
+      }
+      if (this.store) {
+        const json = JSON.stringify(inst.ctx.state);
+        if (json !== inst.savedState) {
+          this.store.save(inst.cfg.id, json);
+          inst.savedState = json;
+        }
       }
     } catch (err) {
       inst.errors++;

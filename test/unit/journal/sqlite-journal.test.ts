@@ -19,10 +19,10 @@ describe('SQLite journal', () => {
   it('migrates to the current version, once', () => {
     const f = join(dir, 'm.sqlite');
     const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(a.schemaVersion).toBe(1);
+    expect(a.schemaVersion).toBe(2);
     a.close();
     const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(b.schemaVersion).toBe(1);
+    expect(b.schemaVersion).toBe(2);
     b.close();
   });
 

@@ -67,6 +67,24 @@ describe('strategy runner', () => {
   });
 });
 
+describe('strategy state', () => {
+  it('is saved when it changes and handed back after a restart', () => {
+    const counting = defineStrategy({ name: 'counting', params: z.strictObject({}), onMarket: (ctx) => { ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1; } });
+    const saved = new Map<string, string>();
+    let saves = 0;
+    const store = { load: (id: string) => saved.get(id), save: (id: string, json: string) => (saves++, saved.set(id, json)) };
+    const make = () => new StrategyRunner([{ cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) }], instruments, silentLogger, 3, store);
+    const a = make();
+    a.onMarket(() => update);
+    a.onMarket(() => update);
+    expect(saved.get('c')).toBe('{"n":2}');
+    const b = make();
+    b.onMarket(() => update);
+    expect(saved.get('c')).toBe('{"n":3}');
+    expect(saves).toBe(3);
+  });
+});
+
 describe('strategy loader', () => {
   it('finds <name>.js or <name>/index.js in the configured folders and checks the default export', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sextant-strats-'));
