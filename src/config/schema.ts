@@ -180,6 +180,8 @@ export const daemonSchema = z
     pollShare: z.number().gt(0).max(1).default(0.5),
     /** A strategy that throws this many times is faulted. */
     maxStrategyErrors: positiveInt.default(5),
+    /** A faulted strategy starts again after this long; absent: it stays faulted until a restart. */
+    restartFaultedAfterMs: positiveInt.optional(),
   })
   .prefault({});
 

@@ -5,6 +5,7 @@ import { Subject } from 'rxjs';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
 import type { Instrument } from '../domain/market.js';
+import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } from './api.js';
 
@@ -21,6 +22,7 @@ interface Instance {
   ctx: StrategyContext<unknown>;
   errors: number;
   faulted: boolean;
+  faultedAt: number;
   /** The state as last saved (JSON), to save only changes. */
   savedState: string;
 }
@@ -43,6 +45,8 @@ export class StrategyRunner {
     private readonly logger: Logger,
     private readonly maxErrors: number,
     private readonly store?: StateStore,
+    /** A faulted instance starts again (errors cleared, onStart called) after this long; never when absent. */
+    private readonly restart?: { afterMs: number; clock: Clock },
   ) {
     const problems: string[] = [];
     for (const { cfg, def } of loaded) {
@@ -56,7 +60,7 @@ export class StrategyRunner {
       const saved = store?.load(cfg.id);
       const state = saved ? (JSON.parse(saved) as Record<string, unknown>) : {};
       this.instances.push({
-        cfg, def, errors: 0, faulted: false, savedState: saved ?? '{}',
+        cfg, def, errors: 0, faulted: false, faultedAt: 0, savedState: saved ?? '{}',
         ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
       });
     }
@@ -76,7 +80,14 @@ export class StrategyRunner {
   }
 
   private call(inst: Instance, hook: string, fn: () => HookResult): void {
-    if (inst.faulted) return;
+    if (inst.faulted) {
+      if (!this.restart || this.restart.clock.now() - inst.faultedAt < this.restart.afterMs) return;
+      inst.faulted = false;
+      inst.errors = 0;
+      this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');
+      if (inst.def.onStart) this.call(inst, 'onStart', () => inst.def.onStart!(inst.ctx));
+      if (inst.faulted) return;
+    }
     try {
       const out = fn();
       for (const intent of out ?? []) {
@@ -95,6 +106,7 @@ export class StrategyRunner {
       this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: (err as Error).message }, 'strategy hook failed');
       if (inst.errors >= this.maxErrors) {
         inst.faulted = true;
+        inst.faultedAt = this.restart?.clock.now() ?? 0;
         this.logger.error({ strategy: inst.cfg.id }, 'strategy faulted: no more hooks are called');
       }
     }

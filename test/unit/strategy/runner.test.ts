@@ -9,6 +9,7 @@ import { DEFAULT_INSTRUMENTS, toInstrument } from '../../../src/exchange/sim/ins
 import { defineStrategy, z, type MarketUpdate, type StrategyDefinition } from '../../../src/strategy/api.js';
 import { findStrategyFile, loadStrategy } from '../../../src/strategy/loader.js';
 import { StrategyConfigError, StrategyRunner } from '../../../src/strategy/runner.js';
+import { ManualClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
@@ -64,6 +65,28 @@ describe('strategy runner', () => {
     runner.onMarket(() => update);
     expect(intents).toEqual([]);
     expect(runner.status()[0]!.errors).toBe(1);
+  });
+});
+
+describe('restart after a fault', () => {
+  it('a faulted instance starts again after the configured delay, when configured', () => {
+    const clock = new ManualClock(0);
+    let starts = 0;
+    let fail = true;
+    const flaky = defineStrategy({ name: 'flaky', params: z.strictObject({}), onStart: () => void starts++, onMarket: () => { if (fail) throw new Error('x'); } });
+    const runner = new StrategyRunner([{ cfg: { id: 'f', name: 'flaky', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(flaky) }], instruments, silentLogger, 2, undefined, { afterMs: 1000, clock });
+    runner.start();
+    runner.onMarket(() => update);
+    runner.onMarket(() => update);
+    expect(runner.status()[0]).toMatchObject({ faulted: true });
+    clock.advance(999);
+    fail = false;
+    runner.onMarket(() => update);
+    expect(runner.status()[0]).toMatchObject({ faulted: true });
+    clock.advance(1);
+    runner.onMarket(() => update);
+    expect(runner.status()[0]).toEqual({ id: 'f', errors: 0, faulted: false });
+    expect(starts).toBe(2);
   });
 });
 
