@@ -1,8 +1,8 @@
 // The daemon's HTTP endpoints: /health (liveness), /ready (reconciled and trading), /metrics (Prometheus,
 // prom-client). Loopback by default; a bearer token is required for /metrics when bound elsewhere.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { close, listen } from '../util/http-server.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -49,12 +49,7 @@ export class OpsServer {
   async listen(port: number, host: string): Promise<string> {
     const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
     if (!loopback && !this.token) throw new Error(`binding ${host} needs a bearer token (environment variable): /metrics would be open to the network`);
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => resolve());
-    });
-    const a = this.server.address() as AddressInfo;
-    this.url = `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+    this.url = await listen(this.server, port, host);
     return this.url;
   }
 
@@ -83,7 +78,6 @@ export class OpsServer {
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
+    await close(this.server);
   }
 }

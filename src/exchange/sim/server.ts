@@ -4,11 +4,11 @@
 // HTML 502 pages, truncated JSON, 429 storms, clock skew, read-after-write lag). Control paths under /sim/.
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Decimal } from '../../domain/decimal.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { PositionSide, Surface } from '../../domain/market.js';
 import type { Clock } from '../../util/clock.js';
+import { close, listen } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
 import type { OrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
@@ -112,18 +112,12 @@ export class SimServer {
   }
 
   async listen(port: number, host: string): Promise<string> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => resolve());
-    });
-    const a = this.server.address() as AddressInfo;
-    this.url = `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+    this.url = await listen(this.server, port, host);
     return this.url;
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
+    await close(this.server);
   }
 
   /** Applies every market tick up to the venue's now. */
