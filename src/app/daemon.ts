@@ -3,7 +3,9 @@
 import { Subscription, concatMap, from, startWith, withLatestFrom } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decimal } from '../domain/decimal.js';
-import type { Instrument, Ticker } from '../domain/market.js';
+import { equity } from '../domain/equity.js';
+import type { Instrument, Position, Surface, Ticker } from '../domain/market.js';
+import { ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
 import { MarketData } from '../data/market-data.js';
 import type { Stamped } from '../data/poll.js';
 import { Executor } from '../execution/executor.js';
@@ -56,6 +58,11 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     const client: LiveClient = createLiveClient(effective, logger, clock, (endpoint, outcome) => {
       metrics.requests.inc({ endpoint, outcome });
       if (outcome === 'rate-limit') metrics.rateLimited.inc();
+      const e = ENDPOINTS[endpoint as EndpointId];
+      if (e) {
+        metrics.weight.inc({ endpoint, pool: `${e.surface}:ip` }, e.weight.ip);
+        if (e.auth && e.weight.uid) metrics.weight.inc({ endpoint, pool: `${e.surface}:uid` }, e.weight.uid);
+      }
     });
     closers.push(() => client.close());
     const journal: SqliteJournal = openJournal(loaded);
@@ -148,12 +155,27 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         }),
     );
 
-    // Balances and positions as gauges (display only: floats are fine on a dashboard).
-    subs.add(data.balances$.subscribe((b) => b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()))));
+    // Equity feeds the drawdown kill switch and the journal; balances and positions are also gauges
+    // (display only: floats are fine on a dashboard).
+    let positionsNow: Position[] = [];
     subs.add(
       data.positions$.subscribe((p) => {
+        positionsNow = p.value;
         metrics.position.reset();
         for (const x of p.value) metrics.position.set({ symbol: x.symbol, side: x.side }, x.size.toNumber());
+      }),
+    );
+    subs.add(
+      data.balances$.subscribe((b) => {
+        b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()));
+        const eq = equity(b.value, positionsNow, latest?.value, instruments);
+        if (!eq) return;
+        const now = clock.now();
+        for (const [surface, value] of Object.entries(eq.bySurface)) {
+          metrics.equity.set({ surface }, value.toNumber());
+          journal.recordEquity(surface as Surface, value.toString(), now);
+        }
+        if (risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
       }),
     );
 
@@ -250,3 +272,4 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     throw err;
   }
 }
+

@@ -17,6 +17,8 @@ export class Metrics {
   readonly strategyErrors = new Gauge({ name: 'sextant_strategy_errors', help: 'Errors per strategy instance', labelNames: ['strategy'], registers: [this.registry] });
   readonly balance = new Gauge({ name: 'sextant_balance', help: 'Balance (total) by surface and asset', labelNames: ['surface', 'asset'], registers: [this.registry] });
   readonly position = new Gauge({ name: 'sextant_position_size', help: 'Open position size (base)', labelNames: ['symbol', 'side'], registers: [this.registry] });
+  readonly weight = new Counter({ name: 'sextant_exchange_weight_total', help: 'Weight spent by endpoint and pool', labelNames: ['endpoint', 'pool'], registers: [this.registry] });
+  readonly equity = new Gauge({ name: 'sextant_equity', help: 'Equity in the quote currency: balances at the last prices plus unrealised PnL', labelNames: ['surface'], registers: [this.registry] });
   readonly limiterTokens = new Gauge({ name: 'sextant_limiter_tokens', help: 'Weight the limiter can start now, per pool', labelNames: ['pool'], registers: [this.registry] });
   readonly limiterQueued = new Gauge({ name: 'sextant_limiter_queued', help: 'Requests waiting in the limiter, per pool', labelNames: ['pool'], registers: [this.registry] });
 

@@ -69,6 +69,9 @@ describe('sextant run (default config)', () => {
       expect(metrics).toMatch(/sextant_poll_age_seconds\{poll="tickers"\}/);
       expect(metrics).toMatch(/sextant_nodejs_eventloop_lag_seconds/);
       expect(metrics).not.toMatch(/sextant_exchange_429_total [1-9]/);
+      expect(metrics).toMatch(/sextant_exchange_weight_total\{endpoint="S6",pool="spot:uid"\} [1-9]/);
+      // Equity (feeding the drawdown kill switch) once balances and prices are both in.
+      await waitFor('equity', async () => (/sextant_equity\{surface="spot"\} [1-9]/.test(await (await fetch(`${opsUrl}/metrics`)).text()) ? true : undefined), 15_000);
       // SIGHUP: new params for a strategy are applied; invalid ones are refused and the old config stays.
       const base = readFileSync(cfg, 'utf8');
       writeFileSync(cfg, base.replace('halfSpreadBps: 6', 'halfSpreadBps: 9'));
