@@ -1,5 +1,6 @@
 // The daemon: wires market data, strategies, risk, executor, tracker, journal, cron and the ops endpoints
 // around one exchange client (the venue, or the simulator started on loopback), and shuts down cleanly.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Subscription, concatMap, from, startWith, withLatestFrom } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decimal } from '../domain/decimal.js';
@@ -195,11 +196,17 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
 
     const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
     const startedAt = clock.now();
+    // Liveness also means a responsive event loop: a p99 delay over 2 s is unhealthy.
+    const loop = monitorEventLoopDelay({ resolution: 20 });
+    loop.enable();
+    closers.push(() => void loop.disable());
     const ops = new OpsServer(metrics, {
       health: () => {
         // Before the first poll, the age counts from the start.
         const age = clock.now() - (lastPolled.get('tickers') ?? startedAt);
-        return { ok: symbols.length === 0 || age <= freshLimitMs, detail: { tickersAgeMs: age, strategies: runner.status() } };
+        const loopP99Ms = Math.round(loop.percentile(99) / 1e6);
+        loop.reset();
+        return { ok: (symbols.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000, detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: runner.status() } };
       },
       ready: () => {
         const state = risk.state();

@@ -56,8 +56,9 @@ describe('sextant run (default config)', () => {
         const line = out.split('\n').find((l) => l.includes('daemon running'));
         return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
       }, 20_000);
-      const health = (await (await fetch(`${opsUrl}/health`)).json()) as { status: string };
+      const health = (await (await fetch(`${opsUrl}/health`)).json()) as { status: string; eventLoopP99Ms: number };
       expect(health.status).toBe('ok');
+      expect(health.eventLoopP99Ms).toBeLessThan(2000);
       await waitFor('ready', async () => ((await fetch(`${opsUrl}/ready`)).status === 200 ? true : undefined), 10_000);
       // Orders placed and filled through the full live path.
       const metrics = await waitFor('a fill', async () => {
