@@ -80,7 +80,7 @@ function simAccounts(sim: SimConfig): SimAccounts {
 
 /** The in-process simulated exchange (backtests, dry-run), starting at `startMs` of virtual time. */
 export function createSimulatedExchange(loaded: LoadedConfig, startMs: number): SimulatedExchange {
-  return new SimulatedExchange(createMarket(loaded.config.sim, startMs), simAccounts(loaded.config.sim));
+  return new SimulatedExchange(createMarket(loaded.config.sim, startMs), simAccounts(loaded.config.sim), loaded.config.sim.retainOrders);
 }
 
 /** The simulator's HTTP face on the wall clock. */
@@ -93,6 +93,7 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     budget: { spot: sim.budget.spot, futures: sim.budget.futures, windowMs: sim.budget.windowMs, orderRequestsPerSecond: sim.budget.orderRequestsPerSecond },
     clock,
     logger,
+    retain: sim.retainOrders,
   });
 }
 

@@ -85,6 +85,8 @@ export const simSchema = z
     port: z.number().int().min(0).max(65535).default(8787),
     /** One market tick per symbol every tickIntervalMs. */
     tickIntervalMs: positiveInt.default(250),
+    /** Final orders and fills the simulator keeps per symbol for history reads (bounds its memory). */
+    retainOrders: positiveInt.default(10_000),
     /** Replay recorded ticks (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]) instead of the synthetic market. */
     replayFile: z.string().min(1).optional(),
     accounts: z

@@ -60,6 +60,8 @@ export interface SimServerOptions {
   budget: SimBudget;
   clock: Clock;
   logger: Logger;
+  /** Final orders and fills kept per symbol for history reads (S1, S2, S3); unlimited when absent. */
+  retain?: number;
 }
 
 interface Counter {
@@ -101,7 +103,7 @@ export class SimServer {
 
   constructor(private readonly o: SimServerOptions) {
     this.engineClock = { now: () => this.venueNow() };
-    this.engine = new MatchingEngine(o.market.symbols, o.accounts, this.engineClock);
+    this.engine = new MatchingEngine(o.market.symbols, o.accounts, this.engineClock, o.retain);
     o.market.symbols.forEach((m, i) => this.contractIds.set(m.spec.symbol, 10000001 + i));
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
