@@ -11,7 +11,10 @@ import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
+import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
+import { runBacktest } from './backtest.js';
 import { startDaemon } from './daemon.js';
+import { synthesize } from './synth.js';
 import { checkPollingPlan } from './poll-plan.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
@@ -133,6 +136,29 @@ function planCommand(opts: { config: string }, io: Io): number {
   io.out('');
   io.out('Try: npx sextant api F2 --config FILE   (any endpoint S1–S9, F1–F9)');
   return 0;
+}
+
+async function backtestCommand(opts: { config: string; data?: string; from?: string; to?: string; out?: string }, io: Io): Promise<number> {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  const parse = (v: string | undefined, name: string): number | undefined => {
+    if (v === undefined) return undefined;
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) throw new Error(`--${name}: not a date: ${v}`);
+    return t;
+  };
+  try {
+    const fromMs = parse(opts.from, 'from');
+    const toMs = parse(opts.to, 'to');
+    const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
+    const r = await runBacktest(loaded, logger, { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), ...(opts.out ? { outDir: opts.out } : {}) });
+    io.out(`${r.events} market events, ${r.cycles} cycles -> ${r.outDir}`);
+    io.out(`net PnL ${r.metrics.netPnl} (${r.metrics.returnPct} %), max drawdown ${r.metrics.maxDrawdownPct} %, Sharpe ${r.metrics.sharpe}, fills ${r.metrics.fills}, fees ${r.metrics.feesPaid}`);
+    return 0;
+  } catch (err) {
+    io.err(`backtest failed: ${(err as Error).message}`);
+    return 1;
+  }
 }
 
 async function simCommand(opts: { config: string; port?: string; host?: string; seed?: string }, io: Io): Promise<number> {
@@ -284,6 +310,50 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
         return was ? `cleared: ${was}` : 'nothing was latched';
       }),
     );
+
+  program
+    .command('backtest')
+    .description('replay market data through the strategies, risk gate, executor and journal in virtual time; writes report.json, trades.csv, equity.csv')
+    .option('-c, --config <file>', 'config file', 'config/backtest.yaml')
+    .option('--data <file>', 'market data (JSON lines); default: backtest.data')
+    .option('--from <iso>', 'first timestamp to replay')
+    .option('--to <iso>', 'last timestamp to replay')
+    .option('--out <dir>', 'output folder; default: backtest.out')
+    .action(async (opts: { config: string; data?: string; from?: string; to?: string; out?: string }) => setCode(await backtestCommand(opts, io)));
+
+  const data = program.command('data').description('market data files');
+  data
+    .command('synth')
+    .description('write synthetic market data (the seeded synthetic market) for backtests')
+    .requiredOption('--symbol <sym>', 'instrument, e.g. BTCUSDT_SPBL or cmt_btcusdt (repeat with commas)')
+    .requiredOption('--from <iso>', 'start time')
+    .requiredOption('--to <iso>', 'end time')
+    .option('--interval <dur>', 'tick interval: 250ms, 1s, 1m', '1s')
+    .option('--seed <n>', 'seed', '42')
+    .requiredOption('--out <file>', 'output file (JSON lines)')
+    .action((opts: { symbol: string; from: string; to: string; interval: string; seed: string; out: string }) => {
+      const symbols = opts.symbol.split(',');
+      const specs = DEFAULT_INSTRUMENTS.filter((s) => symbols.includes(s.symbol));
+      const unknown = symbols.filter((s) => !specs.some((x) => x.symbol === s));
+      const fromMs = Date.parse(opts.from);
+      const toMs = Date.parse(opts.to);
+      const m = /^(\d+)(ms|s|m)$/.exec(opts.interval);
+      const problems = [
+        ...unknown.map((s) => `--symbol: unknown instrument ${s} (known: ${DEFAULT_INSTRUMENTS.map((x) => x.symbol).join(', ')})`),
+        ...(Number.isNaN(fromMs) ? [`--from: not a date: ${opts.from}`] : []),
+        ...(Number.isNaN(toMs) || toMs <= fromMs ? [`--to: must be a date after --from: ${opts.to}`] : []),
+        ...(!m ? [`--interval: expected e.g. 250ms, 1s, 1m; got ${opts.interval}`] : []),
+        ...(!/^\d+$/.test(opts.seed) ? [`--seed: expected a whole number, got ${opts.seed}`] : []),
+      ];
+      if (problems.length) {
+        problems.forEach((p) => io.err(p));
+        return setCode(1);
+      }
+      const intervalMs = Number(m![1]) * (m![2] === 'ms' ? 1 : m![2] === 's' ? 1000 : 60_000);
+      const n = synthesize(specs, { fromMs, toMs, intervalMs, seed: Number(opts.seed), out: opts.out });
+      io.out(`${opts.out}: ${n} ticks`);
+      setCode(0);
+    });
 
   program
     .command('sim')

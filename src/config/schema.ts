@@ -187,6 +187,18 @@ export const daemonSchema = z
   })
   .prefault({});
 
+export const backtestSchema = z
+  .strictObject({
+    /** Replayed market data (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]). */
+    data: z.string().min(1).default('data/sample/ticks.jsonl'),
+    out: z.string().min(1).default('reports/backtest'),
+    /** A strategy sees a market update (a poll cycle) this often, in virtual time. */
+    cycleMs: positiveInt.default(1000),
+    /** Reconciliation every this many cycles. */
+    reconcileEvery: positiveInt.default(5),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'dry-run', 'backtest']).default('live'),
   exchange: exchangeSchema,
@@ -195,6 +207,7 @@ export const configSchema = z.strictObject({
   journal: journalSchema,
   execution: executionSchema,
   daemon: daemonSchema,
+  backtest: backtestSchema,
   strategyDirs: z.array(z.string().min(1)).default(['strategies']),
   strategies: z.array(strategySchema).default([]),
   log: z
