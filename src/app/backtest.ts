@@ -13,6 +13,7 @@ import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import { ReplayMarket } from '../exchange/sim/market.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
+import { renderReport } from '../report/html.js';
 import { computeMetrics, realize, type EquityPoint, type Metrics } from '../report/metrics.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
@@ -82,6 +83,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   runner.start();
 
   const equity: EquityPoint[] = [];
+  const prices: Record<string, Array<[number, number]>> = {};
   const exposed: boolean[] = [];
   const startBase = new Map((await sim.balances('spot')).map((b) => [b.asset, b.total]));
   const step = cfg.backtest.cycleMs;
@@ -98,6 +100,12 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     }
     tickers = next;
     tickersAt = clock.now();
+    // Chart points: one per second at most (chart time is in whole seconds).
+    const sec = Math.floor(clock.now() / 1000);
+    for (const [sym, tk] of next) {
+      const series = (prices[sym] ??= []);
+      if (tk.last && (series.length === 0 || series[series.length - 1]![0] < sec)) series.push([sec, tk.last.toNumber()]);
+    }
     const open = [...(await Promise.all(spotSymbols.map((s) => sim.openOrders('spot', s)))).flat(), ...(await Promise.all(futuresSymbols.map((s) => sim.openOrders('futures', s)))).flat()];
     const balances = [...(await sim.balances('spot')), ...(futuresSymbols.length ? await sim.balances('futures') : [])];
     const positions = (await Promise.all(futuresSymbols.map((s) => sim.positions(s)))).flat();
@@ -137,5 +145,18 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     ['ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl', ...trades.map((t) => [t.timestampMs, t.symbol, t.orderId, t.fillId, t.side, t.price, t.size, t.amount, t.fee, t.realizedPnl].join(','))].join('\n') + '\n',
   );
   writeFileSync(join(outDir, 'equity.csv'), ['ts,equity', ...equity.map((p) => `${p.ts},${p.equity.toString(8)}`)].join('\n') + '\n');
+  const equityPoints: Array<[number, number]> = [];
+  for (const p of equity) {
+    const sec = Math.floor(p.ts / 1000);
+    if (equityPoints.length === 0 || equityPoints[equityPoints.length - 1]![0] < sec) equityPoints.push([sec, p.equity.toNumber()]);
+  }
+  writeFileSync(
+    join(outDir, 'report.html'),
+    renderReport({
+      title: `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`,
+      metrics, orders, prices, equity: equityPoints,
+      fills: trades.map((t) => ({ symbol: t.symbol, time: Math.floor(t.timestampMs / 1000), side: t.side, price: t.price.toNumber(), size: t.size.toString() })),
+    }),
+  );
   return { outDir, metrics, cycles, events: records.length, orders };
 }

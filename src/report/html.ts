@@ -1,0 +1,76 @@
+// The self-contained HTML report: price chart with entries and exits, equity and drawdown curves
+// (lightweight-charts, inlined so the file opens offline) and the metrics table.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Metrics } from './metrics.js';
+
+export interface ReportData {
+  title: string;
+  metrics: Metrics;
+  orders: Record<string, number>;
+  /** Per symbol: [time s, price] points and fills as markers. */
+  prices: Record<string, Array<[number, number]>>;
+  fills: Array<{ symbol: string; time: number; side: 'buy' | 'sell'; price: number; size: string }>;
+  equity: Array<[number, number]>;
+}
+
+function chartsLibrary(): string {
+  // The package's exports map hides dist/: resolve its root through package.json.
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve('lightweight-charts/package.json'));
+  return readFileSync(join(root, 'dist', 'lightweight-charts.standalone.production.js'), 'utf8');
+}
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function renderReport(d: ReportData): string {
+  const rows = Object.entries(d.metrics).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
+  const orderRows = Object.entries(d.orders).map(([k, v]) => `<tr><th>orders ${esc(k)}</th><td>${v}</td></tr>`).join('');
+  // JSON inside a script: close tags cannot appear in it.
+  const data = JSON.stringify(d).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(d.title)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff}
+h1{font-size:20px;margin:0 0 16px} h2{font-size:15px;margin:20px 0 8px}
+.grid{display:grid;grid-template-columns:minmax(0,1fr) 320px;gap:24px}
+.chart{height:320px;border:1px solid #e3e6ee;border-radius:6px}
+table{border-collapse:collapse;width:100%} th,td{padding:4px 8px;border-bottom:1px solid #eef0f5;text-align:left} td{text-align:right;font-variant-numeric:tabular-nums}
+</style></head>
+<body>
+<h1>${esc(d.title)}</h1>
+<div class="grid"><div>
+<div id="prices"></div>
+<h2>Equity</h2><div id="equity" class="chart"></div>
+<h2>Drawdown</h2><div id="drawdown" class="chart" style="height:180px"></div>
+</div><div><h2>Metrics</h2><table>${rows}${orderRows}</table></div></div>
+<script>${chartsLibrary()}</script>
+<script>
+const D = ${data};
+const LW = LightweightCharts;
+const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, timeScale: { timeVisible: true, secondsVisible: true } };
+const host = document.getElementById('prices');
+for (const [symbol, points] of Object.entries(D.prices)) {
+  const h = document.createElement('h2'); h.textContent = symbol; host.appendChild(h);
+  const el = document.createElement('div'); el.className = 'chart'; el.dataset.chart = 'price'; host.appendChild(el);
+  const chart = LW.createChart(el, opts);
+  const s = chart.addSeries(LW.LineSeries, { color: '#2962FF', lineWidth: 2 });
+  s.setData(points.map(([time, value]) => ({ time, value })));
+  const marks = D.fills.filter((f) => f.symbol === symbol).map((f) => ({ time: f.time, position: f.side === 'buy' ? 'belowBar' : 'aboveBar', color: f.side === 'buy' ? '#089981' : '#f23645', shape: f.side === 'buy' ? 'arrowUp' : 'arrowDown' }));
+  LW.createSeriesMarkers(s, marks);
+  chart.timeScale().fitContent();
+}
+const eq = LW.createChart(document.getElementById('equity'), opts);
+eq.addSeries(LW.AreaSeries, { lineColor: '#2962FF', topColor: 'rgba(41,98,255,0.3)', bottomColor: 'rgba(41,98,255,0.02)' }).setData(D.equity.map(([time, value]) => ({ time, value })));
+eq.timeScale().fitContent();
+let peak = -Infinity;
+const dd = D.equity.map(([time, value]) => { peak = Math.max(peak, value); return { time, value: peak > 0 ? -100 * (peak - value) / peak : 0 }; });
+const ddc = LW.createChart(document.getElementById('drawdown'), opts);
+ddc.addSeries(LW.AreaSeries, { lineColor: '#f23645', topColor: 'rgba(242,54,69,0.02)', bottomColor: 'rgba(242,54,69,0.3)' }).setData(dd);
+ddc.timeScale().fitContent();
+requestAnimationFrame(() => requestAnimationFrame(() => { window.__chartsReady = true; }));
+</script>
+</body></html>
+`;
+}

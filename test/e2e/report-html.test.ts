@@ -1,0 +1,62 @@
+/// <reference lib="dom" />
+// The HTML report in a real browser (Debian's chromium through playwright-core): it opens offline from the file,
+// raises no page error, and every chart drew (coloured pixels on its canvases).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { chromium } from 'playwright-core';
+
+const dir = mkdtempSync(join(tmpdir(), 'sextant-html-'));
+
+function backtest(out: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['bin/sextant.js', 'backtest', '--out', out, '--to', '2026-01-05T00:10:00Z'], { env: { PATH: process.env.PATH } });
+    p.on('close', resolve);
+  });
+}
+
+describe('report.html', () => {
+  it('draws the price, equity and drawdown charts offline', async () => {
+    expect(await backtest(dir)).toBe(0);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).not.toMatch(/<script[^>]+src=/); // self-contained: nothing fetched
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`file://${join(dir, 'report.html')}`);
+      await page.waitForFunction(() => (window as unknown as { __chartsReady?: boolean }).__chartsReady === true, null, { timeout: 15_000 });
+      const drawn = await page.evaluate(() => {
+        const count = (el: Element) => {
+          let n = 0;
+          for (const c of Array.from(el.querySelectorAll('canvas'))) {
+            const ctx = (c as HTMLCanvasElement).getContext('2d');
+            if (!ctx || c.width === 0 || c.height === 0) continue;
+            const px = ctx.getImageData(0, 0, c.width, c.height).data;
+            for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 0 && !(px[i]! > 240 && px[i + 1]! > 240 && px[i + 2]! > 240)) n++;
+          }
+          return n;
+        };
+        return {
+          prices: Array.from(document.querySelectorAll('[data-chart="price"]')).map(count),
+          equity: count(document.getElementById('equity')!),
+          drawdown: count(document.getElementById('drawdown')!),
+          metrics: document.querySelectorAll('table tr').length,
+        };
+      });
+      expect(errors).toEqual([]);
+      expect(drawn.prices).toHaveLength(2);
+      for (const n of [...drawn.prices, drawn.equity, drawn.drawdown]) expect(n).toBeGreaterThan(2000);
+      expect(drawn.metrics).toBeGreaterThan(10);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
