@@ -3,7 +3,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Subscription, concatMap, from, startWith, withLatestFrom } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
-import type { Decimal } from '../domain/decimal.js';
+import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
 import type { Instrument, Position, Surface, Ticker } from '../domain/market.js';
 import { ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
@@ -12,7 +12,11 @@ import type { Stamped } from '../data/poll.js';
 import { Executor } from '../execution/executor.js';
 import { OrderTracker } from '../execution/order-tracker.js';
 import { RiskGate } from '../execution/risk.js';
+import type { ExchangeClient } from '../exchange/client.js';
 import type { LiveClient } from '../exchange/live/live-client.js';
+import { specFromInstrument } from '../exchange/sim/instruments.js';
+import { ReplayMarket } from '../exchange/sim/market.js';
+import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import type { SimServer } from '../exchange/sim/server.js';
 import type { SqliteJournal } from '../journal/sqlite-journal.js';
 import { loadStrategy } from '../strategy/loader.js';
@@ -83,22 +87,34 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
     const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
 
+    // Dry-run: market data from the venue, orders matched by the simulator's engine against that data.
+    let trading: ExchangeClient = client;
+    let feed: ReplayMarket | undefined;
+    let paper: SimulatedExchange | undefined;
+    if (cfg.mode === 'dry-run') {
+      const specs = symbols.map((s) => specFromInstrument(instruments.get(s)!, Decimal.fromInt(1)));
+      feed = new ReplayMarket(specs);
+      paper = new SimulatedExchange(feed, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders);
+      trading = paper;
+      log.info({ symbols }, 'dry-run: live market data, simulated fills');
+    }
+
     let latest: Stamped<Map<string, Ticker>> | undefined;
     const executor = new Executor({
-      client, journal, risk, clock, logger, instruments,
+      client: trading, journal, risk, clock, logger, instruments,
       reference: (s): { price: Decimal; atMs: number } | undefined => {
         const t = latest?.value.get(s);
         return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
       },
     });
     const tracker = new OrderTracker({
-      client, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks,
+      client: trading, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks,
       symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
     });
 
     const lastPolled = new Map<string, number>();
     const data = new MarketData(client, {
-      spotSymbols, futuresSymbols, polls: cfg.daemon.polls, clock, logger,
+      spotSymbols, futuresSymbols, polls: cfg.daemon.polls, clock, logger, trading,
       onPolled: (name, at) => lastPolled.set(name, at),
     });
 
@@ -144,6 +160,15 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         .pipe(withLatestFrom(data.openOrders$.pipe(startWith(empty([]))), data.balances$.pipe(startWith(empty([]))), data.positions$.pipe(startWith(empty([])))))
         .subscribe(([tickers, orders, balances, positions]) => {
           latest = tickers;
+          if (feed && paper) {
+            // The simulator's market moves with what the venue shows.
+            feed.append([...tickers.value.values()].filter((t) => t.last).map((t) => ({
+              ts: t.timestampMs, symbol: t.symbol, price: t.last!.toString(),
+              size: instruments.get(t.symbol)!.minSize.mul(Decimal.fromInt(100)).toString(),
+              ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
+            })));
+            paper.advanceTo(clock.now());
+          }
           if (stopping) return;
           runner.onMarket((sc) => ({
             nowMs: clock.now(),

@@ -18,6 +18,8 @@ export interface MarketDataOptions {
   scheduler?: SchedulerLike;
   /** Told of every successful poll (health, metrics). */
   onPolled?: (name: string, atMs: number) => void;
+  /** Where orders, balances and positions are read, when not the market-data client (dry-run: the simulator). */
+  trading?: ExchangeClient;
 }
 
 /** A spot pair has no ticker endpoint: its last public trade stands in for one. */
@@ -33,6 +35,7 @@ export class MarketData {
   readonly positions$: Observable<Stamped<Position[]>>;
 
   constructor(client: ExchangeClient, private readonly o: MarketDataOptions) {
+    const account = o.trading ?? client;
     const log = o.logger.child({ component: 'market-data' });
     const opts = (name: string, periodMs: number) => ({
       periodMs, retries: 1, retryDelayMs: 200, clock: o.clock, ...(o.scheduler ? { scheduler: o.scheduler } : {}),
@@ -60,12 +63,12 @@ export class MarketData {
     );
     this.openOrders$ = shared(
       'orders',
-      poll(() => list<Order>([...o.futuresSymbols.map((s) => client.openOrders('futures', s)), ...o.spotSymbols.map((s) => client.openOrders('spot', s))]), opts('orders', o.polls.ordersMs)),
+      poll(() => list<Order>([...o.futuresSymbols.map((s) => account.openOrders('futures', s)), ...o.spotSymbols.map((s) => account.openOrders('spot', s))]), opts('orders', o.polls.ordersMs)),
     );
     this.balances$ = shared(
       'balances',
-      poll(() => list<Balance>([...(o.spotSymbols.length ? [client.balances('spot')] : []), ...(o.futuresSymbols.length ? [client.balances('futures')] : [])]), opts('balances', o.polls.balancesMs)),
+      poll(() => list<Balance>([...(o.spotSymbols.length ? [account.balances('spot')] : []), ...(o.futuresSymbols.length ? [account.balances('futures')] : [])]), opts('balances', o.polls.balancesMs)),
     );
-    this.positions$ = shared('positions', poll(() => list<Position>(o.futuresSymbols.map((s) => client.positions(s))), opts('positions', o.polls.positionsMs)));
+    this.positions$ = shared('positions', poll(() => list<Position>(o.futuresSymbols.map((s) => account.positions(s))), opts('positions', o.polls.positionsMs)));
   }
 }

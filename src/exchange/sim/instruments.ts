@@ -59,3 +59,18 @@ export function toInstrument(s: SimInstrumentSpec): Instrument {
     maxLeverage: s.maxLeverage ?? null,
   };
 }
+
+/** A simulator spec for an instrument read from the venue (dry-run): steps as decimal places, start price given. */
+export function specFromInstrument(i: Instrument, startPrice: Decimal): SimInstrumentSpec {
+  const ratio = i.buyLimitPriceRatio ?? Decimal.from('0.05');
+  return {
+    surface: i.surface, symbol: i.symbol, base: i.base, quote: i.quote,
+    priceDecimals: i.tickSize.scale, priceEndStep: Number(i.tickSize.mantissa), sizeDecimals: i.stepSize.scale,
+    minSize: i.minSize.toString(), maxSize: (i.maxSize ?? Decimal.from('1000000000')).toString(),
+    makerFeeRate: i.makerFeeRate.toString(), takerFeeRate: i.takerFeeRate.toString(), limitPriceRatio: ratio.toString(),
+    ...(i.contractValue ? { contractValue: i.contractValue.toString() } : {}),
+    ...(i.maxPositionSize ? { maxPositionSize: i.maxPositionSize.toString() } : {}),
+    ...(i.maxLeverage !== null ? { maxLeverage: i.maxLeverage } : {}),
+    startPrice: startPrice.toString(), volBps: 1,
+  };
+}

@@ -136,7 +136,7 @@ export class ReplayMarket implements MarketSource {
 
   constructor(
     specs: SimInstrumentSpec[],
-    private readonly records: ReplayRecord[],
+    private readonly records: ReplayRecord[] = [],
   ) {
     this.symbols = symbolMarkets(specs);
     for (const m of this.symbols) this.bySymbol.set(m.spec.symbol, m);
@@ -169,6 +169,15 @@ export class ReplayMarket implements MarketSource {
 
   get done(): boolean {
     return this.next >= this.records.length;
+  }
+
+  /** Adds records as they arrive (dry-run: polled live data); they must not go back in time. */
+  append(records: ReplayRecord[]): void {
+    for (const r of records) {
+      const last = this.records[this.records.length - 1];
+      if (last && r.ts < last.ts) continue; // a late sample is dropped, not replayed out of order
+      this.records.push(r);
+    }
   }
 
   private apply(m: SymbolMarket, rec: ReplayRecord): void {
