@@ -41,7 +41,11 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const cfg = loaded.config;
   const outDir = opts.outDir ?? cfg.backtest.out;
   const all = readReplayFile(opts.dataFile ?? cfg.backtest.data);
-  const records = all.filter((r) => (opts.fromMs === undefined || r.ts >= opts.fromMs) && (opts.toMs === undefined || r.ts <= opts.toMs));
+  // Recorded files interleave symbols polled together, so their times can step back a little: a stable sort
+  // by time keeps each symbol's order and makes the file replayable.
+  const records = all
+    .filter((r) => (opts.fromMs === undefined || r.ts >= opts.fromMs) && (opts.toMs === undefined || r.ts <= opts.toMs))
+    .sort((a, b) => a.ts - b.ts);
   if (records.length === 0) throw new Error('no market data in the chosen range');
   mkdirSync(outDir, { recursive: true });
   const journalPath = join(outDir, 'journal.sqlite');

@@ -15,6 +15,8 @@ import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import { runBacktest } from './backtest.js';
 import { startDaemon } from './daemon.js';
 import { synthesize } from './synth.js';
+import { importOhlcvCsv, record, writeReplayFile } from './data-files.js';
+import { MarketData } from '../data/market-data.js';
 import { checkPollingPlan } from './poll-plan.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
@@ -352,6 +354,52 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
       const intervalMs = Number(m![1]) * (m![2] === 'ms' ? 1 : m![2] === 's' ? 1000 : 60_000);
       const n = synthesize(specs, { fromMs, toMs, intervalMs, seed: Number(opts.seed), out: opts.out });
       io.out(`${opts.out}: ${n} ticks`);
+      setCode(0);
+    });
+
+  data
+    .command('import')
+    .description('import OHLCV CSV (timestamp,open,high,low,close,volume) into the replay format')
+    .requiredOption('--csv <file>', 'CSV file')
+    .requiredOption('--symbol <sym>', 'instrument the bars belong to')
+    .requiredOption('--out <file>', 'output file (JSON lines)')
+    .action((opts: { csv: string; symbol: string; out: string }) => {
+      try {
+        const records = importOhlcvCsv(opts.csv, opts.symbol);
+        writeReplayFile(opts.out, records);
+        io.out(`${opts.out}: ${records.length} ticks from ${records.length / 4} bars`);
+        setCode(0);
+      } catch (err) {
+        io.err((err as Error).message);
+        setCode(1);
+      }
+    });
+
+  program
+    .command('record')
+    .description('record polled market data (tickers, last trades) for backtests; stops on SIGINT/SIGTERM or after --seconds')
+    .option('-c, --config <file>', 'config file (base URLs, polls, strategies\' symbols)', DEFAULT_CONFIG)
+    .option('--symbols <list>', 'comma-separated symbols (default: the strategies\' symbols)')
+    .option('--seconds <n>', 'stop after this many seconds')
+    .requiredOption('--out <file>', 'output file (JSON lines)')
+    .action(async (opts: { config: string; symbols?: string; seconds?: string; out: string }) => {
+      const loaded = loadOrReport(opts.config, io);
+      if (!loaded) return setCode(1);
+      const symbols = opts.symbols ? opts.symbols.split(',') : [...new Set(loaded.config.strategies.flatMap((s) => s.symbols))];
+      const logger = createLogger({ level: 'warn', fd: 2 });
+      const client = createLiveClient({ ...loaded, credentials: undefined }, logger, systemClock);
+      const data = new MarketData(client, {
+        spotSymbols: symbols.filter((s) => !s.startsWith('cmt_')), futuresSymbols: symbols.filter((s) => s.startsWith('cmt_')),
+        polls: loaded.config.daemon.polls, clock: systemClock, logger,
+      });
+      const stop = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+        if (opts.seconds) setTimeout(resolve, Number(opts.seconds) * 1000).unref();
+      });
+      const n = await record(data, opts.out, stop);
+      await client.close();
+      io.out(`${opts.out}: ${n} records`);
       setCode(0);
     });
 
