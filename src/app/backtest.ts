@@ -25,6 +25,8 @@ export interface BacktestOptions {
   fromMs?: number;
   toMs?: number;
   outDir?: string;
+  /** Told of progress: cycles done of the total. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface BacktestResult {
@@ -94,7 +96,9 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const start = records[0]!.ts;
   const end = records[records.length - 1]!.ts;
   let cycles = 0;
+  const totalCycles = Math.floor((end + step - start) / step) + 1;
   for (let t = start; t <= end + step; t += step) {
+    if (cycles % 50 === 0) opts.onProgress?.(cycles, totalCycles);
     sim.advanceTo(t);
     const next = new Map<string, Ticker>();
     if (futuresSymbols.length) for (const x of await sim.tickers()) if (futuresSymbols.includes(x.symbol)) next.set(x.symbol, x);
@@ -129,6 +133,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
       exposed.push(positions.length > 0 || balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(startBase.get(b.asset) ?? b.total)));
     }
   }
+  opts.onProgress?.(totalCycles, totalCycles);
   const orders = journal.countByState();
   journal.close();
 

@@ -1,4 +1,5 @@
 // The `sextant` command line (commander): run, config check, api.
+import cliProgress from 'cli-progress';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, formatIssue, loadConfig, type LoadedConfig } from '../config/load.js';
 import { ENDPOINTS, ENDPOINT_IDS, isEndpointId, maxWeights, type EndpointId } from '../exchange/endpoints.js';
@@ -153,7 +154,15 @@ async function backtestCommand(opts: { config: string; data?: string; from?: str
     const fromMs = parse(opts.from, 'from');
     const toMs = parse(opts.to, 'to');
     const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
-    const r = await runBacktest(loaded, logger, { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), ...(opts.out ? { outDir: opts.out } : {}) });
+    // A progress bar on a terminal; nothing when the output is piped.
+    const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} cycles | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
+    const onProgress = (done: number, total: number) => {
+      if (!bar) return;
+      if (done === 0) bar.start(total, 0);
+      else bar.update(done);
+      if (done >= total) bar.stop();
+    };
+    const r = await runBacktest(loaded, logger, { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), ...(opts.out ? { outDir: opts.out } : {}), onProgress });
     io.out(`${r.events} market events, ${r.cycles} cycles -> ${r.outDir}`);
     io.out(`net PnL ${r.metrics.netPnl} (${r.metrics.returnPct} %), max drawdown ${r.metrics.maxDrawdownPct} %, Sharpe ${r.metrics.sharpe}, fills ${r.metrics.fills}, fees ${r.metrics.feesPaid}`);
     return 0;
