@@ -122,3 +122,25 @@ for (const resting of [0, 4]) {
   console.log(`orders matched per second (spot market orders, each filled with fees and balances): ${(N / secs).toFixed(0)} (fills: ${engine.stats.fills})`);
   void m;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Backtest throughput through the full pipeline (JSON lines: name, value, unit, ratio to a bare loop).
+{
+  const { loadConfig } = await import('../dist/config/load.js');
+  const { runBacktest } = await import('../dist/app/backtest.js');
+  const { readReplayFile } = await import('../dist/app/kernel.js');
+  const loaded = loadConfig('config/backtest.yaml', {});
+  const records = readReplayFile(loaded.config.backtest.data);
+  const t0 = performance.now();
+  await runBacktest(loaded, silentLogger, { outDir: '.bench-backtest' });
+  const secs = (performance.now() - t0) / 1000;
+  // The same events through a bare loop (parse the price, keep a running sum).
+  const b0 = performance.now();
+  let sum = 0;
+  for (let k = 0; k < 50; k++) for (const r of records) sum += Number(r.price);
+  const bareSecs = (performance.now() - b0) / 1000 / 50;
+  const eps = records.length / secs;
+  console.log(JSON.stringify({ name: 'backtest_events_per_second', value: Math.round(eps), unit: 'events/s', bare_loop: Math.round(records.length / bareSecs), ratio: +(eps / (records.length / bareSecs)).toExponential(2), note: `default backtest (${records.length} events, 2 strategies placing orders), journal on disk`, sum: sum > 0 }));
+  const { rmSync } = await import('node:fs');
+  rmSync('.bench-backtest', { recursive: true, force: true });
+}
