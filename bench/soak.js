@@ -12,6 +12,7 @@ import { StrategyRunner } from '../dist/strategy/runner.js';
 import { loadStrategy } from '../dist/strategy/loader.js';
 import { Decimal } from '../dist/domain/decimal.js';
 import { silentLogger } from '../dist/util/logger.js';
+import { readCycle, strategyUpdate } from '../dist/app/market-cycle.js';
 
 if (typeof global.gc !== 'function') {
   console.error('run with node --expose-gc (npm run soak does)');
@@ -54,15 +55,10 @@ const mib = (b) => b / 1048576;
 const t0 = performance.now();
 for (let cycle = 1; cycle <= CYCLES; cycle++) {
   sim.advanceTo(clock.now() + PERIOD_MS);
-  const tickers = new Map((await sim.tickers()).map((t) => [t.symbol, t]));
-  const [trade] = await sim.recentTrades('BTCUSDT_SPBL', 1);
-  if (trade) tickers.set('BTCUSDT_SPBL', { symbol: 'BTCUSDT_SPBL', last: trade.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: trade.timestampMs });
-  latest = tickers;
+  const data = await readCycle(sim, ['BTCUSDT_SPBL'], ['cmt_ethusdt']);
+  latest = data.tickers;
   latestAt = clock.now();
-  const open = [...(await sim.openOrders('spot', 'BTCUSDT_SPBL')), ...(await sim.openOrders('futures', 'cmt_ethusdt'))];
-  const balances = await sim.balances('spot');
-  const positions = await sim.positions('cmt_ethusdt');
-  runner.onMarket((cfg) => ({ nowMs: clock.now(), tickers, openOrders: open.filter((o) => cfg.symbols.includes(o.symbol) && o.clientOid && journal.order(o.clientOid)?.strategyId === cfg.id), positions, balances }));
+  runner.onMarket((cfg) => strategyUpdate(cfg, clock.now(), data, journal));
   while (queue.length) await executor.submit(queue.shift());
   if (cycle % 10 === 0) await tracker.reconcile();
   if (cycle % STEP === 0) {

@@ -19,6 +19,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import type { Logger } from '../util/logger.js';
 import { readReplayFile, riskLimits } from './kernel.js';
+import { readCycle, strategyUpdate } from './market-cycle.js';
 
 export interface BacktestOptions {
   dataFile?: string;
@@ -100,30 +101,17 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   for (let t = start; t <= end + step; t += step) {
     if (cycles % 50 === 0) opts.onProgress?.(cycles, totalCycles);
     sim.advanceTo(t);
-    const next = new Map<string, Ticker>();
-    if (futuresSymbols.length) for (const x of await sim.tickers()) if (futuresSymbols.includes(x.symbol)) next.set(x.symbol, x);
-    for (const s of spotSymbols) {
-      const [trade] = await sim.recentTrades(s, 1);
-      if (trade) next.set(s, { symbol: s, last: trade.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: trade.timestampMs });
-    }
-    tickers = next;
+    const cycle = await readCycle(sim, spotSymbols, futuresSymbols);
+    tickers = cycle.tickers;
     tickersAt = clock.now();
     // Chart points: one per second at most (chart time is in whole seconds).
     const sec = Math.floor(clock.now() / 1000);
-    for (const [sym, tk] of next) {
+    for (const [sym, tk] of tickers) {
       const series = (prices[sym] ??= []);
       if (tk.last && (series.length === 0 || series[series.length - 1]![0] < sec)) series.push([sec, tk.last.toNumber()]);
     }
-    const open = [...(await Promise.all(spotSymbols.map((s) => sim.openOrders('spot', s)))).flat(), ...(await Promise.all(futuresSymbols.map((s) => sim.openOrders('futures', s)))).flat()];
-    const balances = [...(await sim.balances('spot')), ...(futuresSymbols.length ? await sim.balances('futures') : [])];
-    const positions = (await Promise.all(futuresSymbols.map((s) => sim.positions(s)))).flat();
-    runner.onMarket((sc) => ({
-      nowMs: clock.now(),
-      tickers,
-      openOrders: open.filter((o) => sc.symbols.includes(o.symbol) && o.clientOid && journal.order(o.clientOid)?.strategyId === sc.id),
-      positions: positions.filter((p) => sc.symbols.includes(p.symbol)),
-      balances,
-    }));
+    const { balances, positions } = cycle;
+    runner.onMarket((sc) => strategyUpdate(sc, clock.now(), cycle, journal));
     while (queue.length) await executor.submit(queue.shift()!);
     cycles++;
     if (cycles % cfg.backtest.reconcileEvery === 0) await tracker.reconcile();

@@ -24,6 +24,7 @@ import { StrategyRunner } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Cron } from './cron.js';
+import { strategyUpdate } from './market-cycle.js';
 import { Metrics, OpsServer } from './http.js';
 import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
@@ -170,14 +171,8 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
             paper.advanceTo(clock.now());
           }
           if (stopping) return;
-          runner.onMarket((sc) => ({
-            nowMs: clock.now(),
-            tickers: tickers.value,
-            // A strategy sees its own orders only (by the client id tag the journal gave them).
-            openOrders: orders.value.filter((o) => sc.symbols.includes(o.symbol) && o.clientOid && journal.order(o.clientOid)?.strategyId === sc.id),
-            positions: positions.value.filter((p) => sc.symbols.includes(p.symbol)),
-            balances: balances.value,
-          }));
+          const cycle = { tickers: tickers.value, orders: orders.value, balances: balances.value, positions: positions.value };
+          runner.onMarket((sc) => strategyUpdate(sc, clock.now(), cycle, journal));
         }),
     );
 
