@@ -11,6 +11,8 @@ import { OrderTracker } from '../execution/order-tracker.js';
 import { RiskGate } from '../execution/risk.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import { ReplayMarket } from '../exchange/sim/market.js';
+import { ExchangeError } from '../exchange/errors.js';
+import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { renderReport } from '../report/html.js';
@@ -56,8 +58,14 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
 
   const specs = cfg.sim.instruments ?? DEFAULT_INSTRUMENTS;
   const market = new ReplayMarket(specs, records);
-  const sim = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders);
-  const clock = sim.clock;
+  const simulator = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders);
+  const clock = simulator.clock;
+  // Every call is charged the venue's weights in virtual time; what goes over the budget gets a 429.
+  const rl = cfg.exchange.rateLimit;
+  const sim = new MeteredClient(simulator, {
+    spot: { ip: rl.spot.ip.budget, uid: rl.spot.uid.budget }, futures: { ip: rl.futures.ip.budget, uid: rl.futures.uid.budget },
+    windowMs: rl.spot.ip.windowMs, orderRequestsPerSecond: Math.floor((rl.orderRequests.budget * 1000) / rl.orderRequests.windowMs),
+  }, clock);
   const journal = new SqliteJournal(journalPath, { clientOidPrefix: cfg.journal.clientOidPrefix });
   const risk = new RiskGate(riskLimits(loaded), journal);
   const instruments = new Map<string, Instrument>();
@@ -80,7 +88,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   });
   const tracker = new OrderTracker({ client: sim, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$ });
   const fills: Fill[] = [];
-  sim.engine.onFill = (f) => fills.push(f);
+  simulator.engine.onFill = (f) => fills.push(f);
   const queue: Parameters<Executor['submit']>[0][] = [];
   runner.intents$.subscribe((i) => queue.push(i));
   executor.events$.subscribe((e) => runner.onEvent(e));
@@ -97,11 +105,21 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const start = records[0]!.ts;
   const end = records[records.length - 1]!.ts;
   let cycles = 0;
+  let skipped = 0;
   const totalCycles = Math.floor((end + step - start) / step) + 1;
   for (let t = start; t <= end + step; t += step) {
     if (cycles % 50 === 0) opts.onProgress?.(cycles, totalCycles);
-    sim.advanceTo(t);
-    const cycle = await readCycle(sim, spotSymbols, futuresSymbols);
+    simulator.advanceTo(t);
+    let cycle;
+    try {
+      cycle = await readCycle(sim, spotSymbols, futuresSymbols);
+    } catch (err) {
+      // A refused poll skips the cycle, as it does live.
+      if (!(err instanceof ExchangeError)) throw err;
+      skipped++;
+      cycles++;
+      continue;
+    }
     tickers = cycle.tickers;
     tickersAt = clock.now();
     // Chart points: one per second at most (chart time is in whole seconds).
@@ -114,7 +132,11 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     runner.onMarket((sc) => strategyUpdate(sc, clock.now(), cycle, journal));
     while (queue.length) await executor.submit(queue.shift()!);
     cycles++;
-    if (cycles % cfg.backtest.reconcileEvery === 0) await tracker.reconcile();
+    if (cycles % cfg.backtest.reconcileEvery === 0) {
+      await tracker.reconcile().catch((err: unknown) => {
+        if (!(err instanceof ExchangeError)) throw err;
+      });
+    }
     const eq = equityOf(balances, positions, tickers, instruments);
     if (eq) {
       equity.push({ ts: clock.now(), equity: eq.total });
@@ -134,7 +156,10 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     cycles,
     metrics,
     orders,
-    simulated: { ticks: sim.engine.stats.ticks, fills: sim.engine.stats.fills },
+    simulated: {
+      ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: sim.stats.requests, weight: sim.stats.weight,
+      rateLimited429: sim.stats.rateLimited, cyclesSkipped: skipped,
+    },
   };
   writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(

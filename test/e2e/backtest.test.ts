@@ -63,6 +63,22 @@ describe('backtest', () => {
     expect(Math.abs(Number(m.sharpe) - (mean / sd) * Math.sqrt((365 * 24 * 3600 * 1000) / 1000))).toBeLessThan(1e-3);
   });
 
+  it('reading faster than the weight budget allows gets 429s in the backtest too', async () => {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    // Every stream read four times a second: F2 alone is 40 weight x 4 x 10 s = 1,600 > the 1,000 futures IP budget.
+    doc.setIn(['backtest', 'cycleMs'], 250);
+    const cfg = join(dir, 'tight.yaml');
+    writeFileSync(cfg, doc.toString());
+    const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'tight'), '--to', '2026-01-05T00:03:00Z']);
+    expect(r.code).toBe(0);
+    const sim = (JSON.parse(readFileSync(join(dir, 'tight', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number; cyclesSkipped: number } }).simulated;
+    expect(sim.rateLimited429).toBeGreaterThan(0);
+    expect(sim.cyclesSkipped).toBeGreaterThan(0);
+    const normal = (JSON.parse(readFileSync(join(dir, 'a', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number } }).simulated;
+    expect(normal.rateLimited429).toBe(0);
+  });
+
   it('the command writes the files for a time range and names a bad data line', async () => {
     const ok = await run(['backtest', '--config', 'config/backtest.yaml', '--out', join(dir, 'cli'), '--to', '2026-01-05T00:05:00Z']);
     expect(ok.code).toBe(0);

@@ -1,0 +1,110 @@
+// An ExchangeClient wrapper that charges every call the weights of the endpoints it stands for, in fixed
+// windows of (virtual) time as the venue counts, and refuses what goes over with the venue's 429 — so a
+// strategy that would exceed the budget live also does in a backtest.
+import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Order } from '../../domain/order.js';
+import type { Clock } from '../../util/clock.js';
+import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import { ENDPOINTS, type EndpointId } from '../endpoints.js';
+import { classifyVenueError } from '../errors.js';
+
+export interface MeterBudget {
+  spot: { ip: number; uid: number };
+  futures: { ip: number; uid: number };
+  windowMs: number;
+  orderRequestsPerSecond: number;
+}
+
+export interface MeterStats {
+  requests: number;
+  weight: Record<string, number>;
+  rateLimited: number;
+}
+
+export class MeteredClient implements ExchangeClient {
+  private readonly windows = new Map<string, { window: number; used: number }>();
+  readonly stats: MeterStats = { requests: 0, weight: {}, rateLimited: 0 };
+
+  constructor(
+    private readonly inner: ExchangeClient,
+    private readonly budget: MeterBudget,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Charges one request; false when a pool is over its budget in the current window. */
+  private charge(id: EndpointId): boolean {
+    const e = ENDPOINTS[id];
+    const now = this.clock.now();
+    const charges: Array<[string, number, number, number]> = [[`${e.surface}:ip`, e.weight.ip, this.budget.windowMs, this.budget[e.surface].ip]];
+    if (e.auth && e.weight.uid) charges.push([`${e.surface}:uid`, e.weight.uid, this.budget.windowMs, this.budget[e.surface].uid]);
+    if (e.orderRateLimited) charges.push([`${e.surface}:orders`, 1, 1000, this.budget.orderRequestsPerSecond]);
+    this.stats.requests++;
+    let ok = true;
+    for (const [pool, w, windowMs, limit] of charges) {
+      const win = Math.floor(now / windowMs);
+      const c = this.windows.get(pool);
+      const cur = c && c.window === win ? c : { window: win, used: 0 };
+      cur.used += w;
+      this.windows.set(pool, cur);
+      this.stats.weight[pool] = (this.stats.weight[pool] ?? 0) + w;
+      if (cur.used > limit) ok = false;
+    }
+    if (!ok) this.stats.rateLimited++;
+    return ok;
+  }
+
+  private read<T>(id: EndpointId, f: () => Promise<T>): Promise<T> {
+    if (!this.charge(id)) return Promise.reject(classifyVenueError(id, 429, '429', 'Too many requests'));
+    return f();
+  }
+
+  private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, f: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
+    if (this.charge(id)) return f();
+    const error = classifyVenueError(id, 429, '429', 'Too many requests');
+    return Promise.resolve(items.map((i) => ({ outcome: 'rejected', ...i, error })));
+  }
+
+  instruments(surface: Surface): Promise<Instrument[]> {
+    return this.read(surface === 'spot' ? 'S7' : 'F1', () => this.inner.instruments(surface));
+  }
+  tickers(): Promise<Ticker[]> {
+    return this.read('F2', () => this.inner.tickers());
+  }
+  recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
+    return this.read('S9', () => this.inner.recentTrades(symbol, limit));
+  }
+  openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
+    return this.read(surface === 'spot' ? 'S1' : 'F5', () => this.inner.openOrders(surface, symbol));
+  }
+  order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
+    return this.read(surface === 'spot' ? 'S3' : 'F5', () => this.inner.order(surface, symbol, lookup));
+  }
+  fills(symbol: string, orderId?: string): Promise<Fill[]> {
+    return this.read('S2', () => this.inner.fills(symbol, orderId));
+  }
+  positions(symbol: string): Promise<Position[]> {
+    return this.read('F4', () => this.inner.positions(symbol));
+  }
+  balances(surface: Surface): Promise<Balance[]> {
+    return this.read(surface === 'spot' ? 'S8' : 'F3', () => this.inner.balances(surface));
+  }
+  placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
+    return this.write(surface === 'spot' ? 'S6' : 'F6', orders.map((o) => ({ clientOid: o.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
+  }
+  cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
+    const items = target.orderIds ? target.orderIds.map((orderId) => ({ clientOid: null, orderId })) : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));
+    return this.write(surface === 'spot' ? 'S4' : 'F7', items, () => this.inner.cancelOrders(surface, symbol, target));
+  }
+  cancelAll(surface: Surface, symbol: string): Promise<ItemResult[]> {
+    return this.write(surface === 'spot' ? 'S5' : 'F7', [{ clientOid: null, orderId: null }], () => this.inner.cancelAll(surface, symbol));
+  }
+  async placeTrigger(req: TriggerOrderRequest): Promise<ItemResult> {
+    return (await this.write('F8', [{ clientOid: req.clientOid, orderId: null }], async () => [await this.inner.placeTrigger(req)]))[0]!;
+  }
+  async cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
+    return (await this.write('F9', [{ clientOid: null, orderId }], async () => [await this.inner.cancelTrigger(symbol, orderId)]))[0]!;
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,27 @@
+// Weight budgets in virtual time: every call is charged its endpoint's weights; over budget means a 429.
+import { describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../../../src/domain/decimal.js';
+import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
+import { SyntheticMarket } from '../../../../src/exchange/sim/market.js';
+import { MeteredClient } from '../../../../src/exchange/sim/metered-client.js';
+import { SimulatedExchange } from '../../../../src/exchange/sim/simulated-exchange.js';
+
+describe('metered client', () => {
+  it('refuses reads and writes past the window budget with the venue 429, and refills next window', async () => {
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '0', leverage: 1 });
+    const c = new MeteredClient(sim, { spot: { ip: 12, uid: 100 }, futures: { ip: 100, uid: 100 }, windowMs: 1000, orderRequestsPerSecond: 1 }, sim.clock);
+    await c.recentTrades('BTCUSDT_SPBL'); // S9: 5
+    await c.recentTrades('BTCUSDT_SPBL'); // 10
+    await expect(c.recentTrades('BTCUSDT_SPBL')).rejects.toMatchObject({ category: 'rate-limit', httpStatus: 429 }); // 15 > 12
+    sim.advanceTo(1000);
+    await expect(c.recentTrades('BTCUSDT_SPBL')).resolves.toBeDefined();
+    const place = () => c.placeOrders('spot', 'BTCUSDT_SPBL', [{ clientOid: `o${Math.random().toString(36).slice(2, 8)}`, side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }]);
+    sim.advanceTo(2000);
+    expect((await place())[0]!.outcome).toBe('accepted');
+    const [r] = await place(); // second order request in the same second: over the 1/s cap
+    expect(r).toMatchObject({ outcome: 'rejected' });
+    expect('error' in r! && r.error.category).toBe('rate-limit');
+    expect(c.stats).toMatchObject({ rateLimited: 2 });
+    expect(c.stats.weight['spot:ip']).toBe(5 * 4 + 5 * 2);
+  });
+});
