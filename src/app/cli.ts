@@ -13,7 +13,10 @@ import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { runBacktest } from './backtest.js';
+import { readSweep, runSweep } from './sweep.js';
 import { startDaemon } from './daemon.js';
 import { synthesize } from './synth.js';
 import { importOhlcvCsv, record, writeReplayFile } from './data-files.js';
@@ -141,18 +144,24 @@ function planCommand(opts: { config: string }, io: Io): number {
   return 0;
 }
 
-async function backtestCommand(opts: { config: string; data?: string; from?: string; to?: string; out?: string }, io: Io): Promise<number> {
-  const loaded = loadOrReport(opts.config, io);
-  if (!loaded) return 1;
-  const parse = (v: string | undefined, name: string): number | undefined => {
+/** --data, --from and --to of the backtest and sweep commands. */
+function backtestRange(opts: { data?: string; from?: string; to?: string }): { dataFile?: string; fromMs?: number; toMs?: number } {
+  const time = (v: string | undefined, name: string): number | undefined => {
     if (v === undefined) return undefined;
     const t = Date.parse(v);
     if (Number.isNaN(t)) throw new Error(`--${name}: not a date: ${v}`);
     return t;
   };
+  const fromMs = time(opts.from, 'from');
+  const toMs = time(opts.to, 'to');
+  return { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
+}
+
+async function backtestCommand(opts: { config: string; data?: string; from?: string; to?: string; out?: string }, io: Io): Promise<number> {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
   try {
-    const fromMs = parse(opts.from, 'from');
-    const toMs = parse(opts.to, 'to');
+    const range = backtestRange(opts);
     const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
     // A progress bar on a terminal; nothing when the output is piped.
     const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} cycles | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
@@ -162,12 +171,30 @@ async function backtestCommand(opts: { config: string; data?: string; from?: str
       else bar.update(done);
       if (done >= total) bar.stop();
     };
-    const r = await runBacktest(loaded, logger, { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), ...(opts.out ? { outDir: opts.out } : {}), onProgress });
+    const r = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress });
     io.out(`${r.events} market events, ${r.cycles} cycles -> ${r.outDir}`);
     io.out(`net PnL ${r.metrics.netPnl} (${r.metrics.returnPct} %), max drawdown ${r.metrics.maxDrawdownPct} %, Sharpe ${r.metrics.sharpe}, fills ${r.metrics.fills}, fees ${r.metrics.feesPaid}`);
     return 0;
   } catch (err) {
     io.err(`backtest failed: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+async function sweepCommand(opts: { config: string; sweep: string; out?: string; data?: string; from?: string; to?: string }, io: Io): Promise<number> {
+  const loaded = loadOrReport(opts.config, io);
+  if (!loaded) return 1;
+  try {
+    const spec = readSweep(opts.sweep);
+    const out = opts.out ?? join(loaded.config.backtest.out, 'sweep');
+    mkdirSync(out, { recursive: true });
+    const range = backtestRange(opts);
+    const rows = await runSweep(opts.config, spec, out, range);
+    for (const r of rows.slice(0, 10)) io.out(`${String(r.rank).padStart(3)}  ${JSON.stringify(r.params)}  net ${r.metrics.netPnl}  dd ${r.metrics.maxDrawdownPct} %  fills ${r.metrics.fills}`);
+    io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
+    return 0;
+  } catch (err) {
+    io.err(`sweep failed: ${(err as Error).message}`);
     return 1;
   }
 }
@@ -330,7 +357,10 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .option('--from <iso>', 'first timestamp to replay')
     .option('--to <iso>', 'last timestamp to replay')
     .option('--out <dir>', 'output folder; default: backtest.out')
-    .action(async (opts: { config: string; data?: string; from?: string; to?: string; out?: string }) => setCode(await backtestCommand(opts, io)));
+    .option('--sweep <file>', 'YAML {strategy: <id>, params: {<name>: [values...]}}: every combination, in worker threads, ranked')
+    .action(async (opts: { config: string; data?: string; from?: string; to?: string; out?: string; sweep?: string }) =>
+      setCode(opts.sweep ? await sweepCommand({ ...opts, sweep: opts.sweep }, io) : await backtestCommand(opts, io)),
+    );
 
   const data = program.command('data').description('market data files');
   data

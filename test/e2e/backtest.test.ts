@@ -79,6 +79,22 @@ describe('backtest', () => {
     expect(normal.rateLimited429).toBe(0);
   });
 
+  it('a sweep runs every combination in worker threads and ranks them; a run matches the same single backtest', async () => {
+    const spec = join(dir, 'sweep.yaml');
+    writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\n');
+    const r = await run(['backtest', '--sweep', spec, '--out', join(dir, 'sweep'), '--to', '2026-01-05T00:05:00Z']);
+    expect(r.code).toBe(0);
+    const rows = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(rows.map((x) => x[0])).toEqual(['1', '2']);
+    expect(new Set(rows.map((x) => x[1]))).toEqual(new Set(['2', '5']));
+    expect(Number(rows[0]![2])).toBeGreaterThanOrEqual(Number(rows[1]![2]));
+    // halfSpreadBps 2 is the config's own value: that run is the plain backtest of the same range.
+    const single = await run(['backtest', '--out', join(dir, 'single'), '--to', '2026-01-05T00:05:00Z']);
+    expect(single.code).toBe(0);
+    const plain = JSON.parse(readFileSync(join(dir, 'single', 'report.json'), 'utf8')) as { metrics: { netPnl: string } };
+    expect(rows.find((x) => x[1] === '2')![2]).toBe(plain.metrics.netPnl);
+  });
+
   it('the command writes the files for a time range and names a bad data line', async () => {
     const ok = await run(['backtest', '--config', 'config/backtest.yaml', '--out', join(dir, 'cli'), '--to', '2026-01-05T00:05:00Z']);
     expect(ok.code).toBe(0);

@@ -1,0 +1,23 @@
+// One backtest of a sweep, in a worker thread: the config with one instance's params replaced.
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadConfig } from '../config/load.js';
+import { silentLogger } from '../util/logger.js';
+import { runBacktest } from './backtest.js';
+
+const { configFile, strategy, params, outDir, range } = workerData as {
+  configFile: string;
+  strategy: string;
+  params: Record<string, unknown>;
+  outDir: string;
+  range: { dataFile?: string; fromMs?: number; toMs?: number };
+};
+try {
+  const loaded = loadConfig(configFile, {});
+  const s = loaded.config.strategies.find((x) => x.id === strategy);
+  if (!s) throw new Error(`no strategy instance ${strategy} in ${configFile}`);
+  s.params = { ...s.params, ...params };
+  const r = await runBacktest(loaded, silentLogger, { ...range, outDir });
+  parentPort!.postMessage({ metrics: r.metrics });
+} catch (err) {
+  parentPort!.postMessage({ error: (err as Error).message });
+}
