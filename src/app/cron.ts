@@ -6,10 +6,6 @@ export class Cron {
   private readonly tasks: ScheduledTask[] = [];
   constructor(private readonly logger: Logger) {}
 
-  static valid(expression: string): boolean {
-    return validate(expression);
-  }
-
   add(name: string, expression: string, job: () => Promise<void> | void): void {
     if (!validate(expression)) throw new Error(`${name}: invalid cron expression ${JSON.stringify(expression)}`);
     let busy = false;

@@ -8,8 +8,6 @@ export type TimeInForce = 'gtc' | 'post_only' | 'fok' | 'ioc';
 /** `open` covers partially filled orders (filledSize > 0); `unknown` is a status value the venue sent that we do not know. */
 export type OrderStatus = 'pending' | 'open' | 'filled' | 'canceling' | 'canceled' | 'untriggered' | 'unknown';
 
-export const FINAL_ORDER_STATUSES: ReadonlySet<OrderStatus> = new Set(['filled', 'canceled']);
-
 export interface Order {
   surface: Surface;
   symbol: string;

@@ -139,7 +139,3 @@ export function classifyItemError(endpoint: EndpointId, code: string | null | un
   // The venue reported this item as failed: a refusal, even when its code is new to us.
   return new ExchangeError('invalid-order', e.message, { endpoint, httpStatus: 200, code: c, venueMessage: message ?? undefined });
 }
-
-export function isExchangeError(e: unknown): e is ExchangeError {
-  return e instanceof ExchangeError;
-}

@@ -23,7 +23,7 @@ describe('limiter priorities', () => {
     client = clientFor(venue, { rateLimit: { ...GENEROUS_LIMITS, cooloffMs: 300 } });
     const c = client;
     // Shut the futures pools (as a 429 would) so that everything below queues up.
-    await c.limiter.onRateLimited('futures', Date.now());
+    await c.limiter.onRateLimited('futures');
     const reads = Array.from({ length: 10 }, () => c.futures.currentOrders({}));
     await new Promise((r) => setTimeout(r, 50));
     const place = c.futures.placeBatch(PLACE);

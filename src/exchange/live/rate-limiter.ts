@@ -137,7 +137,6 @@ export interface LimiterStats {
 
 export class RateLimiter {
   private readonly pools = new Map<string, Pool>();
-  private readonly cooloffUntil: Record<Surface, number> = { spot: 0, futures: 0 };
   /** One request at a time takes its pools, highest priority first (local to this process). */
   private readonly gates = {} as Record<Surface, Bottleneck>;
 
@@ -214,16 +213,11 @@ export class RateLimiter {
   }
 
   /** A 429 was received: shut every pool of the surface for the cool-off. */
-  async onRateLimited(surface: Surface, now: number): Promise<void> {
-    this.cooloffUntil[surface] = now + this.config.cooloffMs;
+  async onRateLimited(surface: Surface): Promise<void> {
     this.logger.warn({ surface, cooloffMs: this.config.cooloffMs }, 'rate limited by the venue: pools shut for the cool-off');
     await Promise.all(
       [...this.pools.entries()].filter(([k]) => k.startsWith(`${surface}:`)).map(([, p]) => p.coolOff(this.config.cooloffMs)),
     );
-  }
-
-  cooloffEndsAt(surface: Surface): number {
-    return this.cooloffUntil[surface];
   }
 
   async stats(): Promise<LimiterStats[]> {

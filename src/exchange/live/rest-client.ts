@@ -165,10 +165,6 @@ export class RestClient {
     this.random = o.random ?? Math.random;
   }
 
-  get hasCredentials(): boolean {
-    return this.o.credentials !== undefined;
-  }
-
   /** Milliseconds added to the local clock for ACCESS-TIMESTAMP (set by syncTime). */
   get clockOffsetMs(): number {
     return this.offsetMs;
@@ -191,7 +187,7 @@ export class RestClient {
       } catch (err) {
         if (!(err instanceof ExchangeError)) throw err;
         this.o.onAttempt?.(id, err.category);
-        if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface, this.o.clock.now());
+        if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface);
         if (err.category === 'timestamp' && !resynced) {
           resynced = true;
           await this.syncTime(endpoint.surface).catch((e: unknown) => this.o.logger.warn({ err: String(e) }, 'clock sync failed'));

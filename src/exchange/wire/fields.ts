@@ -10,11 +10,6 @@ export const decStr = z.string().refine((s) => s === '' || DECIMAL_RE.test(s), {
   error: (iss) => `expected a decimal string, got ${JSON.stringify(iss.input)}`,
 });
 
-/** A decimal string that must carry a value. */
-export const decStrRequired = z.string().refine((s) => DECIMAL_RE.test(s), {
-  error: (iss) => `expected a non-empty decimal string, got ${JSON.stringify(iss.input)}`,
-});
-
 /**
  * A `long` on the wire: a JSON number (kept exact through JsonBigInt when beyond 2^53) or, as many endpoints
  * send it, a string of digits.
