@@ -21,7 +21,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import type { Logger } from '../util/logger.js';
 import { readReplayFile, riskLimits } from './kernel.js';
-import { readCycle, strategyUpdate } from './market-cycle.js';
+import { readBalances, readOrders, readPositions, readTickers, strategyUpdate, type CycleData } from './market-cycle.js';
 
 export interface BacktestOptions {
   dataFile?: string;
@@ -106,15 +106,27 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const end = records[records.length - 1]!.ts;
   let cycles = 0;
   let skipped = 0;
+  const lastRead = { orders: -Infinity, balances: -Infinity, positions: -Infinity };
+  let last: CycleData | undefined;
   const totalCycles = Math.floor((end + step - start) / step) + 1;
   for (let t = start; t <= end + step; t += step) {
     if (cycles % 50 === 0) opts.onProgress?.(cycles, totalCycles);
     simulator.advanceTo(t);
-    let cycle;
+    // Each stream is read on its own period (daemon.polls), as live; a refused read skips the cycle.
+    const polls = cfg.daemon.polls;
+    const due = (name: keyof typeof lastRead, periodMs: number) => t - lastRead[name] >= periodMs;
+    let cycle: CycleData;
     try {
-      cycle = await readCycle(sim, spotSymbols, futuresSymbols);
+      const prev = last ?? { tickers: new Map(), orders: [], balances: [], positions: [] };
+      const now = t;
+      cycle = {
+        tickers: await readTickers(sim, spotSymbols, futuresSymbols),
+        orders: due('orders', polls.ordersMs) ? ((lastRead.orders = now), await readOrders(sim, spotSymbols, futuresSymbols)) : prev.orders,
+        balances: due('balances', polls.balancesMs) ? ((lastRead.balances = now), await readBalances(sim, spotSymbols, futuresSymbols)) : prev.balances,
+        positions: due('positions', polls.positionsMs) ? ((lastRead.positions = now), await readPositions(sim, futuresSymbols)) : prev.positions,
+      };
+      last = cycle;
     } catch (err) {
-      // A refused poll skips the cycle, as it does live.
       if (!(err instanceof ExchangeError)) throw err;
       skipped++;
       cycles++;

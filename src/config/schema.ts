@@ -192,7 +192,10 @@ export const backtestSchema = z
     /** Replayed market data (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]). */
     data: z.string().min(1).default('data/sample/ticks.jsonl'),
     out: z.string().min(1).default('reports/backtest'),
-    /** A strategy sees a market update (a poll cycle) this often, in virtual time. */
+    /**
+     * A strategy sees a market update this often, in virtual time (tickers are read every cycle; open orders,
+     * balances and positions on their own daemon.polls periods, as live).
+     */
     cycleMs: positiveInt.default(1000),
     /** Reconciliation every this many cycles. */
     reconcileEvery: positiveInt.default(5),
