@@ -32,3 +32,8 @@ export interface Order {
   createdAtMs: number | null;
   updatedAtMs: number | null;
 }
+
+/** The side a futures order trades: opening a long and closing a short buy; opening a short and closing a long sell. */
+export function futuresSide(positionSide: PositionSide, reduceOnly: boolean): Side {
+  return (positionSide === 'long') !== reduceOnly ? 'buy' : 'sell';
+}

@@ -6,6 +6,7 @@ import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent, OrderSpec } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
+import { futuresSide } from '../domain/order.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
 import { FINAL_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
@@ -179,7 +180,7 @@ export class Executor {
       return;
     }
     const spec: OrderSpec = {
-      side: (intent.positionSide === 'long') !== intent.reduceOnly ? 'buy' : 'sell', kind: intent.executePrice ? 'limit' : 'market', timeInForce: 'gtc',
+      side: futuresSide(intent.positionSide, intent.reduceOnly), kind: intent.executePrice ? 'limit' : 'market', timeInForce: 'gtc',
       ...(intent.executePrice ? { price: intent.executePrice } : {}), size: intent.size, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly,
     };
     const [row] = this.newRows(intent, intentId, 'futures', intent.symbol, [spec], intent.triggerPrice);

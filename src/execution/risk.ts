@@ -6,6 +6,7 @@ import { Decimal } from '../domain/decimal.js';
 import type { TradingState } from '../domain/events.js';
 import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument } from '../domain/market.js';
+import { futuresSide } from '../domain/order.js';
 import type { Journal } from '../journal/journal.js';
 
 export interface RiskLimits {
@@ -132,7 +133,7 @@ export class RiskGate {
       if (intent.surface === 'futures') {
         // Opening a long and closing a short buy; opening a short and closing a long sell.
         const ps = o.positionSide ?? (o.side === 'buy' ? 'long' : 'short');
-        if ((ps === 'long') === (o.reduceOnly ?? false) ? o.side !== 'sell' : o.side !== 'buy') {
+        if (o.side !== futuresSide(ps, o.reduceOnly ?? false)) {
           deny('side-mismatch', `${o.side} cannot ${o.reduceOnly ? 'close' : 'open'} a ${ps} position`);
           continue;
         }
@@ -178,7 +179,7 @@ export class RiskGate {
   /** A trigger order: the same checks, at its execution (or trigger) price. */
   checkTrigger(intent: Extract<Intent, { kind: 'place-trigger' }>, ctx: RiskContext): Denial[] {
     const spec: OrderSpec = {
-      side: (intent.positionSide === 'long') !== intent.reduceOnly ? 'buy' : 'sell',
+      side: futuresSide(intent.positionSide, intent.reduceOnly),
       kind: 'limit',
       timeInForce: 'gtc',
       price: intent.executePrice ?? intent.triggerPrice,

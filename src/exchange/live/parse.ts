@@ -321,11 +321,6 @@ export function futuresTypeCode(positionSide: PositionSide, reduceOnly: boolean)
   return positionSide === 'long' ? (reduceOnly ? '3' : '1') : reduceOnly ? '4' : '2';
 }
 
-/** The side a futures type trades: open long and close short buy; open short and close long sell. */
-export function futuresSideOf(positionSide: PositionSide, reduceOnly: boolean): Side {
-  return (positionSide === 'long') !== reduceOnly ? 'buy' : 'sell';
-}
-
 export function futuresOrderItem(o: OrderRequest): WireFuturesOrderItem {
   const positionSide = o.positionSide ?? (o.side === 'buy' ? 'long' : 'short');
   return {

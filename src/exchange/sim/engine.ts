@@ -3,7 +3,7 @@
 // account changes happen only through the methods here. No wall clock, no randomness: time comes from the clock.
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
-import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
+import { futuresSide, type Order, type OrderKind, type OrderStatus, type Side, type TimeInForce } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { OrderRequest, TriggerOrderRequest } from '../client.js';
 import { toInstrument, type SimInstrumentSpec } from './instruments.js';
@@ -318,7 +318,7 @@ export class MatchingEngine {
       if (this.duplicate(b, req.clientOid)) return { ok: false, refusal: R.failed(surface, `duplicate client id ${req.clientOid}`) };
       if (surface === 'futures') {
         const ps = req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
-        const expectSide: Side = (ps === 'long') !== (req.reduceOnly ?? false) ? 'buy' : 'sell';
+        const expectSide = futuresSide(ps, req.reduceOnly ?? false);
         if (req.side !== expectSide) return { ok: false, refusal: R.futuresParam('type: side does not match the position') };
       }
       const o = this.newOrder(b, req, v.ticks, v.steps);
@@ -533,7 +533,7 @@ export class MatchingEngine {
   placeTrigger(req: TriggerOrderRequest): PlaceOutcome {
     const b = this.books.get(req.symbol);
     if (!b || b.inst.surface !== 'futures') return { ok: false, refusal: R.symbol('futures', req.symbol) };
-    const side: Side = (req.positionSide === 'long') !== req.reduceOnly ? 'buy' : 'sell';
+    const side = futuresSide(req.positionSide, req.reduceOnly);
     const orderReq: OrderRequest = {
       clientOid: req.clientOid, side, kind: req.executePrice ? 'limit' : 'market', timeInForce: 'gtc', size: req.size,
       positionSide: req.positionSide, reduceOnly: req.reduceOnly, ...(req.executePrice ? { price: req.executePrice } : {}),

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { Decimal } from '../../domain/decimal.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { PositionSide, Surface } from '../../domain/market.js';
+import { futuresSide } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
@@ -588,7 +589,7 @@ function futuresItem(item: Record<string, unknown>): { req: OrderRequest } | { c
     if (!tif) throw new WireError(400, '40020', 'Parameter order_type is invalid');
     const match = str(item, 'match_price', 'futures');
     if (match !== '0' && match !== '1') throw new WireError(400, '40020', 'Parameter match_price is invalid');
-    const side = (t.positionSide === 'long') !== t.reduceOnly ? 'buy' : 'sell';
+    const side = futuresSide(t.positionSide, t.reduceOnly);
     const price = dec(item, 'price', 'futures');
     return {
       req: {
