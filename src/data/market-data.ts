@@ -34,7 +34,7 @@ export class MarketData {
   readonly balances$: Observable<Stamped<Balance[]>>;
   readonly positions$: Observable<Stamped<Position[]>>;
 
-  constructor(client: ExchangeClient, private readonly o: MarketDataOptions) {
+  constructor(client: ExchangeClient, o: MarketDataOptions) {
     const account = o.trading ?? client;
     const log = o.logger.child({ component: 'market-data' });
     const opts = (name: string, periodMs: number) => ({

@@ -8,6 +8,7 @@ import { registerSecret } from '../../util/secrets.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { ExchangeError, classifyItemError } from '../errors.js';
+import { futuresTypeCode } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
 import { JsonBigInt } from '../wire/json.js';
 import { FuturesApi } from './futures-api.js';
@@ -215,7 +216,7 @@ export class LiveClient implements ExchangeClient {
         symbol: req.symbol,
         client_oid: req.clientOid,
         size: req.size.toString(),
-        type: parse.futuresTypeCode(req.positionSide, req.reduceOnly),
+        type: futuresTypeCode(req.positionSide, req.reduceOnly),
         match_type: req.executePrice ? '0' : '1',
         execute_price: req.executePrice ? req.executePrice.toString() : '0',
         trigger_price: req.triggerPrice.toString(),

@@ -1,12 +1,13 @@
 // The only wire -> domain mapping: venue records become normalised domain values. "" stays unknown (null)
 // and is an error where a value is required; unknown enum values are reported, never guessed.
 import { Decimal } from '../../domain/decimal.js';
-import type { Balance, Fill, Instrument, Position, PositionSide, PublicTrade, Ticker } from '../../domain/market.js';
-import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
+import type { Balance, Fill, Instrument, Position, PublicTrade, Ticker } from '../../domain/market.js';
+import { futuresSide, type Order, type OrderKind, type OrderStatus } from '../../domain/order.js';
 import type { CancelTarget, ItemResult, OrderRequest } from '../client.js';
 import type { WireFuturesOrderItem, WireSpotOrderItem } from '../wire/requests.js';
 import type { EndpointId } from '../endpoints.js';
 import { ExchangeError, classifyItemError } from '../errors.js';
+import { FUTURES_TYPE_FROM_NAME, TIF_CODE, TIF_FROM_NAME, TIF_NAME, futuresTypeCode } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
 import type {
   WireCollateral, WireContract, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotFill, WireSpotOrder, WireSpotSymbol,
@@ -180,28 +181,12 @@ const FUTURES_STATUS: Record<string, OrderStatus> = {
   pending: 'pending', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered',
 };
 
-/** Futures `type`: which side it trades, which position it touches, whether it only reduces. */
-const FUTURES_TYPE: Record<string, { side: Side; position: 'long' | 'short'; reduce: boolean }> = {
-  open_long: { side: 'buy', position: 'long', reduce: false },
-  open_short: { side: 'sell', position: 'short', reduce: false },
-  close_long: { side: 'sell', position: 'long', reduce: true },
-  close_short: { side: 'buy', position: 'short', reduce: true },
-  offset_liquidate_long: { side: 'sell', position: 'long', reduce: true },
-  offset_liquidate_short: { side: 'buy', position: 'short', reduce: true },
-  agreement_close_long: { side: 'sell', position: 'long', reduce: true },
-  agreement_close_short: { side: 'buy', position: 'short', reduce: true },
-  burst_liquidate_long: { side: 'sell', position: 'long', reduce: true },
-  burst_liquidate_short: { side: 'buy', position: 'short', reduce: true },
-};
-
-const FUTURES_TIF: Record<string, TimeInForce> = { normal: 'gtc', postOnly: 'post_only', fok: 'fok', ioc: 'ioc' };
-
 export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, i: number): Order {
   const status = FUTURES_STATUS[w.status];
   if (status === undefined) ctx.report(`[${i}].status`, w.status, 'unknown futures order status');
-  const t = FUTURES_TYPE[w.type];
+  const t = FUTURES_TYPE_FROM_NAME[w.type];
   if (t === undefined) ctx.report(`[${i}].type`, w.type, 'unknown futures order type');
-  const tif = FUTURES_TIF[w.order_type];
+  const tif = TIF_FROM_NAME[w.order_type];
   if (tif === undefined) ctx.report(`[${i}].order_type`, w.order_type, 'unknown futures order_type');
   const price = ctx.decOpt(w.price);
   const avg = ctx.decOpt(w.price_avg);
@@ -211,9 +196,9 @@ export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, i: number):
     symbol: w.symbol,
     orderId: longToString(w.order_id),
     clientOid: w.client_oid || null,
-    side: t?.side ?? null,
-    positionSide: t?.position ?? null,
-    reduceOnly: t?.reduce ?? false,
+    side: t ? futuresSide(t.positionSide, t.reduceOnly) : null,
+    positionSide: t?.positionSide ?? null,
+    reduceOnly: t?.reduceOnly ?? false,
     // A market order comes back as ioc with price 0.
     kind: price !== null && price.isZero() ? 'market' : 'limit',
     timeInForce: tif ?? null,
@@ -302,23 +287,16 @@ export function spotFill(ctx: ParseContext, w: WireSpotFill, i: number): Fill {
 
 // ---- domain -> wire (requests) ----
 
-const TIF_TO_FORCE: Record<TimeInForce, WireSpotOrderItem['force']> = { gtc: 'normal', post_only: 'postOnly', fok: 'fok', ioc: 'ioc' };
-const TIF_TO_ORDER_TYPE: Record<TimeInForce, WireFuturesOrderItem['order_type']> = { gtc: '0', post_only: '1', fok: '2', ioc: '3' };
 
 export function spotOrderItem(o: OrderRequest): WireSpotOrderItem {
   return {
     side: o.side,
     orderType: o.kind,
-    force: TIF_TO_FORCE[o.timeInForce],
+    force: TIF_NAME[o.timeInForce],
     ...(o.kind === 'limit' && o.price ? { price: o.price.toString() } : {}),
     quantity: o.size.toString(),
     clientOrderId: o.clientOid,
   };
-}
-
-/** Futures `type` 1–4 from the position touched and whether the order reduces it. */
-export function futuresTypeCode(positionSide: PositionSide, reduceOnly: boolean): '1' | '2' | '3' | '4' {
-  return positionSide === 'long' ? (reduceOnly ? '3' : '1') : reduceOnly ? '4' : '2';
 }
 
 export function futuresOrderItem(o: OrderRequest): WireFuturesOrderItem {
@@ -327,7 +305,7 @@ export function futuresOrderItem(o: OrderRequest): WireFuturesOrderItem {
     client_oid: o.clientOid,
     size: o.size.toString(),
     type: futuresTypeCode(positionSide, o.reduceOnly ?? false),
-    order_type: TIF_TO_ORDER_TYPE[o.timeInForce],
+    order_type: TIF_CODE[o.timeInForce],
     match_price: o.kind === 'market' ? '1' : '0',
     // The venue requires a price even for market orders and ignores it.
     price: o.kind === 'limit' && o.price ? o.price.toString() : '0',

@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { Decimal } from '../../domain/decimal.js';
 import type { Credentials } from '../../domain/credentials.js';
-import type { PositionSide, Surface } from '../../domain/market.js';
+import type { Surface } from '../../domain/market.js';
 import { futuresSide } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
@@ -14,6 +14,7 @@ import type { Logger } from '../../util/logger.js';
 import type { OrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
+import { FUTURES_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME, type FuturesAction } from '../wire/enums.js';
 import { CLIENT_OID_RE } from '../wire/requests.js';
 import { sign } from '../wire/signature.js';
 import { MatchingEngine, type CancelOutcome, type SimAccounts, type SimOrder } from './engine.js';
@@ -545,12 +546,10 @@ function paging(p: Record<string, unknown>, indexKey: string, sizeKey: string, d
   return { pageIndex, pageSize };
 }
 
-const FORCE: Record<string, OrderRequest['timeInForce']> = { normal: 'gtc', postOnly: 'post_only', fok: 'fok', ioc: 'ioc' };
-
 function spotItem(item: Record<string, unknown>): OrderRequest {
   const side = str(item, 'side', 'spot');
   const orderType = str(item, 'orderType', 'spot');
-  const force = FORCE[str(item, 'force', 'spot')];
+  const force = TIF_FROM_NAME[str(item, 'force', 'spot')];
   if (side !== 'buy' && side !== 'sell') throw new WireError(400, '40409', 'Incorrect format: side');
   if (orderType !== 'limit' && orderType !== 'market') throw new WireError(400, '40409', 'Incorrect format: orderType');
   if (!force) throw new WireError(400, '40409', 'Incorrect format: force');
@@ -562,22 +561,11 @@ function spotItem(item: Record<string, unknown>): OrderRequest {
   };
 }
 
-function typeCode(t: string): { positionSide: PositionSide; reduceOnly: boolean } {
-  switch (t) {
-    case '1':
-      return { positionSide: 'long', reduceOnly: false };
-    case '2':
-      return { positionSide: 'short', reduceOnly: false };
-    case '3':
-      return { positionSide: 'long', reduceOnly: true };
-    case '4':
-      return { positionSide: 'short', reduceOnly: true };
-    default:
-      throw new WireError(400, '40020', 'Parameter type is invalid');
-  }
+function typeCode(t: string): FuturesAction {
+  const a = FUTURES_TYPE_FROM_CODE[t];
+  if (!a) throw new WireError(400, '40020', 'Parameter type is invalid');
+  return a;
 }
-
-const ORDER_TYPE: Record<string, OrderRequest['timeInForce']> = { '0': 'gtc', '1': 'post_only', '2': 'fok', '3': 'ioc' };
 
 /** A futures item, or its refusal (the item fails alone, the batch goes on). */
 function futuresItem(item: Record<string, unknown>): { req: OrderRequest } | { clientOid: string; refusal: { code: string; message: string } } {
@@ -585,7 +573,7 @@ function futuresItem(item: Record<string, unknown>): { req: OrderRequest } | { c
   try {
     if (!CLIENT_OID_RE.test(clientOid)) throw new WireError(400, '40020', 'Parameter client_oid is invalid');
     const t = typeCode(str(item, 'type', 'futures'));
-    const tif = ORDER_TYPE[str(item, 'order_type', 'futures')];
+    const tif = TIF_FROM_CODE[str(item, 'order_type', 'futures')];
     if (!tif) throw new WireError(400, '40020', 'Parameter order_type is invalid');
     const match = str(item, 'match_price', 'futures');
     if (match !== '0' && match !== '1') throw new WireError(400, '40020', 'Parameter match_price is invalid');

@@ -1,6 +1,7 @@
 // Engine state -> the venue's wire shapes (spot records, futures records), exactly as the venue formats them.
 import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
+import { TIF_NAME, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
 import type { MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
@@ -117,8 +118,6 @@ export function futuresContract(spec: SimInstrumentSpec): Record<string, unknown
   };
 }
 
-const FUTURES_TYPE = { long: { open: 'open_long', close: 'close_long' }, short: { open: 'open_short', close: 'close_short' } } as const;
-const ORDER_TYPE = { gtc: 'normal', post_only: 'postOnly', fok: 'fok', ioc: 'ioc' } as const;
 
 export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSpec, o: SimOrder): Record<string, unknown> {
   const order = engine.toOrder(o);
@@ -135,8 +134,8 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
     price: o.priceTicks === null ? '0' : s(order.price),
     price_avg: s(order.avgFillPrice),
     status: o.status,
-    type: FUTURES_TYPE[o.positionSide!][o.reduceOnly ? 'close' : 'open'],
-    order_type: ORDER_TYPE[o.tif],
+    type: futuresTypeName({ positionSide: o.positionSide!, reduceOnly: o.reduceOnly }),
+    order_type: TIF_NAME[o.tif],
     totalProfits: '0',
     contracts: cv ? Number(order.size.div(cv, 0, 'down').toUnits(0)) : 0,
     filledQtyContracts: cv ? Number(order.filledSize.div(cv, 0, 'down').toUnits(0)) : 0,
