@@ -1,7 +1,7 @@
 // Jest runs TypeScript through @swc/jest as native ESM (node --experimental-vm-modules); tsc does the type checking.
 export default {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/strategies'],
+  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^sextant/strategy$': '<rootDir>/src/strategy/api.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },

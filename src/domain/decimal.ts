@@ -2,6 +2,7 @@
 export type RoundingMode = 'down' | 'up' | 'half-up';
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d*))?$/;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const POW10: bigint[] = [];
 function pow10(n: number): bigint {
   let v = POW10[n];
@@ -135,6 +136,13 @@ export class Decimal {
     if (step.mantissa === 0n) return false;
     const [a, b] = this.aligned(step);
     return a % b === 0n;
+  }
+
+  /** How many `step`s make this value, rounded, as a safe integer (price ticks, size steps, contracts). */
+  steps(step: Decimal, mode: RoundingMode = 'half-up'): number {
+    const n = this.div(step, 0, mode).toUnits(0);
+    if (n > MAX_SAFE || n < -MAX_SAFE) throw new RangeError(`${this.toString()} is too many steps of ${step.toString()} for an exact number`);
+    return Number(n);
   }
 
   /** The value as an integer count of 10^-scale units (e.g. ticks); throws if that would lose digits. */

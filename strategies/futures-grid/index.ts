@@ -27,7 +27,7 @@ export default defineStrategy({
     const size = roundSize(Decimal.from(ctx.params.size), inst);
     const long = u.positions.find((p) => p.symbol === symbol && p.side === 'long');
     const held = long ? long.size : Decimal.ZERO;
-    const filledLevels = Number(held.div(size, 0, 'down').toUnits(0));
+    const filledLevels = held.steps(size, 'down');
 
     const targets: OrderSpec[] = [];
     // Bids on the levels not yet filled (the highest filled first, as the price falls).

@@ -274,11 +274,11 @@ export class MatchingEngine {
     if (!req.size.isMultipleOf(b.inst.stepSize)) return param('size');
     if (req.size.lt(b.inst.minSize)) return surface === 'spot' ? R.spotMin() : R.futuresParam('size: below the minimum order size');
     if (b.inst.maxSize && req.size.gt(b.inst.maxSize)) return surface === 'spot' ? R.spotMax() : R.futuresParam('size: above the maximum order size');
-    const steps = Number(req.size.div(b.inst.stepSize, 0).toUnits(0));
+    const steps = req.size.steps(b.inst.stepSize);
     if (req.kind === 'market') return { ticks: null, steps };
     const price = req.price;
     if (!price || price.isNegative() || price.isZero() || !price.isMultipleOf(b.inst.tickSize)) return param('price');
-    const ticks = Number(price.div(b.inst.tickSize, 0).toUnits(0));
+    const ticks = price.steps(b.inst.tickSize);
     // Price band around the market: buys at most (1 + ratio) above, sells at least (1 - ratio) below.
     const ref = this.price(b, b.m.last);
     const ratio = req.side === 'buy' ? b.inst.buyLimitPriceRatio : b.inst.sellLimitPriceRatio;
@@ -558,7 +558,7 @@ export class MatchingEngine {
 
   private validateTrigger(b: Book, req: OrderRequest, triggerPrice: Decimal): { ticks: number | null; steps: number; trigger: number } | Refusal {
     if (triggerPrice.isNegative() || triggerPrice.isZero() || !triggerPrice.isMultipleOf(b.inst.tickSize)) return R.futuresParam('trigger_price');
-    const trigger = Number(triggerPrice.div(b.inst.tickSize, 0).toUnits(0));
+    const trigger = triggerPrice.steps(b.inst.tickSize);
     const saved = b.m.last;
     b.m.last = trigger;
     try {

@@ -35,7 +35,7 @@ export interface MarketSource {
 }
 
 function ticksOf(price: Decimal, tick: Decimal): number {
-  return Number(price.div(tick, 0, 'half-up').toUnits(0));
+  return price.steps(tick, 'half-up');
 }
 
 function symbolMarkets(specs: SimInstrumentSpec[]): SymbolMarket[] {
@@ -65,7 +65,7 @@ export class SyntheticMarket implements MarketSource {
     this.rng = specs.map((s) => new Prng(deriveSeed(o.seed, s.symbol)));
     this.mid = this.symbols.map((m) => ticksOf(Decimal.from(m.spec.startPrice), m.tickSize));
     this.regime = specs.map(() => 1);
-    this.minSteps = this.symbols.map((m) => Math.max(1, Number(Decimal.from(m.spec.minSize).div(m.stepSize, 0, 'up').toUnits(0))));
+    this.minSteps = this.symbols.map((m) => Math.max(1, Decimal.from(m.spec.minSize).steps(m.stepSize, 'up')));
     this.now = o.startMs;
     for (const m of this.symbols) this.tick(m, o.startMs);
   }
@@ -182,7 +182,7 @@ export class ReplayMarket implements MarketSource {
 
   private apply(m: SymbolMarket, rec: ReplayRecord): void {
     const last = ticksOf(Decimal.from(rec.price), m.tickSize);
-    const size = Math.max(1, Number(Decimal.from(rec.size).div(m.stepSize, 0, 'half-up').toUnits(0)));
+    const size = Math.max(1, Decimal.from(rec.size).steps(m.stepSize, 'half-up'));
     m.ts = rec.ts;
     m.last = last;
     m.buyerMaker = rec.buyerMaker ?? false;

@@ -137,8 +137,8 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
     type: futuresTypeName({ positionSide: o.positionSide!, reduceOnly: o.reduceOnly }),
     order_type: TIF_NAME[o.tif],
     totalProfits: '0',
-    contracts: cv ? Number(order.size.div(cv, 0, 'down').toUnits(0)) : 0,
-    filledQtyContracts: cv ? Number(order.filledSize.div(cv, 0, 'down').toUnits(0)) : 0,
+    contracts: cv ? order.size.steps(cv, 'down') : 0,
+    filledQtyContracts: cv ? order.filledSize.steps(cv, 'down') : 0,
     presetTakeProfitPrice: null,
     presetStopLossPrice: null,
   };

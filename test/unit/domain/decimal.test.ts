@@ -51,5 +51,8 @@ describe('Decimal', () => {
     expect(JSON.stringify({ p: d('1.10') })).toBe('{"p":"1.1"}');
     expect(d('123.4500').toUnits(4)).toBe(1234500n);
     expect(() => d('1.23456').toUnits(2)).toThrow(/decimal places/);
+    expect(d('90755.3').steps(d('0.1'))).toBe(907553);
+    expect(d('0.0149').steps(d('0.005'), 'down')).toBe(2);
+    expect(() => d('1').steps(d('0.0000000000000000001'))).toThrow(/too many steps/);
   });
 });
