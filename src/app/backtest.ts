@@ -1,11 +1,16 @@
 // Backtests: recorded market data replayed in virtual time through the same strategies, risk gate, executor,
 // order tracker and journal as live, against the in-process simulator. Same inputs -> byte-identical outputs.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Subject } from 'rxjs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decimal } from '../domain/decimal.js';
 import { equity as equityOf } from '../domain/equity.js';
-import type { Fill, Instrument, Ticker } from '../domain/market.js';
+import type { Balance, Fill, Instrument, Position, Ticker } from '../domain/market.js';
+import type { Order } from '../domain/order.js';
+import type { Stamped } from '../data/poll.js';
+import type { EndpointId } from '../exchange/endpoints.js';
+import { LatencyClient } from '../exchange/sim/latency-client.js';
 import { Executor } from '../execution/executor.js';
 import { OrderTracker } from '../execution/order-tracker.js';
 import { RiskGate } from '../execution/risk.js';
@@ -19,36 +24,39 @@ import { renderReport } from '../report/html.js';
 import { computeMetrics, realize, type EquityPoint, type Metrics } from '../report/metrics.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
+import { VirtualClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { readReplayFile, riskLimits } from './kernel.js';
-import { readBalances, readOrders, readPositions, readTickers, strategyUpdate, type CycleData } from './market-cycle.js';
+import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
 
 export interface BacktestOptions {
   dataFile?: string;
   fromMs?: number;
   toMs?: number;
   outDir?: string;
-  /** Told of progress: cycles done of the total. */
+  /** Told of progress: market events replayed of the total. */
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface BacktestResult {
   outDir: string;
   metrics: Metrics;
-  cycles: number;
   events: number;
   orders: Record<string, number>;
+  requests: number;
+  rateLimited: number;
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: BacktestOptions = {}): Promise<BacktestResult> {
   const cfg = loaded.config;
-  const outDir = opts.outDir ?? cfg.backtest.out;
-  const all = readReplayFile(opts.dataFile ?? cfg.backtest.data);
+  const bt = cfg.backtest;
+  const polls = cfg.daemon.polls;
+  const outDir = opts.outDir ?? bt.out;
   // Recorded files interleave symbols polled together, so their times can step back a little: a stable sort
   // by time keeps each symbol's order and makes the file replayable.
-  const records = all
+  const records = readReplayFile(opts.dataFile ?? bt.data)
     .filter((r) => (opts.fromMs === undefined || r.ts >= opts.fromMs) && (opts.toMs === undefined || r.ts <= opts.toMs))
     .sort((a, b) => a.ts - b.ts);
   if (records.length === 0) throw new Error('no market data in the chosen range');
@@ -56,20 +64,28 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const journalPath = join(outDir, 'journal.sqlite');
   for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
 
-  const specs = cfg.sim.instruments ?? DEFAULT_INSTRUMENTS;
-  const market = new ReplayMarket(specs, records);
-  const simulator = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders);
-  const clock = simulator.clock;
-  // Every call is charged the venue's weights in virtual time; what goes over the budget gets a 429.
+  const start = records[0]!.ts;
+  const end = records[records.length - 1]!.ts;
+  const market = new ReplayMarket(cfg.sim.instruments ?? DEFAULT_INSTRUMENTS, records);
+  const events = market.length;
+  records.length = 0;
+  const clock = new VirtualClock(start);
+  const simulator = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders, clock);
+  // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429) and
+  // spends the configured round trip on the way.
   const rl = cfg.exchange.rateLimit;
-  const sim = new MeteredClient(simulator, {
+  const metered = new MeteredClient(simulator, {
     spot: { ip: rl.spot.ip.budget, uid: rl.spot.uid.budget }, futures: { ip: rl.futures.ip.budget, uid: rl.futures.uid.budget },
     windowMs: rl.spot.ip.windowMs, orderRequestsPerSecond: Math.floor((rl.orderRequests.budget * 1000) / rl.orderRequests.windowMs),
   }, clock);
-  const journal = new SqliteJournal(journalPath, { clientOidPrefix: cfg.journal.clientOidPrefix });
+  const outMs = Math.floor(bt.latencyMs / 2);
+  const backMs = bt.latencyMs - outMs;
+  const venue = bt.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
+  // The journal lives in memory while the run goes (nothing to make durable in virtual time) and is saved at the end.
+  const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix });
   const risk = new RiskGate(riskLimits(loaded), journal);
   const instruments = new Map<string, Instrument>();
-  for (const s of ['spot', 'futures'] as const) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
+  for (const s of ['spot', 'futures'] as const) for (const i of await metered.instruments(s)) instruments.set(i.symbol, i);
   const strategies = [];
   for (const s of cfg.strategies) strategies.push({ cfg: s, def: await loadStrategy(s.name, cfg.strategyDirs) });
   const runner = new StrategyRunner(strategies, instruments, logger, cfg.daemon.maxStrategyErrors);
@@ -77,100 +93,166 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
   const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
 
-  let tickers = new Map<string, Ticker>();
-  let tickersAt = 0;
+  // The market-data streams, fed by polls on their daemon.polls periods in virtual time.
+  const streams = {
+    tickers$: new Subject<Stamped<Map<string, Ticker>>>(),
+    openOrders$: new Subject<Stamped<Order[]>>(),
+    balances$: new Subject<Stamped<Balance[]>>(),
+    positions$: new Subject<Stamped<Position[]>>(),
+  };
+  let loop: TradingLoop | undefined;
   const executor = new Executor({
-    client: sim, journal, risk, clock, logger, instruments,
+    client: venue, journal, risk, clock, logger, instruments,
     reference: (s): { price: Decimal; atMs: number } | undefined => {
-      const t = tickers.get(s);
-      return t?.last ? { price: t.last, atMs: tickersAt } : undefined;
+      const latest = loop?.latest();
+      const t = latest?.value.get(s);
+      return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
     },
   });
-  const tracker = new OrderTracker({ client: sim, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$ });
+  const tracker = new OrderTracker({ client: venue, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$ });
   const fills: Fill[] = [];
   simulator.engine.onFill = (f) => fills.push(f);
-  const queue: Parameters<Executor['submit']>[0][] = [];
-  runner.intents$.subscribe((i) => queue.push(i));
-  executor.events$.subscribe((e) => runner.onEvent(e));
+  loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger, instruments });
 
-  await tracker.reconcile({ scanForeign: true });
-  executor.unfence();
+  // Work started by a timer or an intent runs as promise continuations: they are let run (setImmediate comes
+  // after every pending microtask) before virtual time moves on. Nothing else is in flight: runs repeat exactly.
+  let dirty = false;
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  runner.intents$.subscribe(() => (dirty = true));
+  const background = (what: string, p: Promise<unknown>) => {
+    dirty = true;
+    p.catch((err: unknown) => {
+      if (!(err instanceof ExchangeError)) throw err;
+      logger.warn({ err: err.summary(), what }, 'backtest: request failed');
+    });
+  };
+
+  // Polls: charged and read at the venue at one instant, answered one way later.
+  let skipped = 0;
+  const poll = <T>(periodMs: number, endpoints: EndpointId[], read: () => T, deliver: (v: Stamped<T>) => void) => {
+    if (endpoints.length === 0) return;
+    const run = () => {
+      let ok = true;
+      for (const id of endpoints) ok = metered.admit(id) && ok;
+      if (ok) {
+        const at = clock.now();
+        const v = { value: read(), atMs: at };
+        if (backMs > 0) clock.at(at + backMs, () => deliver(v));
+        else deliver(v);
+      } else skipped++;
+      clock.at(clock.now() + periodMs, run);
+    };
+    clock.at(start + outMs, run);
+  };
+  // What the engine shows changes only with its version: reads in between hand back the same answer.
+  const cached = <T>(read: () => T) => {
+    let version = -1;
+    let value: T;
+    return () => {
+      if (version !== simulator.engine.version) {
+        version = simulator.engine.version;
+        value = read();
+      }
+      return value;
+    };
+  };
+  const tickerSymbols = [...futuresSymbols, ...spotSymbols];
+  poll(polls.tickersMs, [...(futuresSymbols.length ? ['F2' as const] : []), ...spotSymbols.map(() => 'S9' as const)], () => {
+    const m = new Map<string, Ticker>();
+    for (const s of tickerSymbols) m.set(s, simulator.tickerNow(s)!);
+    return m;
+  }, (v) => streams.tickers$.next(v));
+  poll(polls.ordersMs, [...spotSymbols.map(() => 'S1' as const), ...futuresSymbols.map(() => 'F5' as const)],
+    cached(() => [...spotSymbols.flatMap((s) => simulator.openOrdersNow('spot', s)), ...futuresSymbols.flatMap((s) => simulator.openOrdersNow('futures', s))]),
+    (v) => streams.openOrders$.next(v));
+  poll(polls.balancesMs, [...(spotSymbols.length ? ['S8' as const] : []), ...(futuresSymbols.length ? ['F3' as const] : [])],
+    cached(() => [...(spotSymbols.length ? simulator.balancesNow('spot') : []), ...(futuresSymbols.length ? simulator.balancesNow('futures') : [])]),
+    (v) => streams.balances$.next(v));
+  poll(polls.positionsMs, futuresSymbols.map(() => 'F4' as const), cached(() => futuresSymbols.flatMap((s) => simulator.positionsNow(s))), (v) => streams.positions$.next(v));
+
+  // Reconciliation: first before any order (trading is fenced until it succeeds), then on its period.
+  let reconciling = false;
+  const reconcile = (scanForeign: boolean) => {
+    if (reconciling) return;
+    reconciling = true;
+    background('reconcile', reconcileAndOpen(tracker, executor, logger, scanForeign).finally(() => (reconciling = false)));
+  };
+  clock.at(start, () => reconcile(true));
+  const reconcileTick = () => {
+    reconcile(false);
+    clock.at(clock.now() + bt.reconcileMs, reconcileTick);
+  };
+  clock.at(start + bt.reconcileMs, reconcileTick);
   runner.start();
 
-  const equity: EquityPoint[] = [];
+  // Report samples: the simulated account as it truly is (not as last polled), at most ~5,000 of them.
+  const sampleMs = bt.sampleMs ?? Math.max(1000, Math.ceil((end - start) / 5000 / 1000) * 1000);
+  const equityPoints: EquityPoint[] = [];
   const prices: Record<string, Array<[number, number]>> = {};
   const exposed: boolean[] = [];
-  const startBase = new Map((await sim.balances('spot')).map((b) => [b.asset, b.total]));
-  const step = cfg.backtest.cycleMs;
-  const start = records[0]!.ts;
-  const end = records[records.length - 1]!.ts;
-  let cycles = 0;
-  let skipped = 0;
-  const lastRead = { orders: -Infinity, balances: -Infinity, positions: -Infinity };
-  let last: CycleData | undefined;
-  const totalCycles = Math.floor((end + step - start) / step) + 1;
-  for (let t = start; t <= end + step; t += step) {
-    if (cycles % 50 === 0) opts.onProgress?.(cycles, totalCycles);
-    simulator.advanceTo(t);
-    // Each stream is read on its own period (daemon.polls), as live; a refused read skips the cycle.
-    const polls = cfg.daemon.polls;
-    const due = (name: keyof typeof lastRead, periodMs: number) => t - lastRead[name] >= periodMs;
-    let cycle: CycleData;
-    try {
-      const prev = last ?? { tickers: new Map(), orders: [], balances: [], positions: [] };
-      const now = t;
-      cycle = {
-        tickers: await readTickers(sim, spotSymbols, futuresSymbols),
-        orders: due('orders', polls.ordersMs) ? ((lastRead.orders = now), await readOrders(sim, spotSymbols, futuresSymbols)) : prev.orders,
-        balances: due('balances', polls.balancesMs) ? ((lastRead.balances = now), await readBalances(sim, spotSymbols, futuresSymbols)) : prev.balances,
-        positions: due('positions', polls.positionsMs) ? ((lastRead.positions = now), await readPositions(sim, futuresSymbols)) : prev.positions,
-      };
-      last = cycle;
-    } catch (err) {
-      if (!(err instanceof ExchangeError)) throw err;
-      skipped++;
-      cycles++;
-      continue;
-    }
-    tickers = cycle.tickers;
-    tickersAt = clock.now();
-    // Chart points: one per second at most (chart time is in whole seconds).
+  const startBase = new Map(simulator.balancesNow('spot').map((b) => [b.asset, b.total]));
+  const sample = () => {
+    const tickers = new Map<string, Ticker>();
+    for (const s of tickerSymbols) tickers.set(s, simulator.tickerNow(s)!);
     const sec = Math.floor(clock.now() / 1000);
     for (const [sym, tk] of tickers) {
       const series = (prices[sym] ??= []);
       if (tk.last && (series.length === 0 || series[series.length - 1]![0] < sec)) series.push([sec, tk.last.toNumber()]);
     }
-    const { balances, positions } = cycle;
-    runner.onMarket((sc) => strategyUpdate(sc, clock.now(), cycle, journal));
-    while (queue.length) await executor.submit(queue.shift()!);
-    cycles++;
-    if (cycles % cfg.backtest.reconcileEvery === 0) {
-      await tracker.reconcile().catch((err: unknown) => {
-        if (!(err instanceof ExchangeError)) throw err;
-      });
-    }
-    const eq = equityOf(balances, positions, tickers, instruments);
+    const balances = [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')];
+    const positions = futuresSymbols.flatMap((s) => simulator.positionsNow(s));
+    const eq = equityOf(balances.filter((b) => b.surface === 'futures' ? futuresSymbols.length > 0 : spotSymbols.length > 0), positions, tickers, instruments);
     if (eq) {
-      equity.push({ ts: clock.now(), equity: eq.total });
+      equityPoints.push({ ts: clock.now(), equity: eq.total });
       exposed.push(positions.length > 0 || balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(startBase.get(b.asset) ?? b.total)));
     }
+  };
+  const sampleTick = () => {
+    sample();
+    clock.at(clock.now() + sampleMs, sampleTick);
+  };
+  clock.at(start, sampleTick);
+
+  // The run: market events and timers in time order (a tick before a timer of the same instant: a poll at t
+  // sees the market at t); after the last event, one more round of polls.
+  const endAt = end + Math.max(polls.tickersMs, bt.latencyMs);
+  let done = 0;
+  opts.onProgress?.(0, events);
+  for (;;) {
+    const tEvent = market.nextTs;
+    const tTimer = clock.nextAt();
+    if (tTimer < tEvent) {
+      if (tTimer > endAt) break;
+      if (clock.runNext()) dirty = true;
+    } else {
+      if (tEvent === Number.POSITIVE_INFINITY) break;
+      simulator.advanceTo(tEvent);
+      if (++done % 65536 === 0) opts.onProgress?.(done, events);
+    }
+    if (dirty) {
+      dirty = false;
+      await settle();
+    }
   }
-  opts.onProgress?.(totalCycles, totalCycles);
+  loop.stop();
+  if (equityPoints[equityPoints.length - 1]?.ts !== clock.now()) sample();
+  opts.onProgress?.(events, events);
   const orders = journal.countByState();
+  journal.saveTo(journalPath);
   journal.close();
 
   const trades = realize(fills);
-  const periodsPerYear = YEAR_MS / step;
-  const metrics = computeMetrics(equity, trades, exposed, periodsPerYear);
+  const metrics = computeMetrics(equityPoints, trades, exposed, YEAR_MS / sampleMs);
   const report = {
-    data: { file: opts.dataFile ?? cfg.backtest.data, records: records.length, fromMs: start, toMs: end },
+    data: { file: opts.dataFile ?? bt.data, records: events, fromMs: start, toMs: end },
     strategies: cfg.strategies.map((s) => ({ id: s.id, name: s.name, symbols: s.symbols, params: s.params })),
-    cycles,
+    latencyMs: bt.latencyMs,
+    sampleMs,
     metrics,
     orders,
     simulated: {
-      ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: sim.stats.requests, weight: sim.stats.weight,
-      rateLimited429: sim.stats.rateLimited, cyclesSkipped: skipped,
+      ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
+      rateLimited429: metered.stats.rateLimited, pollsSkipped: skipped,
     },
   };
   writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -178,19 +260,19 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     join(outDir, 'trades.csv'),
     ['ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl', ...trades.map((t) => [t.timestampMs, t.symbol, t.orderId, t.fillId, t.side, t.price, t.size, t.amount, t.fee, t.realizedPnl].join(','))].join('\n') + '\n',
   );
-  writeFileSync(join(outDir, 'equity.csv'), ['ts,equity', ...equity.map((p) => `${p.ts},${p.equity.toString(8)}`)].join('\n') + '\n');
-  const equityPoints: Array<[number, number]> = [];
-  for (const p of equity) {
+  writeFileSync(join(outDir, 'equity.csv'), ['ts,equity', ...equityPoints.map((p) => `${p.ts},${p.equity.toString(8)}`)].join('\n') + '\n');
+  const equityChart: Array<[number, number]> = [];
+  for (const p of equityPoints) {
     const sec = Math.floor(p.ts / 1000);
-    if (equityPoints.length === 0 || equityPoints[equityPoints.length - 1]![0] < sec) equityPoints.push([sec, p.equity.toNumber()]);
+    if (equityChart.length === 0 || equityChart[equityChart.length - 1]![0] < sec) equityChart.push([sec, p.equity.toNumber()]);
   }
   writeFileSync(
     join(outDir, 'report.html'),
     renderReport({
       title: `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`,
-      metrics, orders, prices, equity: equityPoints,
+      metrics, orders, prices, equity: equityChart,
       fills: trades.map((t) => ({ symbol: t.symbol, time: Math.floor(t.timestampMs / 1000), side: t.side, price: t.price.toNumber(), size: t.size.toString() })),
     }),
   );
-  return { outDir, metrics, cycles, events: records.length, orders };
+  return { outDir, metrics, events, orders, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited };
 }

@@ -164,7 +164,7 @@ async function backtestCommand(opts: { config: string; data?: string; from?: str
     const range = backtestRange(opts);
     const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
     // A progress bar on a terminal; nothing when the output is piped.
-    const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} cycles | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
+    const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} events | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
     const onProgress = (done: number, total: number) => {
       if (!bar) return;
       if (done === 0) bar.start(total, 0);
@@ -172,7 +172,7 @@ async function backtestCommand(opts: { config: string; data?: string; from?: str
       if (done >= total) bar.stop();
     };
     const r = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress });
-    io.out(`${r.events} market events, ${r.cycles} cycles -> ${r.outDir}`);
+    io.out(`${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`);
     io.out(`net PnL ${r.metrics.netPnl} (${r.metrics.returnPct} %), max drawdown ${r.metrics.maxDrawdownPct} %, Sharpe ${r.metrics.sharpe}, fills ${r.metrics.fills}, fees ${r.metrics.feesPaid}`);
     return 0;
   } catch (err) {

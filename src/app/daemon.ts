@@ -1,11 +1,10 @@
 // The daemon: wires market data, strategies, risk, executor, tracker, journal, cron and the ops endpoints
 // around one exchange client (the venue, or the simulator started on loopback), and shuts down cleanly.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Subscription, concatMap, from, startWith, withLatestFrom } from 'rxjs';
+import { Subscription } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import { Decimal } from '../domain/decimal.js';
-import { equity } from '../domain/equity.js';
-import type { Instrument, Position, Surface, Ticker } from '../domain/market.js';
+import type { Instrument, Ticker } from '../domain/market.js';
 import { ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
 import { MarketData } from '../data/market-data.js';
 import type { Stamped } from '../data/poll.js';
@@ -24,8 +23,8 @@ import { StrategyRunner } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Cron } from './cron.js';
-import { strategyUpdate } from './market-cycle.js';
 import { Metrics, OpsServer } from './http.js';
+import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
 import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
 export interface Daemon {
@@ -100,10 +99,11 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       log.info({ symbols }, 'dry-run: live market data, simulated fills');
     }
 
-    let latest: Stamped<Map<string, Ticker>> | undefined;
+    let tradingLoop: TradingLoop | undefined;
     const executor = new Executor({
       client: trading, journal, risk, clock, logger, instruments,
       reference: (s): { price: Decimal; atMs: number } | undefined => {
+        const latest = tradingLoop?.latest();
         const t = latest?.value.get(s);
         return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
       },
@@ -119,86 +119,47 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       onPolled: (name, at) => lastPolled.set(name, at),
     });
 
-    const subs = new Subscription();
-    let stopping = false;
-    subs.add(
-      executor.events$.subscribe((e) => {
-        metrics.events.inc({ type: e.type });
-        if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
-        runner.onEvent(e);
-      }),
-    );
-    // Intents run one at a time; the write in flight is tracked outside the stream so shutdown can wait for it.
-    const inFlight = new Set<Promise<unknown>>();
-    subs.add(
-      runner.intents$
-        .pipe(
-          concatMap((intent) => {
-            metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
-            const p = executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
-            inFlight.add(p);
-            void p.finally(() => inFlight.delete(p));
-            return from(p);
-          }),
-        )
-        .subscribe(),
-    );
-
     // Startup reconciliation before any new order; a failure keeps trading fenced and is retried by cron.
-    const reconcile = async (scanForeign: boolean) => {
-      const r = await tracker.reconcile({ scanForeign });
-      if (r.unresolved === 0 && executor.fenced) {
-        executor.unfence();
-        log.info({ resolved: r.resolved, lost: r.lost, foreign: r.foreign.length }, 'reconciled: trading');
-      }
-    };
+    const reconcile = (scanForeign: boolean) => reconcileAndOpen(tracker, executor, log, scanForeign);
     await reconcile(true).catch((err: unknown) => log.error({ err: String(err) }, 'startup reconciliation failed: trading fenced (cancels allowed)'));
 
     runner.start();
-    const empty = <T>(value: T): Stamped<T> => ({ value, atMs: 0 });
-    subs.add(
-      data.tickers$
-        .pipe(withLatestFrom(data.openOrders$.pipe(startWith(empty([]))), data.balances$.pipe(startWith(empty([]))), data.positions$.pipe(startWith(empty([])))))
-        .subscribe(([tickers, orders, balances, positions]) => {
-          latest = tickers;
-          if (feed && paper) {
-            // The simulator's market moves with what the venue shows.
-            feed.append([...tickers.value.values()].filter((t) => t.last).map((t) => ({
-              ts: t.timestampMs, symbol: t.symbol, price: t.last!.toString(),
-              size: instruments.get(t.symbol)!.minSize.mul(Decimal.fromInt(100)).toString(),
-              ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
-            })));
-            paper.advanceTo(clock.now());
+    tradingLoop = startTradingLoop({
+      streams: data, runner, executor, journal, risk, clock, logger, instruments,
+      onEvent: (e) => {
+        metrics.events.inc({ type: e.type });
+        if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
+      },
+      onIntent: (intent) => metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind }),
+      onEquity: (bySurface) => {
+        for (const [surface, value] of Object.entries(bySurface)) metrics.equity.set({ surface }, value.toNumber());
+      },
+      ...(feed && paper
+        ? {
+            beforeTickers: (tickers: Stamped<Map<string, Ticker>>) => {
+              // The simulator's market moves with what the venue shows.
+              feed!.append([...tickers.value.values()].filter((t) => t.last).map((t) => ({
+                ts: t.timestampMs, symbol: t.symbol, price: t.last!.toString(),
+                size: instruments.get(t.symbol)!.minSize.mul(Decimal.fromInt(100)).toString(),
+                ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
+              })));
+              paper!.advanceTo(clock.now());
+            },
           }
-          if (stopping) return;
-          const cycle = { tickers: tickers.value, orders: orders.value, balances: balances.value, positions: positions.value };
-          runner.onMarket((sc) => strategyUpdate(sc, clock.now(), cycle, journal));
-        }),
-    );
+        : {}),
+    });
+    const kernel = tradingLoop;
+    closers.push(() => kernel.stop());
 
-    // Equity feeds the drawdown kill switch and the journal; balances and positions are also gauges
-    // (display only: floats are fine on a dashboard).
-    let positionsNow: Position[] = [];
+    // Balances and positions are also gauges (display only: floats are fine on a dashboard).
+    const subs = new Subscription();
     subs.add(
       data.positions$.subscribe((p) => {
-        positionsNow = p.value;
         metrics.position.reset();
         for (const x of p.value) metrics.position.set({ symbol: x.symbol, side: x.side }, x.size.toNumber());
       }),
     );
-    subs.add(
-      data.balances$.subscribe((b) => {
-        b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()));
-        const eq = equity(b.value, positionsNow, latest?.value, instruments);
-        if (!eq) return;
-        const now = clock.now();
-        for (const [surface, value] of Object.entries(eq.bySurface)) {
-          metrics.equity.set({ surface }, value.toNumber());
-          journal.recordEquity(surface as Surface, value.toString(), now);
-        }
-        if (risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
-      }),
-    );
+    subs.add(data.balances$.subscribe((b) => b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()))));
 
     const cron = new Cron(log);
     closers.push(() => cron.stop());
@@ -270,11 +231,11 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       stop: async (reason: string) => {
         const t0 = clock.now();
         log.info({ reason }, 'stopping: intake closed');
-        stopping = true;
+        kernel.stop();
         subs.unsubscribe();
         await cron.stop();
         const budgetMs = Math.max(0, t0 + cfg.daemon.shutdown.timeoutMs - 1500 - clock.now());
-        const drained = await Promise.race([Promise.all([...inFlight]).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), budgetMs))]);
+        const drained = await Promise.race([Promise.all([...kernel.inFlight]).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), budgetMs))]);
         if (cfg.daemon.shutdown.cancelOpenOrders) {
           for (const s of symbols) {
             const surface = instruments.get(s)!.surface;

@@ -193,12 +193,14 @@ export const backtestSchema = z
     data: z.string().min(1).default('data/sample/ticks.jsonl'),
     out: z.string().min(1).default('reports/backtest'),
     /**
-     * A strategy sees a market update this often, in virtual time (tickers are read every cycle; open orders,
-     * balances and positions on their own daemon.polls periods, as live).
+     * Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it
+     * after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.
      */
-    cycleMs: positiveInt.default(1000),
-    /** Reconciliation every this many cycles. */
-    reconcileEvery: positiveInt.default(5),
+    latencyMs: z.number().int().min(0).max(60_000).default(50),
+    /** Reconciliation of the journal with the simulated venue, as live (daemon.reconcileCron's role). */
+    reconcileMs: positiveInt.default(5000),
+    /** Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000. */
+    sampleMs: positiveInt.optional(),
   })
   .prefault({});
 

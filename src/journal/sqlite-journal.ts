@@ -1,4 +1,5 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
+// Backtests keep it in memory (path ':memory:') and save a copy at the end.
 // Schema migrations are numbered and applied in order, each in its own transaction.
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
@@ -77,6 +78,20 @@ export class SqliteJournal implements Journal {
     this.migrate();
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, prepared once per text (preparing costs more than running most of them). */
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
+    return st;
+  }
+
+  /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
+  saveTo(file: string): void {
+    this.db.prepare('VACUUM INTO ?').run(file);
+  }
+
   /** The schema version in use. */
   get schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
@@ -92,16 +107,16 @@ export class SqliteJournal implements Journal {
   }
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
-    const r = this.db.prepare('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?)').run(strategyId, kind, json, atMs);
+    const r = this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?)').run(strategyId, kind, json, atMs);
     return Number(r.lastInsertRowid);
   }
 
   nextClientOids(strategyId: string, n: number): string[] {
     const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
     const start = this.db.transaction(() => {
-      const row = this.db.prepare('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined;
+      const row = this.sql('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined;
       const from = row?.next ?? 1;
-      this.db.prepare('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, from + n);
+      this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, from + n);
       return from;
     })();
     return Array.from({ length: n }, (_, i) => `${this.opts.clientOidPrefix}_${tag}_${(start + i).toString(36)}`);
@@ -109,8 +124,8 @@ export class SqliteJournal implements Journal {
 
   insertOrders(rows: JournalOrder[]): void {
     const cols = Object.values(COLUMNS);
-    const stmt = this.db.prepare(`INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
-    const ev = this.db.prepare('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
+    const stmt = this.sql(`INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
+    const ev = this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
       for (const r of rows) {
         stmt.run(...(Object.keys(COLUMNS) as Array<keyof JournalOrder>).map((k) => toDb(r[k])));
@@ -124,67 +139,67 @@ export class SqliteJournal implements Journal {
     this.db.transaction(() => {
       if (entries.length > 0) {
         const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
-        this.db.prepare(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+        this.sql(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
       }
-      const state = (this.db.prepare('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
-      this.db.prepare('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
+      const state = (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
+      this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
     })();
   }
 
   order(clientOid: string): JournalOrder | undefined {
-    const r = this.db.prepare('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
+    const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
     return r ? fromRow(r) : undefined;
   }
 
   orderByOrderId(orderId: string): JournalOrder | undefined {
-    const r = this.db.prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as Row | undefined;
+    const r = this.sql('SELECT * FROM orders WHERE order_id = ?').get(orderId) as Row | undefined;
     return r ? fromRow(r) : undefined;
   }
 
   activeOrders(): JournalOrder[] {
-    return (this.db.prepare(`SELECT * FROM orders WHERE state IN (${this.active}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
+    return (this.sql(`SELECT * FROM orders WHERE state IN (${this.active}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
   }
 
   allOrders(): JournalOrder[] {
-    return (this.db.prepare('SELECT * FROM orders ORDER BY created_at, client_oid').all() as Row[]).map(fromRow);
+    return (this.sql('SELECT * FROM orders ORDER BY created_at, client_oid').all() as Row[]).map(fromRow);
   }
 
   history(clientOid: string): Array<{ event: string; state: string; atMs: number }> {
-    return (this.db.prepare('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
+    return (this.sql('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
   }
 
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
-    const r = this.db.prepare('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
+    const r = this.sql('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
     return r.changes === 1;
   }
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
-    this.db.prepare('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)').run(strategyId, intentKind, reason, detail, atMs);
+    this.sql('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)').run(strategyId, intentKind, reason, detail, atMs);
   }
 
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
-    return (this.db.prepare('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
+    return (this.sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
   }
 
   latch(name: string): Latch | undefined {
-    const r = this.db.prepare('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
+    const r = this.sql('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
     return r ? { name: r.name, reason: r.reason, atMs: r.at_ms } : undefined;
   }
 
   setLatch(name: string, reason: string, atMs: number): void {
-    this.db.prepare('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING').run(name, reason, atMs);
+    this.sql('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING').run(name, reason, atMs);
   }
 
   clearLatch(name: string): void {
-    this.db.prepare('DELETE FROM latches WHERE name = ?').run(name);
+    this.sql('DELETE FROM latches WHERE name = ?').run(name);
   }
 
   strategyState(strategyId: string): string | undefined {
-    return (this.db.prepare('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
+    return (this.sql('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
   }
 
   saveStrategyState(strategyId: string, json: string, atMs: number): void {
-    this.db.prepare('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms').run(strategyId, json, atMs);
+    this.sql('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms').run(strategyId, json, atMs);
   }
 
   /** Housekeeping: folds the WAL back into the database and refreshes the query planner's statistics. */
@@ -195,12 +210,12 @@ export class SqliteJournal implements Journal {
 
   /** Orders by state (for summaries). */
   countByState(): Record<string, number> {
-    const rows = this.db.prepare('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
+    const rows = this.sql('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 
   recordEquity(surface: Surface, value: string, atMs: number): void {
-    this.db.prepare('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
+    this.sql('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
   }
 
   close(): void {

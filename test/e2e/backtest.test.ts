@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import Database from 'better-sqlite3';
 import { Decimal } from '../../src/domain/decimal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-bt-'));
@@ -31,7 +32,7 @@ describe('backtest', () => {
   it('two runs of the default backtest are byte-identical', async () => {
     const [a, b] = await Promise.all([run(['backtest', '--out', join(dir, 'a')]), run(['backtest', '--out', join(dir, 'b')])]);
     expect([a.code, b.code]).toEqual([0, 0]);
-    expect(a.out).toMatch(/^3600 market events, 1801 cycles/);
+    expect(a.out).toMatch(/^3600 market events, \d+ requests \(0 answered 429\)/);
     expect((JSON.parse(readFileSync(join(dir, 'a', 'report.json'), 'utf8')) as { metrics: { fills: number } }).metrics.fills).toBeGreaterThan(20);
     for (const f of FILES) expect({ f, same: readFileSync(join(dir, 'a', f), 'utf8') === readFileSync(join(dir, 'b', f), 'utf8') }).toEqual({ f, same: true });
   });
@@ -63,20 +64,43 @@ describe('backtest', () => {
     expect(Math.abs(Number(m.sharpe) - (mean / sd) * Math.sqrt((365 * 24 * 3600 * 1000) / 1000))).toBeLessThan(1e-3);
   });
 
-  it('reading faster than the weight budget allows gets 429s in the backtest too', async () => {
+  it('a strategy sending orders faster than the venue allows gets 429s in the backtest too', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-    // Every stream read four times a second: F2 alone is 40 weight x 4 x 10 s = 1,600 > the 1,000 futures IP budget.
-    doc.setIn(['backtest', 'cycleMs'], 250);
+    doc.set('strategyDirs', ['test/fixtures/strategies']);
+    doc.set('strategies', [{ id: 'burst', name: 'order-burst', symbols: ['BTCUSDT_SPBL'] }]);
+    doc.setIn(['risk', 'maxNotionalPerSymbol'], '1000000');
     const cfg = join(dir, 'tight.yaml');
     writeFileSync(cfg, doc.toString());
     const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'tight'), '--to', '2026-01-05T00:03:00Z']);
     expect(r.code).toBe(0);
-    const sim = (JSON.parse(readFileSync(join(dir, 'tight', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number; cyclesSkipped: number } }).simulated;
-    expect(sim.rateLimited429).toBeGreaterThan(0);
-    expect(sim.cyclesSkipped).toBeGreaterThan(0);
+    const report = JSON.parse(readFileSync(join(dir, 'tight', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number; weight: Record<string, number> } };
+    // 13 order requests a second against a cap of 10: refused until the risk gate's own order-rate guard stops it.
+    expect(report.simulated.rateLimited429).toBeGreaterThan(20);
+    const journal = new Database(join(dir, 'tight', 'journal.sqlite'), { readonly: true });
+    const refused = journal.prepare("SELECT COUNT(*) AS n FROM orders WHERE state = 'rejected' AND last_error LIKE '%429%'").get() as { n: number };
+    journal.close();
+    expect(refused.n).toBeGreaterThan(20);
     const normal = (JSON.parse(readFileSync(join(dir, 'a', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number } }).simulated;
     expect(normal.rateLimited429).toBe(0);
+  });
+
+  it('orders meet the market when they arrive: a slower round trip changes the fills', async () => {
+    const { parseDocument } = await import('yaml');
+    const runWith = async (latencyMs: number) => {
+      const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+      doc.setIn(['backtest', 'latencyMs'], latencyMs);
+      const cfg = join(dir, `latency-${latencyMs}.yaml`);
+      writeFileSync(cfg, doc.toString());
+      const r = await run(['backtest', '--config', cfg, '--out', join(dir, `latency-${latencyMs}`), '--to', '2026-01-05T00:10:00Z']);
+      expect(r.code).toBe(0);
+      return JSON.parse(readFileSync(join(dir, `latency-${latencyMs}`, 'report.json'), 'utf8')) as { latencyMs: number; metrics: { netPnl: string }; orders: Record<string, number> };
+    };
+    const [fast, slow] = await Promise.all([runWith(0), runWith(2400)]);
+    expect([fast.latencyMs, slow.latencyMs]).toEqual([0, 2400]);
+    // 1.2 s each way: a quote placed on one tick reaches the simulator after the next one.
+    expect(slow.metrics.netPnl).not.toBe(fast.metrics.netPnl);
+    expect(slow.orders).not.toEqual(fast.orders);
   });
 
   it('a sweep runs every combination in worker threads and ranks them; a run matches the same single backtest', async () => {

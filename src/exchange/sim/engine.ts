@@ -8,6 +8,7 @@ import type { Clock } from '../../util/clock.js';
 import type { OrderRequest, TriggerOrderRequest } from '../client.js';
 import { toInstrument, type SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
+import { TickerSnapshot } from './ticker-snapshot.js';
 
 export interface Refusal {
   code: string;
@@ -124,6 +125,8 @@ export class MatchingEngine {
   private nextFuturesId = 600000000000000001n;
   private nextFillId = 800000000000000001n;
   readonly stats: EngineStats = { ticks: 0, ordersPlaced: 0, fills: 0 };
+  /** Moves on every change to orders, balances or positions: readers may keep what they built while it holds. */
+  version = 0;
   /** Called after every fill (journal, reports, tests). */
   onFill: ((fill: Fill, order: SimOrder) => void) | undefined;
 
@@ -215,7 +218,10 @@ export class MatchingEngine {
       if (o.filledSteps === o.sizeSteps) this.finish(b, o, 'filled');
       changed = true;
     }
-    if (changed) this.reindex(b);
+    if (changed) {
+      this.version++;
+      this.reindex(b);
+    }
   }
 
   private trigger(b: Book, o: SimOrder): void {
@@ -310,6 +316,7 @@ export class MatchingEngine {
 
   /** Places a batch; each item stands alone (one refused item does not affect the others). */
   place(surface: Surface, symbol: string, reqs: OrderRequest[]): PlaceOutcome[] {
+    this.version++;
     const b = this.books.get(symbol);
     return reqs.map((req): PlaceOutcome => {
       if (!b || b.inst.surface !== surface) return { ok: false, refusal: R.symbol(surface, symbol) };
@@ -399,6 +406,7 @@ export class MatchingEngine {
   }
 
   private fill(b: Book, o: SimOrder, ticks: number, steps: number, taker: boolean): void {
+    this.version++;
     const price = this.price(b, ticks);
     const size = this.size(b, steps);
     const amount = price.mul(size);
@@ -531,6 +539,7 @@ export class MatchingEngine {
   // ---------------------------------------------------------------- triggers
 
   placeTrigger(req: TriggerOrderRequest): PlaceOutcome {
+    this.version++;
     const b = this.books.get(req.symbol);
     if (!b || b.inst.surface !== 'futures') return { ok: false, refusal: R.symbol('futures', req.symbol) };
     const side = futuresSide(req.positionSide, req.reduceOnly);
@@ -570,6 +579,7 @@ export class MatchingEngine {
   }
 
   cancelTrigger(symbol: string, orderId: string): CancelOutcome {
+    this.version++;
     const o = this.orders.get(orderId);
     const b = this.books.get(symbol);
     if (!b || !o || !o.isTrigger || o.symbol !== symbol || o.status !== 'untriggered') {
@@ -583,6 +593,7 @@ export class MatchingEngine {
   // ---------------------------------------------------------------- cancels
 
   cancel(surface: Surface, symbol: string, by: { orderIds?: string[]; clientOids?: string[] }): CancelOutcome[] {
+    this.version++;
     const b = this.books.get(symbol);
     const keys = by.orderIds ? by.orderIds.map((id) => ({ id, oid: null as string | null })) : (by.clientOids ?? []).map((oid) => ({ id: null as string | null, oid }));
     const out = keys.map((k): CancelOutcome => {
@@ -598,6 +609,7 @@ export class MatchingEngine {
   }
 
   cancelAll(surface: Surface, symbol: string): CancelOutcome[] {
+    this.version++;
     const b = this.books.get(symbol);
     if (!b || b.inst.surface !== surface) return [];
     const ids = b.open.filter((o) => !o.isTrigger && o.status === 'open').map((o) => o.orderId);
@@ -614,17 +626,19 @@ export class MatchingEngine {
     return [...this.books.values()].filter((b) => b.inst.surface === surface).map((b) => b.spec);
   }
 
-  ticker(symbol: string): Ticker | undefined {
+  /** The symbol's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
+  ticker(symbol: string, tradeOnly = false): Ticker | undefined {
     const b = this.books.get(symbol);
     if (!b) return undefined;
     const m = b.m;
-    const quoteVolume = this.price(b, 1).mul(this.size(b, 1)).mul(Decimal.of(b.volFolded + BigInt(b.volTickSteps)));
-    const mid = this.price(b, m.bid).add(this.price(b, m.ask)).div(Decimal.fromInt(2), b.spec.priceDecimals + 1);
-    return {
-      symbol, last: this.price(b, m.last), bestBid: this.price(b, m.bid), bestAsk: this.price(b, m.ask),
-      markPrice: mid, indexPrice: mid, high24h: this.price(b, b.high), low24h: this.price(b, b.low),
-      volume24h: quoteVolume, baseVolume24h: this.size(b, b.volSteps), timestampMs: m.ts,
-    };
+    return new TickerSnapshot({
+      symbol, ts: m.ts, last: m.last, bid: m.bid, ask: m.ask, high: b.high, low: b.low, volSteps: b.volSteps,
+      volTickSteps: b.volTickSteps, volFolded: b.volFolded, tickSize: b.inst.tickSize, stepSize: b.inst.stepSize, priceDecimals: b.spec.priceDecimals, tradeOnly,
+    });
+  }
+
+  instrument(symbol: string): Instrument | undefined {
+    return this.books.get(symbol)?.inst;
   }
 
   tickers(surface: Surface): Ticker[] {

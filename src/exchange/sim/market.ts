@@ -127,69 +127,100 @@ export interface ReplayRecord {
   buyerMaker?: boolean;
 }
 
-/** Replays recorded trades (sorted by time) through the same interface. */
+/**
+ * Replays recorded trades (sorted by time) through the same interface. Records are turned into integer ticks
+ * and steps once, when they arrive, into flat columns: replaying one is a few assignments, no parsing.
+ */
 export class ReplayMarket implements MarketSource {
   readonly symbols: SymbolMarket[];
   private readonly bySymbol = new Map<string, SymbolMarket>();
+  private readonly sym: number[] = [];
+  private readonly ts: number[] = [];
+  private readonly last: number[] = [];
+  private readonly bid: number[] = [];
+  private readonly ask: number[] = [];
+  private readonly size: number[] = [];
+  private readonly maker: boolean[] = [];
   private next = 0;
   now: number;
 
-  constructor(
-    specs: SimInstrumentSpec[],
-    private readonly records: ReplayRecord[] = [],
-  ) {
+  constructor(specs: SimInstrumentSpec[], records: ReplayRecord[] = []) {
     this.symbols = symbolMarkets(specs);
     for (const m of this.symbols) this.bySymbol.set(m.spec.symbol, m);
     for (let i = 1; i < records.length; i++) {
       if (records[i]!.ts < records[i - 1]!.ts) throw new RangeError(`replay records out of time order at #${i}`);
     }
+    for (const r of records) this.push(r);
     this.now = records[0]?.ts ?? 0;
     // Seed every symbol's book with its first record so it is never empty; the record itself is replayed
     // (as a trade) when time reaches it.
-    for (const m of this.symbols) {
-      const first = records.find((r) => r.symbol === m.spec.symbol);
-      if (first) {
-        this.apply(m, first);
-        m.ticks = 0;
-      }
+    const seeded = new Set<number>();
+    for (let i = 0; i < this.ts.length && seeded.size < this.symbols.length; i++) {
+      const k = this.sym[i]!;
+      if (seeded.has(k)) continue;
+      seeded.add(k);
+      this.apply(this.symbols[k]!, i);
+      this.symbols[k]!.ticks = 0;
     }
   }
 
+  /** Records held (replayed or not). */
+  get length(): number {
+    return this.ts.length;
+  }
+
+  /** Time of the next record to replay (Infinity when all are replayed). */
+  get nextTs(): number {
+    return this.next < this.ts.length ? this.ts[this.next]! : Number.POSITIVE_INFINITY;
+  }
+
   advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {
-    while (this.next < this.records.length && this.records[this.next]!.ts <= ts) {
-      const rec = this.records[this.next++]!;
-      const m = this.bySymbol.get(rec.symbol);
-      if (!m) continue;
-      this.apply(m, rec);
-      this.now = rec.ts;
+    while (this.next < this.ts.length && this.ts[this.next]! <= ts) {
+      const i = this.next++;
+      const m = this.symbols[this.sym[i]!]!;
+      this.apply(m, i);
+      this.now = this.ts[i]!;
       onTick(m);
     }
     if (ts > this.now) this.now = ts;
   }
 
   get done(): boolean {
-    return this.next >= this.records.length;
+    return this.next >= this.ts.length;
   }
 
   /** Adds records as they arrive (dry-run: polled live data); they must not go back in time. */
   append(records: ReplayRecord[]): void {
     for (const r of records) {
-      const last = this.records[this.records.length - 1];
-      if (last && r.ts < last.ts) continue; // a late sample is dropped, not replayed out of order
-      this.records.push(r);
+      const lastTs = this.ts[this.ts.length - 1];
+      if (lastTs !== undefined && r.ts < lastTs) continue; // a late sample is dropped, not replayed out of order
+      this.push(r);
     }
   }
 
-  private apply(m: SymbolMarket, rec: ReplayRecord): void {
-    const last = ticksOf(Decimal.from(rec.price), m.tickSize);
-    const size = Math.max(1, Decimal.from(rec.size).steps(m.stepSize, 'half-up'));
-    m.ts = rec.ts;
-    m.last = last;
-    m.buyerMaker = rec.buyerMaker ?? false;
-    m.bid = rec.bid ? ticksOf(Decimal.from(rec.bid), m.tickSize) : m.buyerMaker ? last : last - 1;
-    m.ask = rec.ask ? ticksOf(Decimal.from(rec.ask), m.tickSize) : m.buyerMaker ? last + 1 : last;
-    m.tradeSize = size;
-    m.topSize = size * 10;
+  /** Parses a record into the columns; records of symbols the market does not trade are skipped. */
+  private push(rec: ReplayRecord): void {
+    const m = this.bySymbol.get(rec.symbol);
+    if (!m) return;
+    const last = Decimal.stepsOf(rec.price, m.tickSize);
+    const maker = rec.buyerMaker ?? false;
+    this.sym.push(m.index);
+    this.ts.push(rec.ts);
+    this.last.push(last);
+    this.bid.push(rec.bid ? Decimal.stepsOf(rec.bid, m.tickSize) : maker ? last : last - 1);
+    this.ask.push(rec.ask ? Decimal.stepsOf(rec.ask, m.tickSize) : maker ? last + 1 : last);
+    this.size.push(Math.max(1, Decimal.stepsOf(rec.size, m.stepSize)));
+    this.maker.push(maker);
+  }
+
+  private apply(m: SymbolMarket, i: number): void {
+    m.ts = this.ts[i]!;
+    m.last = this.last[i]!;
+    m.buyerMaker = this.maker[i]!;
+    m.bid = this.bid[i]!;
+    m.ask = this.ask[i]!;
+    m.tradeSize = this.size[i]!;
+    m.topSize = m.tradeSize * 10;
     m.ticks++;
   }
 }

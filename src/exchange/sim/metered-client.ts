@@ -21,45 +21,67 @@ export interface MeterStats {
   rateLimited: number;
 }
 
+interface Pool {
+  name: string;
+  windowMs: number;
+  limit: number;
+  window: number;
+  used: number;
+}
+
 export class MeteredClient implements ExchangeClient {
-  private readonly windows = new Map<string, { window: number; used: number }>();
+  /** The pools each endpoint is charged to, with its weight in each. */
+  private readonly charges = new Map<EndpointId, Array<[Pool, number]>>();
   readonly stats: MeterStats = { requests: 0, weight: {}, rateLimited: 0 };
 
   constructor(
     private readonly inner: ExchangeClient,
-    private readonly budget: MeterBudget,
+    budget: MeterBudget,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const pools = new Map<string, Pool>();
+    const pool = (name: string, windowMs: number, limit: number): Pool => {
+      let p = pools.get(name);
+      if (!p) pools.set(name, (p = { name, windowMs, limit, window: -1, used: 0 }));
+      return p;
+    };
+    for (const [id, e] of Object.entries(ENDPOINTS) as Array<[EndpointId, (typeof ENDPOINTS)[EndpointId]]>) {
+      const c: Array<[Pool, number]> = [[pool(`${e.surface}:ip`, budget.windowMs, budget[e.surface].ip), e.weight.ip]];
+      if (e.auth && e.weight.uid) c.push([pool(`${e.surface}:uid`, budget.windowMs, budget[e.surface].uid), e.weight.uid]);
+      if (e.orderRateLimited) c.push([pool(`${e.surface}:orders`, 1000, budget.orderRequestsPerSecond), 1]);
+      this.charges.set(id, c);
+    }
+  }
 
-  /** Charges one request; false when a pool is over its budget in the current window. */
-  private charge(id: EndpointId): boolean {
-    const e = ENDPOINTS[id];
+  /**
+   * Charges one request to `id`'s pools in the window of now; false when a pool is over its budget (the venue
+   * answers 429). Reads made at an instant of virtual time (backtests) are charged here too.
+   */
+  admit(id: EndpointId): boolean {
     const now = this.clock.now();
-    const charges: Array<[string, number, number, number]> = [[`${e.surface}:ip`, e.weight.ip, this.budget.windowMs, this.budget[e.surface].ip]];
-    if (e.auth && e.weight.uid) charges.push([`${e.surface}:uid`, e.weight.uid, this.budget.windowMs, this.budget[e.surface].uid]);
-    if (e.orderRateLimited) charges.push([`${e.surface}:orders`, 1, 1000, this.budget.orderRequestsPerSecond]);
     this.stats.requests++;
     let ok = true;
-    for (const [pool, w, windowMs, limit] of charges) {
-      const win = Math.floor(now / windowMs);
-      const c = this.windows.get(pool);
-      const cur = c && c.window === win ? c : { window: win, used: 0 };
-      cur.used += w;
-      this.windows.set(pool, cur);
-      this.stats.weight[pool] = (this.stats.weight[pool] ?? 0) + w;
-      if (cur.used > limit) ok = false;
+    for (const [p, w] of this.charges.get(id)!) {
+      const win = Math.floor(now / p.windowMs);
+      if (p.window !== win) {
+        p.window = win;
+        p.used = 0;
+      }
+      p.used += w;
+      this.stats.weight[p.name] = (this.stats.weight[p.name] ?? 0) + w;
+      if (p.used > p.limit) ok = false;
     }
     if (!ok) this.stats.rateLimited++;
     return ok;
   }
 
   private read<T>(id: EndpointId, f: () => Promise<T>): Promise<T> {
-    if (!this.charge(id)) return Promise.reject(classifyVenueError(id, 429, '429', 'Too many requests'));
+    if (!this.admit(id)) return Promise.reject(classifyVenueError(id, 429, '429', 'Too many requests'));
     return f();
   }
 
   private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, f: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
-    if (this.charge(id)) return f();
+    if (this.admit(id)) return f();
     const error = classifyVenueError(id, 429, '429', 'Too many requests');
     return Promise.resolve(items.map((i) => ({ outcome: 'rejected', ...i, error })));
   }

@@ -27,8 +27,10 @@ export class SimulatedExchange implements ExchangeClient {
     accounts: SimAccounts,
     /** Final orders and fills kept per symbol (history reads); unlimited by default. */
     retain?: number,
+    /** Virtual time, when the caller drives it (backtests); otherwise the simulator's own. */
+    clock?: ManualClock,
   ) {
-    this.clock = new ManualClock(market.now);
+    this.clock = clock ?? new ManualClock(market.now);
     this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain);
   }
 
@@ -54,8 +56,7 @@ export class SimulatedExchange implements ExchangeClient {
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
-    if (surface === 'spot' && !symbol) throw new RangeError('spot open orders are read per pair: a symbol is required');
-    return this.engine.openOrders(surface, symbol).map((o) => this.engine.toOrder(o));
+    return this.openOrdersNow(surface, symbol);
   }
 
   async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
@@ -76,8 +77,28 @@ export class SimulatedExchange implements ExchangeClient {
   }
 
   async balances(surface: Surface): Promise<Balance[]> {
+    return this.balancesNow(surface);
+  }
+
+  // Synchronous reads of the same answers, for a driver that reads at an instant of virtual time (backtests).
+
+  openOrdersNow(surface: Surface, symbol?: string): Order[] {
+    if (surface === 'spot' && !symbol) throw new RangeError('spot open orders are read per pair: a symbol is required');
+    return this.engine.openOrders(surface, symbol).map((o) => this.engine.toOrder(o));
+  }
+
+  balancesNow(surface: Surface): Balance[] {
     if (surface === 'spot') return this.engine.spotBalances();
     return [{ surface: 'futures', asset: 'USDT', available: null, frozen: null, total: this.engine.futuresCollateral() }];
+  }
+
+  positionsNow(symbol: string): Position[] {
+    return this.engine.positions(symbol);
+  }
+
+  /** A futures contract's ticker (F2), or a spot pair's latest trade as a ticker (S9), as the daemon reads them. */
+  tickerNow(symbol: string): Ticker | undefined {
+    return this.engine.ticker(symbol, this.engine.instrument(symbol)?.surface === 'spot');
   }
 
   async placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
