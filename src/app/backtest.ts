@@ -45,6 +45,8 @@ export interface BacktestResult {
   orders: Record<string, number>;
   requests: number;
   rateLimited: number;
+  /** Wall time of the phases: reading the data, the replay itself, writing the report. */
+  timings: { loadMs: number; runMs: number; reportMs: number };
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -54,6 +56,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const bt = cfg.backtest;
   const polls = cfg.daemon.polls;
   const outDir = opts.outDir ?? bt.out;
+  const t0 = performance.now();
   // Recorded files interleave symbols polled together, so their times can step back a little: a stable sort
   // by time keeps each symbol's order and makes the file replayable.
   const records = readReplayFile(opts.dataFile ?? bt.data)
@@ -114,10 +117,23 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   simulator.engine.onFill = (f) => fills.push(f);
   loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger, instruments });
 
-  // Work started by a timer or an intent runs as promise continuations: they are let run (setImmediate comes
-  // after every pending microtask) before virtual time moves on. Nothing else is in flight: runs repeat exactly.
+  // Work started by a timer or an intent runs as promise continuations: they run before virtual time moves on.
+  // Every chain of them (the write in flight, a reconciliation) ends blocked on a virtual-time sleep or done;
+  // microtask turns are given until that holds. Anything else still pending gets a full turn of the event loop
+  // (setImmediate runs after every pending microtask). Nothing real is awaited: runs repeat exactly.
   let dirty = false;
-  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  let reconciling = false;
+  const quiet = () => {
+    const running = loop!.inFlight.size + (reconciling ? 1 : 0);
+    return clock.sleeping === running && !(loop!.inFlight.size === 0 && loop!.queued() > 0);
+  };
+  const settle = async () => {
+    for (let k = 0; k < 64; k++) {
+      if (quiet()) return;
+      await null;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
   runner.intents$.subscribe(() => (dirty = true));
   const background = (what: string, p: Promise<unknown>) => {
     dirty = true;
@@ -171,9 +187,9 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   poll(polls.positionsMs, futuresSymbols.map(() => 'F4' as const), cached(() => futuresSymbols.flatMap((s) => simulator.positionsNow(s))), (v) => streams.positions$.next(v));
 
   // Reconciliation: first before any order (trading is fenced until it succeeds), then on its period.
-  let reconciling = false;
   const reconcile = (scanForeign: boolean) => {
-    if (reconciling) return;
+    // With nothing to resolve and nothing to scan, a reconciliation sends no request: it is skipped.
+    if (reconciling || (!scanForeign && !executor.fenced && journal.activeOrders().length === 0)) return;
     reconciling = true;
     background('reconcile', reconcileAndOpen(tracker, executor, logger, scanForeign).finally(() => (reconciling = false)));
   };
@@ -218,6 +234,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const endAt = end + Math.max(polls.tickersMs, bt.latencyMs);
   let done = 0;
   opts.onProgress?.(0, events);
+  const t1 = performance.now();
   for (;;) {
     const tEvent = market.nextTs;
     const tTimer = clock.nextAt();
@@ -235,6 +252,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     }
   }
   loop.stop();
+  const t2 = performance.now();
   if (equityPoints[equityPoints.length - 1]?.ts !== clock.now()) sample();
   opts.onProgress?.(events, events);
   const orders = journal.countByState();
@@ -274,5 +292,6 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
       fills: trades.map((t) => ({ symbol: t.symbol, time: Math.floor(t.timestampMs / 1000), side: t.side, price: t.price.toNumber(), size: t.size.toString() })),
     }),
   );
-  return { outDir, metrics, events, orders, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited };
+  const timings = { loadMs: Math.round(t1 - t0), runMs: Math.round(t2 - t1), reportMs: Math.round(performance.now() - t2) };
+  return { outDir, metrics, events, orders, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
 }

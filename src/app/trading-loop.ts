@@ -2,7 +2,7 @@
 // -> intents, one at a time, -> risk gate and executor; execution events back to the strategies; balances and
 // positions -> equity -> journal and the drawdown kill switch. The daemon feeds it polled streams, backtests
 // streams replayed in virtual time.
-import { Subscription, concatMap, from, startWith, withLatestFrom, type Observable } from 'rxjs';
+import { Subscription, concatMap, from, tap, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
 import type { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
@@ -47,38 +47,41 @@ export interface TradingLoop {
   latest(): Stamped<Map<string, Ticker>> | undefined;
   /** Writes in flight (shutdown waits for them). */
   readonly inFlight: ReadonlySet<Promise<unknown>>;
+  /** Intents waiting for the one in flight to finish. */
+  queued(): number;
   /** Nothing more reaches the strategies or the executor (writes in flight finish on their own). */
   stop(): void;
 }
 
-/** The orders of each strategy instance, by the journal's record of who placed them. */
-class OwnOrders {
-  private source: Order[] | undefined;
-  private readonly byInstance = new Map<string, Order[]>();
-  constructor(private readonly journal: Pick<Journal, 'order'>) {}
+/** Per instance, what it sees of one list (its own orders, its symbols' positions), worked out once per list. */
+class PerInstance<T> {
+  private source: T[] | undefined;
+  private readonly byInstance = new Map<string, T[]>();
+  constructor(private readonly pick: (id: string, symbols: readonly string[], item: T) => boolean) {}
 
-  of(id: string, symbols: readonly string[], orders: Order[]): Order[] {
-    if (orders !== this.source) {
-      this.source = orders;
+  of(id: string, symbols: readonly string[], items: T[]): T[] {
+    if (items !== this.source) {
+      this.source = items;
       this.byInstance.clear();
     }
-    let own = this.byInstance.get(id);
-    if (!own) {
-      own = orders.filter((o) => symbols.includes(o.symbol) && o.clientOid !== null && this.journal.order(o.clientOid)?.strategyId === id);
-      this.byInstance.set(id, own);
+    let mine = this.byInstance.get(id);
+    if (!mine) {
+      mine = items.filter((x) => this.pick(id, symbols, x));
+      this.byInstance.set(id, mine);
     }
-    return own;
+    return mine;
   }
 }
-
-const empty = <T>(value: T): Stamped<T> => ({ value, atMs: 0 });
 
 export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   const log = o.logger.child({ component: 'trading-loop' });
   const subs = new Subscription();
   const inFlight = new Set<Promise<unknown>>();
   let latest: Stamped<Map<string, Ticker>> | undefined;
-  const own = new OwnOrders(o.journal);
+  let queued = 0;
+  // An instance's orders are those the journal says it placed.
+  const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && o.journal.order(x.clientOid)?.strategyId === id);
+  const ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
 
   subs.add(
     o.executor.events$.subscribe((e) => {
@@ -90,7 +93,9 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   subs.add(
     o.runner.intents$
       .pipe(
+        tap(() => queued++),
         concatMap((intent) => {
+          queued--;
           o.onIntent?.(intent);
           const p = o.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
           inFlight.add(p);
@@ -101,29 +106,36 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
       .subscribe(),
   );
 
+  // Each tickers update goes to the strategies with the latest orders, balances and positions (none yet: empty).
+  let orders: Order[] = [];
+  let balances: Balance[] = [];
+  let positions: Position[] = [];
+  subs.add(o.streams.openOrders$.subscribe((x) => (orders = x.value)));
+  subs.add(o.streams.balances$.subscribe((x) => (balances = x.value)));
+  subs.add(o.streams.positions$.subscribe((x) => (positions = x.value)));
   subs.add(
-    o.streams.tickers$
-      .pipe(withLatestFrom(o.streams.openOrders$.pipe(startWith(empty<Order[]>([]))), o.streams.balances$.pipe(startWith(empty<Balance[]>([]))), o.streams.positions$.pipe(startWith(empty<Position[]>([])))))
-      .subscribe(([tickers, orders, balances, positions]) => {
-        latest = tickers;
-        o.beforeTickers?.(tickers);
-        const nowMs = o.clock.now();
+    o.streams.tickers$.subscribe((tickers) => {
+      latest = tickers;
+      o.beforeTickers?.(tickers);
+      const nowMs = o.clock.now();
+      try {
         o.runner.onMarket((sc): MarketUpdate => ({
           nowMs,
           tickers: tickers.value,
-          openOrders: own.of(sc.id, sc.symbols, orders.value),
-          positions: positions.value.filter((p) => sc.symbols.includes(p.symbol)),
-          balances: balances.value,
+          openOrders: ownOrders.of(sc.id, sc.symbols, orders),
+          positions: ownPositions.of(sc.id, sc.symbols, positions),
+          balances,
         }));
-      }),
+      } catch (err) {
+        log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
+      }
+    }),
   );
 
   // Equity feeds the drawdown kill switch and the journal.
-  let positionsNow: Position[] = [];
-  subs.add(o.streams.positions$.subscribe((p) => (positionsNow = p.value)));
   subs.add(
     o.streams.balances$.subscribe((b) => {
-      const eq = equity(b.value, positionsNow, latest?.value, o.instruments);
+      const eq = equity(b.value, positions, latest?.value, o.instruments);
       if (!eq) return;
       const now = o.clock.now();
       for (const [surface, value] of Object.entries(eq.bySurface)) o.journal.recordEquity(surface as Surface, value.toString(), now);
@@ -135,6 +147,7 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   return {
     latest: () => latest,
     inFlight,
+    queued: () => queued,
     stop: () => subs.unsubscribe(),
   };
 }

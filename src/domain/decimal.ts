@@ -36,6 +36,12 @@ export class Decimal {
     return new Decimal(m, s);
   }
 
+  /** `n` steps of `step` (n × step): a count of ticks or steps back to a price or size; the inverse of steps(). */
+  static ofSteps(n: number, step: Decimal): Decimal {
+    if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
+    return Decimal.of(BigInt(n) * step.mantissa, step.scale);
+  }
+
   static fromInt(n: number | bigint): Decimal {
     if (typeof n === 'number' && !Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
     return Decimal.of(BigInt(n));
@@ -88,6 +94,7 @@ export class Decimal {
     return this.mantissa < 0n ? this.neg() : this;
   }
   cmp(o: Decimal): -1 | 0 | 1 {
+    if (this.scale === o.scale) return this.mantissa < o.mantissa ? -1 : this.mantissa > o.mantissa ? 1 : 0;
     const [a, b] = this.aligned(o);
     return a < b ? -1 : a > b ? 1 : 0;
   }

@@ -87,7 +87,10 @@ export class RiskGate {
 
   /** Feeds total equity; trips the drawdown kill switch when it falls far enough below its peak. */
   onEquity(equity: Decimal, now: number): boolean {
-    if (!this.peakEquity || equity.gt(this.peakEquity)) this.peakEquity = equity;
+    if (!this.peakEquity || equity.gte(this.peakEquity)) {
+      this.peakEquity = equity;
+      return false; // at the peak: no drawdown
+    }
     if (this.peakEquity.isZero()) return false;
     const dd = this.peakEquity.sub(equity).mul(HUNDRED).div(this.peakEquity, 8);
     if (dd.gte(this.limits.maxDrawdownPct)) {

@@ -72,6 +72,7 @@ export interface Journal {
   latch(name: string): Latch | undefined;
   setLatch(name: string, reason: string, atMs: number): void;
   clearLatch(name: string): void;
+  /** Records a surface's equity when it differs from the value recorded before. */
   recordEquity(surface: Surface, value: string, atMs: number): void;
   /** A strategy instance's state as JSON, and saving it. */
   strategyState(strategyId: string): string | undefined;

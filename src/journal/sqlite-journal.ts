@@ -76,9 +76,21 @@ export class SqliteJournal implements Journal {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
+    // Wrapped once: wrapping costs more than running a small transaction.
+    this.insertRun = this.db.transaction(this.insertTx);
+    this.updateRun = this.db.transaction(this.updateTx);
+    for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) this.activeSet.set(r.client_oid, fromRow(r));
   }
 
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly lastEquity = new Map<Surface, string>();
+  private readonly insertRun: (rows: JournalOrder[]) => void;
+  private readonly updateRun: (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => void;
+  /**
+   * The orders not final, as written (a write-through copy of those rows): the executor and the tracker read
+   * them on every order and every reconciliation; the table keeps every order ever sent.
+   */
+  private readonly activeSet = new Map<string, JournalOrder>();
 
   /** A prepared statement, prepared once per text (preparing costs more than running most of them). */
   private sql(text: string): Database.Statement {
@@ -113,40 +125,53 @@ export class SqliteJournal implements Journal {
 
   nextClientOids(strategyId: string, n: number): string[] {
     const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
-    const start = this.db.transaction(() => {
-      const row = this.sql('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined;
-      const from = row?.next ?? 1;
-      this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, from + n);
-      return from;
-    })();
+    // One statement: the reservation is atomic without a transaction around it.
+    const row = this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number };
+    const start = row.next - n;
     return Array.from({ length: n }, (_, i) => `${this.opts.clientOidPrefix}_${tag}_${(start + i).toString(36)}`);
   }
 
-  insertOrders(rows: JournalOrder[]): void {
+  private readonly insertTx = (rows: JournalOrder[]) => {
     const cols = Object.values(COLUMNS);
+    const keys = Object.keys(COLUMNS) as Array<keyof JournalOrder>;
     const stmt = this.sql(`INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
     const ev = this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const r of rows) {
-        stmt.run(...(Object.keys(COLUMNS) as Array<keyof JournalOrder>).map((k) => toDb(r[k])));
-        ev.run(r.clientOid, 'written', r.state, r.createdAt);
-      }
-    })();
+    for (const r of rows) {
+      stmt.run(...keys.map((k) => toDb(r[k])));
+      ev.run(r.clientOid, 'written', r.state, r.createdAt);
+    }
+  };
+
+  insertOrders(rows: JournalOrder[]): void {
+    this.insertRun(rows);
+    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, { ...r });
   }
 
-  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
+  private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {
     const entries = Object.entries(patch).filter(([k]) => k !== 'clientOid') as Array<[keyof JournalOrder, unknown]>;
-    this.db.transaction(() => {
-      if (entries.length > 0) {
-        const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
-        this.sql(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
-      }
-      const state = (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
-      this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
-    })();
+    if (entries.length > 0) {
+      const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
+      this.sql(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+    }
+    const state = known ?? (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
+    this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
+  };
+
+  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
+    const held = this.activeSet.get(clientOid);
+    this.updateRun(clientOid, patch, event, atMs, patch.state ?? held?.state);
+    if (held) {
+      Object.assign(held, patch, { clientOid, updatedAt: atMs });
+      if (!ACTIVE_STATES.has(held.state)) this.activeSet.delete(clientOid);
+    } else if (patch.state && ACTIVE_STATES.has(patch.state)) {
+      const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
+      if (r) this.activeSet.set(clientOid, fromRow(r));
+    }
   }
 
   order(clientOid: string): JournalOrder | undefined {
+    const held = this.activeSet.get(clientOid);
+    if (held) return { ...held };
     const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
     return r ? fromRow(r) : undefined;
   }
@@ -157,7 +182,9 @@ export class SqliteJournal implements Journal {
   }
 
   activeOrders(): JournalOrder[] {
-    return (this.sql(`SELECT * FROM orders WHERE state IN (${this.active}) ORDER BY created_at, client_oid`).all() as Row[]).map(fromRow);
+    const out: JournalOrder[] = [];
+    for (const r of this.activeSet.values()) out.push({ ...r });
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
   }
 
   allOrders(): JournalOrder[] {
@@ -215,6 +242,9 @@ export class SqliteJournal implements Journal {
   }
 
   recordEquity(surface: Surface, value: string, atMs: number): void {
+    // A series of changes: a value equal to the surface's previous one adds nothing.
+    if (this.lastEquity.get(surface) === value) return;
+    this.lastEquity.set(surface, value);
     this.sql('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
   }
 

@@ -79,20 +79,23 @@ export class StrategyRunner {
     return [...new Set(this.instances.flatMap((i) => i.cfg.symbols))];
   }
 
-  private call(inst: Instance, hook: string, fn: () => HookResult): void {
+  /** Calls one hook of an instance with its context and `arg`, safely. */
+  private call<A>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A) => HookResult, arg: A): void {
     if (inst.faulted) {
       if (!this.restart || this.restart.clock.now() - inst.faultedAt < this.restart.afterMs) return;
       inst.faulted = false;
       inst.errors = 0;
       this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');
-      if (inst.def.onStart) this.call(inst, 'onStart', () => inst.def.onStart!(inst.ctx));
+      if (inst.def.onStart) this.call(inst, 'onStart', (ctx) => inst.def.onStart!(ctx), undefined);
       if (inst.faulted) return;
     }
     try {
-      const out = fn();
-      for (const intent of out ?? []) {
-        if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
-        this.intents$.next({ ...intent, strategyId: inst.cfg.id } as Intent);
+      const out = fn.call(inst.def, inst.ctx, arg);
+      if (out) {
+        for (const intent of out) {
+          if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
+          this.intents$.next({ ...intent, strategyId: inst.cfg.id } as Intent);
+        }
       }
       if (this.store) {
         const json = JSON.stringify(inst.ctx.state);
@@ -131,22 +134,22 @@ export class StrategyRunner {
   }
 
   start(): void {
-    for (const i of this.instances) if (i.def.onStart) this.call(i, 'onStart', () => i.def.onStart!(i.ctx));
+    for (const i of this.instances) if (i.def.onStart) this.call(i, 'onStart', i.def.onStart, undefined);
   }
 
   /** One market update; `forInstance` narrows it to the instance's own orders and symbols. */
   onMarket(build: (cfg: StrategyInstanceConfig) => MarketUpdate): void {
-    for (const i of this.instances) if (i.def.onMarket) this.call(i, 'onMarket', () => i.def.onMarket!(i.ctx, build(i.cfg)));
+    for (const i of this.instances) if (i.def.onMarket) this.call(i, 'onMarket', i.def.onMarket, build(i.cfg));
   }
 
   onEvent(e: ExecutionEvent): void {
     if (!('strategyId' in e)) return;
-    for (const i of this.instances) if (i.cfg.id === e.strategyId && i.def.onEvent) this.call(i, 'onEvent', () => i.def.onEvent!(i.ctx, e));
+    for (const i of this.instances) if (i.cfg.id === e.strategyId && i.def.onEvent) this.call(i, 'onEvent', i.def.onEvent, e);
   }
 
   onSchedule(id: string, hook: string, nowMs: number): void {
     const i = this.instances.find((x) => x.cfg.id === id);
     const fn = i?.def.onSchedule?.[hook];
-    if (i && fn) this.call(i, `onSchedule.${hook}`, () => fn(i.ctx, nowMs));
+    if (i && fn) this.call(i, `onSchedule.${hook}`, fn, nowMs);
   }
 }

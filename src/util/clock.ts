@@ -35,6 +35,8 @@ interface Timer {
 export class VirtualClock extends ManualClock {
   private heap: Timer[] = [];
   private seq = 0;
+  /** Sleeps not yet over: code waiting on virtual time. */
+  sleeping = 0;
 
   /** Runs `fn` when virtual time reaches `atMs` (now, at the earliest). */
   at(atMs: number, fn: () => void, wakes = false): void {
@@ -52,7 +54,13 @@ export class VirtualClock extends ManualClock {
 
   /** Resolves after `ms` of virtual time. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.at(this.now() + ms, resolve, true));
+    this.sleeping++;
+    return new Promise((resolve) =>
+      this.at(this.now() + ms, () => {
+        this.sleeping--;
+        resolve();
+      }, true),
+    );
   }
 
   /** When the next timer is due (Infinity when none is set). */

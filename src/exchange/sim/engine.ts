@@ -265,10 +265,10 @@ export class MatchingEngine {
   }
 
   private price(b: Book, ticks: number): Decimal {
-    return b.inst.tickSize.mul(Decimal.fromInt(ticks));
+    return Decimal.ofSteps(ticks, b.inst.tickSize);
   }
   private size(b: Book, steps: number): Decimal {
-    return b.inst.stepSize.mul(Decimal.fromInt(steps));
+    return Decimal.ofSteps(steps, b.inst.stepSize);
   }
 
   /** Validates an order against the instrument and the market; returns its price in ticks and size in steps. */
@@ -631,10 +631,7 @@ export class MatchingEngine {
     const b = this.books.get(symbol);
     if (!b) return undefined;
     const m = b.m;
-    return new TickerSnapshot({
-      symbol, ts: m.ts, last: m.last, bid: m.bid, ask: m.ask, high: b.high, low: b.low, volSteps: b.volSteps,
-      volTickSteps: b.volTickSteps, volFolded: b.volFolded, tickSize: b.inst.tickSize, stepSize: b.inst.stepSize, priceDecimals: b.spec.priceDecimals, tradeOnly,
-    });
+    return new TickerSnapshot(symbol, m.ts, m.last, m.bid, m.ask, b.high, b.low, b.volSteps, b.volTickSteps, b.volFolded, b.inst, b.spec.priceDecimals, tradeOnly);
   }
 
   instrument(symbol: string): Instrument | undefined {

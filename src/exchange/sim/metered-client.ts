@@ -27,30 +27,39 @@ interface Pool {
   limit: number;
   window: number;
   used: number;
+  /** Weight charged since the start. */
+  spent: number;
 }
 
 export class MeteredClient implements ExchangeClient {
-  /** The pools each endpoint is charged to, with its weight in each. */
-  private readonly charges = new Map<EndpointId, Array<[Pool, number]>>();
-  readonly stats: MeterStats = { requests: 0, weight: {}, rateLimited: 0 };
+  private readonly pools: Pool[] = [];
+  /** Per endpoint: the pools it is charged to and its weight in each (pool, weight, pool, weight...). */
+  private readonly charges = new Map<EndpointId, Array<Pool | number>>();
+  private requests = 0;
+  private rateLimited = 0;
 
   constructor(
     private readonly inner: ExchangeClient,
     budget: MeterBudget,
     private readonly clock: Clock,
   ) {
-    const pools = new Map<string, Pool>();
     const pool = (name: string, windowMs: number, limit: number): Pool => {
-      let p = pools.get(name);
-      if (!p) pools.set(name, (p = { name, windowMs, limit, window: -1, used: 0 }));
+      let p = this.pools.find((x) => x.name === name);
+      if (!p) this.pools.push((p = { name, windowMs, limit, window: -1, used: 0, spent: 0 }));
       return p;
     };
     for (const [id, e] of Object.entries(ENDPOINTS) as Array<[EndpointId, (typeof ENDPOINTS)[EndpointId]]>) {
-      const c: Array<[Pool, number]> = [[pool(`${e.surface}:ip`, budget.windowMs, budget[e.surface].ip), e.weight.ip]];
-      if (e.auth && e.weight.uid) c.push([pool(`${e.surface}:uid`, budget.windowMs, budget[e.surface].uid), e.weight.uid]);
-      if (e.orderRateLimited) c.push([pool(`${e.surface}:orders`, 1000, budget.orderRequestsPerSecond), 1]);
+      const c: Array<Pool | number> = [pool(`${e.surface}:ip`, budget.windowMs, budget[e.surface].ip), e.weight.ip];
+      if (e.auth && e.weight.uid) c.push(pool(`${e.surface}:uid`, budget.windowMs, budget[e.surface].uid), e.weight.uid);
+      if (e.orderRateLimited) c.push(pool(`${e.surface}:orders`, 1000, budget.orderRequestsPerSecond), 1);
       this.charges.set(id, c);
     }
+  }
+
+  get stats(): MeterStats {
+    const weight: Record<string, number> = {};
+    for (const p of this.pools) if (p.spent > 0) weight[p.name] = p.spent;
+    return { requests: this.requests, weight, rateLimited: this.rateLimited };
   }
 
   /**
@@ -59,19 +68,22 @@ export class MeteredClient implements ExchangeClient {
    */
   admit(id: EndpointId): boolean {
     const now = this.clock.now();
-    this.stats.requests++;
+    const c = this.charges.get(id)!;
+    this.requests++;
     let ok = true;
-    for (const [p, w] of this.charges.get(id)!) {
+    for (let i = 0; i < c.length; i += 2) {
+      const p = c[i] as Pool;
+      const w = c[i + 1] as number;
       const win = Math.floor(now / p.windowMs);
       if (p.window !== win) {
         p.window = win;
         p.used = 0;
       }
       p.used += w;
-      this.stats.weight[p.name] = (this.stats.weight[p.name] ?? 0) + w;
+      p.spent += w;
       if (p.used > p.limit) ok = false;
     }
-    if (!ok) this.stats.rateLimited++;
+    if (!ok) this.rateLimited++;
     return ok;
   }
 

@@ -7,7 +7,7 @@ import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderReques
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { ExchangeError, classifyItemError } from '../errors.js';
 import { MatchingEngine, type CancelOutcome, type PlaceOutcome, type SimAccounts } from './engine.js';
-import type { MarketSource } from './market.js';
+import type { MarketSource, SymbolMarket } from './market.js';
 
 function placeResult(endpoint: EndpointId, r: PlaceOutcome, clientOid: string): ItemResult {
   return r.ok ? { outcome: 'accepted', clientOid, orderId: r.orderId } : { outcome: 'rejected', clientOid, orderId: null, error: classifyItemError(endpoint, r.refusal.code, r.refusal.message) };
@@ -34,12 +34,14 @@ export class SimulatedExchange implements ExchangeClient {
     this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain);
   }
 
+  private readonly onTick = (m: SymbolMarket): void => {
+    this.clock.set(m.ts);
+    this.engine.onTick(m);
+  };
+
   /** Moves virtual time forward, applying every market tick up to `ts`. */
   advanceTo(ts: number): void {
-    this.market.advanceTo(ts, (m) => {
-      this.clock.set(m.ts);
-      this.engine.onTick(m);
-    });
+    this.market.advanceTo(ts, this.onTick);
     this.clock.set(Math.max(this.clock.now(), ts));
   }
 

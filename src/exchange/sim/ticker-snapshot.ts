@@ -1,80 +1,69 @@
 // A ticker taken from the simulator's integer market state at one instant. Its decimal fields are built when
 // first read: a backtest reads millions of tickers and a strategy looks at few of their fields.
 import { Decimal } from '../../domain/decimal.js';
-import type { Ticker } from '../../domain/market.js';
-
-export interface TickerState {
-  symbol: string;
-  ts: number;
-  /** Prices in ticks, sizes in steps of the instrument. */
-  last: number;
-  bid: number;
-  ask: number;
-  high: number;
-  low: number;
-  volSteps: number;
-  /** Sum of price ticks × size steps traded: volFolded + volTickSteps. */
-  volTickSteps: number;
-  volFolded: bigint;
-  tickSize: Decimal;
-  stepSize: Decimal;
-  priceDecimals: number;
-  /** Spot: only the latest trade is known (the daemon reads a pair's last trade, S9, as its ticker). */
-  tradeOnly: boolean;
-}
+import type { Instrument, Ticker } from '../../domain/market.js';
 
 export class TickerSnapshot implements Ticker {
-  readonly symbol: string;
-  readonly timestampMs: number;
-  private cache: Partial<Record<keyof Ticker, Decimal | null>> = {};
+  // Built on first read (undefined: not yet).
+  private lastD: Decimal | null | undefined;
+  private bidD: Decimal | null | undefined;
+  private askD: Decimal | null | undefined;
+  private markD: Decimal | null | undefined;
 
-  constructor(private readonly s: TickerState) {
-    this.symbol = s.symbol;
-    this.timestampMs = s.ts;
-  }
+  constructor(
+    readonly symbol: string,
+    readonly timestampMs: number,
+    /** Prices in ticks, sizes in steps of the instrument. */
+    private readonly lastTicks: number,
+    private readonly bidTicks: number,
+    private readonly askTicks: number,
+    private readonly highTicks: number,
+    private readonly lowTicks: number,
+    private readonly volSteps: number,
+    /** Sum of price ticks × size steps traded: volFolded + volTickSteps. */
+    private readonly volTickSteps: number,
+    private readonly volFolded: bigint,
+    private readonly inst: Pick<Instrument, 'tickSize' | 'stepSize'>,
+    private readonly priceDecimals: number,
+    /** Spot: only the latest trade is known (the daemon reads a pair's last trade, S9, as its ticker). */
+    private readonly tradeOnly: boolean,
+  ) {}
 
-  private memo(key: keyof Ticker, make: () => Decimal | null): Decimal | null {
-    const hit = this.cache[key];
-    if (hit !== undefined) return hit;
-    const v = make();
-    this.cache[key] = v;
-    return v;
-  }
-
-  private price(ticks: number): Decimal {
-    return this.s.tickSize.mul(Decimal.fromInt(ticks));
-  }
-
-  private full(key: keyof Ticker, make: () => Decimal): Decimal | null {
-    return this.memo(key, () => (this.s.tradeOnly ? null : make()));
+  private price(ticks: number): Decimal | null {
+    return this.tradeOnly ? null : Decimal.ofSteps(ticks, this.inst.tickSize);
   }
 
   get last(): Decimal | null {
-    return this.memo('last', () => this.price(this.s.last));
+    return this.lastD === undefined ? (this.lastD = Decimal.ofSteps(this.lastTicks, this.inst.tickSize)) : this.lastD;
   }
   get bestBid(): Decimal | null {
-    return this.full('bestBid', () => this.price(this.s.bid));
+    return this.bidD === undefined ? (this.bidD = this.price(this.bidTicks)) : this.bidD;
   }
   get bestAsk(): Decimal | null {
-    return this.full('bestAsk', () => this.price(this.s.ask));
+    return this.askD === undefined ? (this.askD = this.price(this.askTicks)) : this.askD;
   }
   get markPrice(): Decimal | null {
-    return this.full('markPrice', () => this.price(this.s.bid).add(this.price(this.s.ask)).div(Decimal.fromInt(2), this.s.priceDecimals + 1));
+    if (this.markD === undefined) {
+      const bid = this.bestBid;
+      const ask = this.bestAsk;
+      this.markD = bid && ask ? bid.add(ask).div(Decimal.fromInt(2), this.priceDecimals + 1) : null;
+    }
+    return this.markD;
   }
   get indexPrice(): Decimal | null {
     return this.markPrice;
   }
   get high24h(): Decimal | null {
-    return this.full('high24h', () => this.price(this.s.high));
+    return this.price(this.highTicks);
   }
   get low24h(): Decimal | null {
-    return this.full('low24h', () => this.price(this.s.low));
+    return this.price(this.lowTicks);
   }
   get volume24h(): Decimal | null {
-    return this.full('volume24h', () => this.s.tickSize.mul(this.s.stepSize).mul(Decimal.of(this.s.volFolded + BigInt(this.s.volTickSteps))));
+    return this.tradeOnly ? null : this.inst.tickSize.mul(this.inst.stepSize).mul(Decimal.of(this.volFolded + BigInt(this.volTickSteps)));
   }
   get baseVolume24h(): Decimal | null {
-    return this.full('baseVolume24h', () => this.s.stepSize.mul(Decimal.fromInt(this.s.volSteps)));
+    return this.tradeOnly ? null : Decimal.ofSteps(this.volSteps, this.inst.stepSize);
   }
 
   /** The plain object (JSON, spreading and logging see every field). */
