@@ -121,22 +121,14 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   // Every chain of them (the write in flight, a reconciliation) ends blocked on a virtual-time sleep or done;
   // microtask turns are given until that holds. Anything else still pending gets a full turn of the event loop
   // (setImmediate runs after every pending microtask). Nothing real is awaited: runs repeat exactly.
-  let dirty = false;
   let reconciling = false;
-  const quiet = () => {
+  const replay = new Replay(market, clock, simulator, () => {
     const running = loop!.inFlight.size + (reconciling ? 1 : 0);
     return clock.sleeping === running && !(loop!.inFlight.size === 0 && loop!.queued() > 0);
-  };
-  const settle = async () => {
-    for (let k = 0; k < 64; k++) {
-      if (quiet()) return;
-      await null;
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  };
-  runner.intents$.subscribe(() => (dirty = true));
+  });
+  runner.intents$.subscribe(() => replay.touch());
   const background = (what: string, p: Promise<unknown>) => {
-    dirty = true;
+    replay.touch();
     p.catch((err: unknown) => {
       if (!(err instanceof ExchangeError)) throw err;
       logger.warn({ err: err.summary(), what }, 'backtest: request failed');
@@ -147,18 +139,17 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   let skipped = 0;
   const poll = <T>(periodMs: number, endpoints: EndpointId[], read: () => T, deliver: (v: Stamped<T>) => void) => {
     if (endpoints.length === 0) return;
-    const run = () => {
+    clock.every(start + outMs, periodMs, () => {
       let ok = true;
       for (const id of endpoints) ok = metered.admit(id) && ok;
-      if (ok) {
-        const at = clock.now();
-        const v = { value: read(), atMs: at };
-        if (backMs > 0) clock.at(at + backMs, () => deliver(v));
-        else deliver(v);
-      } else skipped++;
-      clock.at(clock.now() + periodMs, run);
-    };
-    clock.at(start + outMs, run);
+      if (!ok) {
+        skipped++;
+        return;
+      }
+      const v = { value: read(), atMs: clock.now() };
+      if (backMs > 0) clock.at(v.atMs + backMs, deliver, v);
+      else deliver(v);
+    });
   };
   // What the engine shows changes only with its version: reads in between hand back the same answer.
   const cached = <T>(read: () => T) => {
@@ -173,9 +164,10 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     };
   };
   const tickerSymbols = [...futuresSymbols, ...spotSymbols];
+  const tradeOnly = tickerSymbols.map((s) => instruments.get(s)?.surface === 'spot');
   poll(polls.tickersMs, [...(futuresSymbols.length ? ['F2' as const] : []), ...spotSymbols.map(() => 'S9' as const)], () => {
     const m = new Map<string, Ticker>();
-    for (const s of tickerSymbols) m.set(s, simulator.tickerNow(s)!);
+    for (let i = 0; i < tickerSymbols.length; i++) m.set(tickerSymbols[i]!, simulator.engine.ticker(tickerSymbols[i]!, tradeOnly[i])!);
     return m;
   }, (v) => streams.tickers$.next(v));
   poll(polls.ordersMs, [...spotSymbols.map(() => 'S1' as const), ...futuresSymbols.map(() => 'F5' as const)],
@@ -194,11 +186,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     background('reconcile', reconcileAndOpen(tracker, executor, logger, scanForeign).finally(() => (reconciling = false)));
   };
   clock.at(start, () => reconcile(true));
-  const reconcileTick = () => {
-    reconcile(false);
-    clock.at(clock.now() + bt.reconcileMs, reconcileTick);
-  };
-  clock.at(start + bt.reconcileMs, reconcileTick);
+  clock.every(start + bt.reconcileMs, bt.reconcileMs, () => reconcile(false));
   runner.start();
 
   // Report samples: the simulated account as it truly is (not as last polled), at most ~5,000 of them.
@@ -223,34 +211,14 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
       exposed.push(positions.length > 0 || balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(startBase.get(b.asset) ?? b.total)));
     }
   };
-  const sampleTick = () => {
-    sample();
-    clock.at(clock.now() + sampleMs, sampleTick);
-  };
-  clock.at(start, sampleTick);
+  clock.every(start, sampleMs, sample);
 
   // The run: market events and timers in time order (a tick before a timer of the same instant: a poll at t
   // sees the market at t); after the last event, one more round of polls.
   const endAt = end + Math.max(polls.tickersMs, bt.latencyMs);
-  let done = 0;
   opts.onProgress?.(0, events);
   const t1 = performance.now();
-  for (;;) {
-    const tEvent = market.nextTs;
-    const tTimer = clock.nextAt();
-    if (tTimer < tEvent) {
-      if (tTimer > endAt) break;
-      if (clock.runNext()) dirty = true;
-    } else {
-      if (tEvent === Number.POSITIVE_INFINITY) break;
-      simulator.advanceTo(tEvent);
-      if (++done % 65536 === 0) opts.onProgress?.(done, events);
-    }
-    if (dirty) {
-      dirty = false;
-      await settle();
-    }
-  }
+  await replay.run(endAt, (done) => opts.onProgress?.(done, events));
   loop.stop();
   const t2 = performance.now();
   if (equityPoints[equityPoints.length - 1]?.ts !== clock.now()) sample();
@@ -294,4 +262,57 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   );
   const timings = { loadMs: Math.round(t1 - t0), runMs: Math.round(t2 - t1), reportMs: Math.round(performance.now() - t2) };
   return { outDir, metrics, events, orders, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
+}
+
+/**
+ * Drives a run: market events and virtual-time timers in time order (a tick before a timer of the same instant:
+ * a poll at t sees the market at t). Work started by a timer or an intent runs as promise continuations, which
+ * run before virtual time moves on: every chain of them (the write in flight, a reconciliation) ends waiting on
+ * a virtual-time sleep or done, and microtask turns are given until `quiet` says so; anything else still pending
+ * gets a full turn of the event loop (setImmediate runs after every pending microtask). Nothing real is awaited,
+ * so runs repeat exactly.
+ */
+class Replay {
+  private dirty = false;
+
+  constructor(
+    private readonly market: ReplayMarket,
+    private readonly clock: VirtualClock,
+    private readonly simulator: SimulatedExchange,
+    private readonly quiet: () => boolean,
+  ) {}
+
+  /** Something was started that continues in promise continuations. */
+  touch(): void {
+    this.dirty = true;
+  }
+
+  async run(endAt: number, onProgress: (eventsDone: number) => void): Promise<void> {
+    const { market, clock, simulator } = this;
+    let steps = 0;
+    for (;;) {
+      const tEvent = market.nextTs;
+      const tTimer = clock.nextAt();
+      if (tTimer < tEvent) {
+        if (tTimer > endAt) return;
+        if (clock.runNext()) this.dirty = true;
+      } else {
+        if (tEvent === Number.POSITIVE_INFINITY) return;
+        simulator.advanceTo(tEvent);
+        if (++steps % 65536 === 0) onProgress(market.replayed);
+      }
+      if (this.dirty) {
+        this.dirty = false;
+        await this.settle();
+      }
+    }
+  }
+
+  private async settle(): Promise<void> {
+    for (let k = 0; k < 64; k++) {
+      if (this.quiet()) return;
+      await null;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }

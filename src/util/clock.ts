@@ -23,7 +23,10 @@ export class ManualClock implements Clock {
 interface Timer {
   at: number;
   seq: number;
-  fn: () => void;
+  fn: (arg: unknown) => void;
+  arg: unknown;
+  /** Repeats every this many ms (0: once). */
+  everyMs: number;
   /** True when `fn` resolves a promise: code waiting on it runs as microtasks after `fn` returns. */
   wakes: boolean;
 }
@@ -38,9 +41,18 @@ export class VirtualClock extends ManualClock {
   /** Sleeps not yet over: code waiting on virtual time. */
   sleeping = 0;
 
-  /** Runs `fn` when virtual time reaches `atMs` (now, at the earliest). */
-  at(atMs: number, fn: () => void, wakes = false): void {
-    const t: Timer = { at: Math.max(atMs, this.now()), seq: this.seq++, fn, wakes };
+  /** Runs `fn(arg)` when virtual time reaches `atMs` (now, at the earliest). */
+  at<A>(atMs: number, fn: (arg: A) => void, arg?: A, wakes = false): void {
+    this.push({ at: Math.max(atMs, this.now()), seq: this.seq++, fn: fn as (arg: unknown) => void, arg, everyMs: 0, wakes });
+  }
+
+  /** Runs `fn` at `firstMs` and then every `periodMs`, for as long as the clock is driven. */
+  every(firstMs: number, periodMs: number, fn: () => void): void {
+    if (!(periodMs > 0)) throw new RangeError('a period must be above 0 ms');
+    this.push({ at: Math.max(firstMs, this.now()), seq: this.seq++, fn, arg: undefined, everyMs: periodMs, wakes: false });
+  }
+
+  private push(t: Timer): void {
     const h = this.heap;
     let i = h.push(t) - 1;
     while (i > 0) {
@@ -59,7 +71,7 @@ export class VirtualClock extends ManualClock {
       this.at(this.now() + ms, () => {
         this.sleeping--;
         resolve();
-      }, true),
+      }, undefined, true),
     );
   }
 
@@ -88,7 +100,13 @@ export class VirtualClock extends ManualClock {
       h[i] = last;
     }
     if (top.at > this.now()) this.set(top.at);
-    top.fn();
+    if (top.everyMs > 0) {
+      // The same timer goes back in, a period later (after the others due at that instant).
+      top.at += top.everyMs;
+      top.seq = this.seq++;
+      this.push(top);
+    }
+    top.fn(top.arg);
     return top.wakes;
   }
 }

@@ -189,6 +189,11 @@ export class ReplayMarket implements MarketSource {
     return this.next >= this.ts.length;
   }
 
+  /** Records replayed so far. */
+  get replayed(): number {
+    return this.next;
+  }
+
   /** Adds records as they arrive (dry-run: polled live data); they must not go back in time. */
   append(records: ReplayRecord[]): void {
     for (const r of records) {
