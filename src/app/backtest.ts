@@ -27,6 +27,7 @@ import { StrategyRunner } from '../strategy/runner.js';
 import { VirtualClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { readReplayFile, riskLimits } from './kernel.js';
+import { cronInstants } from './cron.js';
 import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
 
 export interface BacktestOptions {
@@ -178,15 +179,25 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     (v) => streams.balances$.next(v));
   poll(polls.positionsMs, futuresSymbols.map(() => 'F4' as const), cached(() => futuresSymbols.flatMap((s) => simulator.positionsNow(s))), (v) => streams.positions$.next(v));
 
-  // Reconciliation: first before any order (trading is fenced until it succeeds), then on its period.
   const reconcile = (scanForeign: boolean) => {
     // With nothing to resolve and nothing to scan, a reconciliation sends no request: it is skipped.
     if (reconciling || (!scanForeign && !executor.fenced && journal.activeOrders().length === 0)) return;
     reconciling = true;
     background('reconcile', reconcileAndOpen(tracker, executor, logger, scanForeign).finally(() => (reconciling = false)));
   };
+  // Cron schedules, as live, in virtual time.
+  const cron = (expression: string, job: () => void) => {
+    const next = cronInstants(expression);
+    const arm = (afterMs: number) => {
+      const at = next(afterMs);
+      if (at !== null) clock.at(at, () => (job(), arm(at)));
+    };
+    arm(start);
+  };
+  // Reconciliation: first before any order (trading is fenced until it succeeds), then on daemon.reconcileCron.
   clock.at(start, () => reconcile(true));
-  clock.every(start + bt.reconcileMs, bt.reconcileMs, () => reconcile(false));
+  cron(cfg.daemon.reconcileCron, () => reconcile(false));
+  for (const s of cfg.strategies) for (const [hook, expression] of Object.entries(s.schedule)) cron(expression, () => runner.onSchedule(s.id, hook, clock.now()));
   runner.start();
 
   // Report samples: the simulated account as it truly is (not as last polled), at most ~5,000 of them.

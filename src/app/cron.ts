@@ -1,5 +1,6 @@
 // Scheduled jobs (node-cron): reconciliation, strategy schedules. Each job skips a run while the last is busy.
-import { schedule, validate, type ScheduledTask } from 'node-cron';
+// Schedules are in UTC, live and in backtests (where `nextFire` finds the instants in virtual time).
+import { createTask, parse, schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../util/logger.js';
 
 export class Cron {
@@ -19,7 +20,7 @@ export class Cron {
       } finally {
         busy = false;
       }
-    });
+    }, { timezone: 'UTC' });
     this.tasks.push(task);
   }
 
@@ -30,4 +31,67 @@ export class Cron {
     }
     this.tasks.length = 0;
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A cron expression's firing instants (whole seconds, UTC): the returned function gives the first one after
+ * `afterMs`, or null when none comes within eight years. The day is checked by the expression's own matcher,
+ * the time of day found from its fields.
+ */
+export function cronInstants(expression: string): (afterMs: number) => number | null {
+  if (!validate(expression)) throw new Error(`invalid cron expression ${JSON.stringify(expression)}`);
+  const f = parse(expression);
+  const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+  const months = new Set(f.month);
+  // For each value of a field, the first allowed value at or above it (-1: none).
+  const upFrom = (allowed: number[], size: number) => {
+    const t = new Int8Array(size + 1).fill(-1);
+    for (let x = size - 1; x >= 0; x--) t[x] = allowed.includes(x) ? x : t[x + 1]!;
+    return t;
+  };
+  const H = upFrom(f.hour, 24);
+  const M = upFrom(f.minute, 60);
+  const S = upFrom(f.second, 60);
+  const at = (h: number, m: number, s: number) => ((h * 60 + m) * 60 + s) * 1000;
+
+  /** The first time of day (ms) at or after `fromMs` whose hour, minute and second are allowed. */
+  const firstTimeOfDay = (fromMs: number): number | null => {
+    const h0 = Math.floor(fromMs / 3_600_000);
+    const m0 = Math.floor(fromMs / 60_000) % 60;
+    const s0 = Math.floor(fromMs / 1000) % 60;
+    const h = H[h0]!;
+    if (h < 0) return null;
+    if (h > h0) return at(h, M[0]!, S[0]!);
+    const m = M[m0]!;
+    if (m > m0) return at(h, m, S[0]!);
+    if (m === m0 && S[s0]! >= 0) return at(h, m, S[s0]!);
+    // Nothing left in this minute: the next allowed minute of this hour, or the next hour.
+    const m1 = M[m0 + 1]!;
+    if (m1 >= 0) return at(h, m1, S[0]!);
+    const h1 = H[h0 + 1]!;
+    return h1 >= 0 ? at(h1, M[0]!, S[0]!) : null;
+  };
+
+  // Whether a day matches (month, day of month, day of week) is the same all day long.
+  let dayKey = Number.NaN;
+  let dayMatches = false;
+  return (afterMs: number) => {
+    let cursor = Math.floor(afterMs / 1000) * 1000 + 1000;
+    for (let days = 0; days < 366 * 8; days++) {
+      const dayStart = Math.floor(cursor / DAY_MS) * DAY_MS;
+      if (dayStart !== dayKey) {
+        dayKey = dayStart;
+        const first = firstTimeOfDay(0);
+        dayMatches = first !== null && months.has(new Date(dayStart).getUTCMonth() + 1) && task.match(new Date(dayStart + first));
+      }
+      if (dayMatches) {
+        const t = firstTimeOfDay(cursor - dayStart);
+        if (t !== null) return dayStart + t;
+      }
+      cursor = dayStart + DAY_MS;
+    }
+    return null;
+  };
 }

@@ -170,7 +170,7 @@ export const daemonSchema = z
         positionsMs: positiveInt.default(5000),
       })
       .prefault({}),
-    /** Reconciliation of the journal with the venue, as a cron expression (seconds field allowed). */
+    /** Reconciliation of the journal with the venue, as a cron expression in UTC (seconds field allowed); backtests follow it in virtual time. */
     reconcileCron: z.string().default('*/5 * * * * *'),
     shutdown: z
       .strictObject({
@@ -197,8 +197,6 @@ export const backtestSchema = z
      * after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.
      */
     latencyMs: z.number().int().min(0).max(60_000).default(50),
-    /** Reconciliation of the journal with the simulated venue, as live (daemon.reconcileCron's role). */
-    reconcileMs: positiveInt.default(5000),
     /** Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000. */
     sampleMs: positiveInt.optional(),
   })

@@ -85,6 +85,23 @@ describe('backtest', () => {
     expect(normal.rateLimited429).toBe(0);
   });
 
+  it('strategy schedules fire in virtual time, as cron would live', async () => {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    doc.set('strategies', [{ id: 'dca', name: 'spot-dca', symbols: ['BTCUSDT_SPBL'], params: { quoteAmount: '100' }, schedule: { buy: '0 */2 * * * *' } }]);
+    const cfg = join(dir, 'dca.yaml');
+    writeFileSync(cfg, doc.toString());
+    const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'dca'), '--to', '2026-01-05T00:20:00Z']);
+    expect(r.code).toBe(0);
+    // Data from 00:00:01 to 00:20:00: a purchase every two minutes, 00:02 to 00:20, each filled (a market order
+    // may take several levels) one way of the 50 ms round trip after its instant.
+    const fills = csv(join(dir, 'dca', 'trades.csv'));
+    expect(fills.every((t) => t[4] === 'buy')).toBe(true);
+    const orders = [...new Map(fills.map((t) => [t[2], Number(t[0])])).values()];
+    expect(orders.length).toBe(10);
+    orders.forEach((ts, i) => expect(ts).toBe(Date.parse('2026-01-05T00:02:00Z') + i * 120_000 + 25));
+  });
+
   it('orders meet the market when they arrive: a slower round trip changes the fills', async () => {
     const { parseDocument } = await import('yaml');
     const runWith = async (latencyMs: number) => {
