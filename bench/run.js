@@ -1,146 +1,185 @@
-// Benchmarks of the exchange client's building blocks (run with `npm run bench`; uses the compiled dist/).
-// Prints one line per figure. Figures vary with the machine: compare ratios within one run.
+// Benchmarks (`npm run bench`, on the compiled dist/). Every figure is one JSON line: name, value, unit, and
+// the same work done by a bare loop in the same run (`bare`) with `ratio` = value / bare (for latencies: how
+// many times the bare figure). Figures vary with the machine; ratios within one run compare.
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Subject } from 'rxjs';
 import { Decimal } from '../dist/domain/decimal.js';
 import { sign } from '../dist/exchange/wire/signature.js';
 import { parseJson } from '../dist/exchange/wire/json.js';
 import { interpretResponse } from '../dist/exchange/live/rest-client.js';
-import { LiveClient } from '../dist/exchange/live/live-client.js';
 import { systemClock } from '../dist/util/clock.js';
 import { silentLogger } from '../dist/util/logger.js';
+import { prepare, runOnce, cleanup } from './backtest-bench.js';
 
-function timeIt(name, n, fn) {
-  for (let i = 0; i < Math.min(n, 1000); i++) fn(i); // warm-up
+const quick = process.argv.includes('--quick');
+
+function emit(name, value, unit, bare, note) {
+  const line = { name, value: +value.toPrecision(4), unit };
+  if (bare !== undefined) Object.assign(line, { bare: +bare.toPrecision(4), ratio: +(value / bare).toPrecision(3) });
+  if (note) line.note = note;
+  console.log(JSON.stringify(line));
+}
+
+/** Operations per second of `fn` over `n` calls, after a warm-up. */
+function opsPerSecond(n, fn) {
+  for (let i = 0; i < Math.min(n, 2000); i++) fn(i);
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) fn(i);
-  const ns = Number(process.hrtime.bigint() - t0) / n;
-  console.log(`${name.padEnd(58)} ${(1e9 / ns).toFixed(0).padStart(10)} ops/s  ${ns.toFixed(0).padStart(7)} ns/op`);
+  return n / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-const S6 = '{"code":"00000","msg":"success","requestTime":1743736915184,"data":{"resultList":[' +
-  Array.from({ length: 20 }, (_, i) => `{"orderId":${602876318261969338n + BigInt(i)},"clientOrderId":"sx_a_${i}"}`).join(',') + ']}}';
-const F2 = JSON.stringify(Array.from({ length: 50 }, (_, i) => ({
-  symbol: `cmt_c${i}usdt`, last: '90755.3', best_ask: '90755.4', best_bid: '90755.3', high_24h: '91130.0', low_24h: '90097.3',
-  volume_24h: '2321170547.37995', timestamp: '1764482511864', priceChangePercent: '0.000474', base_volume: '25615.0755', markPrice: '90755.2', indexPrice: '90797.161',
-})));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
-console.log('# building blocks');
-timeIt('sign (HMAC-SHA256 + Base64) of a 200-byte POST', 200_000, (i) => sign('secret', String(1700000000000 + i), 'POST', '/capi/v2/order/batchOrders', '', '{"symbol":"cmt_btcusdt","orderDataList":[{"client_oid":"sx_1","size":"0.01","type":"1","order_type":"0","match_price":"0","price":"88888.0"}]}'));
-timeIt('JSON.parse of an S6 answer (20 ids > 2^53, lossy)', 50_000, () => JSON.parse(S6));
-timeIt('parseJson of the same answer (lossless)', 50_000, () => parseJson(S6));
-timeIt('parseJson of a 50-ticker F2 answer (no long ints: fast path)', 20_000, () => parseJson(F2));
-timeIt('interpretResponse F2: parse + validate 50 tickers', 5_000, () => interpretResponse('F2', { status: 200, headers: {}, body: F2 }));
-timeIt('Decimal.parse + add + toString', 500_000, (i) => Decimal.from('90755.3').add(Decimal.from(i % 2 ? '0.1' : '0.25')).toString());
-
-console.log('# one request through limiter, signing, got and validation (loopback, keep-alive)');
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(req.url.startsWith('/capi/v2/market/tickers') ? F2 : '[]');
-  });
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${server.address().port}`;
-const big = { budget: 10_000_000, windowMs: 10_000 };
-const client = new LiveClient({
-  spotBaseUrl: url, futuresBaseUrl: url, credentials: { apiKey: 'k', apiSecret: 's', passphrase: 'p' }, locale: 'en-US', timeoutMs: 5000,
-  retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, maxPages: 5, clock: systemClock, logger: silentLogger,
-  rateLimit: { spot: { ip: big, uid: big }, futures: { ip: big, uid: big }, orderRequests: { budget: 1_000_000, windowMs: 1000 }, usableFraction: 1, cooloffMs: 1000 },
-});
-const lat = [];
-for (let i = 0; i < 50; i++) await client.futures.tickers();
-const t0 = performance.now();
-for (let i = 0; i < 500; i++) {
-  const s = performance.now();
-  await client.futures.tickers();
-  lat.push(performance.now() - s);
-}
-const secs = (performance.now() - t0) / 1000;
-lat.sort((a, b) => a - b);
-const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
-console.log(`F2 sequential, 50 tickers per answer: ${(500 / secs).toFixed(0)} req/s, latency p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`);
-const t1 = performance.now();
-await Promise.all(Array.from({ length: 500 }, () => client.futures.currentOrders({})));
-console.log(`F5 500 concurrent (signed): ${(500 / ((performance.now() - t1) / 1000)).toFixed(0)} req/s`);
-await client.close();
-server.close();
-
-// ---------------------------------------------------------------------------------------------------------
-console.log('# simulator engine, in process');
-const { MatchingEngine } = await import('../dist/exchange/sim/engine.js');
-const { SyntheticMarket } = await import('../dist/exchange/sim/market.js');
-const { DEFAULT_INSTRUMENTS } = await import('../dist/exchange/sim/instruments.js');
-const { ManualClock } = await import('../dist/util/clock.js');
-
-function engineRun(restingPerSymbol, ticksTotal) {
-  const clock = new ManualClock(1_700_000_000_000);
-  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 1, startMs: clock.now(), tickIntervalMs: 100 });
-  const engine = new MatchingEngine(market.symbols, { spot: { USDT: '1000000000', BTC: '1000', ETH: '100000', SOL: '10000000' }, futuresCollateral: '1000000000', leverage: 20 }, clock);
-  let n = 0;
-  for (const m of market.symbols) {
-    const b = engine.book(m.spec.symbol);
-    const last = b.inst.tickSize.mul(Decimal.fromInt(m.last));
-    for (let i = 0; i < restingPerSymbol; i++) {
-      const side = i % 2 ? 'buy' : 'sell';
-      // Resting 4 % away: inside the band, out of reach of ordinary ticks.
-      const price = last.mul(Decimal.from(side === 'buy' ? '0.96' : '1.04')).roundToStep(b.inst.tickSize, 'down');
-      const req = { clientOid: `b_${n++}`, side, kind: 'limit', timeInForce: 'gtc', price, size: b.inst.minSize };
-      if (m.spec.surface === 'futures') Object.assign(req, { positionSide: side === 'buy' ? 'long' : 'short', reduceOnly: false });
-      engine.place(m.spec.surface, m.spec.symbol, [req]);
-    }
-  }
-  const onTick = (m) => engine.onTick(m);
-  const perStep = market.symbols.length;
-  const steps = Math.ceil(ticksTotal / perStep);
-  const t0 = process.hrtime.bigint();
-  market.advanceTo(clock.now() + steps * 100, onTick);
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  return { ticks: engine.stats.ticks, secs, open: engine.openOrders('spot').length + engine.openOrders('futures').length };
-}
-engineRun(4, 200_000); // warm-up
-for (const resting of [0, 4]) {
-  const runs = [1, 2, 3].map(() => engineRun(resting, 3_000_000));
-  const best = runs.map((r) => r.ticks / r.secs).sort((a, b) => b - a)[0];
-  console.log(`ticks/s with ${resting} resting orders per symbol (6 symbols, market generation included): best ${(best / 1e6).toFixed(2)} M (runs ${runs.map((r) => (r.ticks / r.secs / 1e6).toFixed(2)).join(' / ')})`);
-}
-
+// ---- building blocks ------------------------------------------------------------------------------------
 {
-  const clock = new ManualClock(1_700_000_000_000);
-  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 2, startMs: clock.now(), tickIntervalMs: 100 });
-  const engine = new MatchingEngine(market.symbols, { spot: { USDT: '1000000000000', BTC: '100000' }, futuresCollateral: '1000', leverage: 20 }, clock);
-  const m = market.symbols.find((x) => x.spec.symbol === 'BTCUSDT_SPBL');
-  const b = engine.book('BTCUSDT_SPBL');
-  const N = 20_000;
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) {
-    const side = i % 2 ? 'buy' : 'sell';
-    engine.place('spot', 'BTCUSDT_SPBL', [{ clientOid: `m_${i}`, side, kind: 'market', timeInForce: 'ioc', size: b.inst.minSize.mul(Decimal.fromInt(10)) }]);
-    if (i % 10 === 0) market.advanceTo(clock.now() + 100, (x) => { clock.set(x.ts); engine.onTick(x); });
-  }
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(`orders matched per second (spot market orders, each filled with fees and balances): ${(N / secs).toFixed(0)} (fills: ${engine.stats.fills})`);
-  void m;
+  const body = '{"symbol":"cmt_btcusdt","orderDataList":[{"client_oid":"sx_1","size":"0.01","type":"1","order_type":"0","match_price":"0","price":"88888.0"}]}';
+  emit('sign_per_second', opsPerSecond(200_000, (i) => sign('secret', String(1700000000000 + i), 'POST', '/capi/v2/order/batchOrders', '', body)), 'ops/s',
+    opsPerSecond(200_000, (i) => createHmac('sha256', 'secret').update(`${1700000000000 + i}POST/capi/v2/order/batchOrders${body}`).digest('base64')), 'bare: createHmac on the same prehash');
+  const S6 = '{"code":"00000","msg":"success","requestTime":1743736915184,"data":{"resultList":[' +
+    Array.from({ length: 20 }, (_, i) => `{"orderId":${602876318261969338n + BigInt(i)},"clientOrderId":"sx_a_${i}"}`).join(',') + ']}}';
+  emit('lossless_parse_s6_per_second', opsPerSecond(50_000, () => parseJson(S6)), 'ops/s', opsPerSecond(50_000, () => JSON.parse(S6)), 'bare: JSON.parse (loses the 20 ids above 2^53)');
+  const F2 = JSON.stringify(Array.from({ length: 50 }, (_, i) => ({
+    symbol: `cmt_c${i}usdt`, last: '90755.3', best_ask: '90755.4', best_bid: '90755.3', high_24h: '91130.0', low_24h: '90097.3',
+    volume_24h: '2321170547.37995', timestamp: '1764482511864', priceChangePercent: '0.000474', base_volume: '25615.0755', markPrice: '90755.2', indexPrice: '90797.161',
+  })));
+  emit('f2_50_tickers_parse_validate_per_second', opsPerSecond(5_000, () => interpretResponse('F2', { status: 200, headers: {}, body: F2 })), 'ops/s', opsPerSecond(5_000, () => JSON.parse(F2)), 'bare: JSON.parse');
+  let sink = 0;
+  emit('decimal_parse_add_tostring_per_second', opsPerSecond(500_000, (i) => Decimal.from('90755.3').add(Decimal.from(i % 2 ? '0.1' : '0.25')).toString()), 'ops/s',
+    opsPerSecond(500_000, (i) => (sink += Number('90755.3') + Number(i % 2 ? '0.1' : '0.25'))), 'bare: Number() and float add (inexact)');
+  if (sink === 0) console.log('');
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Backtest throughput through the full pipeline (JSON lines: name, value, unit, ratio to a bare loop).
+// ---- simulator engine ------------------------------------------------------------------------------------
+{
+  const { MatchingEngine } = await import('../dist/exchange/sim/engine.js');
+  const { SyntheticMarket } = await import('../dist/exchange/sim/market.js');
+  const { DEFAULT_INSTRUMENTS } = await import('../dist/exchange/sim/instruments.js');
+  const { ManualClock } = await import('../dist/util/clock.js');
+  const ticks = quick ? 500_000 : 3_000_000;
+  const rates = [1, 2, 3].map(() => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 1, startMs: clock.now(), tickIntervalMs: 100 });
+    const engine = new MatchingEngine(market.symbols, { spot: { USDT: '1000000000', BTC: '1000', ETH: '100000', SOL: '10000000' }, futuresCollateral: '1000000000', leverage: 20 }, clock);
+    const t0 = process.hrtime.bigint();
+    market.advanceTo(clock.now() + Math.ceil(ticks / market.symbols.length) * 100, (m) => engine.onTick(m));
+    return engine.stats.ticks / (Number(process.hrtime.bigint() - t0) / 1e9);
+  });
+  // Bare: the same number of ticks as a seeded integer random walk, no engine.
+  const bare = opsPerSecond(ticks, (i) => { rates.x = ((rates.x ?? 1) * 1103515245 + i) >>> 0; });
+  emit('engine_ticks_per_second', median(rates), 'ticks/s', bare, '6 symbols, synthetic market generation included; bare: a seeded integer random walk');
+}
+
+// ---- backtests through the whole pipeline ---------------------------------------------------------------
+const EVENTS = quick ? 200_000 : 1_000_000;
+for (const [name, strategy, note] of [
+  ['backtest_events_per_second_no_orders', 'bench-watch', 'strategy reads every price, never trades'],
+  ['backtest_events_per_second_orders', 'bench-trade', 'a futures market order on every tenth event'],
+]) {
+  const p = prepare(EVENTS, strategy);
+  const runs = [];
+  for (let k = 0; k < (quick ? 1 : 3); k++) runs.push(await runOnce(p.cfg));
+  const eps = median(runs.map((r) => r.events / (r.timings.runMs / 1000)));
+  // Bare: the same prices, parsed and compared (the strategy's work, without the pipeline).
+  const bare = opsPerSecond(p.prices.length, (i) => { const x = Number(p.prices[i]); if (!(x <= p.high)) p.high = x; });
+  const r = runs[runs.length - 1];
+  emit(name, eps, 'events/s', bare, `${EVENTS} one-second ticks, one poll each (replay -> streams -> strategy -> risk -> executor -> journal -> simulator, 50 ms round trip); ${note}; median of ${runs.length}; load ${r.timings.loadMs} ms and report ${r.timings.reportMs} ms not counted; orders ${JSON.stringify(r.orders)}`);
+  cleanup(p.dir);
+}
+
+// Memory: the same backtest repeated in one process; the heap after each run (collected) should stay flat.
+{
+  const gc = globalThis.gc;
+  const p = prepare(quick ? 100_000 : 300_000, 'bench-trade');
+  const heaps = [];
+  for (let k = 0; k < (quick ? 3 : 6); k++) {
+    await runOnce(p.cfg);
+    if (gc) { gc(); gc(); }
+    heaps.push(process.memoryUsage().heapUsed / 2 ** 20);
+  }
+  cleanup(p.dir);
+  const peak = process.resourceUsage().maxRSS / 1024;
+  emit('memory_peak_rss', peak, 'MiB', undefined, 'whole benchmark process so far (1M-event data sets held while replayed)');
+  emit('memory_heap_after_run_first', heaps[0], 'MiB', undefined, gc ? 'collected' : 'not collected: run with --expose-gc');
+  emit('memory_heap_after_run_last', heaps[heaps.length - 1], 'MiB', heaps[0], `${heaps.length} runs of the same backtest: ${heaps.map((h) => h.toFixed(1)).join(' / ')} MiB`);
+}
+
+// ---- live path: tick to request ------------------------------------------------------------------------
+// A ticker answer from `sextant sim` (HTTP) goes to the strategies; the one order it causes goes through the
+// risk gate, the journal (on disk, synchronous), the limiter, signing and got back to `sextant sim`. Measured
+// from the ticker answer in hand to the order request arriving at the simulator. Bare: a plain http.request
+// POST of an order body to the same server, to its arrival.
 {
   const { loadConfig } = await import('../dist/config/load.js');
-  const { runBacktest } = await import('../dist/app/backtest.js');
-  const { readReplayFile } = await import('../dist/app/kernel.js');
-  const loaded = loadConfig('config/backtest.yaml', {});
-  const records = readReplayFile(loaded.config.backtest.data);
-  const t0 = performance.now();
-  await runBacktest(loaded, silentLogger, { outDir: '.bench-backtest' });
-  const secs = (performance.now() - t0) / 1000;
-  // The same events through a bare loop (parse the price, keep a running sum).
-  const b0 = performance.now();
-  let sum = 0;
-  for (let k = 0; k < 50; k++) for (const r of records) sum += Number(r.price);
-  const bareSecs = (performance.now() - b0) / 1000 / 50;
-  const eps = records.length / secs;
-  console.log(JSON.stringify({ name: 'backtest_events_per_second', value: Math.round(eps), unit: 'events/s', bare_loop: Math.round(records.length / bareSecs), ratio: +(eps / (records.length / bareSecs)).toExponential(2), note: `default backtest (${records.length} events, 2 strategies placing orders), journal on disk`, sum: sum > 0 }));
-  const { rmSync } = await import('node:fs');
-  rmSync('.bench-backtest', { recursive: true, force: true });
+  const { createSimServer, createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
+  const { Executor } = await import('../dist/execution/executor.js');
+  const { RiskGate } = await import('../dist/execution/risk.js');
+  const { StrategyRunner } = await import('../dist/strategy/runner.js');
+  const { loadStrategy } = await import('../dist/strategy/loader.js');
+  const { startTradingLoop } = await import('../dist/app/trading-loop.js');
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
+  const cfgFile = join(dir, 'live.yaml');
+  writeFileSync(cfgFile, [
+    'mode: live',
+    `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
+    'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
+    'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
+    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000" }',
+    'strategyDirs: [bench/strategies]',
+    'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
+    'log: { level: error }',
+  ].join('\n') + '\n');
+  const loaded = loadConfig(cfgFile, {});
+  let arrived;
+  const sim = createSimServer(loaded, silentLogger, systemClock, (method, path) => {
+    if (method === 'POST' && path.startsWith('/capi/v2/order/batchOrders')) arrived?.(performance.now());
+  });
+  const url = await sim.listen(0, '127.0.0.1');
+  const effective = { ...loaded, credentials: SIM_DEMO_CREDENTIALS, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } } };
+  const client = createLiveClient(effective, silentLogger, systemClock);
+  const journal = openJournal(loaded);
+  const risk = new RiskGate(riskLimits(loaded), journal);
+  const instruments = new Map();
+  for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
+  const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5);
+  const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
+  let loop;
+  const executor = new Executor({
+    client, journal, risk, clock: systemClock, logger: silentLogger, instruments,
+    reference: (s) => { const l = loop?.latest(); const t = l?.value.get(s); return t?.last ? { price: t.last, atMs: l.atMs } : undefined; },
+  });
+  executor.unfence();
+  loop = startTradingLoop({ streams, runner, executor, journal, risk, clock: systemClock, logger: silentLogger, instruments });
+  const ours = [];
+  for (let k = 0; k < (quick ? 60 : 300); k++) {
+    const t = (await client.tickers()).find((x) => x.symbol === 'cmt_btcusdt');
+    const at = new Promise((resolve) => (arrived = resolve));
+    const t0 = performance.now();
+    streams.tickers$.next({ value: new Map([[t.symbol, t]]), atMs: Date.now() });
+    ours.push((await at) - t0);
+    while (loop.inFlight.size > 0) await Promise.all([...loop.inFlight]);
+  }
+  const bare = [];
+  const agent = new http.Agent({ keepAlive: true });
+  const order = JSON.stringify({ symbol: 'cmt_btcusdt', orderDataList: [{ client_oid: 'bare', size: '0.0001', type: '1', order_type: '0', match_price: '1', price: '' }] });
+  for (let k = 0; k < (quick ? 60 : 300); k++) {
+    const at = new Promise((resolve) => (arrived = resolve));
+    const t0 = performance.now();
+    const req = http.request(`${url}/capi/v2/order/batchOrders`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => res.resume());
+    req.on('error', () => undefined); // unsigned: the simulator refuses it, after it arrived
+    req.end(order);
+    bare.push((await at) - t0);
+  }
+  agent.destroy();
+  loop.stop();
+  await client.close();
+  journal.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+  emit('tick_to_request_p50', median(ours), 'ms', median(bare), `live path against sextant sim over loopback, ${ours.length} orders; bare: plain http.request POST to the same server`);
+  emit('tick_to_request_p99', quantile(ours, 0.99), 'ms', quantile(bare, 0.99));
 }

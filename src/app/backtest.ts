@@ -188,11 +188,13 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   // Cron schedules, as live, in virtual time.
   const cron = (expression: string, job: () => void) => {
     const next = cronInstants(expression);
-    const arm = (afterMs: number) => {
-      const at = next(afterMs);
-      if (at !== null) clock.at(at, () => (job(), arm(at)));
+    const fire = (at: number) => {
+      job();
+      const again = next(at);
+      if (again !== null) clock.at(again, fire, again);
     };
-    arm(start);
+    const first = next(start);
+    if (first !== null) clock.at(first, fire, first);
   };
   // Reconciliation: first before any order (trading is fenced until it succeeds), then on daemon.reconcileCron.
   clock.at(start, () => reconcile(true));

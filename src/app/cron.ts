@@ -44,6 +44,8 @@ export function cronInstants(expression: string): (afterMs: number) => number | 
   if (!validate(expression)) throw new Error(`invalid cron expression ${JSON.stringify(expression)}`);
   const f = parse(expression);
   const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+  // Only its matcher is used: out of node-cron's task registry (it never runs), or every call would stay there.
+  void task.destroy();
   const months = new Set(f.month);
   // For each value of a field, the first allowed value at or above it (-1: none).
   const upFrom = (allowed: number[], size: number) => {

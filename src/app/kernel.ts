@@ -84,7 +84,7 @@ export function createSimulatedExchange(loaded: LoadedConfig, startMs: number): 
 }
 
 /** The simulator's HTTP face on the wall clock. */
-export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock): SimServer {
+export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock, onRequest?: (method: string, path: string) => void): SimServer {
   const sim = loaded.config.sim;
   return new SimServer({
     market: createMarket(sim, clock.now()),
@@ -94,6 +94,7 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     clock,
     logger,
     retain: sim.retainOrders,
+    ...(onRequest ? { onRequest } : {}),
   });
 }
 

@@ -20,9 +20,26 @@ export function findStrategyFile(name: string, dirs: string[]): string | undefin
   return undefined;
 }
 
-export async function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefinition<unknown>> {
+/**
+ * Modules loaded in this process, by file: a module cannot be unloaded, so loading it again (backtests run one
+ * after another) would only add copies. A changed file takes effect on restart, as documented.
+ */
+const loaded = new Map<string, Promise<StrategyDefinition<unknown>>>();
+
+export function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefinition<unknown>> {
   const file = findStrategyFile(name, dirs);
-  if (!file) throw new StrategyLoadError(`strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}`);
+  if (!file) return Promise.reject(new StrategyLoadError(`strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}`));
+  let p = loaded.get(file);
+  if (!p) {
+    p = loadFile(file);
+    loaded.set(file, p);
+    // A file that failed to load may be fixed: it is tried again next time.
+    p.catch(() => loaded.delete(file));
+  }
+  return p;
+}
+
+async function loadFile(file: string): Promise<StrategyDefinition<unknown>> {
   let mod: { default?: unknown };
   try {
     if (/\.m?ts$/.test(file)) {

@@ -64,6 +64,8 @@ export interface SimServerOptions {
   logger: Logger;
   /** Final orders and fills kept per symbol for history reads (S1, S2, S3); unlimited when absent. */
   retain?: number;
+  /** Told of each request as it arrives, before it is read (benchmarks measure arrival times). */
+  onRequest?: (method: string, path: string) => void;
 }
 
 interface Counter {
@@ -172,6 +174,7 @@ export class SimServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    this.o.onRequest?.(req.method ?? '', req.url ?? '/');
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
