@@ -55,4 +55,23 @@ describe('Decimal', () => {
     expect(d('0.0149').steps(d('0.005'), 'down')).toBe(2);
     expect(() => d('1').steps(d('0.0000000000000000001'))).toThrow(/too many steps/);
   });
+
+  it('stepsOf counts steps as from().steps() does, and ofSteps turns them back', () => {
+    const steps = ['0.1', '0.5', '0.01', '0.005', '1', '0.0001', '5'].map((x) => Decimal.from(x));
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    for (let k = 0; k < 3000; k++) {
+      const step = steps[rnd(steps.length)]!;
+      const int = String(rnd(200000));
+      const frac = rnd(3) === 0 ? '' : `.${String(rnd(100000)).padStart(rnd(6) + 1, '0')}`;
+      const text = `${int}${frac}`;
+      for (const mode of ['half-up', 'down', 'up'] as const) {
+        const want = Decimal.from(text).steps(step, mode);
+        expect({ text, step: step.toString(), mode, n: Decimal.stepsOf(text, step, mode) }).toEqual({ text, step: step.toString(), mode, n: want });
+        if (Decimal.from(text).roundToStep(step, mode).eq(Decimal.from(text))) expect(Decimal.ofSteps(want, step).eq(Decimal.from(text))).toBe(true);
+      }
+    }
+    expect(() => Decimal.stepsOf('1e5', Decimal.from('0.1'))).toThrow(/not a decimal/);
+    expect(() => Decimal.ofSteps(2 ** 53, Decimal.from('0.1'))).toThrow(/safe integer/);
+  });
 });

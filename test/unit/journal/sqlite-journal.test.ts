@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from '@jest/globals';
 import type { JournalOrder } from '../../../src/journal/journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
@@ -56,5 +57,46 @@ describe('SQLite journal', () => {
     expect(b.orderByOrderId('700000000000000001')!.clientOid).toBe('a');
     expect(b.history('a').map((h) => `${h.event}:${h.state}`)).toEqual(['written:sending', 'accepted:open']);
     b.close();
+  });
+
+  it('the orders held in memory are exactly what the table says, through any sequence of changes and a restart', () => {
+    const f = join(dir, 'cache.sqlite');
+    const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    const states = ['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost', 'rejected', 'canceled', 'filled', 'closed'] as const;
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    for (let i = 0; i < 40; i++) a.insertOrders([row(`o${i}`, { createdAt: rnd(5), strategyId: i % 2 ? 'x' : 'y' })]);
+    for (let k = 0; k < 400; k++) {
+      const id = `o${rnd(40)}`;
+      a.updateOrder(id, { state: states[rnd(states.length)]!, filledSize: String(rnd(9)), absentChecks: rnd(3) }, `change ${k}`, 100 + k);
+    }
+    const held = a.activeOrders();
+    const anyHeld = held[0]!;
+    expect(a.order(anyHeld.clientOid)).toEqual(anyHeld);
+    a.close();
+    // A new process reads the table itself.
+    const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    expect(b.activeOrders()).toEqual(held);
+    expect(held.length).toBeGreaterThan(5);
+    // Whatever a caller does with what it was given does not change the journal.
+    held[0]!.state = 'filled';
+    expect(b.activeOrders()[0]!.state).not.toBe('filled');
+    b.close();
+  });
+
+  it('records equity as a series of changes', () => {
+    const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
+    for (const [v, t] of [['10', 1], ['10', 2], ['11', 3], ['11', 4], ['10', 5]] as const) j.recordEquity('spot', v, t);
+    j.recordEquity('futures', '10', 6);
+    const f = join(dir, 'eq.sqlite');
+    j.saveTo(f);
+    j.close();
+    const k = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    k.close();
+    const db = new Database(f, { readonly: true });
+    expect(db.prepare('SELECT surface, value, at_ms FROM equity ORDER BY id').all()).toEqual([
+      { surface: 'spot', value: '10', at_ms: 1 }, { surface: 'spot', value: '11', at_ms: 3 }, { surface: 'spot', value: '10', at_ms: 5 }, { surface: 'futures', value: '10', at_ms: 6 },
+    ]);
+    db.close();
   });
 });
