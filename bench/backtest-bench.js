@@ -43,12 +43,8 @@ export function cleanup(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// As a command: one backtest of a prepared config in this (fresh) process; prints its figures as JSON.
 if (process.argv[1] && process.argv[1].endsWith('backtest-bench.js')) {
-  const n = Number(process.argv[2] ?? 200000);
-  for (const s of ['bench-watch', 'bench-trade']) {
-    const p = prepare(n, s);
-    const r = await runOnce(p.cfg);
-    console.log(s, r.events, r.timings, Math.round(r.events / (r.timings.runMs / 1000)), 'events/s', r.orders);
-    cleanup(p.dir);
-  }
+  const r = await runOnce(process.argv[2]);
+  console.log(JSON.stringify({ events: r.events, timings: r.timings, orders: r.orders, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 }

@@ -1,5 +1,5 @@
-// Soak: the daemon's components (market-data cycle, strategies, risk gate, executor, order tracker, journal)
-// against the in-process simulator in virtual time, for N poll cycles (default 1,000,000). Reports RSS and
+// Soak: the daemon's components (the trading loop: streams, strategies, risk gate, executor; order tracker,
+// journal) against the in-process simulator in virtual time, for N poll cycles (default 1,000,000). Reports RSS and
 // heap after each 100k cycles (after a full GC) and the slope after warm-up. Run: npm run soak [-- cycles]
 import { SyntheticMarket } from '../dist/exchange/sim/market.js';
 import { SimulatedExchange } from '../dist/exchange/sim/simulated-exchange.js';
@@ -12,7 +12,8 @@ import { StrategyRunner } from '../dist/strategy/runner.js';
 import { loadStrategy } from '../dist/strategy/loader.js';
 import { Decimal } from '../dist/domain/decimal.js';
 import { silentLogger } from '../dist/util/logger.js';
-import { readCycle, strategyUpdate } from '../dist/app/market-cycle.js';
+import { Subject } from 'rxjs';
+import { startTradingLoop } from '../dist/app/trading-loop.js';
 
 if (typeof global.gc !== 'function') {
   console.error('run with node --expose-gc (npm run soak does)');
@@ -36,36 +37,46 @@ const d = (s) => Decimal.from(s);
 const risk = new RiskGate({ maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99') }, journal);
 const instruments = new Map();
 for (const s of ['spot', 'futures']) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
-let latest = new Map();
-let latestAt = 0;
-const executor = new Executor({ client: sim, journal, risk, clock, logger: silentLogger, instruments, reference: (s) => (latest.get(s)?.last ? { price: latest.get(s).last, atMs: latestAt } : undefined) });
+let loop;
+const executor = new Executor({
+  client: sim, journal, risk, clock, logger: silentLogger, instruments,
+  reference: (s) => { const l = loop?.latest(); const t = l?.value.get(s); return t?.last ? { price: t.last, atMs: l.atMs } : undefined; },
+});
 const tracker = new OrderTracker({ client: sim, journal, clock, logger: silentLogger, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_ethusdt'] }, events$: executor.events$ });
 const runner = new StrategyRunner([
   { cfg: { id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 4, size: '0.002', maxInventory: '0.05' } }, def: await loadStrategy('spot-market-maker', ['strategies']) },
   { cfg: { id: 'grid', name: 'futures-grid', symbols: ['cmt_ethusdt'], params: { levels: 4, stepBps: 5, size: '0.05' } }, def: await loadStrategy('futures-grid', ['strategies']) },
 ], instruments, silentLogger, 1_000_000);
-const queue = [];
-runner.intents$.subscribe((i) => queue.push(i));
-executor.events$.subscribe((e) => runner.onEvent(e));
+const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
+loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger: silentLogger, instruments });
 await tracker.reconcile({ scanForeign: true });
 executor.unfence();
+
+/** One poll of every stream, as the daemon's would see it, then the intents it caused, one at a time. */
+async function cycle() {
+  const at = { atMs: clock.now() };
+  streams.openOrders$.next({ ...at, value: [...(await sim.openOrders('spot', 'BTCUSDT_SPBL')), ...(await sim.openOrders('futures', 'cmt_ethusdt'))] });
+  streams.balances$.next({ ...at, value: [...(await sim.balances('spot')), ...(await sim.balances('futures'))] });
+  streams.positions$.next({ ...at, value: await sim.positions('cmt_ethusdt') });
+  const spot = (await sim.recentTrades('BTCUSDT_SPBL', 1))[0];
+  const tickers = new Map([['cmt_ethusdt', (await sim.tickers()).find((t) => t.symbol === 'cmt_ethusdt')]]);
+  tickers.set('BTCUSDT_SPBL', { symbol: 'BTCUSDT_SPBL', last: spot.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: spot.timestampMs });
+  streams.tickers$.next({ ...at, value: tickers });
+  while (loop.inFlight.size > 0 || loop.queued() > 0) await Promise.all([...loop.inFlight, new Promise((r) => setImmediate(r))]);
+}
 
 const samples = [];
 const mib = (b) => b / 1048576;
 const t0 = performance.now();
-for (let cycle = 1; cycle <= CYCLES; cycle++) {
+for (let n = 1; n <= CYCLES; n++) {
   sim.advanceTo(clock.now() + PERIOD_MS);
-  const data = await readCycle(sim, ['BTCUSDT_SPBL'], ['cmt_ethusdt']);
-  latest = data.tickers;
-  latestAt = clock.now();
-  runner.onMarket((cfg) => strategyUpdate(cfg, clock.now(), data, journal));
-  while (queue.length) await executor.submit(queue.shift());
-  if (cycle % 10 === 0) await tracker.reconcile();
-  if (cycle % STEP === 0) {
+  await cycle();
+  if (n % 10 === 0) await tracker.reconcile();
+  if (n % STEP === 0) {
     global.gc();
     const m = process.memoryUsage();
-    samples.push({ cycle, rss: mib(m.rss), heap: mib(m.heapUsed) });
-    console.log(`${String(cycle).padStart(8)} cycles  rss ${mib(m.rss).toFixed(1)} MiB  heap ${mib(m.heapUsed).toFixed(1)} MiB  active ${journal.activeOrders().length}  ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    samples.push({ cycle: n, rss: mib(m.rss), heap: mib(m.heapUsed) });
+    console.log(`${String(n).padStart(8)} cycles  rss ${mib(m.rss).toFixed(1)} MiB  heap ${mib(m.heapUsed).toFixed(1)} MiB  active ${journal.activeOrders().length}  ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
 }
 // Slope after warm-up (the first sample): least squares, MiB per 100k cycles.
@@ -80,4 +91,5 @@ const slope = (key) => {
   return (num / den) * 100_000;
 };
 console.log(`slope after warm-up: rss ${slope('rss').toFixed(3)} MiB / 100k cycles, heap ${slope('heap').toFixed(3)} MiB / 100k cycles (target <= 1); ${(CYCLES / ((performance.now() - t0) / 1000)).toFixed(0)} cycles/s; engine ticks ${sim.engine.stats.ticks}, fills ${sim.engine.stats.fills}`);
+loop.stop();
 journal.close();

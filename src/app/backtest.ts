@@ -26,7 +26,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import { VirtualClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { readReplayFile, riskLimits } from './kernel.js';
+import { eachReplayRecord, riskLimits } from './kernel.js';
 import { cronInstants } from './cron.js';
 import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
 
@@ -58,21 +58,21 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const polls = cfg.daemon.polls;
   const outDir = opts.outDir ?? bt.out;
   const t0 = performance.now();
-  // Recorded files interleave symbols polled together, so their times can step back a little: a stable sort
-  // by time keeps each symbol's order and makes the file replayable.
-  const records = readReplayFile(opts.dataFile ?? bt.data)
-    .filter((r) => (opts.fromMs === undefined || r.ts >= opts.fromMs) && (opts.toMs === undefined || r.ts <= opts.toMs))
-    .sort((a, b) => a.ts - b.ts);
-  if (records.length === 0) throw new Error('no market data in the chosen range');
+  // Read a chunk at a time into the replay's columns. Recorded files interleave symbols polled together, so their
+  // times can step back a little: the replay sorts them stably by time.
+  const market = new ReplayMarket(cfg.sim.instruments ?? DEFAULT_INSTRUMENTS);
+  eachReplayRecord(opts.dataFile ?? bt.data, (r) => {
+    if ((opts.fromMs === undefined || r.ts >= opts.fromMs) && (opts.toMs === undefined || r.ts <= opts.toMs)) market.add(r);
+  });
+  if (market.length === 0) throw new Error('no market data in the chosen range');
+  market.begin();
   mkdirSync(outDir, { recursive: true });
   const journalPath = join(outDir, 'journal.sqlite');
   for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
 
-  const start = records[0]!.ts;
-  const end = records[records.length - 1]!.ts;
-  const market = new ReplayMarket(cfg.sim.instruments ?? DEFAULT_INSTRUMENTS, records);
+  const start = market.nextTs;
+  const end = market.lastTs;
   const events = market.length;
-  records.length = 0;
   const clock = new VirtualClock(start);
   const simulator = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders, clock);
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429) and

@@ -1,5 +1,6 @@
 // The composition root: the only place that chooses which exchange client and data source are wired.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { SimConfig } from '../config/schema.js';
@@ -48,23 +49,53 @@ function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
   return sim.instruments ?? DEFAULT_INSTRUMENTS;
 }
 
-/** Reads a replay file: one JSON object per line (ts, symbol, price, size[, bid, ask, buyerMaker]). */
+/**
+ * Reads a replay file (one JSON object per line: ts, symbol, price, size[, bid, ask, buyerMaker]) a chunk at a
+ * time, handing each record to `onRecord`: a file of any size, never held whole in memory.
+ */
+export function eachReplayRecord(path: string, onRecord: (r: ReplayRecord) => void): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let lineNo = 0;
+    const line = (text: string) => {
+      lineNo++;
+      if (text.trim() === '') return;
+      let r: Record<string, unknown>;
+      try {
+        r = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        throw new Error(`${path}:${lineNo}: not a JSON object`);
+      }
+      if (typeof r.ts !== 'number' || typeof r.symbol !== 'string' || typeof r.price !== 'string' || typeof r.size !== 'string') {
+        throw new Error(`${path}:${lineNo}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
+      }
+      onRecord(r as unknown as ReplayRecord);
+    };
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const text = rest + decoder.write(buf.subarray(0, n));
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        line(text.slice(from, nl));
+        from = nl + 1;
+      }
+      rest = text.slice(from);
+    }
+    rest += decoder.end();
+    if (rest !== '') line(rest);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads a whole replay file into records (small files: the simulator's replay, tests). */
 export function readReplayFile(path: string): ReplayRecord[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
   const out: ReplayRecord[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let r: Record<string, unknown>;
-    try {
-      r = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      throw new Error(`${path}:${i + 1}: not a JSON object`);
-    }
-    if (typeof r.ts !== 'number' || typeof r.symbol !== 'string' || typeof r.price !== 'string' || typeof r.size !== 'string') {
-      throw new Error(`${path}:${i + 1}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
-    }
-    out.push(r as unknown as ReplayRecord);
-  });
+  eachReplayRecord(path, (r) => out.push(r));
   return out;
 }
 

@@ -150,12 +150,31 @@ export class ReplayMarket implements MarketSource {
     for (let i = 1; i < records.length; i++) {
       if (records[i]!.ts < records[i - 1]!.ts) throw new RangeError(`replay records out of time order at #${i}`);
     }
-    for (const r of records) this.push(r);
-    this.now = records[0]?.ts ?? 0;
-    // Seed every symbol's book with its first record so it is never empty; the record itself is replayed
-    // (as a trade) when time reaches it.
+    for (const r of records) this.add(r);
+    this.now = 0;
+    if (records.length) this.begin();
+  }
+
+  /**
+   * Takes the records added so far as the replay: in time order (a stable sort: records of one instant keep the
+   * order they came in), every symbol's book seeded with its first record so it is never empty (the record
+   * itself is replayed, as a trade, when time reaches it).
+   */
+  begin(): void {
+    const n = this.ts.length;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = this.ts[i - 1]! <= this.ts[i]!;
+    if (!sorted) {
+      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.ts[a]! - this.ts[b]! || a - b);
+      for (const col of [this.sym, this.ts, this.last, this.bid, this.ask, this.size, this.maker] as unknown[][]) {
+        const copy = col.slice();
+        for (let i = 0; i < n; i++) col[i] = copy[order[i]!];
+      }
+    }
+    this.next = 0;
+    this.now = this.ts[0] ?? 0;
     const seeded = new Set<number>();
-    for (let i = 0; i < this.ts.length && seeded.size < this.symbols.length; i++) {
+    for (let i = 0; i < n && seeded.size < this.symbols.length; i++) {
       const k = this.sym[i]!;
       if (seeded.has(k)) continue;
       seeded.add(k);
@@ -167,6 +186,11 @@ export class ReplayMarket implements MarketSource {
   /** Records held (replayed or not). */
   get length(): number {
     return this.ts.length;
+  }
+
+  /** Time of the last record held (NaN when none). */
+  get lastTs(): number {
+    return this.ts.length ? this.ts[this.ts.length - 1]! : Number.NaN;
   }
 
   /** Time of the next record to replay (Infinity when all are replayed). */
@@ -199,12 +223,12 @@ export class ReplayMarket implements MarketSource {
     for (const r of records) {
       const lastTs = this.ts[this.ts.length - 1];
       if (lastTs !== undefined && r.ts < lastTs) continue; // a late sample is dropped, not replayed out of order
-      this.push(r);
+      this.add(r);
     }
   }
 
   /** Parses a record into the columns; records of symbols the market does not trade are skipped. */
-  private push(rec: ReplayRecord): void {
+  add(rec: ReplayRecord): void {
     const m = this.bySymbol.get(rec.symbol);
     if (!m) return;
     const last = Decimal.stepsOf(rec.price, m.tickSize);

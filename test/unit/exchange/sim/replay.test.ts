@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { readReplayFile } from '../../../../src/app/kernel.js';
+import { eachReplayRecord, readReplayFile } from '../../../../src/app/kernel.js';
 import { Decimal } from '../../../../src/domain/decimal.js';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
 import { ReplayMarket } from '../../../../src/exchange/sim/market.js';
@@ -37,5 +37,30 @@ describe('replay', () => {
     writeFileSync(bad, '{"ts":1,"symbol":"X","price":"1","size":"1"}\n{"ts":2,"symbol":"X","price":1,"size":"1"}\n');
     expect(() => readReplayFile(bad)).toThrow(/bad\.jsonl:2: expected/);
     expect(() => new ReplayMarket(DEFAULT_INSTRUMENTS, [{ ts: 2, symbol: 'A', price: '1', size: '1' }, { ts: 1, symbol: 'A', price: '1', size: '1' }])).toThrow(/out of time order/);
+  });
+
+  it('reads a file a chunk at a time whatever its size; a recording out of order replays sorted, ties as they came', () => {
+    const f = join(dir, 'big.jsonl');
+    // 60,000 lines (several 1 MiB chunks, lines cut at chunk ends), no newline at the end, a multi-byte character.
+    const lines = Array.from({ length: 60_000 }, (_, i) => JSON.stringify({ ts: 1000 + i, symbol: i % 2 ? 'BTCUSDT_SPBL' : 'cmt_ethusdt', price: i % 2 ? '90000.1' : '3000.25', size: '0.01', note: i === 777 ? 'é€' : undefined }));
+    writeFileSync(f, lines.join('\n'));
+    let n = 0;
+    let lastTs = 0;
+    eachReplayRecord(f, (r) => {
+      expect(r.ts).toBe(lastTs === 0 ? 1000 : lastTs + 1);
+      lastTs = r.ts;
+      n++;
+    });
+    expect(n).toBe(60_000);
+
+    const market = new ReplayMarket(DEFAULT_INSTRUMENTS);
+    for (const [ts, symbol, price] of [[3000, 'BTCUSDT_SPBL', '3'], [1000, 'BTCUSDT_SPBL', '1'], [2000, 'cmt_ethusdt', '20'], [2000, 'BTCUSDT_SPBL', '2'], [1000, 'UNKNOWN', '9']] as const) {
+      market.add({ ts, symbol, price, size: '0.01' });
+    }
+    market.begin();
+    expect(market.length).toBe(4);
+    const seen: string[] = [];
+    market.advanceTo(5000, (m) => seen.push(`${m.ts}:${m.spec.symbol}:${m.last}`));
+    expect(seen).toEqual(['1000:BTCUSDT_SPBL:10', '2000:cmt_ethusdt:2000', '2000:BTCUSDT_SPBL:20', '3000:BTCUSDT_SPBL:30']);
   });
 });
