@@ -133,13 +133,14 @@ for (const [name, strategy, note] of [
     `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
     'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
     'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
-    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000" }',
+    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 1000000 }',
     'strategyDirs: [bench/strategies]',
     'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
     'log: { level: error }',
   ].join('\n') + '\n');
   const loaded = loadConfig(cfgFile, {});
   let arrived;
+  let failed;
   const sim = createSimServer(loaded, silentLogger, systemClock, (method, path) => {
     if (method === 'POST' && path.startsWith('/capi/v2/order/batchOrders')) arrived?.(performance.now());
   });
@@ -159,10 +160,14 @@ for (const [name, strategy, note] of [
   });
   executor.unfence();
   loop = startTradingLoop({ streams, runner, executor, journal, risk, clock: systemClock, logger: silentLogger, instruments });
+  // An order that does not go out (denied, refused) ends the measurement with the reason, not a wait.
+  executor.events$.subscribe((e) => {
+    if (e.type === 'denied' || e.type === 'rejected' || e.type === 'unknown') failed?.(new Error(`order ${e.type}: ${e.reason}`));
+  });
   const ours = [];
   for (let k = 0; k < (quick ? 60 : 300); k++) {
     const t = (await client.tickers()).find((x) => x.symbol === 'cmt_btcusdt');
-    const at = new Promise((resolve) => (arrived = resolve));
+    const at = new Promise((resolve, reject) => { arrived = resolve; failed = reject; });
     const t0 = performance.now();
     streams.tickers$.next({ value: new Map([[t.symbol, t]]), atMs: Date.now() });
     ours.push((await at) - t0);

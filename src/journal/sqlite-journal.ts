@@ -77,13 +77,18 @@ export class SqliteJournal implements Journal {
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
     // Wrapped once: wrapping costs more than running a small transaction.
-    this.insertRun = this.db.transaction(this.insertTx);
-    this.updateRun = this.db.transaction(this.updateTx);
+    // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
+    // saved or closed), and writes skip a commit each. On disk every write is its own durable transaction.
+    this.inMemory = path === ':memory:';
+    this.insertRun = this.inMemory ? this.insertTx : this.db.transaction(this.insertTx);
+    this.updateRun = this.inMemory ? this.updateTx : this.db.transaction(this.updateTx);
+    if (this.inMemory) this.db.exec('BEGIN');
     for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) this.activeSet.set(r.client_oid, fromRow(r));
   }
 
   private readonly statements = new Map<string, Database.Statement>();
   private readonly lastEquity = new Map<Surface, string>();
+  private readonly inMemory: boolean;
   private readonly insertRun: (rows: JournalOrder[]) => void;
   private readonly updateRun: (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => void;
   /**
@@ -101,7 +106,18 @@ export class SqliteJournal implements Journal {
 
   /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
   saveTo(file: string): void {
-    this.db.prepare('VACUUM INTO ?').run(file);
+    this.outsideTransaction(() => this.db.prepare('VACUUM INTO ?').run(file));
+  }
+
+  /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */
+  private outsideTransaction(fn: () => void): void {
+    if (!this.inMemory) return fn();
+    this.db.exec('COMMIT');
+    try {
+      fn();
+    } finally {
+      this.db.exec('BEGIN');
+    }
   }
 
   /** The schema version in use. */
@@ -231,8 +247,10 @@ export class SqliteJournal implements Journal {
 
   /** Housekeeping: folds the WAL back into the database and refreshes the query planner's statistics. */
   maintain(): void {
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.pragma('optimize');
+    this.outsideTransaction(() => {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.pragma('optimize');
+    });
   }
 
   /** Orders by state (for summaries). */
@@ -249,6 +267,7 @@ export class SqliteJournal implements Journal {
   }
 
   close(): void {
+    if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
     this.db.close();
   }
 }
