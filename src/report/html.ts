@@ -22,13 +22,63 @@ function chartsLibrary(): string {
   return readFileSync(join(root, 'dist', 'lightweight-charts.standalone.production.js'), 'utf8');
 }
 
+interface Marker {
+  time: number;
+  position: 'belowBar' | 'aboveBar';
+  color: string;
+  shape: 'arrowUp' | 'arrowDown';
+  text?: string;
+}
+
+/** At most this many markers per price chart: beyond it, fills are grouped by stretch of time and side. */
+export const MAX_MARKERS = 600;
+
+/**
+ * A symbol's fills as chart markers, each on the price point at or before it (markers sit on the series' own
+ * times). Many fills are grouped by time and side, the count written on the marker, so a long run stays readable.
+ */
+export function fillMarkers(points: Array<[number, number]>, fills: ReportData['fills']): Marker[] {
+  if (points.length === 0 || fills.length === 0) return [];
+  const snap = (t: number) => {
+    let lo = 0;
+    let hi = points.length - 1;
+    if (t <= points[0]![0]) return points[0]![0];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (points[mid]![0] <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return points[lo]![0];
+  };
+  const first = points[0]![0];
+  const span = points[points.length - 1]![0] - first + 1;
+  const groups = Math.max(1, Math.floor(MAX_MARKERS / 2));
+  const width = fills.length <= MAX_MARKERS ? 0 : Math.ceil(span / groups);
+  const byKey = new Map<string, { time: number; side: 'buy' | 'sell'; n: number }>();
+  for (const f of fills) {
+    const t = snap(f.time);
+    const bucket = width ? first + Math.floor((t - first) / width) * width : t;
+    const key = `${bucket}|${f.side}`;
+    const g = byKey.get(key);
+    if (g) g.n++;
+    else byKey.set(key, { time: t, side: f.side, n: 1 });
+  }
+  return [...byKey.values()]
+    .sort((a, b) => a.time - b.time || (a.side < b.side ? -1 : 1))
+    .map((g) => ({
+      time: g.time, position: g.side === 'buy' ? 'belowBar' : 'aboveBar', color: g.side === 'buy' ? '#089981' : '#f23645', shape: g.side === 'buy' ? 'arrowUp' : 'arrowDown',
+      ...(g.n > 1 ? { text: String(g.n) } : {}),
+    }));
+}
+
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function renderReport(d: ReportData): string {
   const rows = Object.entries(d.metrics).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const orderRows = Object.entries(d.orders).map(([k, v]) => `<tr><th>orders ${esc(k)}</th><td>${v}</td></tr>`).join('');
+  const markers = Object.fromEntries(Object.entries(d.prices).map(([symbol, points]) => [symbol, fillMarkers(points, d.fills.filter((f) => f.symbol === symbol))]));
   // JSON inside a script: close tags cannot appear in it.
-  const data = JSON.stringify(d).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ prices: d.prices, equity: d.equity, markers }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(d.title)}</title>
 <style>
@@ -57,8 +107,7 @@ for (const [symbol, points] of Object.entries(D.prices)) {
   const chart = LW.createChart(el, opts);
   const s = chart.addSeries(LW.LineSeries, { color: '#2962FF', lineWidth: 2 });
   s.setData(points.map(([time, value]) => ({ time, value })));
-  const marks = D.fills.filter((f) => f.symbol === symbol).map((f) => ({ time: f.time, position: f.side === 'buy' ? 'belowBar' : 'aboveBar', color: f.side === 'buy' ? '#089981' : '#f23645', shape: f.side === 'buy' ? 'arrowUp' : 'arrowDown' }));
-  LW.createSeriesMarkers(s, marks);
+  LW.createSeriesMarkers(s, D.markers[symbol] ?? []);
   chart.timeScale().fitContent();
 }
 const eq = LW.createChart(document.getElementById('equity'), opts);
