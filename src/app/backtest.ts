@@ -118,10 +118,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   simulator.engine.onFill = (f) => fills.push(f);
   loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger, instruments });
 
-  // Work started by a timer or an intent runs as promise continuations: they run before virtual time moves on.
-  // Every chain of them (the write in flight, a reconciliation) ends blocked on a virtual-time sleep or done;
-  // microtask turns are given until that holds. Anything else still pending gets a full turn of the event loop
-  // (setImmediate runs after every pending microtask). Nothing real is awaited: runs repeat exactly.
+  // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
   let reconciling = false;
   const replay = new Replay(market, clock, simulator, () => {
     const running = loop!.inFlight.size + (reconciling ? 1 : 0);
