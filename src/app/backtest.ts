@@ -267,6 +267,11 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     renderReport({
       title: `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`,
       metrics, orders, prices, equity: equityChart,
+      venue: {
+        'round trip (ms)': bt.latencyMs, requests: report.simulated.requests,
+        ...Object.fromEntries(Object.entries(report.simulated.weight).map(([pool, w]) => [`weight used ${pool}`, w])),
+        '429s simulated': report.simulated.rateLimited429, 'polls skipped': report.simulated.pollsSkipped,
+      },
       fills: trades.map((t) => ({ symbol: t.symbol, time: Math.floor(t.timestampMs / 1000), side: t.side, price: t.price.toNumber(), size: t.size.toString() })),
     }),
   );

@@ -9,6 +9,8 @@ export interface ReportData {
   title: string;
   metrics: Metrics;
   orders: Record<string, number>;
+  /** What the simulated venue counted: requests, weight per pool, 429s... (label -> value). */
+  venue: Record<string, string | number>;
   /** Per symbol: [time s, price] points and fills as markers. */
   prices: Record<string, Array<[number, number]>>;
   fills: Array<{ symbol: string; time: number; side: 'buy' | 'sell'; price: number; size: string }>;
@@ -76,6 +78,7 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 export function renderReport(d: ReportData): string {
   const rows = Object.entries(d.metrics).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const orderRows = Object.entries(d.orders).map(([k, v]) => `<tr><th>orders ${esc(k)}</th><td>${v}</td></tr>`).join('');
+  const venueRows = Object.entries(d.venue).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const markers = Object.fromEntries(Object.entries(d.prices).map(([symbol, points]) => [symbol, fillMarkers(points, d.fills.filter((f) => f.symbol === symbol))]));
   // JSON inside a script: close tags cannot appear in it.
   const data = JSON.stringify({ prices: d.prices, equity: d.equity, markers }).replace(/</g, '\\u003c');
@@ -94,7 +97,7 @@ table{border-collapse:collapse;width:100%} th,td{padding:4px 8px;border-bottom:1
 <div id="prices"></div>
 <h2>Equity</h2><div id="equity" class="chart"></div>
 <h2>Drawdown</h2><div id="drawdown" class="chart" style="height:180px"></div>
-</div><div><h2>Metrics</h2><table>${rows}${orderRows}</table></div></div>
+</div><div><h2>Metrics</h2><table>${rows}${orderRows}</table><h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
 <script>${chartsLibrary()}</script>
 <script>
 const D = ${data};

@@ -22,6 +22,8 @@ export interface Metrics {
   sharpe: number;
   sortino: number;
   fills: number;
+  /** Fills that closed (part of) a position or an inventory: the trades win rate and profit factor count. */
+  trades: number;
   feesPaid: string;
   winRatePct: string;
   profitFactor: string;
@@ -105,6 +107,7 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], expose
     sharpe: round(s.sd === 0 ? 0 : (s.mean / s.sd) * k),
     sortino: round(s.downside === 0 ? 0 : (s.mean / s.downside) * k),
     fills: trades.length,
+    trades: closes.length,
     feesPaid: fees.toString(8),
     winRatePct: closes.length === 0 ? '0' : Decimal.fromInt(wins.length * 100).div(Decimal.fromInt(closes.length), 4).toString(),
     profitFactor: grossLoss.isZero() ? (grossWin.isZero() ? '0' : 'inf') : grossWin.div(grossLoss, 4).toString(),

@@ -54,6 +54,12 @@ describe('backtest', () => {
     }
     expect(Math.abs(Number(m.maxDrawdownPct) - maxDd * 100)).toBeLessThan(1e-5);
     expect(m.fills).toBe(trades.length);
+    // Trades: fills that realised PnL (fees aside); wins among them.
+    const closes = trades.filter((t) => !Decimal.from(t[9]!).add(Decimal.from(t[8]!)).isZero());
+    const wins = closes.filter((t) => Decimal.from(t[9]!).gt(Decimal.ZERO));
+    expect(m.trades).toBe(closes.length);
+    expect(closes.length).toBeGreaterThan(0);
+    expect(Number(m.winRatePct)).toBeCloseTo((wins.length * 100) / closes.length, 3);
     const fees = trades.reduce((a, t) => a.add(Decimal.from(t[8]!)), Decimal.ZERO);
     expect(Decimal.from(String(m.feesPaid)).eq(fees)).toBe(true);
     for (const t of trades) expect(Decimal.from(t[5]!).mul(Decimal.from(t[6]!)).eq(Decimal.from(t[7]!))).toBe(true);

@@ -49,12 +49,15 @@ describe('report.html', () => {
           equity: count(document.getElementById('equity')!),
           drawdown: count(document.getElementById('drawdown')!),
           metrics: document.querySelectorAll('table tr').length,
+          venue: Array.from(document.querySelectorAll('#venue th')).map((th) => th.textContent),
         };
       });
       expect(errors).toEqual([]);
       expect(drawn.prices).toHaveLength(2);
       for (const n of [...drawn.prices, drawn.equity, drawn.drawdown]) expect(n).toBeGreaterThan(2000);
       expect(drawn.metrics).toBeGreaterThan(10);
+      // The table names what the simulated venue counted: weight used per pool and the 429s.
+      expect(drawn.venue).toEqual(expect.arrayContaining(['round trip (ms)', 'requests', 'weight used futures:ip', 'weight used spot:uid', '429s simulated', 'polls skipped']));
     } finally {
       await browser.close();
     }
