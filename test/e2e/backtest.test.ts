@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { Decimal } from '../../src/domain/decimal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-bt-'));
-const FILES = ['report.json', 'trades.csv', 'equity.csv'];
+const FILES = ['report.json', 'trades.csv', 'equity.csv', 'report.html'];
 
 function csv(file: string): string[][] {
   return readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
