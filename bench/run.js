@@ -125,7 +125,7 @@ for (const [name, strategy, note] of [
   const { RiskGate } = await import('../dist/execution/risk.js');
   const { StrategyRunner } = await import('../dist/strategy/runner.js');
   const { loadStrategy } = await import('../dist/strategy/loader.js');
-  const { startTradingLoop } = await import('../dist/app/trading-loop.js');
+  const { LatestTickers, startTradingLoop } = await import('../dist/app/trading-loop.js');
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
   const cfgFile = join(dir, 'live.yaml');
   writeFileSync(cfgFile, [
@@ -153,13 +153,13 @@ for (const [name, strategy, note] of [
   for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
   const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5);
   const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-  let loop;
+  const latest = new LatestTickers();
   const executor = new Executor({
     client, journal, risk, clock: systemClock, logger: silentLogger, instruments,
-    reference: (s) => { const l = loop?.latest(); const t = l?.value.get(s); return t?.last ? { price: t.last, atMs: l.atMs } : undefined; },
+    reference: latest.reference,
   });
   executor.unfence();
-  loop = startTradingLoop({ streams, runner, executor, journal, risk, clock: systemClock, logger: silentLogger, instruments });
+  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock: systemClock, logger: silentLogger, instruments });
   // An order that does not go out (denied, refused) ends the measurement with the reason, not a wait.
   executor.events$.subscribe((e) => {
     if (e.type === 'denied' || e.type === 'rejected' || e.type === 'unknown') failed?.(new Error(`order ${e.type}: ${e.reason}`));

@@ -13,7 +13,7 @@ import { loadStrategy } from '../dist/strategy/loader.js';
 import { Decimal } from '../dist/domain/decimal.js';
 import { silentLogger } from '../dist/util/logger.js';
 import { Subject } from 'rxjs';
-import { startTradingLoop } from '../dist/app/trading-loop.js';
+import { LatestTickers, startTradingLoop } from '../dist/app/trading-loop.js';
 
 if (typeof global.gc !== 'function') {
   console.error('run with node --expose-gc (npm run soak does)');
@@ -37,10 +37,10 @@ const d = (s) => Decimal.from(s);
 const risk = new RiskGate({ maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99') }, journal);
 const instruments = new Map();
 for (const s of ['spot', 'futures']) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
-let loop;
+const latest = new LatestTickers();
 const executor = new Executor({
   client: sim, journal, risk, clock, logger: silentLogger, instruments,
-  reference: (s) => { const l = loop?.latest(); const t = l?.value.get(s); return t?.last ? { price: t.last, atMs: l.atMs } : undefined; },
+  reference: latest.reference,
 });
 const tracker = new OrderTracker({ client: sim, journal, clock, logger: silentLogger, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_ethusdt'] }, events$: executor.events$ });
 const runner = new StrategyRunner([
@@ -48,7 +48,7 @@ const runner = new StrategyRunner([
   { cfg: { id: 'grid', name: 'futures-grid', symbols: ['cmt_ethusdt'], params: { levels: 4, stepBps: 5, size: '0.05' } }, def: await loadStrategy('futures-grid', ['strategies']) },
 ], instruments, silentLogger, 1_000_000);
 const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger: silentLogger, instruments });
+const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger: silentLogger, instruments });
 await tracker.reconcile({ scanForeign: true });
 executor.unfence();
 

@@ -4,7 +4,6 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Subject } from 'rxjs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import type { Decimal } from '../domain/decimal.js';
 import { equity as equityOf } from '../domain/equity.js';
 import type { Balance, Fill, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
@@ -28,7 +27,7 @@ import { VirtualClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { eachReplayRecord, riskLimits } from './kernel.js';
 import { cronInstants } from './cron.js';
-import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
+import { LatestTickers, reconcileAndOpen, startTradingLoop } from './trading-loop.js';
 
 export interface BacktestOptions {
   dataFile?: string;
@@ -104,25 +103,21 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     balances$: new Subject<Stamped<Balance[]>>(),
     positions$: new Subject<Stamped<Position[]>>(),
   };
-  let loop: TradingLoop | undefined;
+  const latest = new LatestTickers();
   const executor = new Executor({
     client: venue, journal, risk, clock, logger, instruments,
-    reference: (s): { price: Decimal; atMs: number } | undefined => {
-      const latest = loop?.latest();
-      const t = latest?.value.get(s);
-      return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
-    },
+    reference: latest.reference,
   });
   const tracker = new OrderTracker({ client: venue, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$ });
   const fills: Fill[] = [];
   simulator.engine.onFill = (f) => fills.push(f);
-  loop = startTradingLoop({ streams, runner, executor, journal, risk, clock, logger, instruments });
+  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger, instruments });
 
   // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
   let reconciling = false;
   const replay = new Replay(market, clock, simulator, () => {
-    const running = loop!.inFlight.size + (reconciling ? 1 : 0);
-    return clock.sleeping === running && !(loop!.inFlight.size === 0 && loop!.queued() > 0);
+    const running = loop.inFlight.size + (reconciling ? 1 : 0);
+    return clock.sleeping === running && !(loop.inFlight.size === 0 && loop.queued() > 0);
   });
   runner.intents$.subscribe(() => replay.touch());
   const background = (what: string, p: Promise<unknown>) => {
@@ -162,12 +157,13 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     };
   };
   const tickerSymbols = [...futuresSymbols, ...spotSymbols];
-  const tradeOnly = tickerSymbols.map((s) => instruments.get(s)?.surface === 'spot');
-  poll(polls.tickersMs, [...(futuresSymbols.length ? ['F2' as const] : []), ...spotSymbols.map(() => 'S9' as const)], () => {
+  /** The tickers the daemon would read now (a spot pair: its last trade). */
+  const tickersNow = () => {
     const m = new Map<string, Ticker>();
-    for (let i = 0; i < tickerSymbols.length; i++) m.set(tickerSymbols[i]!, simulator.engine.ticker(tickerSymbols[i]!, tradeOnly[i])!);
+    for (const s of tickerSymbols) m.set(s, simulator.tickerNow(s)!);
     return m;
-  }, (v) => streams.tickers$.next(v));
+  };
+  poll(polls.tickersMs, [...(futuresSymbols.length ? ['F2' as const] : []), ...spotSymbols.map(() => 'S9' as const)], tickersNow, (v) => streams.tickers$.next(v));
   poll(polls.ordersMs, [...spotSymbols.map(() => 'S1' as const), ...futuresSymbols.map(() => 'F5' as const)],
     cached(() => [...spotSymbols.flatMap((s) => simulator.openOrdersNow('spot', s)), ...futuresSymbols.flatMap((s) => simulator.openOrdersNow('futures', s))]),
     (v) => streams.openOrders$.next(v));
@@ -206,8 +202,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const exposed: boolean[] = [];
   const startBase = new Map(simulator.balancesNow('spot').map((b) => [b.asset, b.total]));
   const sample = () => {
-    const tickers = new Map<string, Ticker>();
-    for (const s of tickerSymbols) tickers.set(s, simulator.tickerNow(s)!);
+    const tickers = tickersNow();
     const sec = Math.floor(clock.now() / 1000);
     for (const [sym, tk] of tickers) {
       const series = (prices[sym] ??= []);

@@ -24,7 +24,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Cron } from './cron.js';
 import { Metrics, OpsServer } from './http.js';
-import { reconcileAndOpen, startTradingLoop, type TradingLoop } from './trading-loop.js';
+import { LatestTickers, reconcileAndOpen, startTradingLoop } from './trading-loop.js';
 import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
 
 export interface Daemon {
@@ -99,14 +99,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       log.info({ symbols }, 'dry-run: live market data, simulated fills');
     }
 
-    let tradingLoop: TradingLoop | undefined;
+    const latest = new LatestTickers();
     const executor = new Executor({
       client: trading, journal, risk, clock, logger, instruments,
-      reference: (s): { price: Decimal; atMs: number } | undefined => {
-        const latest = tradingLoop?.latest();
-        const t = latest?.value.get(s);
-        return t?.last ? { price: t.last, atMs: latest!.atMs } : undefined;
-      },
+      reference: latest.reference,
     });
     const tracker = new OrderTracker({
       client: trading, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks,
@@ -124,8 +120,8 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     await reconcile(true).catch((err: unknown) => log.error({ err: String(err) }, 'startup reconciliation failed: trading fenced (cancels allowed)'));
 
     runner.start();
-    tradingLoop = startTradingLoop({
-      streams: data, runner, executor, journal, risk, clock, logger, instruments,
+    const kernel = startTradingLoop({
+      streams: data, latest, runner, executor, journal, risk, clock, logger, instruments,
       onEvent: (e) => {
         metrics.events.inc({ type: e.type });
         if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
@@ -148,7 +144,6 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
           }
         : {}),
     });
-    const kernel = tradingLoop;
     closers.push(() => kernel.stop());
 
     // Balances and positions are also gauges (display only: floats are fine on a dashboard).

@@ -26,8 +26,21 @@ export interface MarketStreams {
   positions$: Observable<Stamped<Position[]>>;
 }
 
+/** The latest tickers the strategies saw, filled by the trading loop: the executor's reference prices. */
+export class LatestTickers {
+  value: Stamped<Map<string, Ticker>> | undefined;
+
+  /** A symbol's last price and when it was read; undefined before the first one. */
+  readonly reference = (symbol: string): { price: Decimal; atMs: number } | undefined => {
+    const t = this.value?.value.get(symbol);
+    return t?.last ? { price: t.last, atMs: this.value!.atMs } : undefined;
+  };
+}
+
 export interface TradingLoopOptions {
   streams: MarketStreams;
+  /** Made before the executor (which reads it) and the loop (which fills it). */
+  latest: LatestTickers;
   runner: StrategyRunner;
   executor: Executor;
   journal: Journal;
@@ -43,8 +56,6 @@ export interface TradingLoopOptions {
 }
 
 export interface TradingLoop {
-  /** The latest tickers the strategies saw (the executor's reference prices). */
-  latest(): Stamped<Map<string, Ticker>> | undefined;
   /** Writes in flight (shutdown waits for them). */
   readonly inFlight: ReadonlySet<Promise<unknown>>;
   /** Intents waiting for the one in flight to finish. */
@@ -77,7 +88,6 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   const log = o.logger.child({ component: 'trading-loop' });
   const subs = new Subscription();
   const inFlight = new Set<Promise<unknown>>();
-  let latest: Stamped<Map<string, Ticker>> | undefined;
   let queued = 0;
   // An instance's orders are those the journal says it placed.
   const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && o.journal.order(x.clientOid)?.strategyId === id);
@@ -115,7 +125,7 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   subs.add(o.streams.positions$.subscribe((x) => (positions = x.value)));
   subs.add(
     o.streams.tickers$.subscribe((tickers) => {
-      latest = tickers;
+      o.latest.value = tickers;
       o.beforeTickers?.(tickers);
       const nowMs = o.clock.now();
       try {
@@ -135,7 +145,7 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   // Equity feeds the drawdown kill switch and the journal.
   subs.add(
     o.streams.balances$.subscribe((b) => {
-      const eq = equity(b.value, positions, latest?.value, o.instruments);
+      const eq = equity(b.value, positions, o.latest.value?.value, o.instruments);
       if (!eq) return;
       const now = o.clock.now();
       for (const [surface, value] of Object.entries(eq.bySurface)) o.journal.recordEquity(surface as Surface, value.toString(), now);
@@ -145,7 +155,6 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   );
 
   return {
-    latest: () => latest,
     inFlight,
     queued: () => queued,
     stop: () => subs.unsubscribe(),
