@@ -46,6 +46,13 @@ export const exchangeSchema = z
       })
       .prefault({}),
     maxPages: positiveInt.max(1000).default(20),
+    /** How spot open orders are read: S15 (the venue's current-orders endpoint) or S1 (order history pages). */
+    spotOpenOrders: z.enum(['S15', 'S1']).default('S15'),
+    /**
+     * Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed
+     * requests stop: the venue disables keys after frequent invalid requests. A success clears the count.
+     */
+    authFailuresBeforeHalt: positiveInt.max(100).default(3),
     rateLimit: rateLimitSchema,
   })
   .prefault({});
@@ -120,6 +127,13 @@ export const riskSchema = z
     staleAfterMs: positiveInt.default(10_000),
     maxOrdersPerMinute: positiveInt.default(120),
     maxDrawdownPct: decimalText.default('10'),
+    /** Orders one place intent may carry; a larger intent is refused whole (a runaway strategy stalls nothing). */
+    maxOrdersPerIntent: positiveInt.default(50),
+    /**
+     * A price that moves more than this percent from the previous accepted one, or lies outside the ticker's own
+     * bid/ask, is an outlier: it is not used for equity (nor the drawdown kill switch) until a second reading confirms it.
+     */
+    outlierPct: decimalText.default('20'),
   })
   .prefault({});
 
@@ -137,6 +151,14 @@ export const executionSchema = z
     graceMs: positiveInt.default(10_000),
     /** Lookups without it, after the grace window, before an order is marked lost. */
     lostAfterChecks: positiveInt.default(3),
+    /** Further lookups without a lost order before it is final (`not-placed`): it stops being checked. */
+    notPlacedAfterChecks: positiveInt.default(10),
+    /**
+     * An order the journal holds as open (or being canceled) that the venue has not known for this long and for
+     * vanishAfterChecks lookups becomes final (`vanished`), with the evidence in its history.
+     */
+    vanishAfterMs: positiveInt.default(120_000),
+    vanishAfterChecks: positiveInt.default(5),
   })
   .prefault({});
 
@@ -175,6 +197,8 @@ export const daemonSchema = z
     shutdown: z
       .strictObject({
         cancelOpenOrders: z.boolean().default(false),
+        /** With cancelOpenOrders: also cancel trigger (stop) orders. Kept by default: a stop protects a position while the bot is down. */
+        cancelTriggers: z.boolean().default(false),
         timeoutMs: positiveInt.max(30_000).default(8000),
       })
       .prefault({}),
@@ -182,6 +206,8 @@ export const daemonSchema = z
     pollShare: z.number().gt(0).max(1).default(0.5),
     /** A strategy that throws this many times is faulted. */
     maxStrategyErrors: positiveInt.default(5),
+    /** A strategy hook that runs longer than this is stopped and the strategy faulted; the daemon goes on. */
+    hookTimeoutMs: positiveInt.max(60_000).default(1000),
     /** A faulted strategy starts again after this long; absent: it stays faulted until a restart. */
     restartFaultedAfterMs: positiveInt.optional(),
   })

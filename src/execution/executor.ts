@@ -23,7 +23,7 @@ export interface ExecutorOptions {
   logger: Logger;
   instruments: Map<string, Instrument>;
   /** Latest trustworthy price of a symbol (from the market data streams). */
-  reference(symbol: string): { price: Decimal; atMs: number } | undefined;
+  reference: RiskContext['reference'];
   hooks?: KillHooks;
 }
 

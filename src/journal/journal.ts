@@ -2,7 +2,7 @@
 // SQLite implements it (sqlite-journal.ts); the interface is plain enough for a PostgreSQL one.
 import type { Surface } from '../domain/market.js';
 
-/** Where an order we sent stands, as far as we know. Final states: rejected, canceled, filled, closed, lost. */
+/** Where an order we sent stands, as far as we know. Final states: rejected, canceled, filled, closed, vanished, not-placed. */
 export type OrderState =
   | 'sending' // written down, request not answered yet (a crash here leaves the outcome unknown)
   | 'open'
@@ -13,10 +13,14 @@ export type OrderState =
   | 'canceled'
   | 'filled'
   | 'closed' // gone from the venue's open orders for a reason the venue does not report
-  | 'lost'; // never found at the venue after the grace window: treated as not placed, still checked
+  | 'lost' // never found at the venue after the grace window: treated as not placed (not open), still checked
+  | 'not-placed' // lost, and still not found after further checks: final, no longer checked
+  | 'vanished'; // was open, and the venue has not known it for a bounded time and number of lookups: final
 
-export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed']);
+export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed', 'not-placed', 'vanished']);
 export const ACTIVE_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost']);
+/** Active orders that may rest at the venue: what open-order caps count (lost ones are treated as not placed). */
+export const RESTING_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling']);
 
 export interface JournalOrder {
   clientOid: string;
