@@ -153,7 +153,7 @@ for (const [name, strategy, note] of [
   for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
   const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5);
   const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-  const latest = new LatestTickers();
+  const latest = new LatestTickers(riskLimits(loaded).outlierPct);
   const executor = new Executor({
     client, journal, risk, clock: systemClock, logger: silentLogger, instruments,
     reference: latest.reference,

@@ -34,10 +34,10 @@ const { tmpdir } = await import('node:os');
 const journalDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sextant-soak-'));
 const journal = new SqliteJournal(join(journalDir, 'journal.sqlite'), { clientOidPrefix: 'sx' });
 const d = (s) => Decimal.from(s);
-const risk = new RiskGate({ maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99') }, journal);
+const risk = new RiskGate({ maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99'), maxOrdersPerIntent: 1000, outlierPct: d('20') }, journal);
 const instruments = new Map();
 for (const s of ['spot', 'futures']) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
-const latest = new LatestTickers();
+const latest = new LatestTickers(d('20'));
 const executor = new Executor({
   client: sim, journal, risk, clock, logger: silentLogger, instruments,
   reference: latest.reference,

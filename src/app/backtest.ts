@@ -11,7 +11,7 @@ import type { Stamped } from '../data/poll.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import { LatencyClient } from '../exchange/sim/latency-client.js';
 import { Executor } from '../execution/executor.js';
-import { OrderTracker } from '../execution/order-tracker.js';
+import { OrderTracker, reconcileAndOpen } from '../execution/order-tracker.js';
 import { RiskGate } from '../execution/risk.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import { ReplayMarket } from '../exchange/sim/market.js';
@@ -27,7 +27,7 @@ import { VirtualClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { eachReplayRecord, riskLimits } from './kernel.js';
 import { cronInstants } from './cron.js';
-import { LatestTickers, reconcileAndOpen, startTradingLoop } from './trading-loop.js';
+import { LatestTickers, startTradingLoop } from './trading-loop.js';
 
 export interface BacktestOptions {
   dataFile?: string;
@@ -86,7 +86,8 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const venue = bt.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
   // The journal lives in memory while the run goes (nothing to make durable in virtual time) and is saved at the end.
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix });
-  const risk = new RiskGate(riskLimits(loaded), journal);
+  const limits = riskLimits(loaded);
+  const risk = new RiskGate(limits, journal);
   const instruments = new Map<string, Instrument>();
   for (const s of ['spot', 'futures'] as const) for (const i of await metered.instruments(s)) instruments.set(i.symbol, i);
   const strategies = [];
@@ -103,12 +104,16 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     balances$: new Subject<Stamped<Balance[]>>(),
     positions$: new Subject<Stamped<Position[]>>(),
   };
-  const latest = new LatestTickers();
+  const latest = new LatestTickers(limits.outlierPct);
   const executor = new Executor({
     client: venue, journal, risk, clock, logger, instruments,
     reference: latest.reference,
   });
-  const tracker = new OrderTracker({ client: venue, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$ });
+  const ex = cfg.execution;
+  const tracker = new OrderTracker({
+    client: venue, journal, clock, logger, graceMs: ex.graceMs, lostAfterChecks: ex.lostAfterChecks, notPlacedAfterChecks: ex.notPlacedAfterChecks,
+    vanishAfterMs: ex.vanishAfterMs, vanishAfterChecks: ex.vanishAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
+  });
   const fills: Fill[] = [];
   simulator.engine.onFill = (f) => fills.push(f);
   const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger, instruments });
@@ -176,7 +181,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     // With nothing to resolve and nothing to scan, a reconciliation sends no request: it is skipped.
     if (reconciling || (!scanForeign && !executor.fenced && journal.activeOrders().length === 0)) return;
     reconciling = true;
-    background('reconcile', reconcileAndOpen(tracker, executor, logger, scanForeign).finally(() => (reconciling = false)));
+    background('reconcile', reconcileAndOpen(tracker, executor, logger, { scanForeign }).finally(() => (reconciling = false)));
   };
   // Cron schedules, as live, in virtual time.
   const cron = (expression: string, job: () => void) => {
@@ -210,7 +215,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     }
     const balances = [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')];
     const positions = futuresSymbols.flatMap((s) => simulator.positionsNow(s));
-    const eq = equityOf(balances.filter((b) => b.surface === 'futures' ? futuresSymbols.length > 0 : spotSymbols.length > 0), positions, tickers, instruments);
+    const eq = equityOf(balances.filter((b) => b.surface === 'futures' ? futuresSymbols.length > 0 : spotSymbols.length > 0), positions, (s) => tickers.get(s)?.last, instruments);
     if (eq) {
       equityPoints.push({ ts: clock.now(), equity: eq.total });
       exposed.push(positions.length > 0 || balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(startBase.get(b.asset) ?? b.total)));

@@ -4,12 +4,13 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Subscription } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import { Decimal } from '../domain/decimal.js';
-import type { Instrument, Ticker } from '../domain/market.js';
+import type { Instrument, Surface, Ticker } from '../domain/market.js';
+import type { Order } from '../domain/order.js';
 import { ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
 import { MarketData } from '../data/market-data.js';
 import type { Stamped } from '../data/poll.js';
 import { Executor } from '../execution/executor.js';
-import { OrderTracker } from '../execution/order-tracker.js';
+import { OrderTracker, reconcileAndOpen, type ReconcileReport } from '../execution/order-tracker.js';
 import { RiskGate } from '../execution/risk.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import type { LiveClient } from '../exchange/live/live-client.js';
@@ -24,8 +25,8 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Cron } from './cron.js';
 import { Metrics, OpsServer } from './http.js';
-import { LatestTickers, reconcileAndOpen, startTradingLoop } from './trading-loop.js';
-import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
+import { LatestTickers, startTradingLoop } from './trading-loop.js';
+import { SIM_DEMO_CREDENTIALS, createLiveClient, createSimServer, openJournal, riskLimits, venueOf } from './kernel.js';
 
 export interface Daemon {
   opsUrl: string;
@@ -46,6 +47,12 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
   };
 
   try {
+    if (cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials) {
+      throw new Error('live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run');
+    }
+    // The journal first: one that belongs to another venue or account stops the start before anything is sent.
+    const journal: SqliteJournal = openJournal(loaded, venueOf(loaded), (file) => log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'));
+    closers.push(() => journal.close());
     // The venue, or the simulator on loopback.
     let sim: SimServer | undefined;
     let effective = loaded;
@@ -70,9 +77,8 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       }
     });
     closers.push(() => client.close());
-    const journal: SqliteJournal = openJournal(loaded);
-    closers.push(() => journal.close());
-    const risk = new RiskGate(riskLimits(loaded), journal);
+    const limits = riskLimits(loaded);
+    const risk = new RiskGate(limits, journal);
 
     const instruments = new Map<string, Instrument>();
     for (const s of ['spot', 'futures'] as const) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
@@ -99,25 +105,54 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       log.info({ symbols }, 'dry-run: live market data, simulated fills');
     }
 
-    const latest = new LatestTickers();
-    const executor = new Executor({
-      client: trading, journal, risk, clock, logger, instruments,
-      reference: latest.reference,
-    });
-    const tracker = new OrderTracker({
-      client: trading, journal, clock, logger, graceMs: cfg.execution.graceMs, lostAfterChecks: cfg.execution.lostAfterChecks,
-      symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
-    });
-
     const lastPolled = new Map<string, number>();
     const data = new MarketData(client, {
       spotSymbols, futuresSymbols, polls: cfg.daemon.polls, clock, logger, trading,
       onPolled: (name, at) => lastPolled.set(name, at),
     });
+    // What the venue listed at the last poll: the open-order caps count it as well as the journal.
+    let listed: Order[] = [];
+    const subs = new Subscription();
+    subs.add(data.openOrders$.subscribe((x) => (listed = x.value)));
 
-    // Startup reconciliation before any new order; a failure keeps trading fenced and is retried by cron.
-    const reconcile = (scanForeign: boolean) => reconcileAndOpen(tracker, executor, log, scanForeign);
-    await reconcile(true).catch((err: unknown) => log.error({ err: String(err) }, 'startup reconciliation failed: trading fenced (cancels allowed)'));
+    const latest = new LatestTickers(limits.outlierPct);
+    const executor = new Executor({
+      client: trading, journal, risk, clock, logger, instruments,
+      reference: latest.reference, listed: () => listed,
+    });
+    const ex = cfg.execution;
+    const tracker = new OrderTracker({
+      client: trading, journal, clock, logger, graceMs: ex.graceMs, lostAfterChecks: ex.lostAfterChecks, notPlacedAfterChecks: ex.notPlacedAfterChecks,
+      vanishAfterMs: ex.vanishAfterMs, vanishAfterChecks: ex.vanishAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
+    });
+
+    // Reconciliation before any new order, and again on schedule. Trading stays fenced (cancels allowed) until a
+    // signed request has succeeded (keys that work), and whenever the authentication halt has tripped.
+    const surfaces = [...new Set(symbols.map((s) => instruments.get(s)!.surface))] as Surface[];
+    let signedOk = trading !== client || surfaces.length === 0;
+    let lastReport: ReconcileReport | undefined;
+    const reconcile = async (opts: { scanForeign?: boolean; startup?: boolean }) => {
+      const halt = client.authHalt();
+      if (halt) {
+        const reason = `authentication halted: ${halt.reason}`;
+        if (executor.fenced !== reason) log.error({ reason }, 'trading halted: the venue refused our keys (restart once they are fixed)');
+        executor.fence(reason);
+        return;
+      }
+      if (!signedOk) {
+        try {
+          for (const s of surfaces) await client.balances(s);
+          signedOk = true;
+        } catch (err) {
+          const reason = `no signed request has succeeded yet: ${(err as Error).message}`;
+          if (executor.fenced !== reason) log.warn({ reason }, 'trading fenced (cancels allowed)');
+          executor.fence(reason);
+          return;
+        }
+      }
+      lastReport = (await reconcileAndOpen(tracker, executor, log, opts)) ?? lastReport;
+    };
+    await reconcile({ scanForeign: true, startup: true });
 
     runner.start();
     const kernel = startTradingLoop({
@@ -147,7 +182,6 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     closers.push(() => kernel.stop());
 
     // Balances and positions are also gauges (display only: floats are fine on a dashboard).
-    const subs = new Subscription();
     subs.add(
       data.positions$.subscribe((p) => {
         metrics.position.reset();
@@ -158,7 +192,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
 
     const cron = new Cron(log);
     closers.push(() => cron.stop());
-    cron.add('reconcile', cfg.daemon.reconcileCron, () => reconcile(false));
+    cron.add('reconcile', cfg.daemon.reconcileCron, () => reconcile({}));
     for (const s of cfg.strategies) for (const [hook, expr] of Object.entries(s.schedule)) cron.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
     // Instruments change rarely (new pairs, new steps): refreshed hourly.
     cron.add('instruments', '0 7 * * * *', async () => {
@@ -186,7 +220,11 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       },
       ready: () => {
         const state = risk.state();
-        return { ok: !executor.fenced && state !== 'halted', detail: { fenced: executor.fenced, tradingState: state } };
+        const pending = executor.fenced ? (lastReport?.pending ?? []) : [];
+        return {
+          ok: !executor.fenced && state !== 'halted',
+          detail: { fenced: executor.fenced, tradingState: state, ...(state === 'halted' ? { halted: risk.latchReason() ?? 'halted' } : {}), ...(pending.length ? { pending } : {}) },
+        };
       },
       beforeScrape: async () => {
         for (const st of await client.limiter.stats()) {
@@ -230,21 +268,31 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         subs.unsubscribe();
         await cron.stop();
         const budgetMs = Math.max(0, t0 + cfg.daemon.shutdown.timeoutMs - 1500 - clock.now());
-        const drained = await Promise.race([Promise.all([...kernel.inFlight]).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), budgetMs))]);
-        if (cfg.daemon.shutdown.cancelOpenOrders) {
+        let timer: NodeJS.Timeout | undefined;
+        const drained = await Promise.race([
+          Promise.all([...kernel.inFlight]).then(() => true),
+          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), budgetMs))),
+        ]);
+        clearTimeout(timer);
+        const sd = cfg.daemon.shutdown;
+        if (sd.cancelOpenOrders) {
           for (const s of symbols) {
             const surface = instruments.get(s)!.surface;
-            const events = await executor.submit({ kind: 'cancel-all', strategyId: 'shutdown', surface, symbol: s }).catch((err: unknown) => {
+            const r = await executor.cancelAllOwn(surface, s, sd.cancelTriggers).catch((err: unknown) => {
               log.warn({ err: String(err), symbol: s }, 'cancel on shutdown failed');
-              return [];
+              return undefined;
             });
-            log.info({ symbol: s, canceled: events.filter((e) => e.type === 'canceled').length }, 'open orders canceled on shutdown');
+            if (r) log.info({ symbol: s, canceled: r.events.filter((e) => e.type === 'canceled').length, triggersKept: r.keptTriggers.length }, 'open orders canceled on shutdown');
           }
           // Cancels answered "not found" may have filled: one last look settles them.
           await tracker.reconcile().catch((err: unknown) => log.warn({ err: String(err) }, 'final reconciliation failed'));
         }
-        const open = journal.activeOrders().filter((r) => r.state === 'open');
-        if (open.length) log.info({ open: open.map((r) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price })) }, 'orders left open');
+        const left = journal.activeOrders().filter((r) => r.state === 'open' || r.state === 'untriggered');
+        if (left.length) {
+          const show = (r: (typeof left)[number]) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price, ...(r.isTrigger ? { triggerPrice: r.triggerPrice } : {}) });
+          const triggers = left.filter((r) => r.isTrigger).map(show);
+          log.info({ open: left.filter((r) => !r.isTrigger).map(show), triggers, ...(triggers.length && sd.cancelOpenOrders && !sd.cancelTriggers ? { kept: 'trigger orders stay by choice (daemon.shutdown.cancelTriggers: false)' } : {}) }, 'orders left at the venue');
+        }
         await closeAll();
         log.info({ ms: clock.now() - t0 }, 'stopped');
         return drained ? 0 : 1;

@@ -1,5 +1,6 @@
 // The composition root: the only place that chooses which exchange client and data source are wired.
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
@@ -7,6 +8,7 @@ import type { SimConfig } from '../config/schema.js';
 import type { Credentials } from '../domain/credentials.js';
 import { Decimal } from '../domain/decimal.js';
 import type { RiskLimits } from '../execution/risk.js';
+import { bindJournal, type VenueBinding } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
@@ -14,7 +16,7 @@ import { ReplayMarket, SyntheticMarket, type MarketSource, type ReplayRecord } f
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
-import type { Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
@@ -136,12 +138,63 @@ export function riskLimits(loaded: LoadedConfig): RiskLimits {
     maxNotionalPerOrder: Decimal.from(r.maxNotionalPerOrder), maxNotionalPerSymbol: Decimal.from(r.maxNotionalPerSymbol),
     maxOpenOrdersPerSymbol: r.maxOpenOrdersPerSymbol, maxOpenOrdersPerStrategy: r.maxOpenOrdersPerStrategy,
     priceBandPct: Decimal.from(r.priceBandPct), staleAfterMs: r.staleAfterMs, maxOrdersPerMinute: r.maxOrdersPerMinute,
-    maxDrawdownPct: Decimal.from(r.maxDrawdownPct),
+    maxDrawdownPct: Decimal.from(r.maxDrawdownPct), maxOrdersPerIntent: r.maxOrdersPerIntent, outlierPct: Decimal.from(r.outlierPct),
   };
 }
 
-export function openJournal(loaded: LoadedConfig): SqliteJournal {
+/** A URL as it may be shown: user and password taken out. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
+}
+
+/**
+ * The venue and account a configuration trades, which its journal is bound to: the base URLs and a digest of
+ * the API key (never the key). A venue that lives only as long as the process (the embedded simulator, dry-run's
+ * paper venue) is a new one at every start.
+ */
+export function venueOf(loaded: LoadedConfig): VenueBinding & { perStart: boolean } {
+  const cfg = loaded.config;
+  if (cfg.sim.embedded) return { venue: `embedded simulator ${randomUUID()}`, account: 'demo', perStart: true };
+  if (cfg.mode === 'dry-run') return { venue: `paper venue ${randomUUID()}`, account: 'paper', perStart: true };
+  const venue = [cfg.exchange.spotBaseUrl, cfg.exchange.futuresBaseUrl].map(withoutCredentials).join(' ');
+  const key = loaded.credentials?.apiKey;
+  const account = key ? `key sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}` : 'no key';
+  return { venue, account, perStart: false };
+}
+
+/**
+ * Opens the configured journal, its folder owner-only when it makes it. With `venue`, binds it: a journal of
+ * another venue or account is refused; one of an earlier per-start venue (its orders died with it) is moved
+ * aside to `<path>.previous` and a fresh journal begins.
+ */
+export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perStart: boolean }, onMovedAside?: (file: string) => void): SqliteJournal {
   const j = loaded.config.journal;
-  if (j.path !== ':memory:') mkdirSync(dirname(j.path), { recursive: true });
-  return new SqliteJournal(j.path, { clientOidPrefix: j.clientOidPrefix });
+  const open = () => new SqliteJournal(j.path, { clientOidPrefix: j.clientOidPrefix });
+  if (j.path !== ':memory:') {
+    const dir = dirname(j.path);
+    if (!existsSync(dir)) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700);
+    }
+  }
+  let journal = open();
+  if (!venue) return journal;
+  const have = journal.venueBinding();
+  if (venue.perStart && j.path !== ':memory:' && (have !== undefined || journal.allOrders().length > 0)) {
+    // Closing folds the WAL into the file first, so the file moved is whole.
+    journal.close();
+    const previous = `${j.path}.previous`;
+    for (const f of [previous, `${previous}-wal`, `${previous}-shm`]) rmSync(f, { force: true });
+    renameSync(j.path, previous);
+    for (const f of [`${j.path}-wal`, `${j.path}-shm`]) rmSync(f, { force: true });
+    onMovedAside?.(previous);
+    journal = open();
+  }
+  try {
+    bindJournal(journal, venue, j.path, systemClock.now());
+  } catch (err) {
+    journal.close();
+    throw err;
+  }
+  return journal;
 }

@@ -1,19 +1,19 @@
 // The kernel's wiring, the same in every mode: market-data streams -> strategies (each sees its own orders)
 // -> intents, one at a time, -> risk gate and executor; execution events back to the strategies; balances and
-// positions -> equity -> journal and the drawdown kill switch. The daemon feeds it polled streams, backtests
-// streams replayed in virtual time.
+// positions -> equity (at trusted prices) -> journal and the drawdown kill switch. The daemon feeds it polled
+// streams, backtests streams replayed in virtual time.
 import { Subscription, concatMap, from, tap, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
-import type { Decimal } from '../domain/decimal.js';
+import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
-import type { Balance, Instrument, Position, Surface, Ticker } from '../domain/market.js';
-import type { Order } from '../domain/order.js';
+import type { Balance, Instrument, Position, PositionSide, Surface, Ticker } from '../domain/market.js';
+import type { Order, OrderStatus, TimeInForce } from '../domain/order.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
+import { PriceSanity, type ReferencePrice } from '../domain/price-sanity.js';
 import type { Executor } from '../execution/executor.js';
-import type { OrderTracker } from '../execution/order-tracker.js';
 import type { RiskGate } from '../execution/risk.js';
-import type { Journal } from '../journal/journal.js';
+import { RESTING_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
 import type { MarketUpdate } from '../strategy/api.js';
 import type { StrategyRunner } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
@@ -26,15 +26,39 @@ export interface MarketStreams {
   positions$: Observable<Stamped<Position[]>>;
 }
 
-/** The latest tickers the strategies saw, filled by the trading loop: the executor's reference prices. */
+/**
+ * The latest tickers the strategies saw, filled by the trading loop, and which of their prices are trusted
+ * (domain/price-sanity.ts): the executor's reference prices and the prices equity is valued at.
+ */
 export class LatestTickers {
   value: Stamped<Map<string, Ticker>> | undefined;
+  private readonly sanity: PriceSanity;
 
-  /** A symbol's last price and when it was read; undefined before the first one. */
-  readonly reference = (symbol: string): { price: Decimal; atMs: number } | undefined => {
-    const t = this.value?.value.get(symbol);
-    return t?.last ? { price: t.last, atMs: this.value!.atMs } : undefined;
+  /** `outlierPct`: the risk limit of that name. */
+  constructor(outlierPct: Decimal) {
+    this.sanity = new PriceSanity(outlierPct);
+  }
+
+  /** Takes a tickers update (read at `atMs`, local clock). */
+  update(tickers: Stamped<Map<string, Ticker>>): void {
+    this.value = tickers;
+    for (const t of tickers.value.values()) this.sanity.observe(t, tickers.atMs);
+  }
+
+  /**
+   * A symbol's price in the latest update, when it was trusted, with when it was read and when the venue's own
+   * timestamp last advanced; undefined before the first one, when the symbol is missing from the latest update,
+   * or when its reading was not trusted (no order is priced off a bad sample).
+   */
+  readonly reference = (symbol: string): ReferencePrice | undefined => {
+    const r = this.sanity.reference(symbol);
+    return r && r.atMs === this.value?.atMs ? r : undefined;
   };
+
+  /** The last trusted price of each symbol (a bad reading leaves the one before); undefined before any update. */
+  prices(): ((symbol: string) => Decimal | undefined) | undefined {
+    return this.value ? (symbol) => this.sanity.accepted.get(symbol) : undefined;
+  }
 }
 
 export interface TradingLoopOptions {
@@ -84,13 +108,77 @@ class PerInstance<T> {
   }
 }
 
+const STATUS_OF_ROW: Partial<Record<OrderState, OrderStatus>> = { sending: 'pending', unknown: 'pending', open: 'open', canceling: 'canceling', untriggered: 'untriggered' };
+
+/** A resting journal row as a strategy sees an order (no venue id yet while it is being sent: ''). */
+function orderOfRow(r: JournalOrder): Order {
+  return {
+    surface: r.surface, symbol: r.symbol, orderId: r.orderId ?? '', clientOid: r.clientOid, side: r.side,
+    positionSide: r.positionSide as PositionSide | null, reduceOnly: r.reduceOnly, kind: r.kind, timeInForce: r.timeInForce as TimeInForce,
+    price: r.price === null ? null : Decimal.from(r.price), size: Decimal.from(r.size), filledSize: Decimal.from(r.filledSize),
+    avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice), fee: r.fee === null ? null : Decimal.from(r.fee),
+    status: STATUS_OF_ROW[r.state] ?? 'pending', rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAt, updatedAtMs: r.updatedAt,
+  };
+}
+
+/**
+ * The orders each strategy placed that the journal holds as resting, worked out once per update: a strategy
+ * sees its orders at once, not only once a poll of the venue lists them. A row is converted again only when
+ * it changed.
+ */
+class RestingRows {
+  private byStrategy = new Map<string, JournalOrder[]>();
+  private converted = new Map<string, { row: JournalOrder; order: Order }>();
+
+  refresh(journal: Journal): void {
+    this.byStrategy = new Map();
+    const before = this.converted;
+    this.converted = new Map(); // only rows still resting keep their conversion
+    for (const r of journal.activeOrders()) {
+      if (!RESTING_STATES.has(r.state)) continue;
+      const held = before.get(r.clientOid);
+      if (held) this.converted.set(r.clientOid, held);
+      const mine = this.byStrategy.get(r.strategyId);
+      if (mine) mine.push(r);
+      else this.byStrategy.set(r.strategyId, [r]);
+    }
+  }
+
+  /** The polled orders of an instance, and its resting rows on its symbols that the poll does not list. */
+  merge(id: string, symbols: readonly string[], polled: Order[]): Order[] {
+    const rows = this.byStrategy.get(id);
+    if (!rows) return polled;
+    let listed: Set<string> | undefined;
+    let out: Order[] | undefined;
+    for (const r of rows) {
+      if (!symbols.includes(r.symbol)) continue;
+      // The polled record wins: it carries the venue's fills.
+      listed ??= new Set(polled.flatMap((x) => (x.clientOid ? [x.clientOid] : [])));
+      if (listed.has(r.clientOid)) continue;
+      (out ??= [...polled]).push(this.order(r));
+    }
+    return out ?? polled;
+  }
+
+  private order(r: JournalOrder): Order {
+    const held = this.converted.get(r.clientOid);
+    const same = held && held.row.state === r.state && held.row.updatedAt === r.updatedAt && held.row.filledSize === r.filledSize && held.row.orderId === r.orderId && held.row.avgPrice === r.avgPrice && held.row.fee === r.fee;
+    if (same) return held.order;
+    const order = orderOfRow(r);
+    this.converted.set(r.clientOid, { row: r, order });
+    return order;
+  }
+}
+
 export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   const log = o.logger.child({ component: 'trading-loop' });
   const subs = new Subscription();
   const inFlight = new Set<Promise<unknown>>();
   let queued = 0;
-  // An instance's orders are those the journal says it placed.
+  // An instance's orders are those the journal says it placed: the polled ones (whatever state the journal holds
+  // them in: the venue says they rest), and the resting rows the poll does not list yet.
   const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && o.journal.order(x.clientOid)?.strategyId === id);
+  const resting = new RestingRows();
   const ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
 
   subs.add(
@@ -125,14 +213,15 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   subs.add(o.streams.positions$.subscribe((x) => (positions = x.value)));
   subs.add(
     o.streams.tickers$.subscribe((tickers) => {
-      o.latest.value = tickers;
+      o.latest.update(tickers);
       o.beforeTickers?.(tickers);
       const nowMs = o.clock.now();
       try {
+        resting.refresh(o.journal);
         o.runner.onMarket((sc): MarketUpdate => ({
           nowMs,
           tickers: tickers.value,
-          openOrders: ownOrders.of(sc.id, sc.symbols, orders),
+          openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
           positions: ownPositions.of(sc.id, sc.symbols, positions),
           balances,
         }));
@@ -145,7 +234,7 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   // Equity feeds the drawdown kill switch and the journal.
   subs.add(
     o.streams.balances$.subscribe((b) => {
-      const eq = equity(b.value, positions, o.latest.value?.value, o.instruments);
+      const eq = equity(b.value, positions, o.latest.prices(), o.instruments);
       if (!eq) return;
       const now = o.clock.now();
       for (const [surface, value] of Object.entries(eq.bySurface)) o.journal.recordEquity(surface as Surface, value.toString(), now);
@@ -159,13 +248,4 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
     queued: () => queued,
     stop: () => subs.unsubscribe(),
   };
-}
-
-/** One reconciliation; new orders are allowed once nothing is left unresolved (the fence stays otherwise). */
-export async function reconcileAndOpen(tracker: OrderTracker, executor: Executor, logger: Logger, scanForeign: boolean): Promise<void> {
-  const r = await tracker.reconcile({ scanForeign });
-  if (r.unresolved === 0 && executor.fenced) {
-    executor.unfence();
-    logger.info({ resolved: r.resolved, lost: r.lost, foreign: r.foreign.length }, 'reconciled: trading');
-  }
 }

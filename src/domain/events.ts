@@ -16,6 +16,8 @@ export type ExecutionEvent =
   | (Base & { type: 'unknown'; reason: string })
   | (Base & { type: 'resolved'; orderId: string; state: string })
   | (Base & { type: 'lost'; reason: string })
+  /** Final after the venue stopped knowing it: `vanished` (it was open) or `not-placed` (it was lost). */
+  | (Base & { type: 'vanished'; state: 'vanished' | 'not-placed'; reason: string })
   | (Base & { type: 'partially-filled' | 'filled'; orderId: string; filledSize: Decimal; avgPrice: Decimal | null })
   | (Base & { type: 'canceled'; orderId: string })
   | (Base & { type: 'triggered'; orderId: string })

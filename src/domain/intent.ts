@@ -1,5 +1,5 @@
 // Intents: what a strategy wants done, as plain data. The executor turns them into exchange calls.
-import type { Decimal } from './decimal.js';
+import { Decimal } from './decimal.js';
 import type { PositionSide, Surface } from './market.js';
 import type { Order, OrderKind, Side, TimeInForce } from './order.js';
 
@@ -32,6 +32,62 @@ export type Intent =
   | { kind: 'cancel-trigger'; strategyId: string; symbol: string; orderId: string };
 
 export type IntentKind = Intent['kind'];
+
+// The values each field may take, checked at run time: strategies are JavaScript and may send anything. A
+// Record over each union makes the compiler ask for a new value here when the union grows.
+const SIDES: Record<Side, true> = { buy: true, sell: true };
+const KINDS: Record<OrderKind, true> = { limit: true, market: true };
+const TIMES_IN_FORCE: Record<TimeInForce, true> = { gtc: true, post_only: true, fok: true, ioc: true };
+const POSITION_SIDES: Record<PositionSide, true> = { long: true, short: true };
+const SURFACES: Record<Surface, true> = { spot: true, futures: true };
+
+const oneOf = (table: Record<string, true>, x: unknown): boolean => typeof x === 'string' && Object.hasOwn(table, x);
+
+/**
+ * An exact decimal. Duck-typed rather than `instanceof`: a strategy loaded through the package entry may hold
+ * another copy of the Decimal class (dist/ beside src/), whose values are as good.
+ */
+function isDecimal(x: unknown): x is Decimal {
+  if (x instanceof Decimal) return true;
+  if (typeof x !== 'object' || x === null) return false;
+  const d = x as { mantissa?: unknown; scale?: unknown; mul?: unknown };
+  return typeof d.mantissa === 'bigint' && Number.isSafeInteger(d.scale) && (d.scale as number) >= 0 && typeof d.mul === 'function';
+}
+
+const show = (x: unknown): string => (typeof x === 'string' ? JSON.stringify(x) : typeof x === 'bigint' ? `${x}n` : String(x));
+
+/** What is wrong with the shape of an order a strategy asked for (undefined: nothing); its values are checked by the risk gate. */
+export function malformedOrder(o: unknown): string | undefined {
+  if (typeof o !== 'object' || o === null) return `an order must be an object, got ${show(o)}`;
+  const x = o as Record<string, unknown>;
+  if (!oneOf(SIDES, x.side)) return `side ${show(x.side)} is not buy or sell`;
+  if (!oneOf(KINDS, x.kind)) return `kind ${show(x.kind)} is not limit or market`;
+  if (!oneOf(TIMES_IN_FORCE, x.timeInForce)) return `timeInForce ${show(x.timeInForce)} is not gtc, post_only, fok or ioc`;
+  if (!isDecimal(x.size)) return `size ${show(x.size)} is not a Decimal`;
+  // Optional fields: null is taken as absent (an Order's own fields spread into a spec carry nulls).
+  if (x.price != null && !isDecimal(x.price)) return `price ${show(x.price)} is not a Decimal`;
+  if (x.positionSide != null && !oneOf(POSITION_SIDES, x.positionSide)) return `positionSide ${show(x.positionSide)} is not long or short`;
+  if (x.reduceOnly != null && typeof x.reduceOnly !== 'boolean') return `reduceOnly ${show(x.reduceOnly)} is not a boolean`;
+  return undefined;
+}
+
+/** What is wrong with the shape of a place intent itself (its orders are checked one by one). */
+export function malformedPlace(intent: { surface: unknown; orders: unknown }): string | undefined {
+  if (!oneOf(SURFACES, intent.surface)) return `surface ${show(intent.surface)} is not spot or futures`;
+  if (!Array.isArray(intent.orders)) return `orders ${show(intent.orders)} is not a list`;
+  return undefined;
+}
+
+/** What is wrong with the shape of a trigger intent (undefined: nothing). */
+export function malformedTrigger(trigger: object): string | undefined {
+  const intent = trigger as Record<string, unknown>;
+  if (!oneOf(POSITION_SIDES, intent.positionSide)) return `positionSide ${show(intent.positionSide)} is not long or short`;
+  if (typeof intent.reduceOnly !== 'boolean') return `reduceOnly ${show(intent.reduceOnly)} is not a boolean`;
+  if (!isDecimal(intent.size)) return `size ${show(intent.size)} is not a Decimal`;
+  if (!isDecimal(intent.triggerPrice)) return `triggerPrice ${show(intent.triggerPrice)} is not a Decimal`;
+  if (intent.executePrice != null && !isDecimal(intent.executePrice)) return `executePrice ${show(intent.executePrice)} is not a Decimal`;
+  return undefined;
+}
 
 /** Does this order only shrink exposure? (Spot sells and futures closes.) */
 export function reducesExposure(o: OrderSpec, surface: Surface): boolean {

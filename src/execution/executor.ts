@@ -1,15 +1,16 @@
 // The executor: turns intents into exchange calls that never duplicate or lose an order. Every order gets a
 // client id from the journal and is written down before it is sent; answers are per item; an unknown outcome
-// stays unknown until the order tracker resolves it by query: it is never re-sent.
+// stays unknown until the order tracker resolves it by query: it is never re-sent. A strategy cancels only its
+// own orders, and a cancel it asks for is sent whatever the journal believes about the order.
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent, OrderSpec } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
-import { futuresSide } from '../domain/order.js';
+import { futuresSide, type Order } from '../domain/order.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
-import { FINAL_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import { FINAL_STATES, RESTING_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
@@ -24,6 +25,8 @@ export interface ExecutorOptions {
   instruments: Map<string, Instrument>;
   /** Latest trustworthy price of a symbol (from the market data streams). */
   reference: RiskContext['reference'];
+  /** The open orders the venue listed at the last poll: the open-order caps count them as well as the journal. */
+  listed?: () => readonly Order[];
   hooks?: KillHooks;
 }
 
@@ -32,6 +35,11 @@ function chunks<T>(xs: T[], size: number): T[][] {
   for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
   return out;
 }
+
+/** Orders whose outcome is not known yet: a cancel that finds nothing leaves them to the tracker as they are. */
+const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
+
+type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 
 export class Executor {
   readonly events$ = new Subject<ExecutionEvent>();
@@ -60,19 +68,37 @@ export class Executor {
     this.events$.next(e);
   }
 
+  /**
+   * What the caps count: the journal's limit orders that may rest (lost ones are treated as not placed), and the
+   * limit orders the venue listed that the journal does not hold as resting (a row concluded too early, or an
+   * order this bot did not create), so neither view alone can let a cap be passed.
+   */
   private riskContext(): RiskContext {
-    const active = this.o.journal.activeOrders().filter((r) => r.kind === 'limit');
+    const resting = this.o.journal.activeOrders().filter((r) => r.kind === 'limit' && RESTING_STATES.has(r.state));
+    const counted = resting.map((r) => ({ symbol: r.symbol, strategyId: r.strategyId as string | null, notional: this.openValue(r) }));
+    const held = new Set(resting.flatMap((r) => [r.clientOid, ...(r.orderId ? [`#${r.orderId}`] : [])]));
+    for (const v of this.o.listed?.() ?? []) {
+      if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
+      const row = v.clientOid ? this.o.journal.order(v.clientOid) : undefined;
+      const adds = v.surface === 'futures' ? !v.reduceOnly : v.side === 'buy';
+      const left = v.size.sub(v.filledSize);
+      counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: adds && v.price ? v.price.mul(left) : Decimal.ZERO });
+    }
     return {
       now: this.o.clock.now(),
       instrument: (s) => this.o.instruments.get(s),
       reference: (s) => this.o.reference(s),
-      openCount: (s) => active.filter((r) => r.symbol === s).length,
-      openCountByStrategy: (id) => active.filter((r) => r.strategyId === id).length,
-      openNotional: (s) =>
-        active
-          .filter((r) => r.symbol === s && !(r.surface === 'futures' ? r.reduceOnly : r.side === 'sell'))
-          .reduce((a, r) => a.add(Decimal.from(r.price ?? '0').mul(Decimal.from(r.size).sub(Decimal.from(r.filledSize)))), Decimal.ZERO),
+      openCount: (s) => counted.filter((r) => r.symbol === s).length,
+      openCountByStrategy: (id) => counted.filter((r) => r.strategyId === id).length,
+      openNotional: (s) => counted.filter((r) => r.symbol === s).reduce((a, r) => a.add(r.notional), Decimal.ZERO),
     };
+  }
+
+  /** The notional a resting row adds to its symbol's exposure (what is left of a buy, or of a futures open). */
+  private openValue(r: JournalOrder): Decimal {
+    const adds = r.surface === 'futures' ? !r.reduceOnly : r.side === 'buy';
+    if (!adds || !r.price) return Decimal.ZERO;
+    return Decimal.from(r.price).mul(Decimal.from(r.size).sub(Decimal.from(r.filledSize)));
   }
 
   async submit(intent: Intent): Promise<ExecutionEvent[]> {
@@ -88,20 +114,23 @@ export class Executor {
         await this.placeTrigger(intent, intentId, out);
         break;
       case 'cancel': {
-        const rows = intent.orderIds
-          ? intent.orderIds.map((id) => this.o.journal.orderByOrderId(id)).filter((r): r is JournalOrder => !!r)
-          : (intent.clientOids ?? []).map((c) => this.o.journal.order(c)).filter((r): r is JournalOrder => !!r);
-        await this.cancelRows(rows, out);
+        const rows = this.ownRows(intent, out, [
+          ...(intent.orderIds ?? []).map((id) => ({ ref: `order id ${id}`, row: this.o.journal.orderByOrderId(id) })),
+          ...(intent.clientOids ?? []).map((c) => ({ ref: `client id ${c}`, row: this.o.journal.order(c) })),
+        ]);
+        await this.cancelRows(rows, out, intent.orderIds ? 'id' : 'cid');
         break;
       }
       case 'cancel-all': {
-        // Our own orders only: orders this bot did not create are left alone.
-        const rows = this.o.journal.activeOrders().filter((r) => r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger && (r.state === 'open' || r.state === 'unknown'));
-        await this.cancelRows(rows, out);
+        // The strategy's own orders on that symbol: other strategies' and foreign orders are left alone.
+        const rows = this.o.journal
+          .activeOrders()
+          .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger && RESTING_STATES.has(r.state));
+        await this.cancelRows(rows, out, 'cid');
         break;
       }
       case 'cancel-trigger': {
-        const row = this.o.journal.orderByOrderId(intent.orderId);
+        const [row] = this.ownRows(intent, out, [{ ref: `order id ${intent.orderId}`, row: this.o.journal.orderByOrderId(intent.orderId) }]);
         if (row) await this.cancelTriggerRow(row, out);
         break;
       }
@@ -109,10 +138,45 @@ export class Executor {
     return out;
   }
 
-  private deny(out: ExecutionEvent[], intent: Intent, surface: Surface, symbol: string, reason: string, detail: string): void {
+  /**
+   * Cancels every order of a symbol this bot placed (shutdown): resting limit orders always, trigger orders
+   * only when `triggers` is set. Returns the events and the triggers left in place.
+   */
+  async cancelAllOwn(surface: Surface, symbol: string, triggers: boolean): Promise<{ events: ExecutionEvent[]; keptTriggers: JournalOrder[] }> {
+    const out: ExecutionEvent[] = [];
+    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface && RESTING_STATES.has(r.state));
+    const keptTriggers = triggers ? [] : rows.filter((r) => r.isTrigger);
+    await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'cid');
+    if (triggers) for (const r of rows.filter((x) => x.isTrigger)) await this.cancelTriggerRow(r, out);
+    return { events: out, keptTriggers };
+  }
+
+  /** The rows a cancel intent names that belong to the strategy and its symbol; every other one is denied. */
+  private ownRows(intent: Extract<Intent, { kind: 'cancel' | 'cancel-trigger' }>, out: ExecutionEvent[], named: Array<{ ref: string; row: JournalOrder | undefined }>): JournalOrder[] {
+    const surface: Surface = intent.kind === 'cancel' ? intent.surface : 'futures';
+    const own: JournalOrder[] = [];
+    const denied: Denied[] = [];
     const now = this.o.clock.now();
-    this.o.journal.recordRiskDecision(intent.strategyId, intent.kind, reason, detail, now);
-    this.emit(out, { type: 'denied', strategyId: intent.strategyId, surface, symbol, atMs: now, reason, detail });
+    for (const { ref, row } of named) {
+      const why = !row
+        ? `${ref} is not an order this bot placed`
+        : row.strategyId !== intent.strategyId
+          ? `${ref} belongs to strategy ${row.strategyId}`
+          : row.symbol !== intent.symbol || row.surface !== surface
+            ? `${ref} is on ${row.symbol}, not ${intent.symbol}`
+            : undefined;
+      if (why) denied.push({ type: 'denied', strategyId: intent.strategyId, surface, symbol: intent.symbol, atMs: now, reason: 'not-own-order', detail: why });
+      else own.push(row!);
+    }
+    this.denyAll(out, intent.kind, denied);
+    return own;
+  }
+
+  /** Records denials in one transaction, then tells everyone. */
+  private denyAll(out: ExecutionEvent[], intentKind: string, denied: Denied[]): void {
+    if (denied.length === 0) return;
+    this.o.journal.recordRiskDecisions(denied.map((d) => ({ strategyId: d.strategyId, intentKind, reason: d.reason, detail: d.detail, atMs: d.atMs })));
+    for (const d of denied) this.emit(out, d);
   }
 
   private newRows(intent: { strategyId: string }, intentId: number, surface: Surface, symbol: string, specs: OrderSpec[], trigger?: Decimal): JournalOrder[] {
@@ -122,17 +186,22 @@ export class Executor {
       clientOid: oids[i]!, strategyId: intent.strategyId, intentId, surface, symbol, side: s.side, kind: s.kind, timeInForce: s.timeInForce,
       price: s.price ? s.price.toString() : null, size: s.size.toString(), positionSide: surface === 'futures' ? (s.positionSide ?? (s.side === 'buy' ? 'long' : 'short')) : null,
       reduceOnly: s.reduceOnly ?? false, isTrigger: trigger !== undefined, triggerPrice: trigger ? trigger.toString() : null, orderId: null,
-      state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: now, updatedAt: now, absentChecks: 0, lastError: null,
+      state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: now, updatedAt: now, seenAtMs: null, absentChecks: 0, lastError: null,
     }));
+  }
+
+  private denials(intent: Intent, surface: Surface, symbol: string, list: Array<{ reason: string; detail: string }>): Denied[] {
+    const now = this.o.clock.now();
+    return list.map((d) => ({ type: 'denied', strategyId: intent.strategyId, surface, symbol, atMs: now, reason: d.reason, detail: d.detail }));
   }
 
   private async place(intent: Extract<Intent, { kind: 'place' }>, intentId: number, out: ExecutionEvent[]): Promise<void> {
     if (this.fencedBy) {
-      for (const _ of intent.orders) this.deny(out, intent, intent.surface, intent.symbol, 'fenced', this.fencedBy);
+      this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, [{ reason: 'fenced', detail: `${Array.isArray(intent.orders) ? intent.orders.length : 0} order(s): ${this.fencedBy}` }]));
       return;
     }
     const { allowed, denials } = this.o.risk.checkPlace(intent, this.riskContext());
-    for (const d of denials) this.deny(out, intent, intent.surface, intent.symbol, d.reason, d.detail);
+    this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, denials));
     if (allowed.length === 0) return;
     const rows = this.newRows(intent, intentId, intent.surface, intent.symbol, allowed);
     this.o.journal.insertOrders(rows);
@@ -146,6 +215,7 @@ export class Executor {
         this.applyPlaceResult(batch[i]!, res, out);
         if (i === 0) this.hooks.at('after-journal-update');
       });
+      this.o.risk.recordSent(results.filter((r) => r.outcome !== 'rejected').length, this.o.clock.now());
     }
   }
 
@@ -171,12 +241,12 @@ export class Executor {
 
   private async placeTrigger(intent: Extract<Intent, { kind: 'place-trigger' }>, intentId: number, out: ExecutionEvent[]): Promise<void> {
     if (this.fencedBy) {
-      this.deny(out, intent, 'futures', intent.symbol, 'fenced', this.fencedBy);
+      this.denyAll(out, intent.kind, this.denials(intent, 'futures', intent.symbol, [{ reason: 'fenced', detail: this.fencedBy }]));
       return;
     }
     const denials = this.o.risk.checkTrigger(intent, this.riskContext());
     if (denials.length > 0) {
-      for (const d of denials) this.deny(out, intent, 'futures', intent.symbol, d.reason, d.detail);
+      this.denyAll(out, intent.kind, this.denials(intent, 'futures', intent.symbol, denials));
       return;
     }
     const spec: OrderSpec = {
@@ -192,19 +262,29 @@ export class Executor {
     });
     this.hooks.at('after-send');
     this.applyPlaceResult(row!, res, out, 'untriggered');
+    this.o.risk.recordSent(res.outcome === 'rejected' ? 0 : 1, this.o.clock.now());
   }
 
-  private async cancelRows(rows: JournalOrder[], out: ExecutionEvent[]): Promise<void> {
-    const live = rows.filter((r) => !FINAL_STATES.has(r.state) && r.orderId);
+  /**
+   * Sends the cancels, per symbol and in batches of the venue's limit. By client id unless the strategy named
+   * venue ids: our client ids are ours alone, while a venue that was replaced numbers its orders from 1 again,
+   * and an order whose placing is unanswered has no venue id but may rest all the same. A row the journal holds
+   * as final is cancelled too when asked for: the journal may have concluded too early, the venue decides.
+   */
+  private async cancelRows(rows: JournalOrder[], out: ExecutionEvent[], prefer: 'id' | 'cid'): Promise<void> {
     const groups = new Map<string, JournalOrder[]>();
-    for (const r of live) groups.set(`${r.surface}|${r.symbol}`, [...(groups.get(`${r.surface}|${r.symbol}`) ?? []), r]);
+    for (const r of rows) {
+      if (r.isTrigger) continue;
+      const key = `${r.surface}|${r.symbol}|${prefer === 'id' && r.orderId ? 'id' : 'cid'}`;
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
     for (const [key, group] of groups) {
-      const [surface, symbol] = key.split('|') as [Surface, string];
+      const [surface, symbol, by] = key.split('|') as [Surface, string, 'id' | 'cid'];
       const max = ENDPOINTS[surface === 'spot' ? 'S4' : 'F7'].maxBatch!;
       for (const batch of chunks(group, max)) {
         const now = this.o.clock.now();
-        for (const r of batch) this.o.journal.updateOrder(r.clientOid, { state: 'canceling' }, 'cancel requested', now);
-        const target: CancelTarget = { orderIds: batch.map((r) => r.orderId!) };
+        for (const r of batch) if (!FINAL_STATES.has(r.state) && !PENDING.has(r.state)) this.o.journal.updateOrder(r.clientOid, { state: 'canceling' }, 'cancel requested', now);
+        const target: CancelTarget = by === 'id' ? { orderIds: batch.map((r) => r.orderId!) } : { clientOids: batch.map((r) => r.clientOid) };
         const results = await this.o.client.cancelOrders(surface, symbol, target);
         this.hooks.at('during-cancel');
         results.forEach((res, i) => this.applyCancelResult(batch[i]!, res, out));
@@ -214,9 +294,17 @@ export class Executor {
 
   private applyCancelResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {
     const now = this.o.clock.now();
+    const final = FINAL_STATES.has(row.state);
     if (res.outcome === 'accepted') {
-      this.o.journal.updateOrder(row.clientOid, { state: 'canceled' }, 'canceled', now);
-      this.emit(out, { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now, type: 'canceled', orderId: row.orderId! });
+      const orderId = row.orderId ?? res.orderId ?? '';
+      this.o.journal.updateOrder(row.clientOid, { state: 'canceled', ...(orderId ? { orderId } : {}) }, final ? `canceled at the venue, although the journal held it ${row.state}` : 'canceled', now);
+      if (final) this.logger.warn({ clientOid: row.clientOid, orderId, was: row.state }, 'an order the journal held as final was resting at the venue: canceled');
+      this.emit(out, { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now, type: 'canceled', orderId });
+      return;
+    }
+    // A final row stays final; an unanswered order stays as it was: the tracker settles both by query.
+    if (final || PENDING.has(row.state)) {
+      this.o.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `cancel not confirmed: ${res.error.category}`, now);
       return;
     }
     if (res.outcome === 'rejected' && res.error.category !== 'not-found') {
@@ -225,12 +313,12 @@ export class Executor {
       return;
     }
     // Not found or no answer: it may have filled or been canceled already; the tracker finds out by query.
-    this.o.journal.updateOrder(row.clientOid, { state: 'canceling', lastError: 'error' in res ? res.error.summary() : null }, `cancel outcome to resolve: ${'error' in res ? res.error.category : ''}`, now);
+    this.o.journal.updateOrder(row.clientOid, { state: 'canceling', lastError: res.error.summary() }, `cancel outcome to resolve: ${res.error.category}`, now);
   }
 
   private async cancelTriggerRow(row: JournalOrder, out: ExecutionEvent[]): Promise<void> {
-    if (FINAL_STATES.has(row.state) || !row.orderId) return;
-    this.o.journal.updateOrder(row.clientOid, { state: 'canceling' }, 'cancel requested', this.o.clock.now());
+    if (!row.orderId) return;
+    if (!FINAL_STATES.has(row.state)) this.o.journal.updateOrder(row.clientOid, { state: 'canceling' }, 'cancel requested', this.o.clock.now());
     const res = await this.o.client.cancelTrigger(row.symbol, row.orderId);
     this.hooks.at('during-cancel');
     this.applyCancelResult(row, res, out);

@@ -1,9 +1,12 @@
-// The order tracker: brings the journal's open, unknown and lost orders in line with the venue, by query.
-// Unknown orders are resolved through open orders (F5) and order lookups (S3) within a grace window that
-// tolerates read-after-write lag; an order is marked lost only after repeated absence, and is still checked.
-// Fills: futures from the order fields, spot from S2. Orders the bot did not create are reported, not touched.
+// The order tracker: brings the journal's orders that are not final in line with the venue, by query, and
+// concludes nothing the venue may still show. Every order is looked up where the venue keeps it in any state
+// (spot S3; futures current orders F5, then order detail F18 or history F19), and only accepted as ours when
+// the venue's client id matches (a replaced venue numbers its orders from 1 again). Absence counts only after
+// the grace window for read-after-write lag: an unanswered order becomes `lost` after lostAfterChecks lookups
+// (treated as not placed, still checked) and final `not-placed` after notPlacedAfterChecks more; an order that
+// was open becomes final `vanished` once the venue has not known it for vanishAfterMs and vanishAfterChecks
+// lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are reported, not touched.
 import type { Subject } from 'rxjs';
-import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
@@ -11,6 +14,7 @@ import type { ExchangeClient } from '../exchange/client.js';
 import type { Journal, JournalOrder, OrderState } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { Executor } from './executor.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
 
 export interface OrderTrackerOptions {
@@ -18,59 +22,122 @@ export interface OrderTrackerOptions {
   journal: Journal;
   clock: Clock;
   logger: Logger;
-  /** How long an unanswered order may stay invisible before absence counts toward `lost`. */
+  /** How long an order may stay invisible (read-after-write lag) before its absence counts at all. */
   graceMs: number;
-  /** Lookups without the order (after the grace window) before it is marked lost. */
+  /** Lookups without an unanswered order, after the grace window, before it is marked lost. */
   lostAfterChecks: number;
+  /** Further lookups without a lost order before it is final (`not-placed`). Default 10. */
+  notPlacedAfterChecks?: number;
+  /** An order that was open becomes `vanished` once unseen for this long ... (default 120 s) */
+  vanishAfterMs?: number;
+  /** ... and after this many lookups without it (default 5). */
+  vanishAfterChecks?: number;
   /** Symbols scanned for orders we did not create. */
   symbols: { spot: string[]; futures: string[] };
   events$?: Subject<ExecutionEvent>;
   hooks?: KillHooks;
 }
 
+/** An order whose outcome is still open: it holds the fence on new orders. */
+export interface PendingOrder {
+  clientOid: string;
+  strategyId: string;
+  symbol: string;
+  state: OrderState;
+  ageMs: number;
+  absentChecks: number;
+}
+
 export interface ReconcileReport {
   checked: number;
   resolved: number;
   lost: number;
+  notPlaced: number;
+  vanished: number;
+  /** Orders whose outcome is unknown and not yet concluded: new orders wait for them. */
   unresolved: number;
+  pending: PendingOrder[];
   fills: number;
   foreign: Array<{ surface: Surface; symbol: string; orderId: string; clientOid: string | null }>;
 }
 
+/** Sent, and no trustworthy answer yet: never re-sent, resolved by query. */
+const UNANSWERED: ReadonlySet<OrderState> = new Set(['sending', 'unknown']);
+/** Not known to be placed: a lookup that finds it resolves it. */
 const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
+
+function venueState(v: Order): OrderState {
+  switch (v.status) {
+    case 'filled':
+      return 'filled';
+    case 'canceled':
+      return 'canceled';
+    case 'untriggered':
+      return 'untriggered';
+    case 'canceling':
+      return 'canceling';
+    case 'pending':
+    case 'open':
+    case 'unknown':
+      return 'open';
+  }
+}
 
 export class OrderTracker {
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
+  private readonly notPlacedAfterChecks: number;
+  private readonly vanishAfterMs: number;
+  private readonly vanishAfterChecks: number;
 
   constructor(private readonly o: OrderTrackerOptions) {
     this.hooks = o.hooks ?? NO_KILL;
     this.logger = o.logger.child({ component: 'order-tracker' });
+    this.notPlacedAfterChecks = o.notPlacedAfterChecks ?? 10;
+    this.vanishAfterMs = o.vanishAfterMs ?? 120_000;
+    this.vanishAfterChecks = o.vanishAfterChecks ?? 5;
   }
 
   private emit(e: ExecutionEvent): void {
     this.o.events$?.next(e);
   }
 
-  /** One pass over every order not final. `scanForeign` also lists venue orders we did not create. */
-  async reconcile(opts: { scanForeign?: boolean } = {}): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, unresolved: 0, fills: 0, foreign: [] };
+  /**
+   * One pass over every order not final. `scanForeign` also lists venue orders we did not create. `startup`
+   * repeats the lookups of orders older than the grace window until they are concluded, so a restart (or a
+   * venue that forgot everything) is settled within this one pass rather than fencing trading for minutes.
+   */
+  async reconcile(opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport> {
+    const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, notPlaced: 0, vanished: 0, unresolved: 0, pending: [], fills: 0, foreign: [] };
+    // An operator may have settled orders by hand (`sextant orders resolve`) from another process.
+    this.o.journal.refresh();
     const active = this.o.journal.activeOrders();
     const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures').map((r) => r.symbol), ...(opts.scanForeign ? this.o.symbols.futures : [])]);
     const futuresOpen = new Map<string, Order[]>();
     for (const s of futuresSymbols) futuresOpen.set(s, await this.o.client.openOrders('futures', s));
 
+    const bound = Math.max(this.o.lostAfterChecks, this.vanishAfterChecks) + 1;
     let n = 0;
-    for (const row of active) {
+    for (const first of active) {
       report.checked++;
       if (++n === Math.ceil(active.length / 2)) this.hooks.at('during-reconcile');
-      const venue = row.surface === 'futures' ? this.findFutures(futuresOpen.get(row.symbol) ?? [], row) : await this.findSpot(row);
-      if (venue) await this.adopt(row, venue, report);
-      else this.absent(row, report);
+      let row: JournalOrder | undefined = first;
+      for (let attempt = 0; row && attempt < bound; attempt++) {
+        const venue = await this.find(row, futuresOpen);
+        if (venue) {
+          await this.adopt(row, venue, report);
+          break;
+        }
+        this.absent(row, report, !!opts.startup && attempt + 1 < bound && this.settleNow(row));
+        if (!opts.startup) break;
+        const next = this.o.journal.order(row.clientOid);
+        row = next && this.settleNow(next) ? next : undefined;
+      }
     }
 
     if (opts.scanForeign) {
-      const ours = (o: Order) => (o.clientOid && this.o.journal.order(o.clientOid)) || this.o.journal.orderByOrderId(o.orderId);
+      // By client id where the venue gives one: a replaced venue's order may carry an id one of ours once had.
+      const ours = (o: Order) => (o.clientOid ? this.o.journal.order(o.clientOid) : this.o.journal.orderByOrderId(o.orderId));
       const scans: Array<[Surface, string, Order[]]> = [...futuresOpen.entries()].map(([s, os]) => ['futures', s, os]);
       for (const s of this.o.symbols.spot) scans.push(['spot', s, await this.o.client.openOrders('spot', s)]);
       for (const [surface, symbol, orders] of scans) {
@@ -84,82 +151,172 @@ export class OrderTracker {
     return report;
   }
 
-  private findFutures(open: Order[], row: JournalOrder): Order | undefined {
-    return open.find((o) => (row.orderId && o.orderId === row.orderId) || o.clientOid === row.clientOid);
+  /** At startup, an order old enough to conclude is looked up again at once until it is. */
+  private settleNow(row: JournalOrder): boolean {
+    const now = this.o.clock.now();
+    if (UNANSWERED.has(row.state)) return now - row.createdAt >= this.o.graceMs;
+    if (row.state === 'open' || row.state === 'canceling' || row.state === 'untriggered') return now - (row.seenAtMs ?? row.createdAt) >= this.vanishAfterMs;
+    return false;
   }
 
-  private async findSpot(row: JournalOrder): Promise<Order | undefined> {
-    const lookup = row.orderId ? { orderId: row.orderId } : { clientOid: row.clientOid };
-    return (await this.o.client.order('spot', row.symbol, lookup)) ?? undefined;
+  /** The venue's record of an order, only when its client id (where the venue gives one) is the row's. */
+  private async find(row: JournalOrder, futuresOpen: Map<string, Order[]>): Promise<Order | undefined> {
+    const same = (v: Order | null | undefined): Order | undefined => {
+      if (!v) return undefined;
+      if (v.clientOid && v.clientOid !== row.clientOid) {
+        this.logger.warn({ clientOid: row.clientOid, orderId: v.orderId, venueClientOid: v.clientOid }, 'the venue gives this order id to another order: not ours');
+        return undefined;
+      }
+      return v;
+    };
+    if (row.surface === 'futures') {
+      const listed = (futuresOpen.get(row.symbol) ?? []).find((v) => v.clientOid === row.clientOid || (!!row.orderId && v.orderId === row.orderId && !v.clientOid));
+      if (listed) return listed;
+    }
+    // Spot S3 finds any order; futures detail (F18) by id, or history (F19) by client id, find final ones too.
+    const lookup = row.orderId ? { orderId: row.orderId } : { clientOid: row.clientOid, createdAfterMs: row.createdAt - 60_000 };
+    return same(await this.o.client.order(row.surface, row.symbol, lookup));
   }
 
   private async adopt(row: JournalOrder, v: Order, report: ReconcileReport): Promise<void> {
     const now = this.o.clock.now();
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
-    const state: OrderState =
-      v.status === 'filled' ? 'filled' : v.status === 'canceled' ? 'canceled' : v.status === 'untriggered' ? 'untriggered' : v.status === 'canceling' ? 'canceling' : 'open';
+    const state = venueState(v);
     const filled = v.filledSize.toString();
     const wasPending = PENDING.has(row.state);
     const keepCanceling = row.state === 'canceling' && (state === 'open' || state === 'untriggered');
     const next: OrderState = keepCanceling ? 'canceling' : state;
-    const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId;
-    if (!changed) return;
+    const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId || row.absentChecks > 0;
+    // Seen: refreshed on a change, or when the last sighting is getting old (a write per order per pass would cost).
+    const stale = row.seenAtMs === null || now - row.seenAtMs >= this.vanishAfterMs / 4;
+    if (!changed && !stale) return;
     this.o.journal.updateOrder(
       row.clientOid,
-      { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0 },
-      wasPending ? `resolved from ${row.state}` : `venue says ${v.status}`,
+      { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, seenAtMs: now },
+      !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : `venue says ${v.status}`,
       now,
     );
+    if (!changed) return;
     if (wasPending) {
       report.resolved++;
+      this.logger.info({ clientOid: row.clientOid, orderId: v.orderId, was: row.state, now: next }, 'order resolved');
       this.emit({ ...base, type: 'resolved', orderId: v.orderId, state: next });
     }
     if (row.state === 'untriggered' && next !== 'untriggered') this.emit({ ...base, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
-      if (row.surface === 'spot') report.fills += await this.recordSpotFills(row, v.orderId);
+      report.fills += await this.recordFills(row, v.orderId);
       this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
     }
     if (next === 'canceled' && row.state !== 'canceled') this.emit({ ...base, type: 'canceled', orderId: v.orderId });
   }
 
-  private async recordSpotFills(row: JournalOrder, orderId: string): Promise<number> {
+  private async recordFills(row: JournalOrder, orderId: string): Promise<number> {
     let added = 0;
-    for (const f of await this.o.client.fills(row.symbol, orderId)) {
+    for (const f of await this.o.client.fills(row.surface, row.symbol, orderId)) {
       if (this.o.journal.recordFill({ clientOid: row.clientOid, orderId, fillId: f.fillId, price: f.price.toString(), size: f.size.toString(), fee: f.fee.toString(), atMs: f.timestampMs })) added++;
     }
     return added;
   }
 
-  private absent(row: JournalOrder, report: ReconcileReport): void {
+  private absent(row: JournalOrder, report: ReconcileReport, again: boolean): void {
     const now = this.o.clock.now();
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
-    if (PENDING.has(row.state)) {
-      // Read-after-write lag: absence inside the grace window proves nothing.
-      if (now - row.createdAt < this.o.graceMs) {
-        report.unresolved++;
-        return;
-      }
-      const checks = row.absentChecks + 1;
-      if (row.state !== 'lost' && checks >= this.o.lostAfterChecks) {
+    const ageMs = now - row.createdAt;
+    const holds = () => {
+      if (again) return; // looked up again at once: counted when it is concluded or left
+      report.unresolved++;
+      report.pending.push({ clientOid: row.clientOid, strategyId: row.strategyId, symbol: row.symbol, state: row.state, ageMs, absentChecks: row.absentChecks });
+    };
+    // Read-after-write lag: absence inside the grace window proves nothing, whatever the order's state.
+    if (ageMs < this.o.graceMs) {
+      if (UNANSWERED.has(row.state)) holds();
+      return;
+    }
+    const checks = row.absentChecks + 1;
+    if (UNANSWERED.has(row.state)) {
+      if (checks >= this.o.lostAfterChecks) {
         this.o.journal.updateOrder(row.clientOid, { state: 'lost', absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
+        this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'order lost: not found at the venue after the grace window; treated as not placed, still checked');
         this.emit({ ...base, type: 'lost', reason: `not found at the venue ${checks} times after ${this.o.graceMs} ms` });
         report.lost++;
         return;
       }
       this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
-      if (row.state !== 'lost') report.unresolved++;
+      row = { ...row, absentChecks: checks };
+      holds();
       return;
     }
-    // It was open (or being canceled) and the venue no longer lists it as open.
-    if (row.surface === 'futures') {
-      // Futures current orders say nothing about why an order left: filled, canceled or liquidated.
-      const filled = Decimal.from(row.filledSize).eq(Decimal.from(row.size));
-      const state: OrderState = filled ? 'filled' : 'closed';
-      this.o.journal.updateOrder(row.clientOid, { state }, 'no longer among current orders (the venue does not say why)', now);
+    if (row.state === 'lost') {
+      if (checks >= this.o.lostAfterChecks + this.notPlacedAfterChecks) {
+        const reason = `not found in ${checks} lookups over ${Math.round(ageMs / 1000)} s`;
+        this.o.journal.updateOrder(row.clientOid, { state: 'not-placed', absentChecks: checks }, `${reason}: not placed (final)`, now);
+        this.logger.info({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'lost order concluded: not placed');
+        this.emit({ ...base, type: 'vanished', state: 'not-placed', reason });
+        report.notPlaced++;
+        return;
+      }
+      this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
       return;
     }
-    // Spot lookups find any order: absence of a known order is odd; count it and keep checking.
-    this.o.journal.updateOrder(row.clientOid, { absentChecks: row.absentChecks + 1 }, 'lookup found nothing', now);
-    report.unresolved++;
+    // It was open (or being canceled, or waiting for its trigger) and the venue does not know it now.
+    const unseenMs = now - (row.seenAtMs ?? row.createdAt);
+    if (checks >= this.vanishAfterChecks && unseenMs >= this.vanishAfterMs) {
+      const reason = `unknown to the venue in ${checks} lookups in a row${row.orderId ? ` by order id ${row.orderId}` : ''}, unseen for ${Math.round(unseenMs / 1000)} s`;
+      this.o.journal.updateOrder(row.clientOid, { state: 'vanished', absentChecks: checks }, `${reason}: vanished (final)`, now);
+      this.logger.warn({ clientOid: row.clientOid, orderId: row.orderId, symbol: row.symbol, was: row.state, checks, unseenMs }, 'order vanished: the venue does not know it any more');
+      this.emit({ ...base, type: 'vanished', state: 'vanished', reason });
+      report.vanished++;
+      return;
+    }
+    this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
   }
 }
+
+/** The orders of a journal whose outcome is unknown: what holds (or will hold) the fence on new orders. */
+export function unansweredOrders(journal: Journal, nowMs: number): PendingOrder[] {
+  return journal
+    .activeOrders()
+    .filter((r) => UNANSWERED.has(r.state))
+    .map((r) => ({ clientOid: r.clientOid, strategyId: r.strategyId, symbol: r.symbol, state: r.state, ageMs: nowMs - r.createdAt, absentChecks: r.absentChecks }));
+}
+
+/** Says what holds the fence, in a line a person can act on. */
+export function describePending(pending: PendingOrder[]): string {
+  const shown = pending.slice(0, 5).map((p) => `${p.clientOid} (${p.state}, ${Math.round(p.ageMs / 1000)} s old, not found ${p.absentChecks}×)`);
+  return `${pending.length} order(s) with an unknown outcome: ${shown.join(', ')}${pending.length > 5 ? ', …' : ''}`;
+}
+
+/**
+ * One reconciliation; new orders are allowed once no order with an unknown outcome is left (the fence stays
+ * otherwise, and says which orders hold it). A failed reconciliation keeps the fence of a start with its reason.
+ */
+export async function reconcileAndOpen(tracker: OrderTracker, executor: Executor, logger: Logger, opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport | undefined> {
+  let r: ReconcileReport;
+  try {
+    r = await tracker.reconcile(opts);
+  } catch (err) {
+    if (executor.fenced) {
+      const reason = `reconciliation failed: ${(err as Error).message}`;
+      if (executor.fenced !== reason) logger.warn({ reason }, 'trading fenced (cancels allowed)');
+      executor.fence(reason);
+    } else logger.warn({ err: (err as Error).message }, 'reconciliation failed: retried on schedule');
+    return undefined;
+  }
+  const changed = r.resolved + r.lost + r.notPlaced + r.vanished + r.fills;
+  if (changed > 0) logger.info({ resolved: r.resolved, lost: r.lost, notPlaced: r.notPlaced, vanished: r.vanished, fills: r.fills }, 'reconciliation changed orders');
+  if (!executor.fenced) return r;
+  if (r.unresolved === 0) {
+    executor.unfence();
+    logger.info({ resolved: r.resolved, lost: r.lost, vanished: r.vanished, foreign: r.foreign.length }, 'reconciled: trading');
+    return r;
+  }
+  const reason = describePending(r.pending);
+  // Said again when the orders holding it change, not on every pass.
+  const holders = r.pending.map((p) => p.clientOid).join(',');
+  if (lastHolders.get(executor) !== holders) logger.warn({ reason, orders: r.pending }, 'trading fenced until these orders are resolved (cancels allowed)');
+  lastHolders.set(executor, holders);
+  executor.fence(reason);
+  return r;
+}
+
+const lastHolders = new WeakMap<Executor, string>();

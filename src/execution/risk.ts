@@ -1,12 +1,13 @@
 // The pre-trade risk gate: every order of an intent is checked before anything is sent; nothing is clamped.
 // Trading states: active, reducing (only orders that shrink exposure), halted (cancels only). The drawdown
 // kill switch and the order-rate breaker latch `halted` in the journal: it survives restarts until an
-// operator resets it.
+// operator resets it; a reset made by another process (`sextant risk reset`) reaches a running gate too.
 import { Decimal } from '../domain/decimal.js';
 import type { TradingState } from '../domain/events.js';
-import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
+import { malformedOrder, malformedPlace, malformedTrigger, reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
+import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
 
 export interface RiskLimits {
@@ -22,13 +23,20 @@ export interface RiskLimits {
   maxOrdersPerMinute: number;
   /** Drawdown from the equity peak, in percent, that trips the kill switch. */
   maxDrawdownPct: Decimal;
+  /** Orders one place intent may carry; a larger intent is refused whole, with one denial. */
+  maxOrdersPerIntent: number;
+  /**
+   * A price further than this percent from the previous accepted one, or from the ticker's own bid/ask, is not
+   * trusted until confirmed (domain/price-sanity.ts): it prices no order and values no equity.
+   */
+  outlierPct: Decimal;
 }
 
 export interface RiskContext {
   now: number;
   instrument(symbol: string): Instrument | undefined;
-  /** The latest trustworthy price of a symbol and when it was seen. */
-  reference(symbol: string): { price: Decimal; atMs: number } | undefined;
+  /** The latest trustworthy price of a symbol and when it was seen; undefined when there is none. */
+  reference(symbol: string): ReferencePrice | undefined;
   /** Open orders (ours, not final) of a symbol and of a strategy, and their notional on a symbol. */
   openCount(symbol: string): number;
   openCountByStrategy(strategyId: string): number;
@@ -38,9 +46,11 @@ export interface RiskContext {
 export type DenialReason =
   | 'halted' | 'reducing' | 'fenced' | 'unknown-symbol' | 'no-reference-price' | 'stale-price' | 'off-tick' | 'off-step'
   | 'below-min-size' | 'above-max-size' | 'price-band' | 'max-notional-order' | 'max-notional-symbol'
-  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch';
+  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch'
+  | 'malformed-order' | 'too-many-orders' | 'non-positive-price' | 'non-positive-size';
 
 export interface Denial {
+  /** The order denied; null when the denial is of the whole intent (too many orders, a malformed intent). */
   order: OrderSpec | null;
   reason: DenialReason;
   detail: string;
@@ -50,11 +60,22 @@ export const LATCH_DRAWDOWN = 'kill-switch:drawdown';
 export const LATCH_ORDER_RATE = 'kill-switch:order-rate';
 const LATCHES = [LATCH_DRAWDOWN, LATCH_ORDER_RATE];
 const HUNDRED = Decimal.fromInt(100);
+const RATE_WINDOW_MS = 60_000;
+
+type Problem = { reason: DenialReason; detail: string };
 
 export class RiskGate {
   private manual: TradingState = 'active';
-  private readonly sentAt: number[] = [];
+  /**
+   * The order-rate breaker counts orders that reached the venue: those it accepted and those whose outcome is
+   * unknown (it may have them), as the executor reports them with recordSent after each send. Orders denied
+   * here, never sent (fenced, a crash) or refused by the venue do not count. Kept as (time, count), oldest first.
+   */
+  private readonly sentWindow: Array<{ atMs: number; count: number }> = [];
+  private sentInWindow = 0;
   private peakEquity: Decimal | null = null;
+  /** Latches this gate has seen set: one found gone was reset by an operator, maybe from another process. */
+  private readonly seenLatches = new Set<string>();
 
   constructor(
     private readonly limits: RiskLimits,
@@ -63,8 +84,38 @@ export class RiskGate {
 
   /** The state in force: a latched kill switch wins over the operator's setting. */
   state(): TradingState {
-    if (LATCHES.some((l) => this.journal.latch(l))) return 'halted';
-    return this.manual;
+    return this.syncLatches() ? 'halted' : this.manual;
+  }
+
+  /**
+   * Reads the latches; true when one is set. A latch seen before and now gone was reset by an operator (the CLI
+   * clears the journal's row from another process): what it guarded starts afresh here too, or the stale
+   * equity peak would latch the drawdown switch again at once.
+   */
+  private syncLatches(): boolean {
+    let latched = false;
+    for (const l of LATCHES) {
+      if (this.journal.latch(l)) {
+        this.seenLatches.add(l);
+        latched = true;
+      } else if (this.seenLatches.delete(l)) {
+        this.afterReset(l);
+      }
+    }
+    return latched;
+  }
+
+  private afterReset(latch: string): void {
+    if (latch === LATCH_DRAWDOWN) this.peakEquity = null; // the next sane reading is the peak
+    if (latch === LATCH_ORDER_RATE) {
+      this.sentWindow.length = 0;
+      this.sentInWindow = 0;
+    }
+  }
+
+  private setLatch(latch: string, reason: string, now: number): void {
+    this.journal.setLatch(latch, reason, now);
+    this.seenLatches.add(latch);
   }
 
   latchReason(): string | undefined {
@@ -79,14 +130,25 @@ export class RiskGate {
     this.manual = state;
   }
 
-  /** Operator action: clears the kill-switch latches. */
+  /** Operator action: clears the kill-switch latches (a gate running in another process notices). */
   reset(): void {
-    for (const l of LATCHES) this.journal.clearLatch(l);
-    this.sentAt.length = 0;
+    for (const l of LATCHES) {
+      this.journal.clearLatch(l);
+      this.seenLatches.delete(l);
+      this.afterReset(l);
+    }
+  }
+
+  /** Reports orders that reached the venue (accepted, or outcome unknown) at `atMs`: what the order-rate breaker counts. */
+  recordSent(count: number, atMs: number): void {
+    if (count <= 0) return;
+    this.sentWindow.push({ atMs, count });
+    this.sentInWindow += count;
   }
 
   /** Feeds total equity; trips the drawdown kill switch when it falls far enough below its peak. */
   onEquity(equity: Decimal, now: number): boolean {
+    this.syncLatches();
     if (!this.peakEquity || equity.gte(this.peakEquity)) {
       this.peakEquity = equity;
       return false; // at the peak: no drawdown
@@ -94,25 +156,41 @@ export class RiskGate {
     if (this.peakEquity.isZero()) return false;
     const dd = this.peakEquity.sub(equity).mul(HUNDRED).div(this.peakEquity, 8);
     if (dd.gte(this.limits.maxDrawdownPct)) {
-      this.journal.setLatch(LATCH_DRAWDOWN, `drawdown ${dd.toString()} % from peak ${this.peakEquity.toString()}`, now);
+      this.setLatch(LATCH_DRAWDOWN, `drawdown ${dd.toString()} % from peak ${this.peakEquity.toString()}`, now);
       return true;
     }
     return false;
   }
 
-  /** Checks the orders of a place intent. Returns those allowed and a denial for each of the others. */
+  /**
+   * Checks the orders of a place intent. Returns those allowed and a denial for each of the others; an intent
+   * that is malformed as a whole or carries more than maxOrdersPerIntent orders gets one denial (order null).
+   * Nothing is recorded: the executor reports what it sent with recordSent.
+   */
   checkPlace(intent: Extract<Intent, { kind: 'place' }>, ctx: RiskContext): { allowed: OrderSpec[]; denials: Denial[] } {
+    const whole = (reason: DenialReason, detail: string) => ({ allowed: [], denials: [{ order: null, reason, detail }] });
+    const shape = malformedPlace(intent);
+    if (shape) return whole('malformed-order', shape);
+    if (intent.orders.length > this.limits.maxOrdersPerIntent) {
+      return whole('too-many-orders', `${intent.orders.length} orders in one intent (limit ${this.limits.maxOrdersPerIntent})`);
+    }
     const denials: Denial[] = [];
     const allowed: OrderSpec[] = [];
     const state = this.state();
     const inst = ctx.instrument(intent.symbol);
     const ref = ctx.reference(intent.symbol);
+    const refProblem = this.referenceProblem(intent.symbol, ref, ctx.now);
     let open = ctx.openCount(intent.symbol);
     let openStrategy = ctx.openCountByStrategy(intent.strategyId);
     let notional = ctx.openNotional(intent.symbol);
     this.expire(ctx.now);
     for (const o of intent.orders) {
       const deny = (reason: DenialReason, detail: string) => denials.push({ order: o, reason, detail });
+      const malformed = malformedOrder(o);
+      if (malformed) {
+        deny('malformed-order', malformed);
+        continue;
+      }
       if (state === 'halted') {
         deny('halted', this.latchReason() ?? 'trading halted');
         continue;
@@ -125,12 +203,12 @@ export class RiskGate {
         deny('unknown-symbol', intent.symbol);
         continue;
       }
-      if (!ref) {
-        deny('no-reference-price', intent.symbol);
+      if (inst.surface !== intent.surface) {
+        deny('malformed-order', `${intent.symbol} is a ${inst.surface} symbol, not ${intent.surface}`);
         continue;
       }
-      if (ctx.now - ref.atMs > this.limits.staleAfterMs) {
-        deny('stale-price', `reference price is ${ctx.now - ref.atMs} ms old (limit ${this.limits.staleAfterMs} ms)`);
+      if (refProblem || !ref) {
+        deny(refProblem?.reason ?? 'no-reference-price', refProblem?.detail ?? intent.symbol);
         continue;
       }
       if (intent.surface === 'futures') {
@@ -146,7 +224,8 @@ export class RiskGate {
         deny(r.reason, r.detail);
         continue;
       }
-      const value = (o.price ?? ref.price).mul(o.size);
+      // A market order's price, if any, is not what it trades at (the venue ignores it): the reference is.
+      const value = (o.kind === 'limit' ? o.price! : ref.price).mul(o.size);
       if (value.gt(this.limits.maxNotionalPerOrder)) {
         deny('max-notional-order', `${value.toString()} > ${this.limits.maxNotionalPerOrder.toString()}`);
         continue;
@@ -163,12 +242,12 @@ export class RiskGate {
         deny('max-open-orders-strategy', `${openStrategy + 1} > ${this.limits.maxOpenOrdersPerStrategy}`);
         continue;
       }
-      if (this.sentAt.length + 1 > this.limits.maxOrdersPerMinute) {
-        this.journal.setLatch(LATCH_ORDER_RATE, `more than ${this.limits.maxOrdersPerMinute} orders in a minute`, ctx.now);
+      // The orders sent in the last minute, those allowed before this one in this intent (they will be sent), and this one.
+      if (this.sentInWindow + allowed.length + 1 > this.limits.maxOrdersPerMinute) {
+        this.setLatch(LATCH_ORDER_RATE, `more than ${this.limits.maxOrdersPerMinute} orders in a minute`, ctx.now);
         deny('order-rate', `more than ${this.limits.maxOrdersPerMinute} orders in a minute: halted`);
         continue;
       }
-      this.sentAt.push(ctx.now);
       if (o.kind === 'limit') {
         open++;
         openStrategy++;
@@ -179,8 +258,11 @@ export class RiskGate {
     return { allowed, denials };
   }
 
-  /** A trigger order: the same checks, at its execution (or trigger) price. */
+  /** A trigger order: the same checks, at its execution (or trigger) price; both prices must be positive. */
   checkTrigger(intent: Extract<Intent, { kind: 'place-trigger' }>, ctx: RiskContext): Denial[] {
+    const shape = malformedTrigger(intent);
+    if (shape) return [{ order: null, reason: 'malformed-order', detail: shape }];
+    if (!intent.triggerPrice.gt(Decimal.ZERO)) return [{ order: null, reason: 'non-positive-price', detail: `trigger price ${intent.triggerPrice.toString()}` }];
     const spec: OrderSpec = {
       side: futuresSide(intent.positionSide, intent.reduceOnly),
       kind: 'limit',
@@ -193,7 +275,21 @@ export class RiskGate {
     return this.checkPlace({ kind: 'place', strategyId: intent.strategyId, surface: 'futures', symbol: intent.symbol, orders: [spec] }, ctx).denials;
   }
 
-  private checkOrder(o: OrderSpec, inst: Instrument, ref: Decimal): { reason: DenialReason; detail: string } | undefined {
+  /** Why the reference price cannot price an order: none, not positive, or stale by the poll or by the venue's own timestamp. */
+  private referenceProblem(symbol: string, ref: ReferencePrice | undefined, now: number): Problem | undefined {
+    if (!ref) return { reason: 'no-reference-price', detail: `${symbol}: no trusted price` };
+    if (!ref.price.gt(Decimal.ZERO)) return { reason: 'no-reference-price', detail: `${symbol}: reference price ${ref.price.toString()} is not positive` };
+    const limit = this.limits.staleAfterMs;
+    if (now - ref.atMs > limit) return { reason: 'stale-price', detail: `reference price is ${now - ref.atMs} ms old (limit ${limit} ms)` };
+    if (ref.sourceAdvancedAtMs !== undefined && now - ref.sourceAdvancedAtMs > limit) {
+      return { reason: 'stale-price', detail: `the venue's own timestamp has not advanced for ${now - ref.sourceAdvancedAtMs} ms (limit ${limit} ms)` };
+    }
+    return undefined;
+  }
+
+  private checkOrder(o: OrderSpec, inst: Instrument, ref: Decimal): Problem | undefined {
+    if (!o.size.gt(Decimal.ZERO)) return { reason: 'non-positive-size', detail: `size ${o.size.toString()}` };
+    if (o.price != null && !o.price.gt(Decimal.ZERO)) return { reason: 'non-positive-price', detail: `price ${o.price.toString()}` };
     if (!o.size.isMultipleOf(inst.stepSize)) return { reason: 'off-step', detail: `size ${o.size.toString()} is not a multiple of ${inst.stepSize.toString()}` };
     if (o.size.lt(inst.minSize)) return { reason: 'below-min-size', detail: `${o.size.toString()} < ${inst.minSize.toString()}` };
     if (inst.maxSize && o.size.gt(inst.maxSize)) return { reason: 'above-max-size', detail: `${o.size.toString()} > ${inst.maxSize.toString()}` };
@@ -209,6 +305,6 @@ export class RiskGate {
   }
 
   private expire(now: number): void {
-    while (this.sentAt.length > 0 && now - this.sentAt[0]! >= 60_000) this.sentAt.shift();
+    while (this.sentWindow.length > 0 && now - this.sentWindow[0]!.atMs >= RATE_WINDOW_MS) this.sentInWindow -= this.sentWindow.shift()!.count;
   }
 }

@@ -44,9 +44,35 @@ export interface JournalOrder {
   fee: string | null;
   createdAt: number;
   updatedAt: number;
-  /** Lookups that did not find the order (for unknown and lost ones). */
+  /** When the venue last showed this order (open-order lists or a lookup); null before it ever did. */
+  seenAtMs: number | null;
+  /** Lookups in a row that did not find the order (after the grace window). */
   absentChecks: number;
   lastError: string | null;
+}
+
+/** The venue and account a journal belongs to: its order ids mean nothing anywhere else. */
+export interface VenueBinding {
+  /** Where the orders go: the base URLs (credentials stripped), or a simulator instance. */
+  venue: string;
+  /** Which account: a digest of the API key (never the key itself), or the simulator's. */
+  account: string;
+}
+
+export class JournalVenueError extends Error {}
+
+/**
+ * Binds a journal to its venue and account on first use, and refuses one that belongs to another: order ids of
+ * another venue instance must never be mixed in (a fresh venue numbers its orders from 1 again).
+ */
+export function bindJournal(journal: Journal, want: VenueBinding, where: string, atMs: number): void {
+  const have = journal.venueBinding();
+  if (!have) return journal.bindVenue(want, atMs);
+  if (have.venue === want.venue && have.account === want.account) return;
+  throw new JournalVenueError(
+    `journal ${where} belongs to venue ${have.venue} (account ${have.account}), not to ${want.venue} (account ${want.account}): ` +
+      'use another journal.path for this venue or account, or move the file away if that venue is gone for good',
+  );
 }
 
 export interface Latch {
@@ -65,13 +91,18 @@ export interface Journal {
   /** Changes an order and records the change in its history. */
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void;
   order(clientOid: string): JournalOrder | undefined;
+  /** The order with this venue id: an active one first, else the newest (ids of a replaced venue repeat). */
   orderByOrderId(orderId: string): JournalOrder | undefined;
   /** Orders not in a final state (lost ones included: they are still checked). */
   activeOrders(): JournalOrder[];
+  /** Takes in what another process (an operator's command) changed in the store since it was last read. */
+  refresh(): void;
   allOrders(): JournalOrder[];
   history(clientOid: string): Array<{ event: string; state: string; atMs: number }>;
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean;
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void;
+  /** Several decisions in one transaction (a large refused intent costs one commit). */
+  recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void;
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }>;
   latch(name: string): Latch | undefined;
   setLatch(name: string, reason: string, atMs: number): void;
@@ -81,6 +112,9 @@ export interface Journal {
   /** A strategy instance's state as JSON, and saving it. */
   strategyState(strategyId: string): string | undefined;
   saveStrategyState(strategyId: string, json: string, atMs: number): void;
+  /** The venue and account this journal belongs to, once bound. */
+  venueBinding(): VenueBinding | undefined;
+  bindVenue(binding: VenueBinding, atMs: number): void;
   maintain(): void;
   countByState(): Record<string, number>;
   close(): void;

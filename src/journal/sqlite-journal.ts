@@ -1,9 +1,10 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
 // Backtests keep it in memory (path ':memory:') and save a copy at the end.
 // Schema migrations are numbered and applied in order, each in its own transaction.
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
-import { ACTIVE_STATES, type Journal, type JournalOrder, type Latch } from './journal.js';
+import { ACTIVE_STATES, type Journal, type JournalOrder, type Latch, type VenueBinding } from './journal.js';
 
 const MIGRATIONS: string[] = [
   // 1: the first schema
@@ -25,13 +26,16 @@ const MIGRATIONS: string[] = [
    CREATE TABLE equity (id INTEGER PRIMARY KEY AUTOINCREMENT, surface TEXT NOT NULL, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
   // 2: strategy instances' state, kept across restarts
   `CREATE TABLE strategy_state (strategy_id TEXT PRIMARY KEY, json TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
+  // 3: when the venue last showed an order; the venue and account the journal belongs to
+  `ALTER TABLE orders ADD COLUMN seen_at_ms INTEGER;
+   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
 ];
 
 interface Row {
   client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
   time_in_force: string; price: string | null; size: string; position_side: string | null; reduce_only: number; is_trigger: number;
   trigger_price: string | null; order_id: string | null; state: string; filled_size: string; avg_price: string | null; fee: string | null;
-  created_at: number; updated_at: number; absent_checks: number; last_error: string | null;
+  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; last_error: string | null;
 }
 
 function fromRow(r: Row): JournalOrder {
@@ -40,7 +44,7 @@ function fromRow(r: Row): JournalOrder {
     side: r.side as JournalOrder['side'], kind: r.kind as JournalOrder['kind'], timeInForce: r.time_in_force, price: r.price, size: r.size,
     positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
     orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
-    createdAt: r.created_at, updatedAt: r.updated_at, absentChecks: r.absent_checks, lastError: r.last_error,
+    createdAt: r.created_at, updatedAt: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, lastError: r.last_error,
   };
 }
 
@@ -48,7 +52,7 @@ const COLUMNS: Record<keyof JournalOrder, string> = {
   clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
   timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
   triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
-  createdAt: 'created_at', updatedAt: 'updated_at', absentChecks: 'absent_checks', lastError: 'last_error',
+  createdAt: 'created_at', updatedAt: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', lastError: 'last_error',
 };
 
 function toDb(v: unknown): unknown {
@@ -70,6 +74,12 @@ export class SqliteJournal implements Journal {
     private readonly opts: SqliteJournalOptions,
   ) {
     if (!/^[A-Za-z0-9]{1,8}$/.test(opts.clientOidPrefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
+    if (path !== ':memory:') {
+      // Owner only: the journal holds every order and the account's activity. SQLite gives its -wal and -shm
+      // files the database file's mode.
+      closeSync(openSync(path, 'a', 0o600));
+      chmodSync(path, 0o600);
+    }
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     // An order must be on disk before it is sent: every commit is flushed.
@@ -83,7 +93,21 @@ export class SqliteJournal implements Journal {
     this.insertRun = this.inMemory ? this.insertTx : this.db.transaction(this.insertTx);
     this.updateRun = this.inMemory ? this.updateTx : this.db.transaction(this.updateTx);
     if (this.inMemory) this.db.exec('BEGIN');
+    this.readActive();
+  }
+
+  private dataVersion = -1;
+
+  private readActive(): void {
+    this.activeSet.clear();
     for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) this.activeSet.set(r.client_oid, fromRow(r));
+    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  refresh(): void {
+    // data_version moves only when another connection commits: nothing to read otherwise.
+    if (this.inMemory) return;
+    if ((this.db.pragma('data_version', { simple: true }) as number) !== this.dataVersion) this.readActive();
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -193,7 +217,7 @@ export class SqliteJournal implements Journal {
   }
 
   orderByOrderId(orderId: string): JournalOrder | undefined {
-    const r = this.sql('SELECT * FROM orders WHERE order_id = ?').get(orderId) as Row | undefined;
+    const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as Row | undefined;
     return r ? fromRow(r) : undefined;
   }
 
@@ -218,6 +242,31 @@ export class SqliteJournal implements Journal {
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
     this.sql('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)').run(strategyId, intentKind, reason, detail, atMs);
+  }
+
+  private readonly riskDecisionsTx = (rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>) => {
+    for (const r of rows) this.recordRiskDecision(r.strategyId, r.intentKind, r.reason, r.detail, r.atMs);
+  };
+  private riskDecisionsRun?: (rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>) => void;
+
+  recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void {
+    if (rows.length === 0) return;
+    this.riskDecisionsRun ??= this.inMemory ? this.riskDecisionsTx : this.db.transaction(this.riskDecisionsTx);
+    this.riskDecisionsRun(rows);
+  }
+
+  venueBinding(): VenueBinding | undefined {
+    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('venue', 'account')").all() as Array<{ key: string; value: string }>;
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    const venue = m.get('venue');
+    const account = m.get('account');
+    return venue !== undefined && account !== undefined ? { venue, account } : undefined;
+  }
+
+  bindVenue(binding: VenueBinding, atMs: number): void {
+    const put = this.sql('INSERT INTO meta (key, value, at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, at_ms = excluded.at_ms');
+    put.run('venue', binding.venue, atMs);
+    put.run('account', binding.account, atMs);
   }
 
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {

@@ -40,10 +40,13 @@ export default defineStrategy({
       const tp = roundPrice(long.entryPrice.mul(one.add(step)), inst, 'up');
       targets.push({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: tp.gt(last) ? tp : roundPrice(last.mul(one.add(step)), inst, 'up'), size: held, positionSide: 'long', reduceOnly: true });
     }
-    const open = u.openOrders.filter((o) => o.symbol === symbol && o.status === 'open');
+    // Resting and still-unanswered orders both count (an order not yet listed must not be placed twice); the
+    // stop-loss trigger is kept apart.
+    const open = u.openOrders.filter((o) => o.symbol === symbol && o.status !== 'untriggered' && o.status !== 'canceling');
     const { cancel, place } = diffTargets(targets, open);
     const out: StrategyIntent[] = [];
-    if (cancel.length) out.push({ kind: 'cancel', surface: 'futures', symbol, orderIds: cancel.map((o) => o.orderId) });
+    // By client id: an order not answered yet has no venue id, and every order a strategy sees carries its client id.
+    if (cancel.length) out.push({ kind: 'cancel', surface: 'futures', symbol, clientOids: cancel.map((o) => o.clientOid!) });
     if (place.length) out.push({ kind: 'place', surface: 'futures', symbol, orders: place });
 
     // One stop-loss trigger while anything is held; it is placed once and cancelled when flat.

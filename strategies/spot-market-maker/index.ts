@@ -42,14 +42,16 @@ export default defineStrategy({
 
     // Keep quotes already close enough to their target.
     const tolerance = bp(Decimal.fromInt(ctx.params.toleranceBps)).mul(last);
-    const open = u.openOrders.filter((o) => o.symbol === symbol);
+    // Orders being canceled are on their way out; unanswered ones count (never placed twice).
+    const open = u.openOrders.filter((o) => o.symbol === symbol && o.status !== 'canceling');
     const wanted = targets.map((t) => {
       const near = open.find((o) => o.side === t.side && o.price && o.price.sub(t.price!).abs().lte(tolerance) && o.size.sub(o.filledSize).eq(t.size));
       return near ? { ...t, price: near.price! } : t;
     });
     const { cancel, place } = diffTargets(wanted, open);
     const intents: StrategyIntent[] = [];
-    if (cancel.length) intents.push({ kind: 'cancel', surface: 'spot', symbol, orderIds: cancel.map((o) => o.orderId) });
+    // By client id: an order not answered yet has no venue id, and every order a strategy sees carries its client id.
+    if (cancel.length) intents.push({ kind: 'cancel', surface: 'spot', symbol, clientOids: cancel.map((o) => o.clientOid!) });
     if (place.length) intents.push({ kind: 'place', surface: 'spot', symbol, orders: place });
     return intents;
   },

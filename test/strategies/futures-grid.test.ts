@@ -16,7 +16,7 @@ function u(last: string, positions: Position[] = [], openOrders: Order[] = []): 
   return { nowMs: 0, tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]), openOrders, positions, balances: [] };
 }
 const long = (size: string, entry: string): Position => ({ symbol: inst.symbol, side: 'long', size: d(size), openValue: d(size).mul(d(entry)), entryPrice: d(entry), leverage: null, marginMode: 'SHARED', isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: null });
-const resting = (price: string, size = '0.01', reduceOnly = false): Order => ({ surface: 'futures', symbol: inst.symbol, orderId: `o${price}`, clientOid: null, side: reduceOnly ? 'sell' : 'buy', positionSide: 'long', reduceOnly, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size), filledSize: d('0'), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'open_long', createdAtMs: 0, updatedAtMs: 0 });
+const resting = (price: string, size = '0.01', reduceOnly = false): Order => ({ surface: 'futures', symbol: inst.symbol, orderId: `o${price}`, clientOid: `c${price}`, side: reduceOnly ? 'sell' : 'buy', positionSide: 'long', reduceOnly, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size), filledSize: d('0'), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'open_long', createdAtMs: 0, updatedAtMs: 0 });
 
 describe('futures-grid', () => {
   it('places a bid on each level below the centre', () => {
@@ -32,7 +32,7 @@ describe('futures-grid', () => {
     grid.onMarket!(c, u('10000'));
     const out = grid.onMarket!(c, u('9890', [long('0.01', '9900')], [resting('9900'), resting('9800'), resting('9700')])) as StrategyIntent[];
     expect(out.map((i) => i.kind)).toEqual(['cancel', 'place', 'place-trigger']);
-    expect((out[0] as { orderIds: string[] }).orderIds).toEqual(['o9900']);
+    expect((out[0] as { clientOids: string[] }).clientOids).toEqual(['c9900']);
     const tp = (out[1] as Extract<StrategyIntent, { kind: 'place' }>).orders;
     expect(tp).toEqual([{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('9999'), size: d('0.01'), positionSide: 'long', reduceOnly: true }]);
     expect((out[2] as Extract<StrategyIntent, { kind: 'place-trigger' }>).triggerPrice.toString()).toBe('9600');
@@ -41,5 +41,12 @@ describe('futures-grid', () => {
     // Flat again: the stop-loss is cancelled.
     const flat = grid.onMarket!(c, u('10000', [], [resting('9900'), resting('9800'), resting('9700')])) as StrategyIntent[];
     expect(flat).toEqual([{ kind: 'cancel-trigger', symbol: inst.symbol, orderId: 'sl1' }]);
+  });
+
+  it('an order placed but not answered yet (no venue id) is not placed again', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    const unanswered = (price: string): Order => ({ ...resting(price), orderId: '', status: 'pending' });
+    expect(grid.onMarket!(c, u('10000', [], [unanswered('9900'), unanswered('9800'), resting('9700')]))).toEqual([]);
   });
 });

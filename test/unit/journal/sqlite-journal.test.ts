@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from '@jest/globals';
-import type { JournalOrder } from '../../../src/journal/journal.js';
+import { bindJournal, JournalVenueError, type JournalOrder } from '../../../src/journal/journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-journal-'));
@@ -12,7 +12,7 @@ function row(clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder 
   return {
     clientOid, strategyId: 's', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '1', size: '1',
     positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'sending', filledSize: '0', avgPrice: null, fee: null,
-    createdAt: 1, updatedAt: 1, absentChecks: 0, lastError: null, ...over,
+    createdAt: 1, updatedAt: 1, seenAtMs: null, absentChecks: 0, lastError: null, ...over,
   };
 }
 
@@ -20,10 +20,10 @@ describe('SQLite journal', () => {
   it('migrates to the current version, once', () => {
     const f = join(dir, 'm.sqlite');
     const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(a.schemaVersion).toBe(2);
+    expect(a.schemaVersion).toBe(3);
     a.close();
     const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(b.schemaVersion).toBe(2);
+    expect(b.schemaVersion).toBe(3);
     b.close();
   });
 
@@ -82,6 +82,45 @@ describe('SQLite journal', () => {
     held[0]!.state = 'filled';
     expect(b.activeOrders()[0]!.state).not.toBe('filled');
     b.close();
+  });
+
+  it('belongs to one venue and account: another one is refused with a message naming both', () => {
+    const f = join(dir, 'venue.sqlite');
+    const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    bindJournal(a, { venue: 'https://a.example', account: 'k1' }, f, 1);
+    bindJournal(a, { venue: 'https://a.example', account: 'k1' }, f, 2);
+    a.close();
+    const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    expect(b.venueBinding()).toEqual({ venue: 'https://a.example', account: 'k1' });
+    expect(() => bindJournal(b, { venue: 'https://b.example', account: 'k1' }, f, 3)).toThrow(JournalVenueError);
+    expect(() => bindJournal(b, { venue: 'https://a.example', account: 'k2' }, f, 3)).toThrow(/belongs to venue https:\/\/a\.example \(account k1\), not to https:\/\/a\.example \(account k2\)/);
+    b.close();
+  });
+
+  it('is readable by its owner only', () => {
+    const f = join(dir, 'mode.sqlite');
+    const j = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    j.insertOrders([row('m1')]);
+    expect(statSync(f).mode & 0o777).toBe(0o600);
+    j.close();
+  });
+
+  it('finds an order by venue id: the active one first, then the newest (a replaced venue numbers from 1 again)', () => {
+    const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
+    j.insertOrders([row('old', { createdAt: 1, orderId: '7', state: 'open' }), row('older', { createdAt: 0, orderId: '7', state: 'canceled' })]);
+    j.insertOrders([row('new', { createdAt: 5, orderId: '7', state: 'filled' })]);
+    expect(j.orderByOrderId('7')!.clientOid).toBe('old');
+    j.updateOrder('old', { state: 'vanished' }, 'vanished', 6);
+    expect(j.orderByOrderId('7')!.clientOid).toBe('new');
+    j.close();
+  });
+
+  it('writes many risk decisions in one go', () => {
+    const j = new SqliteJournal(join(dir, 'denials.sqlite'), { clientOidPrefix: 'sx' });
+    j.recordRiskDecisions(Array.from({ length: 500 }, (_, i) => ({ strategyId: 's', intentKind: 'place', reason: 'price-band', detail: String(i), atMs: i })));
+    expect(j.riskDecisions()).toHaveLength(500);
+    expect(j.riskDecisions()[499]!.detail).toBe('499');
+    j.close();
   });
 
   it('records equity as a series of changes', () => {
