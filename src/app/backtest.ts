@@ -80,7 +80,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const metered = new MeteredClient(simulator, {
     spot: { ip: rl.spot.ip.budget, uid: rl.spot.uid.budget }, futures: { ip: rl.futures.ip.budget, uid: rl.futures.uid.budget },
     windowMs: rl.spot.ip.windowMs, orderRequestsPerSecond: Math.floor((rl.orderRequests.budget * 1000) / rl.orderRequests.windowMs),
-  }, clock);
+  }, clock, cfg.exchange.spotOpenOrders);
   const outMs = Math.floor(bt.latencyMs / 2);
   const backMs = bt.latencyMs - outMs;
   const venue = bt.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
@@ -169,7 +169,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     return m;
   };
   poll(polls.tickersMs, [...(futuresSymbols.length ? ['F2' as const] : []), ...spotSymbols.map(() => 'S9' as const)], tickersNow, (v) => streams.tickers$.next(v));
-  poll(polls.ordersMs, [...spotSymbols.map(() => 'S1' as const), ...futuresSymbols.map(() => 'F5' as const)],
+  poll(polls.ordersMs, [...spotSymbols.map(() => cfg.exchange.spotOpenOrders), ...futuresSymbols.map(() => 'F5' as const)],
     cached(() => [...spotSymbols.flatMap((s) => simulator.openOrdersNow('spot', s)), ...futuresSymbols.flatMap((s) => simulator.openOrdersNow('futures', s))]),
     (v) => streams.openOrders$.next(v));
   poll(polls.balancesMs, [...(spotSymbols.length ? ['S8' as const] : []), ...(futuresSymbols.length ? ['F3' as const] : [])],

@@ -30,6 +30,8 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
     timeoutMs: ex.timeoutMs,
     retry: ex.retry,
     maxPages: ex.maxPages,
+    spotOpenOrders: ex.spotOpenOrders,
+    authFailuresBeforeHalt: ex.authFailuresBeforeHalt,
     rateLimit: {
       spot: ex.rateLimit.spot,
       futures: ex.rateLimit.futures,

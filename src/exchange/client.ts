@@ -35,6 +35,11 @@ export interface CancelTarget {
 export interface OrderLookup {
   orderId?: string;
   clientOid?: string;
+  /**
+   * Futures by client id only: the order was created at or after this time (ms), which bounds the history search
+   * (F19). The tracker passes the order's creation time less a margin. Without it, history is searched page by page.
+   */
+  createdAfterMs?: number;
 }
 
 export interface ExchangeClient {
@@ -44,12 +49,23 @@ export interface ExchangeClient {
   tickers(): Promise<Ticker[]>;
   /** Recent public trades of a spot pair (S9). */
   recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]>;
-  /** Orders not yet final. Futures: F5, every page. Spot: S1 pages of one pair, final orders left out. */
+  /**
+   * Orders not yet final. Futures: F5, every page. Spot (a symbol is required): S15 pages of one pair, or S1 order
+   * history pages with final orders left out, as configured.
+   */
   openOrders(surface: Surface, symbol?: string): Promise<Order[]>;
-  /** One order by id or client id: spot S3 (any state); futures F5 (open orders only). Null when not found. */
+  /**
+   * One order of `symbol`, in any state (open, filled, canceled...), with the venue's status, filled size, average
+   * fill price, fee and client id. Spot: S3 by id or client id. Futures: by order id F18; by client id alone F5
+   * (open orders), then F19 history of the symbol back to `lookup.createdAfterMs`. Null when the venue does not
+   * know the order (an order invisible to reads yet, under read-after-write lag, is null too).
+   */
   order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null>;
-  /** The account's spot fills on a pair (S2), newest first. */
-  fills(symbol: string, orderId?: string): Promise<Fill[]>;
+  /**
+   * The account's fills on a symbol, of one order when `orderId` is given, newest first. Spot: S2 (one page of 100).
+   * Futures: F20, pages of 100 while the venue says more exist (price = fillValue / fillSize, exact).
+   */
+  fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]>;
   /** Open futures positions of one contract (F4); zero-size records are left out. */
   positions(symbol: string): Promise<Position[]>;
   /** Balances: spot assets (S8) or futures collateral (F3). */

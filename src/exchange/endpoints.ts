@@ -1,9 +1,10 @@
 // The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits.
+// S1–S9 and F1–F9 are the interface's; S15 and F18–F20 come from the extensions reference (§2, §4).
 import type { Surface } from '../domain/market.js';
 
 export type EndpointId =
-  | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9'
-  | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9'
+  | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9' | 'S15'
+  | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9' | 'F18' | 'F19' | 'F20'
   | 'S0' | 'F0';
 
 /** What a request does: decides its priority in the limiter (cancel > place > read). */
@@ -44,6 +45,8 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   S7: ep({ id: 'S7', name: 'public/exchangeInfo', method: 'GET', path: '/api/v2/public/exchangeInfo', surface: 'spot', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
   S8: ep({ id: 'S8', name: 'account/assets', method: 'GET', path: '/api/v2/account/assets', surface: 'spot', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read' }),
   S9: ep({ id: 'S9', name: 'market/fills', method: 'GET', path: '/api/v2/market/fills', surface: 'spot', auth: false, weight: { ip: 5, uid: 0 }, kind: 'read', maxPageSize: 1000 }),
+  // Spot open orders: a read sent as POST; pages are `pageNo` (from 0) and `limit` (1–100).
+  S15: ep({ id: 'S15', name: 'trade/open-orders', method: 'POST', path: '/api/v2/trade/open-orders', surface: 'spot', auth: true, weight: { ip: 3, uid: 3 }, kind: 'read', maxPageSize: 100 }),
   F1: ep({ id: 'F1', name: 'market/contracts', method: 'GET', path: '/capi/v2/market/contracts', surface: 'futures', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
   F2: ep({ id: 'F2', name: 'market/tickers', method: 'GET', path: '/capi/v2/market/tickers', surface: 'futures', auth: false, weight: { ip: 40, uid: 0 }, kind: 'read' }),
   F3: ep({ id: 'F3', name: 'account/accounts', method: 'GET', path: '/capi/v2/account/accounts', surface: 'futures', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read' }),
@@ -54,6 +57,13 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   F7: ep({ id: 'F7', name: 'order/cancel_batch_orders', method: 'POST', path: '/capi/v2/order/cancel_batch_orders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true, maxBatch: 20 }),
   F8: ep({ id: 'F8', name: 'order/plan_order', method: 'POST', path: '/capi/v2/order/plan_order', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
   F9: ep({ id: 'F9', name: 'order/cancel_plan', method: 'POST', path: '/capi/v2/order/cancel_plan', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'cancel', orderRateLimited: true }),
+  // One order in any state, by order id only (an unknown id answers 50005).
+  F18: ep({ id: 'F18', name: 'order/detail', method: 'GET', path: '/capi/v2/order/detail', surface: 'futures', auth: true, weight: { ip: 2, uid: 2 }, kind: 'read' }),
+  // Order history: no page or cursor, only `pageSize` (maximum undocumented: 100 as the other futures lists) and a
+  // creation-time window; older pages come from lowering `endCreateDate`.
+  F19: ep({ id: 'F19', name: 'order/history', method: 'GET', path: '/capi/v2/order/history', surface: 'futures', auth: true, weight: { ip: 10, uid: 10 }, kind: 'read', maxPageSize: 100 }),
+  // The account's fills: `limit` up to 100, `nextFlag` says more exist (older ones: lower `endTime`).
+  F20: ep({ id: 'F20', name: 'order/fills', method: 'GET', path: '/capi/v2/order/fills', surface: 'futures', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read', maxPageSize: 100 }),
   // Server time, for clock-skew correction (the venue rejects timestamps more than 30 s off with 40008).
   // Their weights are not published; 1 is charged so they still pass the limiter.
   S0: ep({ id: 'S0', name: 'public/time', method: 'GET', path: '/api/v2/public/time', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),

@@ -69,7 +69,8 @@ export class ExchangeError extends Error {
     this.field = details.field;
     const traits = TRAITS[category];
     this.retryable = traits.retryable;
-    this.outcomeUnknown = ENDPOINTS[details.endpoint].method === 'POST' && traits.mayHaveActed && details.sent !== false;
+    // Reads change nothing, whatever their HTTP method (spot reads are POSTs): only a write's outcome can be unknown.
+    this.outcomeUnknown = ENDPOINTS[details.endpoint].kind !== 'read' && traits.mayHaveActed && details.sent !== false;
   }
 
   /** One line for operators: endpoint, HTTP status, code and message. */

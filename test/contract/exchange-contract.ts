@@ -102,7 +102,7 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       const id = accepted(r!);
       const o = (await c.order('spot', SPOT, { orderId: id }))!;
       expect(o.status).toBe('filled');
-      const fills = await c.fills(SPOT, id);
+      const fills = await c.fills('spot', SPOT, id);
       expect(fills.length).toBeGreaterThan(0);
       let size = Decimal.ZERO;
       let cost = Decimal.ZERO;
@@ -131,7 +131,7 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       if (x!.outcome === 'accepted') expect(after.status).toBe('canceled');
       else expect(after.status).toBe('filled');
       expect(after.filledSize.gte(o.filledSize)).toBe(true);
-      const fills = await c.fills(SPOT, id);
+      const fills = await c.fills('spot', SPOT, id);
       expect(fills.reduce((a, f) => a.add(f.size), Decimal.ZERO).eq(after.filledSize)).toBe(true);
     });
 
@@ -192,6 +192,50 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       // Realised PnL and the closing fee moved the collateral; a round trip of 0.5 ETH cannot move it by 5 %.
       expect(collateral1.sub(collateral0).abs().lt(collateral0.mul(d('0.05')))).toBe(true);
       expect(collateral1.eq(collateral0)).toBe(false);
+    });
+
+    it('futures: a filled and a canceled order are found in any state, by id and by client id, with their fills', async () => {
+      const size = d('0.05');
+      const mkt: OrderRequest = { clientOid: oid('fm'), side: 'buy', kind: 'market', timeInForce: 'ioc', size, positionSide: 'long' };
+      const mid = accepted((await c.placeOrders('futures', FUT, [mkt]))[0]!);
+      const lim = limit('buy', below((await futTicker()).last!, 3, futInst), '0.01', { positionSide: 'long' });
+      const lid = accepted((await c.placeOrders('futures', FUT, [lim]))[0]!);
+      expect((await c.cancelOrders('futures', FUT, { orderIds: [lid] }))[0]!.outcome).toBe('accepted');
+
+      const fills = await c.fills('futures', FUT, mid);
+      expect(fills.length).toBeGreaterThan(0);
+      let filled = Decimal.ZERO;
+      let value = Decimal.ZERO;
+      let fee = Decimal.ZERO;
+      for (const f of fills) {
+        expect(f).toMatchObject({ symbol: FUT, orderId: mid, side: 'buy' });
+        expect(f.price.mul(f.size).eq(f.amount)).toBe(true);
+        expect(f.price.isMultipleOf(futInst.tickSize)).toBe(true);
+        expect(f.fee.eq(f.amount.mul(futInst.takerFeeRate))).toBe(true);
+        filled = filled.add(f.size);
+        value = value.add(f.amount);
+        fee = fee.add(f.fee);
+      }
+      expect(filled.eq(size)).toBe(true);
+      for (const lookup of [{ orderId: mid }, { clientOid: mkt.clientOid }]) {
+        const o = (await c.order('futures', FUT, lookup))!;
+        expect(o).toMatchObject({ orderId: mid, clientOid: mkt.clientOid, status: 'filled', kind: 'market', price: null, side: 'buy', positionSide: 'long', reduceOnly: false });
+        expect(o.filledSize.eq(size)).toBe(true);
+        expect(o.avgFillPrice!.eq(value.div(size, 12))).toBe(true);
+        expect(o.fee!.eq(fee)).toBe(true);
+      }
+      for (const lookup of [{ orderId: lid }, { clientOid: lim.clientOid }]) {
+        const o = (await c.order('futures', FUT, lookup))!;
+        expect(o).toMatchObject({ orderId: lid, clientOid: lim.clientOid, status: 'canceled', kind: 'limit', avgFillPrice: null });
+        expect(o.price!.eq(lim.price!)).toBe(true);
+        expect(o.filledSize.isZero()).toBe(true);
+      }
+      expect(await c.fills('futures', FUT, lid)).toEqual([]);
+      expect(await c.order('futures', FUT, { orderId: '600000000000999999' })).toBeNull();
+      expect(await c.order('futures', FUT, { clientOid: 'ct_never_sent' })).toBeNull();
+      // Flat again for the tests after this one.
+      accepted((await c.placeOrders('futures', FUT, [{ clientOid: oid('fc'), side: 'sell', kind: 'market', timeInForce: 'ioc', size, positionSide: 'long', reduceOnly: true }]))[0]!);
+      expect(await c.positions(FUT)).toEqual([]);
     });
 
     it('futures: a batch answers per item, a bad item does not sink the others', async () => {

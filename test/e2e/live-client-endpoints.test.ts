@@ -119,6 +119,13 @@ describe('spot endpoints', () => {
     expectWire('S9', 'symbol=BTCUSDT_SPBL&limit=1000', '');
     expect(rows[0]!.tradeId).toBe('778a5376-a0b6-4c8f-ab64-dd6ea40f896e');
   });
+
+  it('S15 open orders: a signed POST with pageNo and limit; nextPage and totals null accepted', async () => {
+    const data = await client.spot.openOrders({ symbol: 'WXTUSDT_SPBL', limit: 100, pageNo: 2 });
+    expectWire('S15', '', '{"symbol":"WXTUSDT_SPBL","limit":100,"pageNo":2}');
+    expect(data.orderInfoResultList[0]!.clientOrderId).toBe('202504040742105191743752530280');
+    expect([data.nextPage, data.totals]).toEqual([null, null]);
+  });
 });
 
 describe('futures endpoints', () => {
@@ -195,6 +202,44 @@ describe('futures endpoints', () => {
     const data = await client.futures.cancelTrigger({ symbol: 'cmt_btcusdt', orderId: '596480271352594989' });
     expectWire('F9', '', '{"symbol":"cmt_btcusdt","orderId":"596480271352594989"}');
     expect(data.result).toBe(true);
+  });
+
+  it('F18 order detail: a bare object, contracts and preset prices typed', async () => {
+    const o = await client.futures.orderDetail({ orderId: '686643264626885530' });
+    expectWire('F18', 'orderId=686643264626885530', '');
+    expect(o).toMatchObject({ order_id: '686643264626885530', status: 'filled', price: '0.0', contracts: 10000, filledQtyContracts: 10000, presetTakeProfitPrice: '100000.0' });
+  });
+
+  it('F19 order history with every query parameter', async () => {
+    const rows = await client.futures.orderHistory({ symbol: 'cmt_btcusdt', pageSize: 100, createDate: 1742213506548, endCreateDate: 1742213506549 });
+    expectWire('F19', 'symbol=cmt_btcusdt&pageSize=100&createDate=1742213506548&endCreateDate=1742213506549', '');
+    expect(rows[0]).toMatchObject({ client_oid: '1478527825782587', status: 'filled', presetStopLossPrice: null });
+  });
+
+  it('F20 fills: tradeId and orderId raw JSON numbers beyond 2^53 survive exactly', async () => {
+    venue.script('F20', {
+      status: 200,
+      body: '{"list":[{"tradeId":8389765489680951453,"orderId":602876318261969338,"symbol":"cmt_btcusdt","orderSide":"SELL","fillSize":"0.01","fillValue":"907.553","fillFee":"0.54","direction":"MAKER","createdTime":1716712170527}],"nextFlag":true,"totals":7}',
+    });
+    const data = await client.futures.fills({ symbol: 'cmt_btcusdt', orderId: '602876318261969338', startTime: 1, endTime: 2, limit: 100 });
+    expectWire('F20', 'symbol=cmt_btcusdt&orderId=602876318261969338&startTime=1&endTime=2&limit=100', '');
+    expect(data.list[0]!.tradeId).toBeInstanceOf(JsonBigInt);
+    expect([String(data.list[0]!.tradeId), String(data.list[0]!.orderId)]).toEqual(['8389765489680951453', '602876318261969338']);
+    expect([data.nextFlag, data.totals]).toEqual([true, 7]);
+  });
+
+  it('F20 fills: the documented sample, conflicting fields included, is accepted', async () => {
+    const data = await client.futures.fills({});
+    expect(data.list[0]).toMatchObject({ liquidateFee: 'MAKER', direction: 'OPEN_LONG', createdTime: 1716712170527 });
+  });
+
+  it('F18 needs an order id, F19 and F20 at most 100 rows: refused before sending', async () => {
+    const before = venue.requests.length;
+    await expect(client.futures.orderDetail({ orderId: '' })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F18' });
+    await expect(client.futures.orderHistory({ pageSize: 101 })).rejects.toThrow(/pageSize must be an integer from 1 to 100/);
+    await expect(client.futures.fills({ limit: 0 })).rejects.toThrow(/limit must be an integer from 1 to 100/);
+    await expect(client.spot.openOrders({ symbol: 'X_SPBL', limit: 101 })).rejects.toThrow(/limit must be an integer from 1 to 100/);
+    expect(venue.requests.length).toBe(before);
   });
 });
 

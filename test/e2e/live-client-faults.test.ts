@@ -73,7 +73,7 @@ describe('venue errors', () => {
   });
 });
 
-describe('retries: GETs retry retryable errors, POSTs never', () => {
+describe('retries: reads retry retryable errors, writes never', () => {
   it('GET: HTML 502 twice, then the answer', async () => {
     const html = { status: 502, body: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html' } };
     venue.script('F2', html, html);
@@ -120,6 +120,12 @@ describe('retries: GETs retry retryable errors, POSTs never', () => {
     expect(e).toMatchObject({ category: 'network', outcomeUnknown: false });
     await c.close();
     venue = await FakeVenue.start();
+  });
+
+  it('a spot read sent as a POST (S3) is retried like any read: it changes nothing at the venue', async () => {
+    venue.script('S3', { status: 502, body: '<html>502</html>' });
+    await client.spot.orderInfo({ orderId: '1' }).catch(() => undefined);
+    expect(venue.calls('S3')).toHaveLength(2);
   });
 
   it('GET: a timeout is retried', async () => {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { Decimal } from '../../src/domain/decimal.js';
 import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { createLogger } from '../../src/util/logger.js';
-import { FakeVenue } from '../fixtures/fake-venue.js';
+import { FakeVenue, envelopeError } from '../fixtures/fake-venue.js';
 import { clientFor } from '../fixtures/live-client.js';
 
 let venue: FakeVenue;
@@ -22,6 +22,11 @@ afterAll(async () => {
 });
 
 const dec = (s: string) => Decimal.from(s);
+
+/** The last warning logged with this message. */
+function logged(msg: string): Record<string, unknown> | undefined {
+  return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === msg).at(-1);
+}
 
 describe('normalised reads', () => {
   it('futures instruments: decimal places become steps, priceEndStep scales the tick, contract_val "0" is unknown', async () => {
@@ -74,19 +79,53 @@ describe('normalised reads', () => {
     expect(orders[100]).toMatchObject({ orderId: '689987455633326846', side: 'buy', positionSide: 'short', reduceOnly: true, timeInForce: 'post_only', kind: 'limit', avgFillPrice: null, status: 'open' });
   });
 
-  it('spot open orders from order history: final orders left out', async () => {
+  it('spot open orders from S15 by default: one short page is all', async () => {
+    const before = venue.calls('S1').length;
     const orders = await client.openOrders('spot', 'WXTUSDT_SPBL');
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ orderId: '602941812964852154', status: 'open', side: 'sell', kind: 'limit', avgFillPrice: null });
+    expect(venue.calls('S15').at(-1)!.body).toBe('{"symbol":"WXTUSDT_SPBL","limit":100,"pageNo":0}');
+    expect(venue.calls('S1').length).toBe(before);
+  });
+
+  it('spot open orders from S15: pages of 100 by pageNo until a short one', async () => {
+    const one = (i: number) => `{"symbol":"A_SPBL","orderId":"${602941812964852154n + BigInt(i)}","clientOrderId":"c${i}","price":"1.5","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
+    const page = (from: number, n: number) => ({ status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: n }, (_, k) => one(from + k)).join(',')}],"nextPage":null,"totals":null}}` });
+    venue.script('S15', page(0, 100), page(100, 100), page(200, 3));
+    const orders = await client.openOrders('spot', 'A_SPBL');
+    expect(orders).toHaveLength(203);
+    expect(venue.calls('S15').slice(-3).map((r) => JSON.parse(r.body).pageNo)).toEqual([0, 1, 2]);
+    expect(orders[202]!.orderId).toBe('602941812964852356');
+  });
+
+  it('spot open orders from S15: a venue that ignores pageNo is not counted twice, and it is reported', async () => {
+    const one = (i: number) => `{"symbol":"A_SPBL","orderId":"${i + 1}","price":"1","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
+    const full = { status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: 100 }, (_, k) => one(k)).join(',')}],"nextPage":null,"totals":null}}` };
+    const before = venue.calls('S15').length;
+    venue.script('S15', full, full);
+    const orders = await client.openOrders('spot', 'A_SPBL');
+    expect(orders).toHaveLength(100);
+    expect(venue.calls('S15').length - before).toBe(2);
+    expect(logged('the page repeats the previous ones (pageNo ignored?): open orders may be incomplete')).toMatchObject({ endpoint: 'S15' });
+  });
+
+  it('spot open orders from S1 order history when configured: final orders left out', async () => {
+    const s1 = clientFor(venue, { spotOpenOrders: 'S1' });
+    const before = venue.calls('S15').length;
+    const orders = await s1.openOrders('spot', 'WXTUSDT_SPBL');
+    await s1.close();
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ orderId: '602941812964852154', status: 'open', side: 'sell', kind: 'limit', avgFillPrice: null });
+    expect(venue.calls('S1').at(-1)!.body).toBe('{"symbol":"WXTUSDT_SPBL","pageIndex":0,"pageSize":100}');
+    expect(venue.calls('S15').length).toBe(before);
   });
 
   it('an unknown status is reported with endpoint and field, and kept as unknown (not dropped, not guessed)', async () => {
-    venue.script('S1', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[{"symbol":"A_SPBL","orderId":1,"price":"1","quantity":"2","orderType":"limit","side":"buy","status":"frozen_by_risk","fillQuantity":"0.5","fillTotalAmount":"0.55","cTime":"1"}],"nextPage":false}}' });
+    venue.script('S15', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[{"symbol":"A_SPBL","orderId":1,"price":"1","quantity":"2","orderType":"limit","side":"buy","status":"frozen_by_risk","fillQuantity":"0.5","fillTotalAmount":"0.55","cTime":"1"}],"nextPage":null}}' });
     const orders = await client.openOrders('spot', 'A_SPBL');
     expect(orders[0]).toMatchObject({ status: 'unknown', rawStatus: 'frozen_by_risk' });
     expect(orders[0]!.avgFillPrice!.toString()).toBe('1.1');
-    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'unknown spot order status');
-    expect(warn).toMatchObject({ endpoint: 'S1', field: 'data.orderInfoResultList[0].status', value: 'frozen_by_risk' });
+    expect(logged('unknown spot order status')).toMatchObject({ endpoint: 'S15', field: 'data.orderInfoResultList[0].status', value: 'frozen_by_risk' });
   });
 
   it('positions: zero-size records left out, side case-insensitive, entry price exact', async () => {
@@ -109,5 +148,161 @@ describe('normalised reads', () => {
   it('a required value sent as "" fails with endpoint and field, never becomes 0', async () => {
     venue.script('S8', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":[{"coinName":"BTC","available":"","frozen":"0","equity":""}]}' });
     await expect(client.balances('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S8', field: 'data[0].equity' });
+  });
+});
+
+const FUT_ORDER = (over: Record<string, unknown>) =>
+  JSON.stringify({ symbol: 'cmt_btcusdt', size: '0.01', client_oid: 'x', createTime: '1000', filled_qty: '0', fee: '0', order_id: '1', price: '88888.0', price_avg: '0', status: 'canceled', type: 'open_long', order_type: 'normal', ...over });
+
+describe('futures order lookup in any state', () => {
+  it('by order id through F18: a filled market order with its real status, fill, fee and client id', async () => {
+    const o = await client.order('futures', 'cmt_btcusdt', { orderId: '686643264626885530' });
+    expect(venue.calls('F18').at(-1)!.query).toBe('orderId=686643264626885530');
+    expect(o).toMatchObject({ orderId: '686643264626885530', clientOid: '1763604184027_122', status: 'filled', kind: 'market', price: null, timeInForce: 'ioc', side: 'buy', positionSide: 'long' });
+    expect([o!.filledSize.toString(), o!.avgFillPrice!.toString(), o!.fee!.toString(), o!.size.toString()]).toEqual(['0.01', '85596.5', '0.513579', '0.01']);
+  });
+
+  it('by order id: the venue\'s 50005 is null; an order of another symbol is not taken', async () => {
+    venue.script('F18', { status: 400, body: envelopeError('50005', 'Order does not exist') });
+    expect(await client.order('futures', 'cmt_btcusdt', { orderId: '42' })).toBeNull();
+    expect(await client.order('futures', 'cmt_ethusdt', { orderId: '686643264626885530' })).toBeNull();
+    expect(logged('order 686643264626885530 belongs to another symbol than cmt_ethusdt: not taken')).toMatchObject({ endpoint: 'F18', field: 'symbol' });
+  });
+
+  it('by client id: F5 first; when not open, F19 history from createdAfterMs, older pages by endCreateDate', async () => {
+    const f5 = venue.calls('F5').length;
+    const f19 = venue.calls('F19').length;
+    const older = Array.from({ length: 100 }, (_, i) => FUT_ORDER({ client_oid: `other_${i}`, order_id: String(700 + i), createTime: String(5000 + i) }));
+    const wanted = FUT_ORDER({ client_oid: 'sx_gone_1', order_id: '689987235725968026', createTime: '4000', status: 'canceled', filled_qty: '0.004', price_avg: '88888.0', fee: '0.1' });
+    venue.script('F19', { status: 200, body: `[${older.join(',')}]` }, { status: 200, body: `[${FUT_ORDER({ client_oid: 'y', createTime: '4500' })},${wanted}]` });
+    const o = await client.order('futures', 'cmt_btcusdt', { clientOid: 'sx_gone_1', createdAfterMs: 3000 });
+    expect(venue.calls('F5').length).toBe(f5 + 1);
+    expect(venue.calls('F19').slice(-2).map((r) => r.query)).toEqual([
+      'symbol=cmt_btcusdt&pageSize=100&createDate=3000',
+      'symbol=cmt_btcusdt&pageSize=100&createDate=3000&endCreateDate=5000',
+    ]);
+    expect(o).toMatchObject({ orderId: '689987235725968026', clientOid: 'sx_gone_1', status: 'canceled', kind: 'limit' });
+    expect([o!.filledSize.toString(), o!.avgFillPrice!.toString(), o!.price!.toString()]).toEqual(['0.004', '88888', '88888']);
+    // An open order is answered from F5 without reading history.
+    expect(await client.order('futures', 'cmt_btcusdt', { clientOid: '175287228528278', createdAfterMs: 3000 })).toMatchObject({ orderId: '689987455633326746', status: 'open' });
+    expect(venue.calls('F19').length).toBe(f19 + 2);
+  });
+
+  it('by client id: history that ignores endCreateDate (a page with nothing new) ends the walk', async () => {
+    const same = { status: 200, body: `[${Array.from({ length: 100 }, (_, i) => FUT_ORDER({ client_oid: `o_${i}`, order_id: String(900 + i), createTime: '7000' })).join(',')}]` };
+    venue.script('F19', same, same);
+    const f19 = venue.calls('F19').length;
+    expect(await client.order('futures', 'cmt_btcusdt', { clientOid: 'not_there' })).toBeNull();
+    expect(venue.calls('F19').slice(f19).map((r) => r.query)).toEqual(['symbol=cmt_btcusdt&pageSize=100', 'symbol=cmt_btcusdt&pageSize=100&endCreateDate=7000']);
+  });
+
+  it('by client id: unknown everywhere is null; history stops at a short page', async () => {
+    const f19 = venue.calls('F19').length;
+    expect(await client.order('futures', 'cmt_btcusdt', { clientOid: 'never_sent' })).toBeNull();
+    expect(venue.calls('F19').length).toBe(f19 + 1);
+    expect(venue.calls('F19').at(-1)!.query).toBe('symbol=cmt_btcusdt&pageSize=100');
+  });
+});
+
+describe('fills on both surfaces', () => {
+  it('spot: S2 with the order id as a raw number; an empty fillPrice is amount / size, exact', async () => {
+    const [f] = await client.fills('spot', 'WXTUSDT_SPBL', '602929507946463674');
+    expect(venue.calls('S2').at(-1)!.body).toBe('{"symbol":"WXTUSDT_SPBL","orderId":602929507946463674,"pageSize":100}');
+    expect(f!.price.toString()).toBe('0.010476');
+  });
+
+  it('futures: F20 of one order; ids beyond 2^53 digit for digit; price = fillValue / fillSize exactly', async () => {
+    venue.script('F20', {
+      status: 200,
+      body: '{"list":[{"tradeId":800000000000000123,"orderId":600000000000000077,"symbol":"cmt_btcusdt","positionSide":"LONG","orderSide":"BUY","fillSize":"0.03","fillValue":"2722.659","fillFee":"1.6335954","liquidateFee":"0","direction":"TAKER","createdTime":1716712170527},{"tradeId":800000000000000124,"orderId":600000000000000077,"symbol":"cmt_btcusdt","orderSide":"BUY","fillSize":"0.003","fillValue":"1","fillFee":"0","createdTime":1716712170600}],"nextFlag":false,"totals":2}',
+    });
+    const fills = await client.fills('futures', 'cmt_btcusdt', '600000000000000077');
+    expect(venue.calls('F20').at(-1)!.query).toBe('symbol=cmt_btcusdt&orderId=600000000000000077&limit=100');
+    // Newest first.
+    expect(fills.map((f) => [f.fillId, f.orderId, f.side, f.price.toString(), f.size.toString(), f.amount.toString(), f.fee.toString(), f.timestampMs])).toEqual([
+      ['800000000000000124', '600000000000000077', 'buy', '333.333333333333333333', '0.003', '1', '0', 1716712170600],
+      ['800000000000000123', '600000000000000077', 'buy', '90755.3', '0.03', '2722.659', '1.6335954', 1716712170527],
+    ]);
+  });
+
+  it('futures: the documented sample with its conflicting fields (MAKER in liquidateFee, OPEN_LONG in direction) parses', async () => {
+    const [f] = await client.fills('futures', 'cmt_btcusdt');
+    expect(f).toMatchObject({ fillId: '0', orderId: '0', side: 'buy', timestampMs: 1716712170527 });
+    expect(f!.price.toString()).toBe(dec('12').div(dec('67'), 18).toString());
+  });
+
+  it('futures: no orderSide, the side comes from the direction name; none at all names the field', async () => {
+    const row = (over: string) => `{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt",${over}"fillSize":"1","fillValue":"5","fillFee":"0","createdTime":1}],"nextFlag":false}`;
+    venue.script('F20', { status: 200, body: row('"direction":"MAKER","legacyOrdeDirection":"CLOSE_LONG",') }, { status: 200, body: row('"direction":"MAKER",') });
+    expect((await client.fills('futures', 'cmt_btcusdt'))[0]!.side).toBe('sell');
+    await expect(client.fills('futures', 'cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F20', field: 'list[0].orderSide' });
+  });
+
+  it('futures: while nextFlag says more, the next page ends at the oldest fill time seen; each fill kept once', async () => {
+    const fill = (id: number, t: number) => `{"tradeId":${id},"orderId":9,"symbol":"cmt_btcusdt","orderSide":"SELL","fillSize":"1","fillValue":"10","fillFee":"0.01","createdTime":${t}}`;
+    venue.script(
+      'F20',
+      // Fills 2 and 1 share a millisecond, and the first page ended between them.
+      { status: 200, body: `{"list":[${fill(3, 300)},${fill(2, 200)}],"nextFlag":true,"totals":3}` },
+      { status: 200, body: `{"list":[${fill(2, 200)},${fill(1, 200)}],"nextFlag":true,"totals":3}` },
+      { status: 200, body: `{"list":[${fill(2, 200)},${fill(1, 200)}],"nextFlag":true,"totals":3}` },
+    );
+    const fills = await client.fills('futures', 'cmt_btcusdt', '9');
+    expect(fills.map((f) => f.fillId)).toEqual(['3', '2', '1']);
+    // The third page brought nothing new: the walk ends there.
+    expect(venue.calls('F20').slice(-3).map((r) => r.query)).toEqual([
+      'symbol=cmt_btcusdt&orderId=9&limit=100',
+      'symbol=cmt_btcusdt&orderId=9&endTime=200&limit=100',
+      'symbol=cmt_btcusdt&orderId=9&endTime=200&limit=100',
+    ]);
+  });
+
+  it('futures: fills of another order or symbol (a filter the venue ignored) are left out and reported', async () => {
+    const fill = (id: number, order: number, symbol: string) => `{"tradeId":${id},"orderId":${order},"symbol":"${symbol}","orderSide":"BUY","fillSize":"1","fillValue":"10","fillFee":"0","createdTime":${id}}`;
+    venue.script('F20', { status: 200, body: `{"list":[${fill(1, 9, 'cmt_btcusdt')},${fill(2, 8, 'cmt_btcusdt')},${fill(3, 9, 'cmt_ethusdt')}],"nextFlag":false}` });
+    expect((await client.fills('futures', 'cmt_btcusdt', '9')).map((f) => f.fillId)).toEqual(['1']);
+    expect(logged('fill outside the symbol or order asked for: left out')).toMatchObject({ endpoint: 'F20', field: 'list[2]', value: { symbol: 'cmt_ethusdt', orderId: '9' } });
+  });
+
+  it('futures: a zero size is an error naming endpoint and field', async () => {
+    venue.script('F20', { status: 200, body: '{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt","orderSide":"BUY","fillSize":"0","fillValue":"5","fillFee":"0","createdTime":1}]}' });
+    await expect(client.fills('futures', 'cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F20', field: 'list[0].fillSize' });
+  });
+});
+
+describe('non-positive prices and sizes', () => {
+  it('tickers: zero and negative prices are unknown (null), each reported with endpoint and field', async () => {
+    venue.script('F2', { status: 200, body: '[{"symbol":"cmt_btcusdt","last":"0","best_ask":"-2","best_bid":"0.0","markPrice":"-90755.2","indexPrice":"0","timestamp":"5"},{"symbol":"cmt_ethusdt","last":"3050.12","best_ask":"3050.13","best_bid":"3050.11","timestamp":"5"}]' });
+    const [bad, good] = await client.tickers();
+    expect([bad!.last, bad!.bestAsk, bad!.bestBid, bad!.markPrice, bad!.indexPrice]).toEqual([null, null, null, null, null]);
+    expect(good!.last!.toString()).toBe('3050.12');
+    const reported = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'non-positive price taken as unknown' && l.endpoint === 'F2');
+    expect(reported.slice(-5).map((l) => [l.field, l.value])).toEqual([['[0].last', '0'], ['[0].best_bid', '0.0'], ['[0].best_ask', '-2'], ['[0].markPrice', '-90755.2'], ['[0].indexPrice', '0']]);
+  });
+
+  it('public trades with a zero or negative price or size are dropped and reported', async () => {
+    const t = (id: string, price: string, size: string) => `{"symbol":"BTCUSDT_SPBL","tradeId":"${id}","fillTime":1,"fillPrice":"${price}","fillQuantity":"${size}","buyerMaker":true}`;
+    venue.script('S9', { status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":[${t('a', '0', '1')},${t('b', '-5', '1')},${t('c', '83609.7', '0')},${t('d', '83609.7', '0.5')}]}` });
+    const trades = await client.recentTrades('BTCUSDT_SPBL');
+    expect(trades.map((x) => x.tradeId)).toEqual(['d']);
+    const reported = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'trade with a non-positive price or size dropped');
+    expect(reported.slice(-3).map((l) => [l.endpoint, l.field, l.value])).toEqual([['S9', 'data[0].fillPrice', '0'], ['S9', 'data[1].fillPrice', '-5'], ['S9', 'data[2].fillQuantity', '0']]);
+  });
+
+  it('instruments with a zero or negative tick or step are an error naming endpoint and field', async () => {
+    const spot = (tick: string, step: string) => ({ status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":[{"symbol":"BTCUSDT_SPBL","baseCoin":"BTC","quoteCoin":"USDT","tickSize":"${tick}","stepSize":"${step}","minTradeAmount":"0.00001","takerFeeRate":"0.001","makerFeeRate":"0","enableTrade":true}]}` });
+    venue.script('S7', spot('0', '0.0001'), spot('0.1', '-0.0001'));
+    await expect(client.instruments('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S7', field: 'data[0].tickSize' });
+    await expect(client.instruments('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S7', field: 'data[0].stepSize' });
+    venue.script('F1', { status: 200, body: '[{"symbol":"cmt_btcusdt","underlying_index":"BTC","quote_currency":"USDT","size_increment":"4","tick_size":"0.0","makerFeeRate":"0","takerFeeRate":"0","minOrderSize":"0.0001"}]' });
+    await expect(client.instruments('futures')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F1', field: '[0].tick_size' });
+  });
+
+  it('order records: a market order\'s price "0" is no price; a negative limit price is unknown and reported', async () => {
+    venue.script('F5', { status: 200, body: `[${FUT_ORDER({ status: 'open', price: '0', order_id: '5' })},${FUT_ORDER({ status: 'open', price: '-3', order_id: '6' })}]` });
+    const [market, negative] = await client.openOrders('futures', 'cmt_btcusdt');
+    expect(market).toMatchObject({ kind: 'market', price: null });
+    expect(negative).toMatchObject({ kind: 'limit', price: null });
+    expect(logged('non-positive price taken as unknown')).toMatchObject({ endpoint: 'F5', field: '[1].price', value: '-3' });
   });
 });

@@ -185,6 +185,119 @@ function accepted(r: { outcome: string }): void {
   expect(r.outcome).toBe('accepted');
 }
 
+describe('order state endpoints: S15, F18, F19, F20', () => {
+  const FUT = 'cmt_btcusdt';
+  const SPOT = 'BTCUSDT_SPBL';
+  const d = (x: string) => Decimal.from(x);
+  const limitLong = (oid: string) => ({ clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: Decimal.from('88000'), size: Decimal.from('0.01'), positionSide: 'long' as const });
+  /** A spot buy resting 2 % under the last trade. */
+  async function spotBuy(c: LiveClient, oid: string) {
+    const last = (await c.recentTrades(SPOT, 1))[0]!.price;
+    return { clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: last.mul(d('0.98')).roundToStep(d('0.1'), 'down'), size: d('0.001') };
+  }
+
+  async function signedGet(url: string, path: string, query: string) {
+    const ts = String(Date.now());
+    const res = await fetch(`${url}${path}?${query}`, { headers: signed(ts, 'GET', `${path}?${query}`) });
+    return { status: res.status, text: await res.text() };
+  }
+
+  it('charge the venue\'s weights: S15 3/3, F18 2/2, F19 10/10, F20 5/5', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    const used = (k: string) => s.snapshot().windows[k]?.used ?? 0;
+    const cases: Array<[() => Promise<unknown>, string, number]> = [
+      [() => c.spot.openOrders({ symbol: SPOT }), 'spot', 3],
+      [() => c.futures.orderDetail({ orderId: '1' }).catch(() => undefined), 'futures', 2],
+      [() => c.futures.orderHistory({ symbol: FUT }), 'futures', 10],
+      [() => c.futures.fills({ symbol: FUT }), 'futures', 5],
+    ];
+    for (const [call, surface, w] of cases) {
+      const [ip, uid] = [used(`${surface}:ip`), used(`${surface}:uid`)];
+      await call();
+      expect([used(`${surface}:ip`) - ip, used(`${surface}:uid`) - uid]).toEqual([w, w]);
+    }
+  });
+
+  it('F18 for an unknown id answers the venue\'s 50005 in the error envelope; the client says null', async () => {
+    const { url } = await start();
+    const r = await signedGet(url, '/capi/v2/order/detail', 'orderId=600000000000999999');
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toMatchObject({ code: '50005', msg: 'Order does not exist', data: null });
+    expect(await connect(url).order('futures', FUT, { orderId: '600000000000999999' })).toBeNull();
+  });
+
+  it('F20 sends tradeId and orderId as raw JSON numbers beyond 2^53, sides and maker/taker in upper case', async () => {
+    const { url } = await start();
+    const c = connect(url);
+    const [r] = await c.placeOrders('futures', FUT, [{ clientOid: 'f20_raw', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    accepted(r!);
+    const { status, text } = await signedGet(url, '/capi/v2/order/fills', `symbol=${FUT}&limit=100`);
+    expect(status).toBe(200);
+    expect(text).toMatch(/"tradeId":8\d{17},"orderId":6\d{17},/);
+    const open = JSON.parse(text) as { nextFlag: boolean; list: Array<Record<string, unknown>> };
+    expect(open).toMatchObject({ nextFlag: false, list: [{ symbol: FUT, positionSide: 'LONG', orderSide: 'BUY', direction: 'TAKER', legacyOrdeDirection: 'OPEN_LONG', marginMode: 'SHARED', liquidateFee: '0' }] });
+    // realizePnl only on closing fills.
+    expect(open.list[0]!.realizePnl).toBeUndefined();
+    accepted((await c.placeOrders('futures', FUT, [{ clientOid: 'f20_close', side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long', reduceOnly: true }]))[0]!);
+    const closed = JSON.parse((await signedGet(url, '/capi/v2/order/fills', `symbol=${FUT}&limit=1`)).text) as { nextFlag: boolean; totals: number; list: Array<Record<string, unknown>> };
+    expect(closed).toMatchObject({ nextFlag: true, list: [{ orderSide: 'SELL', positionSide: 'LONG', legacyOrdeDirection: 'CLOSE_LONG' }] });
+    expect(closed.list[0]!.realizePnl).toMatch(/^-?\d+(\.\d+)?$/);
+  });
+
+  it('a filled and a canceled futures order are found in any state, by id (F18) and by client id (F5 then F19)', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    const [m] = await c.placeOrders('futures', FUT, [{ clientOid: 'any_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    const [l] = await c.placeOrders('futures', FUT, [limitLong('any_lim')]);
+    const lid = (l as { orderId: string }).orderId;
+    accepted((await c.cancelOrders('futures', FUT, { orderIds: [lid] }))[0]!);
+    const filled = (await c.order('futures', FUT, { clientOid: 'any_mkt', createdAfterMs: Date.now() - 60_000 }))!;
+    expect(filled).toMatchObject({ orderId: (m as { orderId: string }).orderId, status: 'filled', kind: 'market', price: null });
+    expect(filled.filledSize.eq(d('0.01'))).toBe(true);
+    expect(filled.avgFillPrice).not.toBeNull();
+    expect(filled.fee!.gt(Decimal.ZERO)).toBe(true);
+    expect(await c.order('futures', FUT, { orderId: lid })).toMatchObject({ status: 'canceled', clientOid: 'any_lim' });
+    expect(await c.order('futures', FUT, { clientOid: 'any_lim' })).toMatchObject({ orderId: lid, status: 'canceled' });
+    expect(s.snapshot().requests.F19).toBe(2);
+    const fills = await c.fills('futures', FUT, filled.orderId);
+    expect(fills.reduce((a, f) => a.add(f.size), Decimal.ZERO).eq(filled.filledSize)).toBe(true);
+  });
+
+  it('read-after-write lag: S15, F18, F19 and F20 do not show an accepted order (nor its fills) for a while', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    s.faults.visibilityLagMs = 400;
+    const [sr] = await c.placeOrders('spot', SPOT, [await spotBuy(c, 'lag_spot')]);
+    accepted(sr!);
+    const sid = sr as { orderId: string };
+    const [m] = await c.placeOrders('futures', FUT, [{ clientOid: 'lag_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    const mid = (m as { orderId: string }).orderId;
+    expect((await c.openOrders('spot', SPOT)).map((o) => o.orderId)).not.toContain(sid.orderId);
+    expect(await c.order('futures', FUT, { orderId: mid })).toBeNull();
+    expect(await c.order('futures', FUT, { clientOid: 'lag_mkt' })).toBeNull();
+    expect(await c.fills('futures', FUT, mid)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await c.openOrders('spot', SPOT)).map((o) => o.orderId)).toContain(sid.orderId);
+    expect(await c.order('futures', FUT, { orderId: mid })).toMatchObject({ status: 'filled' });
+    expect(await c.order('futures', FUT, { clientOid: 'lag_mkt' })).toMatchObject({ orderId: mid });
+    expect((await c.fills('futures', FUT, mid)).length).toBeGreaterThan(0);
+  });
+
+  it('S15 pages by pageNo and limit; nextPage and totals are null as the venue sends them', async () => {
+    const { url } = await start();
+    const c = connect(url);
+    const reqs = await Promise.all(Array.from({ length: 5 }, (_, i) => spotBuy(c, `pg_${i}`)));
+    (await c.placeOrders('spot', SPOT, reqs)).forEach(accepted);
+    const p0 = await c.spot.openOrders({ symbol: SPOT, limit: 2, pageNo: 0 });
+    const p2 = await c.spot.openOrders({ symbol: SPOT, limit: 2, pageNo: 2 });
+    expect(p0.orderInfoResultList.map((o) => o.clientOrderId)).toEqual(['pg_0', 'pg_1']);
+    expect(p2.orderInfoResultList.map((o) => o.clientOrderId)).toEqual(['pg_4']);
+    expect([p0.nextPage, p0.totals]).toEqual([null, null]);
+    expect((await c.openOrders('spot', SPOT)).map((o) => o.clientOid)).toEqual(reqs.map((r) => r.clientOid));
+  });
+});
+
 describe('determinism', () => {
   it('two servers with the same seed serve the same market', async () => {
     const a = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 99, startMs: 0, tickIntervalMs: 10 });

@@ -1,4 +1,4 @@
-// Typed futures methods, one per endpoint (F0–F9), over the signing base.
+// Typed futures methods, one per endpoint (F0–F9, F18–F20), over the signing base.
 import type { RequestOf } from '../wire/requests.js';
 import type { ResponseOf } from '../wire/responses.js';
 import type { RestClient } from './rest-client.js';
@@ -45,5 +45,17 @@ export class FuturesApi {
   /** F9: cancel a trigger order. */
   cancelTrigger(p: RequestOf<'F9'>): Promise<ResponseOf<'F9'>> {
     return this.rest.call('F9', p);
+  }
+  /** F18: one order in any state, by order id (50005 when the venue does not know it). */
+  orderDetail(p: RequestOf<'F18'>): Promise<ResponseOf<'F18'>> {
+    return this.rest.call('F18', p);
+  }
+  /** F19: order history, filtered by creation time (pageSize 1–100). */
+  orderHistory(p: RequestOf<'F19'> = {}): Promise<ResponseOf<'F19'>> {
+    return this.rest.call('F19', p);
+  }
+  /** F20: the account's fills (limit 1–100; nextFlag when more exist). */
+  fills(p: RequestOf<'F20'> = {}): Promise<ResponseOf<'F20'>> {
+    return this.rest.call('F20', p);
   }
 }

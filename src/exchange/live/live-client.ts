@@ -14,7 +14,7 @@ import { JsonBigInt } from '../wire/json.js';
 import { FuturesApi } from './futures-api.js';
 import * as parse from './parse.js';
 import { RateLimiter, type RateLimiterConfig } from './rate-limiter.js';
-import { RestClient, type RestClientOptions } from './rest-client.js';
+import { RestClient, type AuthHalt, type RestClientOptions } from './rest-client.js';
 import { SpotApi } from './spot-api.js';
 import { Transport } from './transport.js';
 
@@ -26,11 +26,19 @@ export interface LiveClientOptions {
   timeoutMs: number;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   rateLimit: RateLimiterConfig;
-  /** Most pages one open-orders read walks through (F5 / S1). */
+  /** Most pages one paged read walks through (F5, S15 / S1, F19, F20). */
   maxPages: number;
+  /** Where spot open orders are read: S15 (the venue's open orders, default) or S1 (order history pages). */
+  spotOpenOrders?: 'S15' | 'S1';
+  /** Authentication or permission failures in a row on signed requests before they stop (default 3). */
+  authFailuresBeforeHalt?: number;
   clock: Clock;
   logger: Logger;
   onAttempt?: RestClientOptions['onAttempt'];
+}
+
+function newestFirst(fills: Map<string, Fill>): Fill[] {
+  return [...fills.values()].sort((a, b) => b.timestampMs - a.timestampMs);
 }
 
 export class LiveClient implements ExchangeClient {
@@ -57,6 +65,7 @@ export class LiveClient implements ExchangeClient {
       logger: this.logger,
       retry: o.retry,
       ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
+      ...(o.authFailuresBeforeHalt !== undefined ? { authFailuresBeforeHalt: o.authFailuresBeforeHalt } : {}),
     });
     this.spot = new SpotApi(this.rest);
     this.futures = new FuturesApi(this.rest);
@@ -65,6 +74,16 @@ export class LiveClient implements ExchangeClient {
   private done<T>(ctx: parse.ParseContext, value: T): T {
     for (const a of ctx.anomalies) this.logger.warn({ endpoint: a.endpoint, field: a.field, value: a.value }, a.note);
     return value;
+  }
+
+  /** Set when signed requests stopped after repeated authentication failures (reason quotes the venue's answer). */
+  authHalt(): AuthHalt | undefined {
+    return this.rest.authHalt();
+  }
+
+  /** Lets signed requests go again after an authentication halt. */
+  resetAuthHalt(): void {
+    this.rest.resetAuthHalt();
   }
 
   async instruments(surface: Surface): Promise<Instrument[]> {
@@ -87,7 +106,12 @@ export class LiveClient implements ExchangeClient {
   async recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
     const ctx = new parse.ParseContext('S9');
     const rows = await this.spot.publicTrades({ symbol, ...(limit !== undefined ? { limit } : {}) });
-    return this.done(ctx, rows.map((w, i) => parse.publicTrade(ctx, w, i)));
+    const out: PublicTrade[] = [];
+    rows.forEach((w, i) => {
+      const t = parse.publicTrade(ctx, w, i);
+      if (t) out.push(t);
+    });
+    return this.done(ctx, out);
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
@@ -97,13 +121,46 @@ export class LiveClient implements ExchangeClient {
       const limit = ENDPOINTS.F5.maxPageSize!;
       for (let page = 0; page < this.o.maxPages; page++) {
         const rows = await this.futures.currentOrders({ ...(symbol ? { symbol } : {}), limit, page });
-        rows.forEach((w, i) => out.push(parse.futuresOrder(ctx, w, i)));
+        rows.forEach((w, i) => out.push(parse.futuresOrder(ctx, w, `[${i}]`)));
         if (rows.length < limit) return this.done(ctx, out);
       }
       this.logger.warn({ endpoint: 'F5', pages: this.o.maxPages }, 'open orders truncated at the page limit');
       return this.done(ctx, out);
     }
     if (!symbol) throw new RangeError('spot open orders are read per pair: a symbol is required');
+    return (this.o.spotOpenOrders ?? 'S15') === 'S15' ? this.spotOpenOrders(symbol) : this.spotOpenOrdersFromHistory(symbol);
+  }
+
+  /** S15 pages of `limit` 100 from pageNo 0 until one comes back short. */
+  private async spotOpenOrders(symbol: string): Promise<Order[]> {
+    const ctx = new parse.ParseContext('S15');
+    const limit = ENDPOINTS.S15.maxPageSize!;
+    const out: Order[] = [];
+    const seen = new Set<string>();
+    for (let pageNo = 0; pageNo < this.o.maxPages; pageNo++) {
+      const data = await this.spot.openOrders({ symbol, limit, pageNo });
+      let fresh = 0;
+      data.orderInfoResultList.forEach((w, i) => {
+        const order = parse.spotOrder(ctx, w, `data.orderInfoResultList[${i}]`);
+        if (seen.has(order.orderId)) return;
+        seen.add(order.orderId);
+        fresh++;
+        if (order.status !== 'filled' && order.status !== 'canceled') out.push(order);
+      });
+      if (data.orderInfoResultList.length < limit) return this.done(ctx, out);
+      // A revision without pageNo answers the first page again: stop rather than count it twice.
+      if (fresh === 0) {
+        ctx.report('data.orderInfoResultList', pageNo, 'the page repeats the previous ones (pageNo ignored?): open orders may be incomplete');
+        return this.done(ctx, out);
+      }
+    }
+    this.logger.warn({ endpoint: 'S15', pages: this.o.maxPages }, 'open orders truncated at the page limit');
+    return this.done(ctx, out);
+  }
+
+  /** S1 order-history pages, final orders left out. */
+  private async spotOpenOrdersFromHistory(symbol: string): Promise<Order[]> {
+    const out: Order[] = [];
     const ctx = new parse.ParseContext('S1');
     const pageSize = ENDPOINTS.S1.maxPageSize!;
     for (let pageIndex = 0; pageIndex < this.o.maxPages; pageIndex++) {
@@ -151,18 +208,101 @@ export class LiveClient implements ExchangeClient {
         const row = rows[0];
         return this.done(ctx, row ? parse.spotOrder(ctx, row, 'data[0]') : null);
       }
+      if (lookup.orderId) return await this.futuresOrderDetail(symbol, lookup.orderId);
       const open = await this.openOrders('futures', symbol);
-      return open.find((o) => (lookup.orderId ? o.orderId === lookup.orderId : o.clientOid === lookup.clientOid)) ?? null;
+      return open.find((o) => o.clientOid === lookup.clientOid) ?? (await this.futuresOrderFromHistory(symbol, lookup.clientOid!, lookup.createdAfterMs));
     } catch (err) {
       if (err instanceof ExchangeError && err.category === 'not-found') return null;
       throw err;
     }
   }
 
-  async fills(symbol: string, orderId?: string): Promise<Fill[]> {
-    const ctx = new parse.ParseContext('S2');
-    const data = await this.spot.fills({ symbol, ...(orderId ? { orderId: new JsonBigInt(orderId) } : {}), pageSize: ENDPOINTS.S2.maxPageSize! });
-    return this.done(ctx, data.fillsOrderResultList.map((w, i) => parse.spotFill(ctx, w, i)));
+  /** F18: any state; an order of another symbol is not the one asked for. */
+  private async futuresOrderDetail(symbol: string, orderId: string): Promise<Order | null> {
+    const ctx = new parse.ParseContext('F18');
+    const order = parse.futuresOrder(ctx, await this.futures.orderDetail({ orderId }), '');
+    if (order.symbol !== symbol) {
+      ctx.report('symbol', order.symbol, `order ${orderId} belongs to another symbol than ${symbol}: not taken`);
+      return this.done(ctx, null);
+    }
+    return this.done(ctx, order);
+  }
+
+  /**
+   * F19 pages of the symbol (the venue has no cursor): each next page ends at the oldest creation time seen, so rows
+   * sharing that millisecond are not skipped, down to `createdAfterMs` when given; it stops when a page is short or
+   * brings nothing new, or after maxPages pages. The newest order with the client id wins.
+   */
+  private async futuresOrderFromHistory(symbol: string, clientOid: string, createdAfterMs: number | undefined): Promise<Order | null> {
+    const ctx = new parse.ParseContext('F19');
+    const pageSize = ENDPOINTS.F19.maxPageSize!;
+    const from = createdAfterMs === undefined ? undefined : Math.max(0, Math.floor(createdAfterMs));
+    const seen = new Set<string>();
+    let end: number | undefined;
+    for (let page = 0; page < this.o.maxPages; page++) {
+      const rows = await this.futures.orderHistory({ symbol, pageSize, ...(from !== undefined ? { createDate: from } : {}), ...(end !== undefined ? { endCreateDate: end } : {}) });
+      let found: Order | null = null;
+      let oldest = Number.POSITIVE_INFINITY;
+      let fresh = 0;
+      for (const [i, w] of rows.entries()) {
+        const id = longToString(w.order_id);
+        if (!seen.has(id)) fresh++;
+        seen.add(id);
+        const created = ctx.time(w.createTime);
+        if (created !== null && created < oldest) oldest = created;
+        if (w.client_oid !== clientOid || w.symbol !== symbol) continue;
+        const order = parse.futuresOrder(ctx, w, `[${i}]`);
+        if (!found || (order.createdAtMs ?? 0) > (found.createdAtMs ?? 0)) found = order;
+      }
+      if (found) return this.done(ctx, found);
+      if (rows.length < pageSize || fresh === 0 || oldest === Number.POSITIVE_INFINITY) return this.done(ctx, null);
+      end = oldest;
+    }
+    this.logger.warn({ endpoint: 'F19', pages: this.o.maxPages, clientOid }, 'order history searched up to the page limit without finding the order');
+    return this.done(ctx, null);
+  }
+
+  async fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
+    if (surface === 'spot') {
+      const ctx = new parse.ParseContext('S2');
+      const data = await this.spot.fills({ symbol, ...(orderId ? { orderId: new JsonBigInt(orderId) } : {}), pageSize: ENDPOINTS.S2.maxPageSize! });
+      return this.done(ctx, data.fillsOrderResultList.map((w, i) => parse.spotFill(ctx, w, i)));
+    }
+    return this.futuresFills(symbol, orderId);
+  }
+
+  /**
+   * F20 pages of 100 while nextFlag says more exist (the venue has no cursor): each next page ends at the oldest fill
+   * time seen, so fills sharing that millisecond are not skipped; fills are kept once by tradeId, and a page that
+   * brings nothing new ends the walk. Newest first.
+   */
+  private async futuresFills(symbol: string, orderId: string | undefined): Promise<Fill[]> {
+    const ctx = new parse.ParseContext('F20');
+    const limit = ENDPOINTS.F20.maxPageSize!;
+    const byId = new Map<string, Fill>();
+    const seen = new Set<string>();
+    let endTime: number | undefined;
+    for (let page = 0; page < this.o.maxPages; page++) {
+      const data = await this.futures.fills({ symbol, ...(orderId ? { orderId } : {}), ...(endTime !== undefined ? { endTime } : {}), limit });
+      let oldest = Number.POSITIVE_INFINITY;
+      let fresh = 0;
+      data.list.forEach((w, i) => {
+        const fill = parse.futuresFill(ctx, w, i);
+        oldest = Math.min(oldest, fill.timestampMs);
+        if (!seen.has(fill.fillId)) fresh++;
+        seen.add(fill.fillId);
+        // A venue that ignored a filter must not lend another order's fills to this one.
+        if (fill.symbol !== symbol || (orderId !== undefined && fill.orderId !== orderId)) {
+          ctx.report(`list[${i}]`, { symbol: fill.symbol, orderId: fill.orderId }, 'fill outside the symbol or order asked for: left out');
+          return;
+        }
+        byId.set(fill.fillId, fill);
+      });
+      if (data.nextFlag !== true || fresh === 0) return this.done(ctx, newestFirst(byId));
+      endTime = oldest;
+    }
+    this.logger.warn({ endpoint: 'F20', pages: this.o.maxPages, symbol, orderId }, 'fills truncated at the page limit');
+    return this.done(ctx, newestFirst(byId));
   }
 
   async placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {

@@ -1,5 +1,6 @@
 // The only wire -> domain mapping: venue records become normalised domain values. "" stays unknown (null)
-// and is an error where a value is required; unknown enum values are reported, never guessed.
+// and is an error where a value is required; unknown enum values are reported, never guessed; a price or size
+// that can only be positive is never taken when it is zero or negative.
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PublicTrade, Ticker } from '../../domain/market.js';
 import { futuresSide, type Order, type OrderKind, type OrderStatus } from '../../domain/order.js';
@@ -10,8 +11,8 @@ import { ExchangeError, classifyItemError } from '../errors.js';
 import { FUTURES_TYPE_FROM_NAME, TIF_CODE, TIF_FROM_NAME, TIF_NAME, futuresTypeCode } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
 import type {
-  WireCollateral, WireContract, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotFill, WireSpotOrder, WireSpotSymbol,
-  WireSpotTrade, WireTicker, ResponseOf,
+  WireCollateral, WireContract, WireFuturesFill, WireFuturesOrder, WirePosition, WireSpotAsset, WireSpotFill, WireSpotOrder,
+  WireSpotSymbol, WireSpotTrade, WireTicker, ResponseOf,
 } from '../wire/responses.js';
 
 export interface Anomaly {
@@ -47,6 +48,20 @@ export class ParseContext {
     return Decimal.parse(v);
   }
 
+  /** A decimal that must be known and above zero (tick and step sizes). */
+  positive(field: string, v: string | undefined): Decimal {
+    const d = this.dec(field, v);
+    return d.gt(Decimal.ZERO) ? d : this.fail(field, `must be above zero, got ${JSON.stringify(v)}`);
+  }
+
+  /** A price that may be unknown; zero or negative is reported and taken as unknown (null), never as a price. */
+  priceOpt(field: string, v: string | undefined | null): Decimal | null {
+    const d = this.decOpt(v);
+    if (d === null || d.gt(Decimal.ZERO)) return d;
+    this.report(field, v, 'non-positive price taken as unknown');
+    return null;
+  }
+
   time(v: number | string | undefined): number | null {
     if (v === undefined || v === '') return null;
     const n = typeof v === 'number' ? v : Number(v);
@@ -56,7 +71,7 @@ export class ParseContext {
 
 /** "4" (decimal places, as futures contracts give it) or "0.0001" (a step) -> the step. */
 function stepFrom(ctx: ParseContext, field: string, v: string, unit: Decimal = Decimal.of(1n)): Decimal {
-  if (v.includes('.')) return ctx.dec(field, v);
+  if (v.includes('.')) return ctx.positive(field, v);
   const places = Number(v);
   if (!Number.isInteger(places) || places < 0 || places > 30) ctx.fail(field, `not a count of decimal places: ${JSON.stringify(v)}`);
   return unit.mul(Decimal.of(1n, places));
@@ -69,8 +84,8 @@ export function spotInstrument(ctx: ParseContext, w: WireSpotSymbol, i: number):
     symbol: w.symbol,
     base: w.baseCoin,
     quote: w.quoteCoin,
-    tickSize: ctx.dec(f('tickSize'), w.tickSize),
-    stepSize: ctx.dec(f('stepSize'), w.stepSize),
+    tickSize: ctx.positive(f('tickSize'), w.tickSize),
+    stepSize: ctx.positive(f('stepSize'), w.stepSize),
     minSize: ctx.dec(f('minTradeAmount'), w.minTradeAmount),
     maxSize: ctx.decOpt(w.maxTradeAmount),
     makerFeeRate: ctx.dec(f('makerFeeRate'), w.makerFeeRate),
@@ -113,13 +128,14 @@ export function futuresInstrument(ctx: ParseContext, w: WireContract, i: number)
 
 export function ticker(ctx: ParseContext, w: WireTicker, i: number): Ticker {
   const ts = ctx.time(w.timestamp);
+  const f = (name: string) => `[${i}].${name}`;
   return {
     symbol: w.symbol,
-    last: ctx.decOpt(w.last),
-    bestBid: ctx.decOpt(w.best_bid),
-    bestAsk: ctx.decOpt(w.best_ask),
-    markPrice: ctx.decOpt(w.markPrice),
-    indexPrice: ctx.decOpt(w.indexPrice),
+    last: ctx.priceOpt(f('last'), w.last),
+    bestBid: ctx.priceOpt(f('best_bid'), w.best_bid),
+    bestAsk: ctx.priceOpt(f('best_ask'), w.best_ask),
+    markPrice: ctx.priceOpt(f('markPrice'), w.markPrice),
+    indexPrice: ctx.priceOpt(f('indexPrice'), w.indexPrice),
     high24h: ctx.decOpt(w.high_24h),
     low24h: ctx.decOpt(w.low_24h),
     volume24h: ctx.decOpt(w.volume_24h),
@@ -128,13 +144,21 @@ export function ticker(ctx: ParseContext, w: WireTicker, i: number): Ticker {
   };
 }
 
-export function publicTrade(ctx: ParseContext, w: WireSpotTrade, i: number): PublicTrade {
+/** A public trade, or null (reported) when its price or size is not above zero: such a trade is dropped. */
+export function publicTrade(ctx: ParseContext, w: WireSpotTrade, i: number): PublicTrade | null {
+  const price = ctx.dec(`data[${i}].fillPrice`, w.fillPrice);
+  const size = ctx.dec(`data[${i}].fillQuantity`, w.fillQuantity);
+  if (!price.gt(Decimal.ZERO) || !size.gt(Decimal.ZERO)) {
+    const [field, value] = price.gt(Decimal.ZERO) ? ['fillQuantity', w.fillQuantity] : ['fillPrice', w.fillPrice];
+    ctx.report(`data[${i}].${field}`, value, 'trade with a non-positive price or size dropped');
+    return null;
+  }
   return {
     symbol: w.symbol,
     tradeId: w.tradeId,
     timestampMs: ctx.time(w.fillTime) ?? ctx.fail(`data[${i}].fillTime`, 'not a millisecond timestamp'),
-    price: ctx.dec(`data[${i}].fillPrice`, w.fillPrice),
-    size: ctx.dec(`data[${i}].fillQuantity`, w.fillQuantity),
+    price,
+    size,
     buyerMaker: w.buyerMaker,
   };
 }
@@ -164,7 +188,8 @@ export function spotOrder(ctx: ParseContext, w: WireSpotOrder, path: string): Or
     reduceOnly: false,
     kind,
     timeInForce: null,
-    price: kind === 'market' ? null : ctx.decOpt(w.price),
+    // A market order carries price "0": no price. Any other non-positive price is reported and unknown.
+    price: kind === 'market' || isZeroText(w.price) ? null : ctx.priceOpt(`${path}.price`, w.price),
     size: ctx.dec(`${path}.quantity`, w.quantity),
     filledSize: filled,
     avgFillPrice: total && !filled.isZero() ? total.div(filled, 12) : null,
@@ -181,14 +206,18 @@ const FUTURES_STATUS: Record<string, OrderStatus> = {
   pending: 'pending', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered',
 };
 
-export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, i: number): Order {
+/** A futures order record (F5, F18, F19); `path` locates it in the answer (`[3]`, or "" for a bare object). */
+export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, path: string): Order {
+  const f = (name: string) => (path ? `${path}.${name}` : name);
   const status = FUTURES_STATUS[w.status];
-  if (status === undefined) ctx.report(`[${i}].status`, w.status, 'unknown futures order status');
+  if (status === undefined) ctx.report(f('status'), w.status, 'unknown futures order status');
   const t = FUTURES_TYPE_FROM_NAME[w.type];
-  if (t === undefined) ctx.report(`[${i}].type`, w.type, 'unknown futures order type');
+  if (t === undefined) ctx.report(f('type'), w.type, 'unknown futures order type');
   const tif = TIF_FROM_NAME[w.order_type];
-  if (tif === undefined) ctx.report(`[${i}].order_type`, w.order_type, 'unknown futures order_type');
-  const price = ctx.decOpt(w.price);
+  if (tif === undefined) ctx.report(f('order_type'), w.order_type, 'unknown futures order_type');
+  // A market order comes back as ioc with price "0" / "0.0"; a negative price is reported and unknown.
+  const market = isZeroText(w.price);
+  const price = market ? null : ctx.priceOpt(f('price'), w.price);
   const avg = ctx.decOpt(w.price_avg);
   const filled = ctx.decOpt(w.filled_qty) ?? Decimal.ZERO;
   return {
@@ -199,14 +228,13 @@ export function futuresOrder(ctx: ParseContext, w: WireFuturesOrder, i: number):
     side: t ? futuresSide(t.positionSide, t.reduceOnly) : null,
     positionSide: t?.positionSide ?? null,
     reduceOnly: t?.reduceOnly ?? false,
-    // A market order comes back as ioc with price 0.
-    kind: price !== null && price.isZero() ? 'market' : 'limit',
+    kind: market ? 'market' : 'limit',
     timeInForce: tif ?? null,
-    price: price !== null && price.isZero() ? null : price,
-    size: ctx.dec(`[${i}].size`, w.size),
+    price,
+    size: ctx.dec(f('size'), w.size),
     filledSize: filled,
     // price_avg is "0" until something fills.
-    avgFillPrice: avg !== null && !avg.isZero() ? avg : null,
+    avgFillPrice: avg !== null && avg.gt(Decimal.ZERO) ? avg : null,
     fee: ctx.decOpt(w.fee),
     status: status ?? 'unknown',
     rawStatus: w.status,
@@ -269,8 +297,10 @@ export function spotFill(ctx: ParseContext, w: WireSpotFill, i: number): Fill {
   const path = `data.fillsOrderResultList[${i}]`;
   const size = ctx.dec(`${path}.fillQuantity`, w.fillQuantity);
   const amount = ctx.dec(`${path}.fillTotalAmount`, w.fillTotalAmount);
+  if (!size.gt(Decimal.ZERO)) ctx.fail(`${path}.fillQuantity`, `must be above zero, got ${JSON.stringify(w.fillQuantity)}`);
   // fillPrice may be "": derive it from amount / size.
-  const price = ctx.decOpt(w.fillPrice) ?? (size.isZero() ? ctx.fail(`${path}.fillPrice`, 'empty, and the size is 0') : amount.div(size, 12));
+  const price = ctx.priceOpt(`${path}.fillPrice`, w.fillPrice) ?? quotient(amount, size);
+  if (!price.gt(Decimal.ZERO)) ctx.fail(`${path}.fillTotalAmount`, `gives a non-positive price: ${JSON.stringify(w.fillTotalAmount)} / ${JSON.stringify(w.fillQuantity)}`);
   const side = w.side === 'buy' || w.side === 'sell' ? w.side : ctx.fail(`${path}.side`, `unknown side ${JSON.stringify(w.side)}`);
   return {
     symbol: w.symbol,
@@ -283,6 +313,54 @@ export function spotFill(ctx: ParseContext, w: WireSpotFill, i: number): Fill {
     fee: ctx.dec(`${path}.fees`, w.fees),
     timestampMs: ctx.time(w.cTime) ?? ctx.fail(`${path}.cTime`, 'not a millisecond timestamp'),
   };
+}
+
+/** An F20 fill. The price is the venue's when a revision sends one, else fillValue / fillSize, exact when it terminates. */
+export function futuresFill(ctx: ParseContext, w: WireFuturesFill, i: number): Fill {
+  const path = `list[${i}]`;
+  const size = ctx.dec(`${path}.fillSize`, w.fillSize);
+  if (!size.gt(Decimal.ZERO)) ctx.fail(`${path}.fillSize`, `must be above zero, got ${JSON.stringify(w.fillSize)}`);
+  const amount = ctx.dec(`${path}.fillValue`, w.fillValue);
+  const price = ctx.priceOpt(`${path}.fillPrice`, w.fillPrice) ?? quotient(amount, size);
+  if (!price.gt(Decimal.ZERO)) ctx.fail(`${path}.fillValue`, `gives a non-positive price: ${JSON.stringify(w.fillValue)} / ${JSON.stringify(w.fillSize)}`);
+  return {
+    symbol: w.symbol,
+    orderId: longToString(w.orderId),
+    fillId: longToString(w.tradeId),
+    side: futuresFillSide(ctx, w, path),
+    price,
+    size,
+    amount,
+    // Sign convention unconfirmed: kept as the venue sends it.
+    fee: ctx.dec(`${path}.fillFee`, w.fillFee),
+    timestampMs: ctx.time(w.createdTime) ?? ctx.fail(`${path}.createdTime`, 'not a millisecond timestamp'),
+  };
+}
+
+/** orderSide BUY/SELL; failing that, a direction name (OPEN_LONG...) from legacyOrdeDirection or direction. */
+function futuresFillSide(ctx: ParseContext, w: WireFuturesFill, path: string): 'buy' | 'sell' {
+  const side = (w.orderSide ?? '').toLowerCase();
+  if (side === 'buy' || side === 'sell') return side;
+  if (w.orderSide) ctx.report(`${path}.orderSide`, w.orderSide, 'unknown order side');
+  for (const name of [w.legacyOrdeDirection, w.direction]) {
+    const a = name ? FUTURES_TYPE_FROM_NAME[name.toLowerCase()] : undefined;
+    if (a) return futuresSide(a.positionSide, a.reduceOnly);
+  }
+  return ctx.fail(`${path}.orderSide`, `no side: orderSide ${JSON.stringify(w.orderSide ?? null)}, direction ${JSON.stringify(w.direction ?? null)}`);
+}
+
+/** a / b, exact when the quotient terminates (the usual case: value = price × size); else rounded at 18 places. */
+export function quotient(a: Decimal, b: Decimal): Decimal {
+  // b = m·10^-s with m = 2^x·5^y·r: a terminating quotient needs at most a.scale + max(x, y) places, and
+  // max(x, y) is below the bit length of m.
+  const bits = (b.mantissa < 0n ? -b.mantissa : b.mantissa).toString(2).length;
+  const q = a.div(b, a.scale + bits);
+  return q.mul(b).eq(a) ? q : a.div(b, 18);
+}
+
+/** "0", "0.0", "0.000": how market orders report their price. */
+function isZeroText(v: string): boolean {
+  return /^0+(?:\.0*)?$/.test(v);
 }
 
 // ---- domain -> wire (requests) ----

@@ -1,6 +1,7 @@
 // The one signing base every endpoint method goes through: local request checks, the limiter, signing, the
 // transport, the envelope/error interpretation and validation of every answer against its documented shape.
-// GETs retry retryable errors with jittered backoff; POSTs are sent once.
+// Reads retry retryable errors with jittered backoff (spot reads are POSTs too); writes are sent once. Consecutive authentication failures on
+// signed requests stop every further signed request locally (the venue disables keys after repeated invalid ones).
 import type { z } from 'zod';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -30,7 +31,17 @@ export interface RestClientOptions {
   random?: () => number;
   /** Told of every attempt's outcome: 'ok' or the error category (metrics). */
   onAttempt?: (endpoint: EndpointId, outcome: string) => void;
+  /** Venue answers of category auth or permission in a row, on signed requests, before signed requests stop (default 3). */
+  authFailuresBeforeHalt?: number;
 }
+
+/** Why signed requests stopped, and when (local clock). */
+export interface AuthHalt {
+  reason: string;
+  atMs: number;
+}
+
+const AUTH_CATEGORIES: ReadonlySet<string> = new Set(['auth', 'permission']);
 
 const SUCCESS_CODES = new Set(['00000', '200']);
 
@@ -152,7 +163,7 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
   if (Array.isArray(p.orderDataList)) for (const o of p.orderDataList as Array<Record<string, unknown>>) oids.push(o.client_oid);
   if (id === 'F8') oids.push(p.client_oid);
   for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
-  if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
+  if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || (id === 'F18' && !p.orderId) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
     fail('an order id or a client id is required');
   }
 }
@@ -160,9 +171,48 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
 export class RestClient {
   private offsetMs = 0;
   private readonly random: () => number;
+  private readonly authFailuresBeforeHalt: number;
+  private authFailures = 0;
+  private halt: AuthHalt | undefined;
 
   constructor(private readonly o: RestClientOptions) {
     this.random = o.random ?? Math.random;
+    this.authFailuresBeforeHalt = Math.max(1, o.authFailuresBeforeHalt ?? 3);
+  }
+
+  /** Set once signed requests have stopped after repeated authentication failures; cleared by resetAuthHalt(). */
+  authHalt(): AuthHalt | undefined {
+    return this.halt === undefined ? undefined : { ...this.halt };
+  }
+
+  /** Lets signed requests go again (an operator fixed the keys) and clears the failure count. */
+  resetAuthHalt(): void {
+    if (this.halt) this.o.logger.warn({ reason: this.halt.reason }, 'authentication halt reset: signed requests go again');
+    this.halt = undefined;
+    this.authFailures = 0;
+  }
+
+  private haltError(id: EndpointId): ExchangeError {
+    return new ExchangeError('auth', this.halt!.reason, { endpoint: id, sent: false });
+  }
+
+  /** Counts a venue answer to a signed request: auth/permission failures in a row halt signed requests. */
+  private countAuth(endpoint: Endpoint, err: ExchangeError | undefined): void {
+    if (!endpoint.auth) return;
+    if (err === undefined) {
+      this.authFailures = 0;
+      return;
+    }
+    // Only answers from the venue count (local refusals carry no HTTP status); 40008 is 'timestamp', not counted.
+    if (err.httpStatus === undefined || !AUTH_CATEGORIES.has(err.category)) return;
+    this.authFailures++;
+    if (this.halt || this.authFailures < this.authFailuresBeforeHalt) return;
+    const last = err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
+    this.halt = {
+      reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then reset`,
+      atMs: this.o.clock.now(),
+    };
+    this.o.logger.error({ endpoint: endpoint.id, code: err.code, httpStatus: err.httpStatus, failures: this.authFailures }, this.halt.reason);
   }
 
   /** Milliseconds added to the local clock for ACCESS-TIMESTAMP (set by syncTime). */
@@ -177,15 +227,18 @@ export class RestClient {
     if (endpoint.auth && !this.o.credentials) {
       throw new ExchangeError('auth', 'no API credentials configured (SEXTANT_API_KEY, SEXTANT_API_SECRET, SEXTANT_API_PASSPHRASE)', { endpoint: id, sent: false });
     }
-    const attempts = endpoint.method === 'GET' ? Math.max(1, this.o.retry.attempts) : 1;
+    if (endpoint.auth && this.halt) throw this.haltError(id);
+    const attempts = endpoint.kind === 'read' ? Math.max(1, this.o.retry.attempts) : 1;
     let resynced = false;
     for (let attempt = 1; ; attempt++) {
       try {
         const out = await this.once(endpoint, params, opts.orders ?? 1);
+        this.countAuth(endpoint, undefined);
         this.o.onAttempt?.(id, 'ok');
         return out;
       } catch (err) {
         if (!(err instanceof ExchangeError)) throw err;
+        this.countAuth(endpoint, err);
         this.o.onAttempt?.(id, err.category);
         if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface);
         if (err.category === 'timestamp' && !resynced) {
@@ -218,6 +271,8 @@ export class RestClient {
     const res = await this.o.limiter.schedule(
       endpoint,
       async () => {
+        // A request queued in the limiter when signed requests stopped does not go out either.
+        if (endpoint.auth && this.halt) throw this.haltError(id);
         const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.o.locale };
         if (endpoint.auth && this.o.credentials) {
           const ts = String(Math.round(this.o.clock.now() + this.offsetMs));

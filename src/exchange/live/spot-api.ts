@@ -1,4 +1,4 @@
-// Typed spot methods, one per endpoint (S0–S9), over the signing base.
+// Typed spot methods, one per endpoint (S0–S9, S15), over the signing base.
 import type { RequestOf } from '../wire/requests.js';
 import type { ResponseOf } from '../wire/responses.js';
 import type { RestClient } from './rest-client.js';
@@ -45,5 +45,9 @@ export class SpotApi {
   /** S9: recent public trades (limit up to 1000). */
   publicTrades(p: RequestOf<'S9'>): Promise<ResponseOf<'S9'>> {
     return this.rest.call('S9', p);
+  }
+  /** S15: open orders of one pair (limit 1–100, pageNo from 0). */
+  openOrders(p: RequestOf<'S15'>): Promise<ResponseOf<'S15'>> {
+    return this.rest.call('S15', p);
   }
 }

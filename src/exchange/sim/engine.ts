@@ -101,12 +101,23 @@ interface Book {
   tradeHead: number;
   tradeCount: number;
   fills: Fill[];
+  /** Futures fills only, by fill id; dropped with their fill. */
+  fillDetails: Map<string, FuturesFillDetail>;
   history: SimOrder[];
   positions: { long: PositionState; short: PositionState };
 }
 
 const TRADE_RING = 1000;
 const FOLD_AT = 2 ** 50;
+
+/** What a futures fill record (F20) carries beyond the domain Fill. */
+export interface FuturesFillDetail {
+  taker: boolean;
+  positionSide: PositionSide;
+  reduceOnly: boolean;
+  /** Realised PnL of a closing fill (fees apart); null for an opening one. */
+  realizedPnl: Decimal | null;
+}
 
 export interface EngineStats {
   ticks: number;
@@ -144,7 +155,7 @@ export class MatchingEngine {
         high: m.last, low: m.last, volSteps: 0, volTickSteps: 0, volFolded: 0n,
         tradeTs: new Float64Array(TRADE_RING), tradePrice: new Float64Array(TRADE_RING), tradeSize: new Float64Array(TRADE_RING),
         tradeMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0,
-        fills: [], history: [],
+        fills: [], fillDetails: new Map(), history: [],
         positions: { long: emptyPosition(), short: emptyPosition() },
       };
       this.books.set(m.spec.symbol, book);
@@ -357,7 +368,11 @@ export class MatchingEngine {
         } else keep.push(x);
       }
       b.history = keep;
-      if (b.fills.length > this.retain) b.fills = b.fills.slice(-this.retain);
+      if (b.fills.length > this.retain) {
+        const cut = b.fills.length - this.retain;
+        if (b.fillDetails.size > 0) for (let k = 0; k < cut; k++) b.fillDetails.delete(b.fills[k]!.fillId);
+        b.fills = b.fills.slice(cut);
+      }
     }
   }
 
@@ -416,10 +431,12 @@ export class MatchingEngine {
     o.filledValue = o.filledValue.add(amount);
     o.fee = o.fee.add(fee);
     o.updatedAt = now;
+    let pnl: Decimal | undefined;
     if (o.surface === 'spot') this.settleSpot(b, o, size, amount, fee);
-    else this.settleFutures(b, o, size, amount, fee, now);
+    else pnl = this.settleFutures(b, o, size, amount, fee, now);
     const f: Fill = { symbol: b.inst.symbol, orderId: o.orderId, fillId: (this.nextFillId++).toString(), side: o.side, price, size, amount, fee, timestampMs: now };
     b.fills.push(f);
+    if (o.surface === 'futures') b.fillDetails.set(f.fillId, { taker, positionSide: o.positionSide!, reduceOnly: o.reduceOnly, realizedPnl: pnl ?? null });
     this.stats.fills++;
     this.onFill?.(f, o);
   }
@@ -513,7 +530,8 @@ export class MatchingEngine {
     return undefined;
   }
 
-  private settleFutures(b: Book, o: SimOrder, size: Decimal, amount: Decimal, fee: Decimal, now: number): void {
+  /** Settles a futures fill; returns the realised PnL of a close (undefined for an open). */
+  private settleFutures(b: Book, o: SimOrder, size: Decimal, amount: Decimal, fee: Decimal, now: number): Decimal | undefined {
     const pos = b.positions[o.positionSide!];
     this.collateral = this.collateral.sub(fee);
     pos.updatedAt = now;
@@ -521,7 +539,7 @@ export class MatchingEngine {
       pos.size = pos.size.add(size);
       pos.openValue = pos.openValue.add(amount);
       pos.openFee = pos.openFee.add(fee);
-      return;
+      return undefined;
     }
     // Close: the open value leaves pro rata; a full close takes what is left, so totals stay exact.
     const reduced = size.eq(pos.size) ? pos.openValue : pos.openValue.mul(size).div(pos.size, VALUE_SCALE, 'half-up');
@@ -534,6 +552,7 @@ export class MatchingEngine {
       pos.openValue = Decimal.ZERO;
       pos.openFee = Decimal.ZERO;
     }
+    return pnl;
   }
 
   // ---------------------------------------------------------------- triggers
@@ -698,6 +717,11 @@ export class MatchingEngine {
   fills(symbol: string, orderId?: string): Fill[] {
     const all = this.books.get(symbol)?.fills ?? [];
     return all.filter((f) => !orderId || f.orderId === orderId).reverse();
+  }
+
+  /** Maker/taker, position and realised PnL of a futures fill still kept. */
+  fillDetail(symbol: string, fillId: string): FuturesFillDetail | undefined {
+    return this.books.get(symbol)?.fillDetails.get(fillId);
   }
 
   spotBalances(): Balance[] {

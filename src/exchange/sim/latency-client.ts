@@ -42,8 +42,8 @@ export class LatencyClient implements ExchangeClient {
   order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
     return this.call(() => this.inner.order(surface, symbol, lookup));
   }
-  fills(symbol: string, orderId?: string): Promise<Fill[]> {
-    return this.call(() => this.inner.fills(symbol, orderId));
+  fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
+    return this.call(() => this.inner.fills(surface, symbol, orderId));
   }
   positions(symbol: string): Promise<Position[]> {
     return this.call(() => this.inner.positions(symbol));

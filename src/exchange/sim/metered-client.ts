@@ -42,6 +42,8 @@ export class MeteredClient implements ExchangeClient {
     private readonly inner: ExchangeClient,
     budget: MeterBudget,
     private readonly clock: Clock,
+    /** The endpoint spot open orders are read from, as the live client is configured (S15 by default). */
+    private readonly spotOpenOrders: 'S15' | 'S1' = 'S15',
   ) {
     const pool = (name: string, windowMs: number, limit: number): Pool => {
       let p = this.pools.find((x) => x.name === name);
@@ -108,13 +110,20 @@ export class MeteredClient implements ExchangeClient {
     return this.read('S9', () => this.inner.recentTrades(symbol, limit));
   }
   openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
-    return this.read(surface === 'spot' ? 'S1' : 'F5', () => this.inner.openOrders(surface, symbol));
+    return this.read(surface === 'spot' ? this.spotOpenOrders : 'F5', () => this.inner.openOrders(surface, symbol));
   }
+  /** Futures: F18 by order id; by client id F5, and F19 too when the order is not among the open ones. */
   order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
-    return this.read(surface === 'spot' ? 'S3' : 'F5', () => this.inner.order(surface, symbol, lookup));
+    if (surface === 'spot') return this.read('S3', () => this.inner.order(surface, symbol, lookup));
+    if (lookup.orderId) return this.read('F18', () => this.inner.order(surface, symbol, lookup));
+    return this.read('F5', async () => {
+      const o = await this.inner.order(surface, symbol, lookup);
+      if (o && o.status !== 'filled' && o.status !== 'canceled') return o;
+      return this.read('F19', async () => o);
+    });
   }
-  fills(symbol: string, orderId?: string): Promise<Fill[]> {
-    return this.read('S2', () => this.inner.fills(symbol, orderId));
+  fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
+    return this.read(surface === 'spot' ? 'S2' : 'F20', () => this.inner.fills(surface, symbol, orderId));
   }
   positions(symbol: string): Promise<Position[]> {
     return this.read('F4', () => this.inner.positions(symbol));

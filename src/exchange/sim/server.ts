@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { Decimal } from '../../domain/decimal.js';
 import type { Credentials } from '../../domain/credentials.js';
-import type { Surface } from '../../domain/market.js';
+import type { Fill, Surface } from '../../domain/market.js';
 import { futuresSide } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
@@ -62,7 +62,7 @@ export interface SimServerOptions {
   budget: SimBudget;
   clock: Clock;
   logger: Logger;
-  /** Final orders and fills kept per symbol for history reads (S1, S2, S3); unlimited when absent. */
+  /** Final orders and fills kept per symbol for history reads (S1, S2, S3, F18, F19, F20); unlimited when absent. */
   retain?: number;
   /** Told of each request as it arrives, before it is read (benchmarks measure arrival times). */
   onRequest?: (method: string, path: string) => void;
@@ -292,6 +292,11 @@ export class SimServer {
     return this.faults.visibilityLagMs <= 0 || o.createdAt <= this.venueNow() - this.faults.visibilityLagMs;
   }
 
+  /** A fill shows once its order does (fills come after their order's acceptance). */
+  private fillVisible(f: Fill): boolean {
+    return this.faults.visibilityLagMs <= 0 || f.timestampMs <= this.venueNow() - this.faults.visibilityLagMs;
+  }
+
   private specOf(symbol: string, surface: Surface) {
     const spec = this.engine.specs(surface).find((s) => s.symbol === symbol);
     if (!spec) throw surface === 'spot' ? new WireError(400, '40102', 'Trading pair configuration does not exist') : new WireError(400, '40020', 'Parameter symbol is invalid');
@@ -338,6 +343,15 @@ export class SimServer {
         const all = this.engine.fills(symbol, orderId);
         const page = all.slice(pageIndex * pageSize, (pageIndex + 1) * pageSize);
         return { fillsOrderResultList: page.map((f) => fmt.spotFillRecord(spec, f)), nextPage: (pageIndex + 1) * pageSize < all.length, totals: all.length };
+      }
+      case 'S15': {
+        const symbol = str(p, 'symbol', 'spot');
+        this.specOf(symbol, 'spot');
+        const { pageIndex, pageSize } = paging(p, 'pageNo', 'limit', 100, ENDPOINTS.S15.maxPageSize!);
+        const all = this.engine.openOrders('spot', symbol).filter((o) => this.visible(o));
+        const page = all.slice(pageIndex * pageSize, (pageIndex + 1) * pageSize);
+        // The venue sends nextPage and totals as null: a short page is the end.
+        return { orderInfoResultList: page.map((o) => fmt.spotOrderRecord(this.engine, o)), nextPage: null, totals: null };
       }
       case 'S3': {
         if (p.orderId === undefined && p.clientOrderId === undefined) throw new WireError(400, '40913', 'Either orderId or clientId is required');
@@ -415,6 +429,41 @@ export class SimServer {
           .openOrders('futures', symbol)
           .filter((o) => this.visible(o) && (p.orderId === undefined || o.orderId === String(p.orderId)) && o.createdAt >= startTime && o.createdAt <= endTime);
         return all.slice(pageIndex * pageSize, (pageIndex + 1) * pageSize).map((o) => fmt.futuresOrderRecord(this.engine, this.specOf(o.symbol, 'futures'), o));
+      }
+      case 'F18': {
+        const orderId = str(p, 'orderId', 'futures');
+        const o = this.engine.findOrder(undefined, { orderId });
+        if (!o || o.surface !== 'futures' || !this.visible(o)) throw new WireError(400, '50005', 'Order does not exist');
+        return fmt.futuresOrderRecord(this.engine, this.specOf(o.symbol, 'futures'), o);
+      }
+      case 'F19': {
+        // Final orders, newest first, in a creation-time window (which orders the venue lists here is inference).
+        const symbol = p.symbol === undefined ? undefined : String(p.symbol);
+        const specs = symbol ? [this.specOf(symbol, 'futures')] : this.engine.specs('futures');
+        const { pageSize } = paging(p, 'page', 'pageSize', 100, ENDPOINTS.F19.maxPageSize!);
+        const from = timeParam(p, 'createDate', -Infinity);
+        const to = timeParam(p, 'endCreateDate', Infinity);
+        return specs
+          .flatMap((spec) => this.engine.history(spec.symbol).filter((o) => (o.status === 'filled' || o.status === 'canceled') && this.visible(o) && o.createdAt >= from && o.createdAt <= to))
+          .sort((a, b) => b.createdAt - a.createdAt)
+          .slice(0, pageSize)
+          .map((o) => fmt.futuresOrderRecord(this.engine, this.specOf(o.symbol, 'futures'), o));
+      }
+      case 'F20': {
+        const symbol = p.symbol === undefined ? undefined : String(p.symbol);
+        const specs = symbol ? [this.specOf(symbol, 'futures')] : this.engine.specs('futures');
+        const { pageSize: limit } = paging(p, 'page', 'limit', 100, ENDPOINTS.F20.maxPageSize!);
+        const orderId = p.orderId === undefined ? undefined : String(p.orderId);
+        const start = timeParam(p, 'startTime', -Infinity);
+        const end = timeParam(p, 'endTime', Infinity);
+        const all = specs
+          .flatMap((spec) => this.engine.fills(spec.symbol, orderId).filter((f) => this.fillVisible(f) && f.timestampMs >= start && f.timestampMs <= end))
+          .sort((a, b) => b.timestampMs - a.timestampMs);
+        return {
+          list: all.slice(0, limit).map((f) => fmt.futuresFillRecord(f, this.engine.fillDetail(f.symbol, f.fillId))),
+          nextFlag: all.length > limit,
+          totals: all.length,
+        };
       }
       case 'F6': {
         const symbol = str(p, 'symbol', 'futures');
@@ -547,6 +596,14 @@ function paging(p: Record<string, unknown>, indexKey: string, sizeKey: string, d
   if (!Number.isInteger(pageIndex) || pageIndex < 0) throw new WireError(400, '40020', `Parameter ${indexKey} is invalid`);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > max) throw new WireError(400, '40020', `Parameter ${sizeKey} is invalid`);
   return { pageIndex, pageSize };
+}
+
+/** An optional millisecond time parameter (a bound of a window). */
+function timeParam(p: Record<string, unknown>, key: string, absent: number): number {
+  if (p[key] === undefined) return absent;
+  const v = Number(p[key]);
+  if (!Number.isSafeInteger(v) || v < 0) throw new WireError(400, '40020', `Parameter ${key} is invalid`);
+  return v;
 }
 
 function spotItem(item: Record<string, unknown>): OrderRequest {

@@ -63,15 +63,17 @@ export class SimulatedExchange implements ExchangeClient {
 
   async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
     if (!lookup.orderId && !lookup.clientOid) throw new RangeError('an order id or a client id is required');
+    // Any state, as S3 / F18 / F19 find it.
     const o = this.engine.findOrder(surface === 'spot' ? undefined : symbol, lookup);
     if (!o || o.surface !== surface) return null;
-    // Futures lookups go through current orders: a final order is not found there.
-    if (surface === 'futures' && o.status !== 'open' && o.status !== 'untriggered' && o.status !== 'pending') return null;
     return this.engine.toOrder(o);
   }
 
-  async fills(symbol: string, orderId?: string): Promise<Fill[]> {
-    return this.engine.fills(symbol, orderId).slice(0, ENDPOINTS.S2.maxPageSize);
+  async fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
+    if (this.engine.instrument(symbol)?.surface !== surface) return [];
+    const all = this.engine.fills(symbol, orderId);
+    // Spot reads one S2 page; futures pages through F20 until the venue has no more.
+    return surface === 'spot' ? all.slice(0, ENDPOINTS.S2.maxPageSize) : all;
   }
 
   async positions(symbol: string): Promise<Position[]> {

@@ -3,7 +3,7 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
 import { TIF_NAME, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
-import type { MatchingEngine, SimOrder } from './engine.js';
+import type { FuturesFillDetail, MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
 
 const s = (d: Decimal | null | undefined): string => (d ? d.toString() : '0');
@@ -141,6 +141,29 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
     filledQtyContracts: cv ? order.filledSize.steps(cv, 'down') : 0,
     presetTakeProfitPrice: null,
     presetStopLossPrice: null,
+  };
+}
+
+/**
+ * An F20 fill record, with the field meanings of the venue's WS fill channel (direction MAKER/TAKER; liquidateFee a
+ * decimal); tradeId and orderId as raw JSON numbers. realizePnl only on closing fills, as the venue documents.
+ */
+export function futuresFillRecord(f: Fill, d: FuturesFillDetail | undefined): Record<string, unknown> {
+  return {
+    tradeId: rawLong(f.fillId),
+    orderId: rawLong(f.orderId),
+    symbol: f.symbol,
+    marginMode: 'SHARED',
+    separatedMode: 'COMBINED',
+    positionSide: d ? d.positionSide.toUpperCase() : 'UNKNOWN',
+    orderSide: f.side.toUpperCase(),
+    fillSize: f.size.toString(),
+    fillValue: f.amount.toString(),
+    fillFee: f.fee.toString(),
+    liquidateFee: '0',
+    ...(d?.realizedPnl ? { realizePnl: d.realizedPnl.toString() } : {}),
+    ...(d ? { direction: d.taker ? 'TAKER' : 'MAKER', legacyOrdeDirection: futuresTypeName(d).toUpperCase() } : {}),
+    createdTime: f.timestampMs,
   };
 }
 

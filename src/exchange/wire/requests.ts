@@ -42,6 +42,7 @@ export interface RequestParams {
   S7: { symbol?: string; symbols?: string };
   S8: Record<string, never>;
   S9: { symbol: string; limit?: number };
+  S15: { symbol: string; limit?: number; pageNo?: number };
   F0: Record<string, never>;
   F1: { symbol?: string };
   F2: Record<string, never>;
@@ -61,6 +62,10 @@ export interface RequestParams {
     marginMode?: 1 | 3;
   };
   F9: { symbol: string; orderId: string };
+  F18: { orderId: string };
+  /** createDate / endCreateDate: creation-time window in ms (look-back at most 90 days). */
+  F19: { symbol?: string; pageSize?: number; createDate?: Ms; endCreateDate?: Ms };
+  F20: { symbol?: string; orderId?: string; startTime?: Ms; endTime?: Ms; limit?: number };
 }
 
 export type RequestOf<E extends EndpointId> = RequestParams[E];

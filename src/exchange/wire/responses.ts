@@ -40,6 +40,8 @@ export const spotOrderRecord = z.looseObject({
 export type WireSpotOrder = z.infer<typeof spotOrderRecord>;
 
 const paging = { nextPage: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) };
+// S15 sends null for both in every sample; their type when set is undocumented, and paging does not rely on them.
+const loosePaging = { nextPage: opt(z.union([bool, z.number(), str]).nullable()), totals: opt(z.union([z.number(), str]).nullable()) };
 
 export const spotFillRecord = z.looseObject({
   accountId: opt(long),
@@ -253,8 +255,38 @@ export const futuresOrder = z.looseObject({
   order_type: str,
   totalProfits: opt(decStr),
   contracts: opt(int),
+  filledQtyContracts: opt(int),
+  presetTakeProfitPrice: opt(decStr.nullable()),
+  presetStopLossPrice: opt(decStr.nullable()),
 });
 export type WireFuturesOrder = z.infer<typeof futuresOrder>;
+
+/**
+ * An F20 fill. `tradeId` and `orderId` are raw JSON numbers beyond 2^53. The documented sample contradicts the
+ * field table (`liquidateFee: "MAKER"`, `direction: "OPEN_LONG"` where the WS docs put MAKER/TAKER in
+ * `direction`): those fields are taken as free strings and interpreted defensively when parsed.
+ */
+export const futuresFillRecord = z.looseObject({
+  tradeId: long,
+  orderId: long,
+  symbol: str,
+  marginMode: opt(z.string().nullable()),
+  separatedMode: opt(z.string().nullable()),
+  positionSide: opt(z.string().nullable()),
+  orderSide: opt(z.string().nullable()),
+  fillSize: decStr,
+  fillValue: decStr,
+  fillFee: decStr,
+  liquidateFee: opt(z.string().nullable()),
+  realizePnl: opt(z.string().nullable()),
+  direction: opt(z.string().nullable()),
+  liquidateType: opt(z.string().nullable()),
+  legacyOrdeDirection: opt(z.string().nullable()),
+  createdTime: timeMs,
+  /** Not documented; used instead of fillValue / fillSize when a revision sends it. */
+  fillPrice: opt(decStr),
+});
+export type WireFuturesFill = z.infer<typeof futuresFillRecord>;
 
 export const futuresBatchPlace = z.looseObject({
   order_info: z.array(
@@ -308,6 +340,7 @@ export const RESPONSE_SCHEMAS = {
   S7: z.array(spotSymbolInfo),
   S8: z.array(spotAsset),
   S9: z.array(spotPublicTrade),
+  S15: z.looseObject({ orderInfoResultList: z.array(spotOrderRecord), ...loosePaging }),
   S0: z.union([z.number().int(), z.string().regex(/^\d+$/)]),
   F1: z.array(futuresContract),
   F2: z.array(futuresTicker),
@@ -318,6 +351,9 @@ export const RESPONSE_SCHEMAS = {
   F7: futuresBatchCancel,
   F8: futuresPlanOrder,
   F9: futuresCancelPlan,
+  F18: futuresOrder,
+  F19: z.array(futuresOrder),
+  F20: z.looseObject({ list: z.array(futuresFillRecord), nextFlag: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) }),
   F0: z.looseObject({ epoch: opt(str), iso: opt(str), timestamp: z.number().int() }),
 } satisfies Record<EndpointId, z.ZodType>;
 

@@ -176,6 +176,25 @@ describe('cancels', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('cancels the resting orders and keeps stop triggers unless told to cancel them too', async () => {
+    const { server, bot } = await start();
+    bot.executor.unfence();
+    await bot.executor.submit({ kind: 'place', strategyId: 'g', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))] });
+    await bot.executor.submit({ kind: 'place', strategyId: 'g', surface: 'futures', symbol: 'cmt_btcusdt', orders: [{ side: 'buy', kind: 'market', timeInForce: 'gtc', size: d('0.02'), positionSide: 'long' }] });
+    const [trigger] = await bot.executor.submit({ kind: 'place-trigger', strategyId: 'g', symbol: 'cmt_btcusdt', positionSide: 'long', reduceOnly: true, size: d('0.02'), triggerPrice: priceAt(server, 'cmt_btcusdt', '0.96') });
+    expect(trigger).toMatchObject({ type: 'accepted', trigger: true });
+    const triggerOid = (trigger as Extract<ExecutionEvent, { type: 'accepted' }>).clientOid;
+    const keep = await bot.executor.cancelAllOwn('futures', 'cmt_btcusdt', false);
+    expect(keep.events.map((e) => e.type)).toEqual(['canceled']);
+    expect(keep.keptTriggers.map((r) => r.clientOid)).toEqual([triggerOid]);
+    expect(server.engine.openOrders('futures', 'cmt_btcusdt').map((o) => o.clientOid)).toEqual([triggerOid]);
+    const all = await bot.executor.cancelAllOwn('futures', 'cmt_btcusdt', true);
+    expect(all.events.map((e) => e.type)).toEqual(['canceled']);
+    expect(server.engine.openOrders('futures', 'cmt_btcusdt')).toEqual([]);
+  });
+});
+
 describe('caps', () => {
   it('open-order caps count what the venue lists as well as the journal', async () => {
     let listed: Order[] = [];

@@ -37,6 +37,11 @@ describe('error taxonomy', () => {
     expect(new ExchangeError('timeout', 't', { endpoint: 'S6' }).outcomeUnknown).toBe(true);
   });
 
+  it('a spot read is a POST but changes nothing: its timeout is not an unknown outcome', () => {
+    for (const id of ['S1', 'S2', 'S3', 'S15'] as const) expect(new ExchangeError('timeout', 't', { endpoint: id }).outcomeUnknown).toBe(false);
+    expect(new ExchangeError('timeout', 't', { endpoint: 'S4' }).outcomeUnknown).toBe(true);
+  });
+
   it('batch items: FAILED_ORDER_NOT_FOUND is not-found; an unknown item code is a refusal of that item', () => {
     expect(classifyItemError('S4', undefined, 'FAILED_ORDER_NOT_FOUND').category).toBe('not-found');
     const e = classifyItemError('F6', '12345', 'whatever');

@@ -24,4 +24,27 @@ describe('metered client', () => {
     expect(c.stats).toMatchObject({ rateLimited: 2 });
     expect(c.stats.weight['spot:ip']).toBe(5 * 4 + 5 * 2);
   });
+
+  it('charges the endpoints the live client reads: S15 (or S1) open orders, F18 / F5 + F19 lookups, S2 / F20 fills', async () => {
+    const big = { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 1000, orderRequestsPerSecond: 1e6 };
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '100000', leverage: 10 });
+    const c = new MeteredClient(sim, big, sim.clock);
+    const s1 = new MeteredClient(sim, big, sim.clock, 'S1');
+    const spent = (m: MeteredClient) => ({ ...m.stats.weight });
+    const delta = async (m: MeteredClient, f: () => Promise<unknown>) => {
+      const before = spent(m);
+      await f();
+      const after = spent(m);
+      return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+    };
+    expect(await delta(c, () => c.openOrders('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 3, 'spot:uid': 3 });
+    expect(await delta(s1, () => s1.openOrders('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 10, 'spot:uid': 10 });
+    const [r] = await c.placeOrders('futures', 'cmt_btcusdt', [{ clientOid: 'mf_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' }]);
+    const orderId = (r as { orderId: string }).orderId;
+    expect(await delta(c, () => c.order('futures', 'cmt_btcusdt', { orderId }))).toEqual({ 'futures:ip': 2, 'futures:uid': 2 });
+    // Filled, so not among the open orders: F5 (2) and F19 (10).
+    expect(await delta(c, () => c.order('futures', 'cmt_btcusdt', { clientOid: 'mf_1' }))).toEqual({ 'futures:ip': 12, 'futures:uid': 12 });
+    expect(await delta(c, () => c.fills('futures', 'cmt_btcusdt', orderId))).toEqual({ 'futures:ip': 5, 'futures:uid': 5 });
+    expect(await delta(c, () => c.fills('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 5, 'spot:uid': 5 });
+  });
 });

@@ -29,7 +29,7 @@ describe('replay', () => {
     sim.advanceTo(2000);
     expect((await sim.openOrders('spot', 'BTCUSDT_SPBL'))[0]!.filledSize.isZero()).toBe(true);
     sim.advanceTo(3000);
-    const fills = await sim.fills('BTCUSDT_SPBL');
+    const fills = await sim.fills('spot', 'BTCUSDT_SPBL');
     expect(fills.map((x) => [x.price.toString(), x.size.toString(), x.timestampMs])).toEqual([['89950', '0.1', 3000]]);
     expect((await sim.recentTrades('BTCUSDT_SPBL', 10)).map((t) => t.price.toString())).toEqual(['89900', '89990', '90000']);
 

@@ -23,4 +23,26 @@ describe('simulator history bound', () => {
     expect(engine.fills('BTCUSDT_SPBL').length).toBeLessThanOrEqual(20);
     expect(engine.findOrder(undefined, { orderId: '700000000000000002' })).toBeUndefined();
   });
+
+  it('futures fills keep their detail (maker/taker, position, realised PnL of a close) exactly as long as the fill', () => {
+    const clock = new ManualClock(0);
+    const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 1, startMs: 0, tickIntervalMs: 100 });
+    const engine = new MatchingEngine(market.symbols, { spot: {}, futuresCollateral: '10000000', leverage: 10 }, clock, 4);
+    const trade = (oid: string, reduceOnly: boolean) =>
+      engine.place('futures', 'cmt_ethusdt', [{ clientOid: oid, side: reduceOnly ? 'sell' : 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long', reduceOnly }]);
+    for (let i = 0; i < 20; i++) expect(trade(`f${i}`, i % 2 === 1)[0]!.ok).toBe(true);
+    const fills = engine.fills('cmt_ethusdt');
+    expect(fills.length).toBeGreaterThan(0);
+    expect(fills.length).toBeLessThanOrEqual(8);
+    for (const f of fills) {
+      const detail = engine.fillDetail('cmt_ethusdt', f.fillId)!;
+      const order = engine.rawOrder(f.orderId);
+      expect(detail).toMatchObject({ taker: true, positionSide: 'long' });
+      if (order) expect(detail.reduceOnly).toBe(order.reduceOnly);
+      expect(detail.realizedPnl === null).toBe(!detail.reduceOnly);
+    }
+    // The first fills were dropped, and their detail with them.
+    expect(engine.fillDetail('cmt_ethusdt', '800000000000000001')).toBeUndefined();
+    expect((engine.book('cmt_ethusdt') as unknown as { fillDetails: Map<string, unknown> }).fillDetails.size).toBe(fills.length);
+  });
 });

@@ -1,0 +1,177 @@
+// The authentication halt: after N venue auth/permission failures in a row, signed requests stop locally (public ones
+// go on), until reset; a success clears the count; 40008 (timestamp, resynced) is not an authentication failure.
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Decimal } from '../../src/domain/decimal.js';
+import { ExchangeError } from '../../src/exchange/errors.js';
+import type { LiveClient } from '../../src/exchange/live/live-client.js';
+import { RestClient } from '../../src/exchange/live/rest-client.js';
+import { Transport } from '../../src/exchange/live/transport.js';
+import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
+import { SyntheticMarket } from '../../src/exchange/sim/market.js';
+import { SimServer } from '../../src/exchange/sim/server.js';
+import { systemClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { FakeVenue, envelopeError } from '../fixtures/fake-venue.js';
+import { clientFor } from '../fixtures/live-client.js';
+
+const CREDS = { apiKey: 'k-halt', apiSecret: 's-halt', passphrase: 'p-halt' };
+const BIG = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function sim(): Promise<{ server: SimServer; url: string }> {
+  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 50 });
+  const server = new SimServer({ market, accounts: { spot: { USDT: '1000' }, futuresCollateral: '1000', leverage: 20 }, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger });
+  const url = await server.listen(0, '127.0.0.1');
+  closers.push(() => server.close());
+  return { server, url };
+}
+
+function connect(url: string, over: Parameters<typeof clientFor>[1]): LiveClient {
+  const c = clientFor({ url, opts: CREDS } as never, over);
+  closers.push(() => c.close());
+  return c;
+}
+
+async function failure(p: Promise<unknown>): Promise<ExchangeError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ExchangeError);
+    return err as ExchangeError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('authentication halt', () => {
+  it('wrong secret: exactly N signed requests reach the venue, then none; public requests still go; reset lets one through', async () => {
+    const { server, url } = await sim();
+    const c = connect(url, { credentials: { ...CREDS, apiSecret: 'wrong' }, authFailuresBeforeHalt: 3 });
+    const errors: ExchangeError[] = [];
+    errors.push(await failure(c.balances('futures')));
+    errors.push(await failure(c.openOrders('futures', 'cmt_btcusdt')));
+    expect(c.authHalt()).toBeUndefined();
+    errors.push(await failure(c.spot.assets()));
+    expect(server.snapshot().authFailures).toBe(3);
+    const halt = c.authHalt()!;
+    expect(halt.reason).toMatch(/^signed requests stopped after 3 authentication errors in a row \(last: S8 code 40009: API verification failed\)/);
+    expect(Math.abs(halt.atMs - Date.now())).toBeLessThan(5000);
+    expect(errors.map((e) => [e.category, e.code])).toEqual([['auth', '40009'], ['auth', '40009'], ['auth', '40009']]);
+
+    const before = server.snapshot().requests;
+    for (const e of [await failure(c.balances('spot')), await failure(c.fills('futures', 'cmt_btcusdt')), await failure(c.order('futures', 'cmt_btcusdt', { orderId: '1' }))]) {
+      expect(e).toMatchObject({ category: 'auth', outcomeUnknown: false, message: halt.reason });
+    }
+    const [placed] = await c.placeOrders('futures', 'cmt_btcusdt', [{ clientOid: 'h_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' }]);
+    // Refused locally, so surely not placed: rejected, never unknown.
+    expect(placed).toMatchObject({ outcome: 'rejected', clientOid: 'h_1' });
+    const halted = await failure(c.futures.accounts());
+    expect(halted).toMatchObject({ category: 'auth', retryable: false, outcomeUnknown: false, code: undefined, httpStatus: undefined });
+    expect(halted.message).toBe(halt.reason);
+    expect(server.snapshot().requests).toEqual(before);
+    expect(server.snapshot().authFailures).toBe(3);
+
+    // Public endpoints are not signed: they go on.
+    expect((await c.tickers()).length).toBeGreaterThan(0);
+    expect(server.snapshot().requests.F2).toBe((before.F2 ?? 0) + 1);
+
+    c.resetAuthHalt();
+    expect(c.authHalt()).toBeUndefined();
+    await failure(c.futures.accounts());
+    expect(server.snapshot().authFailures).toBe(4);
+  });
+
+  it('a signed request waiting in the limiter when the halt starts does not go out', async () => {
+    const { server, url } = await sim();
+    // A limiter that lets one request through at a time: the others wait in it while the first is answered.
+    let tail: Promise<unknown> = Promise.resolve();
+    const serial = {
+      schedule: <T>(_e: unknown, send: () => Promise<T>): Promise<T> => {
+        const run = tail.then(send);
+        tail = run.catch(() => undefined).then(() => new Promise((r) => setTimeout(r, 20)));
+        return run;
+      },
+      onRateLimited: async () => undefined,
+    };
+    const transport = new Transport({ timeoutMs: 2000 });
+    closers.push(async () => transport.close());
+    const rest = new RestClient({
+      spotBaseUrl: url, futuresBaseUrl: url, credentials: { ...CREDS, passphrase: 'wrong' }, locale: 'en-US', transport, limiter: serial as never,
+      clock: systemClock, logger: silentLogger, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, authFailuresBeforeHalt: 1,
+    });
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => rest.call('F3', {})));
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as ExchangeError).code ?? 'local' : 'ok'))).toEqual(['40012', 'local', 'local', 'local', 'local']);
+    expect(server.snapshot().requests.F3).toBe(1);
+    expect(rest.authHalt()!.reason).toMatch(/after 1 authentication errors in a row \(last: F3 code 40012: Incorrect API key\/Passphrase\)/);
+  });
+
+  it('the default is 3', async () => {
+    const { server, url } = await sim();
+    const c = connect(url, { credentials: { ...CREDS, apiKey: 'nope' } });
+    for (let i = 0; i < 5; i++) await failure(c.balances('spot'));
+    expect(server.snapshot().authFailures).toBe(3);
+  });
+});
+
+describe('what counts', () => {
+  let venue: FakeVenue;
+  async function fake(): Promise<FakeVenue> {
+    venue = await FakeVenue.start();
+    closers.push(() => venue.close());
+    return venue;
+  }
+
+  it('a success clears the count: failures that are not in a row never halt', async () => {
+    await fake();
+    const c = connect(venue.url, { authFailuresBeforeHalt: 2, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    const denied = { status: 400, body: envelopeError('40014', 'Invalid permissions') };
+    for (let i = 0; i < 3; i++) {
+      venue.script('F3', denied);
+      await expect(c.futures.accounts()).rejects.toMatchObject({ category: 'permission' });
+      await c.futures.accounts();
+    }
+    expect(c.authHalt()).toBeUndefined();
+    venue.script('F3', denied, denied);
+    await failure(c.futures.accounts());
+    await failure(c.futures.accounts());
+    expect(c.authHalt()!.reason).toMatch(/after 2 authentication errors in a row \(last: F3 code 40014: Invalid permissions\)/);
+  });
+
+  it('other failures neither count nor clear; public answers do not clear either', async () => {
+    await fake();
+    const c = connect(venue.url, { authFailuresBeforeHalt: 2, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    venue.script('F3', { status: 400, body: envelopeError('40006', 'Invalid ACCESS_KEY') }, { status: 400, body: envelopeError('40020', 'Parameter is invalid') }, { status: 521, body: '<html>down</html>' });
+    await failure(c.futures.accounts());
+    await failure(c.futures.accounts());
+    await c.futures.tickers();
+    await failure(c.futures.accounts());
+    expect(c.authHalt()!.reason).toMatch(/last: F3 HTTP 521: <html>down<\/html>\)/);
+  });
+
+  it('40008 (timestamp expired) goes through the clock resync and is never counted as an authentication failure', async () => {
+    await fake();
+    const c = connect(venue.url, { authFailuresBeforeHalt: 1, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    const expired = { status: 400, body: envelopeError('40008', 'Request timestamp expired') };
+    for (let i = 0; i < 3; i++) {
+      venue.script('F3', expired);
+      await c.futures.accounts();
+    }
+    venue.script('F3', expired, expired);
+    await expect(c.futures.accounts()).rejects.toMatchObject({ category: 'timestamp' });
+    expect(c.authHalt()).toBeUndefined();
+    expect(venue.calls('F0').length).toBeGreaterThanOrEqual(4);
+    await c.futures.accounts();
+  });
+
+  it('the clock resync itself after 40008 on a skewed venue: no halt, the request succeeds', async () => {
+    venue = await FakeVenue.start({ clockSkewMs: 45_000 });
+    closers.push(() => venue.close());
+    const c = connect(venue.url, { authFailuresBeforeHalt: 1, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    await c.futures.accounts();
+    await c.spot.assets();
+    expect(c.authHalt()).toBeUndefined();
+  });
+});
