@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Sextant: build stage compiles TypeScript and the native SQLite module; the runtime stage has production
 # dependencies only, runs as the non-root `node` user under tini, and writes only to /app/data (a volume), so
-# the root filesystem can be read-only.
+# the root filesystem can be read-only (.ts strategies load without a writable temp dir).
 FROM node:20.20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -23,8 +23,9 @@ COPY strategies ./strategies
 USER node
 VOLUME ["/app/data"]
 EXPOSE 9464
-# /health answers 200 while polls are fresh; node's fetch keeps curl out of the image.
+# /health answers 200 while polls are fresh; node's fetch keeps curl out of the image. Bound beyond loopback,
+# /health needs the bearer token (daemon.http.tokenEnv, SEXTANT_HTTP_TOKEN by default): sent when it is set.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const t=process.env.SEXTANT_HTTP_TOKEN;fetch('http://127.0.0.1:9464/health',{headers:t?{authorization:'Bearer '+t}:{}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/sextant.js"]
 CMD ["run", "--config", "config/default.yaml"]

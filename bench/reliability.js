@@ -3,6 +3,8 @@
 //   lag       the venue hides new orders from every read for 30 s, for 60 s (R10)
 //   restarts  three restarts (SIGTERM, SIGKILL, SIGTERM), then the venue replaced by a fresh one (R11)
 //   soak      N minutes (default 60) at the fastest polls the plan allows (R12)
+//   rate      N minutes (default 60) of config/default.yaml as shipped: the most orders sent in any minute, which
+//             the order-rate breaker's default must clear with headroom
 // After each, an audit compares the venue with the journal: untracked orders (resting at the venue, not held as
 // resting by the journal), resting orders per strategy against what the strategies want, the futures position
 // against the grid's design, and the journal's rows by state. One JSON line per figure.
@@ -13,10 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parseDocument } from 'yaml';
-import { LiveClient } from '../dist/exchange/live/live-client.js';
 import { SIM_DEMO_CREDENTIALS } from '../dist/app/kernel.js';
-import { systemClock } from '../dist/util/clock.js';
-import { silentLogger } from '../dist/util/logger.js';
 
 const args = process.argv.slice(2);
 const scenario = args.find((a) => !a.startsWith('--')) ?? 'lag';
@@ -103,34 +102,33 @@ async function stop(proc, signal) {
   return proc.exited;
 }
 
-/** The venue against the journal. */
+/** The venue as it truly is (the simulator's /sim/state, whatever read lag is imposed) against the journal. */
 async function audit(simUrl, journalPath) {
-  const client = new LiveClient({
-    spotBaseUrl: simUrl, futuresBaseUrl: simUrl, credentials: SIM_DEMO_CREDENTIALS, locale: 'en-US', timeoutMs: 5000,
-    retry: { attempts: 3, baseDelayMs: 100, maxDelayMs: 500 }, maxPages: 20, clock: systemClock, logger: silentLogger,
-    rateLimit: { spot: { ip: { budget: 500, windowMs: 10_000 }, uid: { budget: 500, windowMs: 10_000 } }, futures: { ip: { budget: 1000, windowMs: 10_000 }, uid: { budget: 1000, windowMs: 10_000 } }, orderRequests: { budget: 10, windowMs: 1000 }, usableFraction: 0.2, cooloffMs: 10_000 },
-  });
-  try {
-    const venue = [...(await client.openOrders('spot', 'BTCUSDT_SPBL')), ...(await client.openOrders('futures', 'cmt_ethusdt'))];
-    const position = (await client.positions('cmt_ethusdt')).filter((p) => p.side === 'long').reduce((a, p) => a + Number(p.size.toString()), 0);
-    const db = new Database(journalPath, { readonly: true, fileMustExist: true });
-    const rows = db.prepare('SELECT client_oid, strategy_id, state FROM orders').all();
-    db.close();
-    const byOid = new Map(rows.map((r) => [r.client_oid, r]));
-    const RESTING = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling']);
-    const untracked = venue.filter((o) => !o.clientOid || !RESTING.has(byOid.get(o.clientOid)?.state));
-    const perStrategy = {};
-    for (const o of venue) {
-      const s = byOid.get(o.clientOid)?.strategy_id ?? 'foreign';
-      perStrategy[s] = (perStrategy[s] ?? 0) + 1;
-    }
-    const states = {};
-    for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
-    const overWanted = Object.entries(perStrategy).filter(([s, n]) => n > (WANT[s] ?? 0)).map(([s, n]) => `${s}: ${n}`);
-    return { venueResting: venue.length, untracked: untracked.length, perStrategy, overWanted, position, states };
-  } finally {
-    await client.close();
+  const venue = await (await fetch(`${simUrl}/sim/state`)).json();
+  const resting = venue.openOrders.filter((o) => o.symbol === 'BTCUSDT_SPBL' || o.symbol === 'cmt_ethusdt');
+  const position = venue.positions.filter((p) => p.symbol === 'cmt_ethusdt' && p.side === 'long').reduce((a, p) => a + Number(p.size), 0);
+  const db = new Database(journalPath, { readonly: true, fileMustExist: true });
+  const rows = db.prepare('SELECT client_oid, strategy_id, state FROM orders').all();
+  db.close();
+  const byOid = new Map(rows.map((r) => [r.client_oid, r]));
+  const RESTING = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling']);
+  const untracked = resting.filter((o) => !RESTING.has(byOid.get(o.clientOid)?.state));
+  const perStrategy = {};
+  for (const o of resting) {
+    const s = byOid.get(o.clientOid)?.strategy_id ?? 'foreign';
+    perStrategy[s] = (perStrategy[s] ?? 0) + 1;
   }
+  const states = {};
+  for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
+  const overWanted = Object.entries(perStrategy).filter(([s, n]) => n > (WANT[s] ?? 0)).map(([s, n]) => `${s}: ${n}`);
+  return { venueResting: resting.length, untracked: untracked.length, perStrategy, overWanted, position, states };
+}
+
+/** What the daemon counted: execution events and denials by kind. */
+async function counted(ops) {
+  const text = await (await fetch(`${ops}/metrics`)).text();
+  const pick = (re) => Object.fromEntries([...text.matchAll(re)].map((m) => [m[1], Number(m[2])]));
+  return { events: pick(/sextant_execution_events_total\{type="([^"]+)"\} (\d+)/g), denials: pick(/sextant_risk_denials_total\{reason="([^"]+)"\} (\d+)/g) };
 }
 
 function report(a, label) {
@@ -147,11 +145,14 @@ async function lag() {
   emit('ready_after_start', daemon.readyMs, 'ms');
   await sleep(10_000);
   await fetch(`${sim.url}/sim/faults`, { method: 'POST', body: JSON.stringify({ visibilityLagMs: 30_000 }) });
-  await sleep(60_000);
-  report(await audit(sim.url, journal), 'during_lag');
+  for (let k = 0; k < 6; k++) {
+    await sleep(10_000);
+    report(await audit(sim.url, journal), `during_lag_${(k + 1) * 10}s`);
+  }
   await fetch(`${sim.url}/sim/faults`, { method: 'POST', body: JSON.stringify({ visibilityLagMs: 0 }) });
   await sleep(15_000);
   report(await audit(sim.url, journal), 'after_lag');
+  emit('execution', 0, '', JSON.stringify(await counted(daemon.ops)));
   emit('daemon_exit', await stop(daemon, 'SIGTERM'), 'code');
   await stop(sim, 'SIGTERM');
 }
@@ -176,6 +177,7 @@ async function restarts() {
   emit('ready_after_fresh_venue', daemon.readyMs, 'ms', 'trading resumes after the startup reconciliation');
   await sleep(20_000);
   report(await audit(fresh.url, journal), 'fresh_venue');
+  emit('execution', 0, '', JSON.stringify(await counted(daemon.ops)));
   emit('daemon_exit', await stop(daemon, 'SIGTERM'), 'code');
   await stop(fresh, 'SIGTERM');
 }
@@ -196,12 +198,38 @@ async function soak() {
   emit('worst_untracked_orders', worst.untracked, 'orders', `sampled every minute for ${MINUTES} min`);
   emit('worst_resting_over_wanted', worst.over, 'strategies');
   const metrics = await (await fetch(`${daemon.ops}/metrics`)).text();
+  emit('execution', 0, '', JSON.stringify(await counted(daemon.ops)));
   emit('answers_429', Number(/sextant_exchange_429_total (\d+)/.exec(metrics)?.[1] ?? 0), 'answers');
   emit('daemon_exit', await stop(daemon, 'SIGTERM'), 'code');
   await stop(sim, 'SIGTERM');
 }
 
-const runs = { lag, restarts, soak };
+async function rate() {
+  const journal = join(dir, 'rate.sqlite');
+  const doc = parseDocument(readFileSync('config/default.yaml', 'utf8'));
+  doc.setIn(['journal', 'path'], journal);
+  doc.setIn(['daemon', 'http', 'port'], 0);
+  const cfg = join(dir, 'rate.yaml');
+  writeFileSync(cfg, doc.toString());
+  const daemon = await startDaemon(cfg);
+  await sleep(MINUTES * 60_000);
+  const c = await counted(daemon.ops);
+  emit('daemon_exit', await stop(daemon, 'SIGTERM'), 'code');
+  const db = new Database(journal, { readonly: true });
+  // Orders that reached the venue: every row the executor sent (not the ones still being written).
+  const times = db.prepare("SELECT created_at AS t FROM orders WHERE state != 'sending' ORDER BY created_at").all().map((r) => r.t);
+  db.close();
+  let peak = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i] - times[j] >= 60_000) j++;
+    peak = Math.max(peak, i - j + 1);
+  }
+  emit('orders_sent', times.length, 'orders', `${MINUTES} min of config/default.yaml`);
+  emit('peak_orders_per_minute', peak, 'orders', 'most orders sent in any 60 s interval');
+  emit('execution', 0, '', JSON.stringify(c));
+}
+
+const runs = { lag, restarts, soak, rate };
 if (!runs[scenario]) {
   console.error(`unknown scenario ${scenario}: one of ${Object.keys(runs).join(', ')}`);
   process.exit(2);

@@ -151,7 +151,8 @@ for (const [name, strategy, note] of [
   const risk = new RiskGate(riskLimits(loaded), journal);
   const instruments = new Map();
   for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
-  const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5);
+  // As the daemon runs hooks: inside their time budget.
+  const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: loaded.config.daemon.hookTimeoutMs });
   const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
   const latest = new LatestTickers(riskLimits(loaded).outlierPct);
   const executor = new Executor({
@@ -193,3 +194,5 @@ for (const [name, strategy, note] of [
   emit('tick_to_request_p50', median(ours), 'ms', median(bare), `live path against sextant sim over loopback, ${ours.length} orders; bare: plain http.request POST to the same server`);
   emit('tick_to_request_p99', quantile(ours, 0.99), 'ms', quantile(bare, 0.99));
 }
+// What stopping a hook that runs over its time budget costs per call.
+await import('./hook-timeout.js');

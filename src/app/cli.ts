@@ -8,12 +8,15 @@ import { planBucket } from '../exchange/live/rate-limiter.js';
 import { parseJson, stringifyJson } from '../exchange/wire/json.js';
 import type { RequestOf } from '../exchange/wire/requests.js';
 import { systemClock } from '../util/clock.js';
-import { createLogger, scrubSecrets, type LogLevel } from '../util/logger.js';
+import { createLogger, redactUrlCredentials, registerUrlCredentials, scrubSecrets, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
+import { describePending, unansweredOrders } from '../execution/order-tracker.js';
+import type { SqliteJournal } from '../journal/sqlite-journal.js';
+import { listOrders, settleOrder, SETTLE_AS, type SettleAs } from './orders-command.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBacktest } from './backtest.js';
 import { readSweep, runSweep } from './sweep.js';
@@ -43,6 +46,8 @@ function collect(value: string, previous: string[]): string[] {
 function loadOrReport(file: string, io: Io): LoadedConfig | undefined {
   try {
     const loaded = loadConfig(file);
+    const ex = loaded.config.exchange;
+    for (const url of [ex.spotBaseUrl, ex.futuresBaseUrl, ex.rateLimit.redis?.url]) registerUrlCredentials(url);
     const plan = checkPollingPlan(loaded);
     if (plan.length) throw new ConfigError(plan);
     return loaded;
@@ -119,8 +124,8 @@ function planCommand(opts: { config: string }, io: Io): number {
   const { config } = loaded;
   const ex = config.exchange;
   io.out(`sextant — ${config.mode} configuration ${loaded.file} is valid`);
-  io.out(`  spot     ${ex.spotBaseUrl}`);
-  io.out(`  futures  ${ex.futuresBaseUrl}`);
+  io.out(`  spot     ${redactUrlCredentials(ex.spotBaseUrl)}`);
+  io.out(`  futures  ${redactUrlCredentials(ex.futuresBaseUrl)}`);
   io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : 'not set (public endpoints only)'}`);
   io.out('');
   io.out('Endpoints (weights IP/UID):');
@@ -138,7 +143,7 @@ function planCommand(opts: { config: string }, io: Io): number {
     io.out(`  ${s.padEnd(8)} IP  ${ip.worstCase}/${rl[s].ip.budget} per ${rl[s].ip.windowMs} ms (burst ${ip.burst}, +${ip.amount} every ${ip.intervalMs} ms)`);
     io.out(`  ${s.padEnd(8)} UID ${uid.worstCase}/${rl[s].uid.budget} per ${rl[s].uid.windowMs} ms (burst ${uid.burst}, +${uid.amount} every ${uid.intervalMs} ms)`);
   }
-  io.out(`  order endpoints ${rl.orderRequests.budget} requests per ${rl.orderRequests.windowMs} ms; cool-off after a 429: ${rl.cooloffMs} ms${rl.redis ? `; shared through ${rl.redis.url.replace(/\/\/[^@]*@/, '//')}` : ''}`);
+  io.out(`  order endpoints ${rl.orderRequests.budget} requests per ${rl.orderRequests.windowMs} ms; cool-off after a 429: ${rl.cooloffMs} ms${rl.redis ? `; shared through ${redactUrlCredentials(rl.redis.url)}` : ''}`);
   io.out('');
   io.out('Try: npx sextant api F2 --config FILE   (any endpoint S1–S9, F1–F9)');
   return 0;
@@ -320,32 +325,73 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
     .addOption(new Option('--log-level <level>', 'log lines on stderr (retries, warnings)').choices(LOG_LEVELS).default('silent'))
     .action(async (id: string, opts: { query: string[]; body?: string; config: string; logLevel: LogLevel }) => setCode(await apiCommand(id, opts, io)));
 
-  const risk = program.command('risk').description('the kill switch and trading state kept in the journal');
-  const withGate = (file: string, act: (gate: RiskGate) => string): void => {
+  /** Opens the configured journal for a command: one that does not exist is said so, and nothing is created. */
+  const withJournal = (file: string, act: (journal: SqliteJournal, loaded: LoadedConfig) => string): void => {
     const loaded = loadOrReport(file, io);
     if (!loaded) return setCode(1);
+    const path = loaded.config.journal.path;
+    if (path !== ':memory:' && !existsSync(path)) {
+      io.err(`no journal at ${path} (journal.path in ${file}): nothing has traded with this configuration yet`);
+      return setCode(1);
+    }
     const journal = openJournal(loaded);
     try {
-      io.out(act(new RiskGate(riskLimits(loaded), journal)));
+      io.out(act(journal, loaded));
+      setCode(0);
+    } catch (err) {
+      io.err((err as Error).message);
+      setCode(1);
     } finally {
       journal.close();
     }
-    setCode(0);
   };
+  const risk = program.command('risk').description('the kill switch, trading state and fence kept in the journal');
+  const withGate = (file: string, act: (gate: RiskGate, journal: SqliteJournal) => string): void =>
+    withJournal(file, (journal, loaded) => act(new RiskGate(riskLimits(loaded), journal), journal));
   risk
     .command('status')
-    .description('show whether a kill switch is latched')
+    .description('show whether a kill switch is latched, and which orders hold new ones back')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action((opts: { config: string }) => withGate(opts.config, (g) => (g.state() === 'halted' ? `halted: ${g.latchReason() ?? ''}` : 'active: no kill switch latched')));
+    .action((opts: { config: string }) =>
+      withGate(opts.config, (g, journal) => {
+        const state = g.state() === 'halted' ? `halted: ${g.latchReason() ?? ''}` : 'active: no kill switch latched';
+        const pending = unansweredOrders(journal, systemClock.now());
+        const fence = pending.length
+          ? `fence: ${describePending(pending)}; they are looked up at every reconciliation, or settle one with \`sextant orders resolve\``
+          : 'fence: no order with an unknown outcome (a starting daemon also waits for its first reconciliation and, live, a signed request)';
+        return `${state}\n${fence}`;
+      }),
+    );
   risk
     .command('reset')
-    .description('operator action: clear a latched kill switch (drawdown, order rate)')
+    .description('operator action: clear a latched kill switch (drawdown, order rate); a running daemon takes it in')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .action((opts: { config: string }) =>
       withGate(opts.config, (g) => {
         const was = g.latchReason();
         g.reset();
         return was ? `cleared: ${was}` : 'nothing was latched';
+      }),
+    );
+
+  const orders = program.command('orders').description('the orders in the journal, and settling one the venue cannot answer for');
+  orders
+    .command('list')
+    .description('the orders not final (in flight, resting, unanswered), or every order with --all')
+    .option('--all', 'every order the journal holds')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((opts: { config: string; all?: boolean }) => withJournal(opts.config, (journal) => listOrders(journal, systemClock.now(), !!opts.all).join('\n')));
+  orders
+    .command('resolve')
+    .description('operator action: settle an order that is not final, journaled with the reason (a running daemon takes it in at its next reconciliation)')
+    .argument('<id>', 'client id or venue order id')
+    .addOption(new Option('--as <state>', 'what became of it').choices([...SETTLE_AS]).makeOptionMandatory())
+    .requiredOption('--reason <text>', 'why: kept in the order\'s history')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action((id: string, opts: { as: SettleAs; reason: string; config: string }) =>
+      withJournal(opts.config, (journal) => {
+        const row = settleOrder(journal, id, opts.as, opts.reason, systemClock.now());
+        return `${row.clientOid}${row.orderId ? ` (order ${row.orderId})` : ''}: ${row.state}`;
       }),
     );
 
@@ -454,7 +500,7 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
   return program;
 }
 
-/** Runs the CLI; resolves to the exit code. */
+/** Runs the CLI; resolves to the exit code (an unexpected error is reported on stderr, secrets scrubbed: exit 1). */
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
   let code = 0;
   const program = buildProgram(io, (n) => {
@@ -464,7 +510,8 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    throw err;
+    io.err(`sextant: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
   }
   return code;
 }

@@ -88,7 +88,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     const runner = new StrategyRunner(loadedStrategies, instruments, logger, cfg.daemon.maxStrategyErrors, {
       load: (id) => journal.strategyState(id),
       save: (id, json) => journal.saveStrategyState(id, json, clock.now()),
-    }, cfg.daemon.restartFaultedAfterMs ? { afterMs: cfg.daemon.restartFaultedAfterMs, clock } : undefined);
+    }, cfg.daemon.restartFaultedAfterMs ? { afterMs: cfg.daemon.restartFaultedAfterMs, clock } : undefined, { hookTimeoutMs: cfg.daemon.hookTimeoutMs });
     const symbols = runner.symbols();
     const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
     const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
@@ -113,6 +113,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     // What the venue listed at the last poll: the open-order caps count it as well as the journal.
     let listed: Order[] = [];
     const subs = new Subscription();
+    closers.push(() => subs.unsubscribe());
     subs.add(data.openOrders$.subscribe((x) => (listed = x.value)));
 
     const latest = new LatestTickers(limits.outlierPct);

@@ -1,5 +1,7 @@
 // The daemon's HTTP endpoints: /health (liveness), /ready (reconciled and trading), /metrics (Prometheus,
-// prom-client). Loopback by default; a bearer token is required for /metrics when bound elsewhere.
+// prom-client). Loopback by default; bound elsewhere, every path needs the bearer token (health and readiness
+// show strategies, fences and trading state); on loopback, /metrics needs it when one is set.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { close, listen } from '../util/http-server.js';
@@ -36,23 +38,43 @@ export interface HealthSource {
   beforeScrape?(): Promise<void> | void;
 }
 
+/** Loopback addresses: only this machine reaches them. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(host);
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
 export class OpsServer {
   private readonly server: http.Server;
+  private readonly tokenDigest: Buffer | undefined;
+  /** Bound beyond loopback: every path needs the token. */
+  private everyPathGuarded = true;
   url = '';
 
   constructor(
     private readonly metrics: Metrics,
     private readonly source: HealthSource,
-    private readonly token: string | undefined,
+    token: string | undefined,
   ) {
+    // Only the digest is kept: equal lengths for timingSafeEqual, and the token itself is not held.
+    this.tokenDigest = token ? digest(token) : undefined;
     this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
   async listen(port: number, host: string): Promise<string> {
-    const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-    if (!loopback && !this.token) throw new Error(`binding ${host} needs a bearer token (environment variable): /metrics would be open to the network`);
+    const loopback = isLoopback(host);
+    if (!loopback && !this.tokenDigest) throw new Error(`binding ${host} needs a bearer token (environment variable): /health, /ready and /metrics would be open to the network`);
+    this.everyPathGuarded = !loopback;
     this.url = await listen(this.server, port, host);
     return this.url;
+  }
+
+  /** `Authorization: Bearer <token>` (the scheme in any case), compared in constant time. */
+  private authorized(header: string | undefined): boolean {
+    if (!this.tokenDigest) return false;
+    const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+    return m !== null && timingSafeEqual(digest(m[1]!), this.tokenDigest);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -61,6 +83,11 @@ export class OpsServer {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    const guarded = this.everyPathGuarded || (path === '/metrics' && this.tokenDigest !== undefined);
+    if (guarded && !this.authorized(req.headers.authorization)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return json(401, { error: 'unauthorized' });
+    }
     if (path === '/health') {
       const h = this.source.health();
       return json(h.ok ? 200 : 503, { status: h.ok ? 'ok' : 'unhealthy', ...h.detail });
@@ -70,7 +97,6 @@ export class OpsServer {
       return json(r.ok ? 200 : 503, { status: r.ok ? 'ready' : 'not ready', ...r.detail });
     }
     if (path === '/metrics') {
-      if (this.token && req.headers.authorization !== `Bearer ${this.token}`) return json(401, { error: 'unauthorized' });
       await this.source.beforeScrape?.();
       res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
       res.end(await this.metrics.registry.metrics());

@@ -36,6 +36,16 @@ function chunks<T>(xs: T[], size: number): T[][] {
   return out;
 }
 
+/**
+ * Did the order reach the venue (what the order-rate breaker counts)? Accepted, unknown, or refused by the venue
+ * for what it is (a runaway strategy whose orders are all refused still floods the venue, which disables keys
+ * after frequent invalid requests); not a whole request turned away at the door (429, timestamp, our own halt).
+ */
+function reachedVenue(r: ItemResult): boolean {
+  if (r.outcome !== 'rejected') return true;
+  return r.error.code !== undefined && (r.error.category === 'invalid-order' || r.error.category === 'insufficient-funds' || r.error.category === 'bad-request' || r.error.category === 'not-found');
+}
+
 /** Orders whose outcome is not known yet: a cancel that finds nothing leaves them to the tracker as they are. */
 const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
 
@@ -215,7 +225,7 @@ export class Executor {
         this.applyPlaceResult(batch[i]!, res, out);
         if (i === 0) this.hooks.at('after-journal-update');
       });
-      this.o.risk.recordSent(results.filter((r) => r.outcome !== 'rejected').length, this.o.clock.now());
+      this.o.risk.recordSent(results.filter(reachedVenue).length, this.o.clock.now());
     }
   }
 
@@ -262,7 +272,7 @@ export class Executor {
     });
     this.hooks.at('after-send');
     this.applyPlaceResult(row!, res, out, 'untriggered');
-    this.o.risk.recordSent(res.outcome === 'rejected' ? 0 : 1, this.o.clock.now());
+    this.o.risk.recordSent(reachedVenue(res) ? 1 : 0, this.o.clock.now());
   }
 
   /**

@@ -67,9 +67,9 @@ type Problem = { reason: DenialReason; detail: string };
 export class RiskGate {
   private manual: TradingState = 'active';
   /**
-   * The order-rate breaker counts orders that reached the venue: those it accepted and those whose outcome is
-   * unknown (it may have them), as the executor reports them with recordSent after each send. Orders denied
-   * here, never sent (fenced, a crash) or refused by the venue do not count. Kept as (time, count), oldest first.
+   * The order-rate breaker counts orders that reached the venue: accepted, unknown (it may have them) or refused
+   * by the venue for what they are, as the executor reports them with recordSent after each send. Orders denied
+   * here, never sent (fenced, a crash) or turned away whole (429) do not count. Kept as (time, count), oldest first.
    */
   private readonly sentWindow: Array<{ atMs: number; count: number }> = [];
   private sentInWindow = 0;

@@ -1,5 +1,6 @@
 // Loads strategy modules by name from the configured folders: `<dir>/<name>.ts|.js|.mjs` or `<dir>/<name>/index.*`.
-// TypeScript files are loaded through tsx, so a user drops a file in and restarts: no build step.
+// TypeScript files are loaded through tsx, so a user drops a file in and restarts: no build step, and nothing
+// written to disk (the root filesystem may be read-only).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,6 +44,10 @@ async function loadFile(file: string): Promise<StrategyDefinition<unknown>> {
   let mod: { default?: unknown };
   try {
     if (/\.m?ts$/.test(file)) {
+      // tsx caches compiled files under os.tmpdir() and fails to load anything where that cannot be written (a
+      // read-only container). A handful of strategy files compile in milliseconds: no cache, no writes at all.
+      // Read once, when tsx is first imported (and copied into its loader thread, started then).
+      process.env.TSX_DISABLE_CACHE ??= '1';
       const { tsImport } = await import('tsx/esm/api');
       mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
     } else {

@@ -1,6 +1,8 @@
 // Runs strategy instances safely: params validated by each strategy's schema, hooks called in try/catch, a
-// throwing instance counted and faulted after too many errors while the others keep running. Strategies see
-// plain data; what they return becomes intents with their instance id.
+// throwing instance counted and faulted after too many errors, a hook over its time budget stopped and its
+// instance faulted, while the others keep running. Strategies see plain data; what they return becomes
+// intents with their instance id.
+import vm from 'node:vm';
 import { Subject } from 'rxjs';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
@@ -23,11 +25,59 @@ interface Instance {
   errors: number;
   faulted: boolean;
   faultedAt: number;
+  /** Why it is faulted (shown in the status). */
+  faultReason: string;
   /** The state as last saved (JSON), to save only changes. */
   savedState: string;
 }
 
 export class StrategyConfigError extends Error {}
+
+export interface StrategyRunnerOptions {
+  /**
+   * A hook (with the copying of its intents and state) running longer than this is stopped and its instance
+   * faulted. Absent: no deadline. The watchdog costs 15–40 µs per hook call (bench/hook-timeout.js): nothing for
+   * a daemon, too much for a backtest's million calls (whose results must not depend on the machine's speed either).
+   */
+  hookTimeoutMs?: number;
+}
+
+export interface StrategyStatus {
+  id: string;
+  errors: number;
+  faulted: boolean;
+  /** Why it is faulted; only while faulted. */
+  reason?: string;
+}
+
+class HookTimeoutError extends Error {}
+
+const NOTHING: { intents: Intent[]; stateJson: string | undefined } = Object.freeze({ intents: Object.freeze([]) as unknown as Intent[], stateJson: undefined });
+
+/**
+ * Runs functions under a wall-clock budget. node:vm's watchdog interrupts whatever JavaScript runs during
+ * `runInContext`, functions defined outside the context included, and the interruption ends at that call:
+ * the caller goes on. A strategy cannot catch it (a `try` in the hook does not stop it).
+ */
+class Deadline {
+  private pending: (() => unknown) | undefined;
+  private readonly context = vm.createContext({ run: () => this.pending!() });
+  private readonly script = new vm.Script('run()');
+
+  constructor(readonly timeoutMs: number) {}
+
+  run<T>(fn: () => T): T {
+    this.pending = fn;
+    try {
+      return this.script.runInContext(this.context, { timeout: this.timeoutMs }) as T;
+    } catch (err) {
+      if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new HookTimeoutError(`ran over its ${this.timeoutMs} ms budget and was stopped`);
+      throw err;
+    } finally {
+      this.pending = undefined;
+    }
+  }
+}
 
 /** Where instances keep their state across restarts (the journal, in the daemon). */
 export interface StateStore {
@@ -38,6 +88,7 @@ export interface StateStore {
 export class StrategyRunner {
   readonly intents$ = new Subject<Intent>();
   private readonly instances: Instance[] = [];
+  private readonly deadline: Deadline | undefined;
 
   constructor(
     loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>,
@@ -47,7 +98,12 @@ export class StrategyRunner {
     private readonly store?: StateStore,
     /** A faulted instance starts again (errors cleared, onStart called) after this long; never when absent. */
     private readonly restart?: { afterMs: number; clock: Clock },
+    opts: StrategyRunnerOptions = {},
   ) {
+    if (opts.hookTimeoutMs !== undefined) {
+      if (!(opts.hookTimeoutMs > 0)) throw new RangeError('hookTimeoutMs must be above 0');
+      this.deadline = new Deadline(opts.hookTimeoutMs);
+    }
     const problems: string[] = [];
     for (const { cfg, def } of loaded) {
       const parsed = def.params.safeParse(cfg.params ?? {});
@@ -60,7 +116,7 @@ export class StrategyRunner {
       const saved = store?.load(cfg.id);
       const state = saved ? (JSON.parse(saved) as Record<string, unknown>) : {};
       this.instances.push({
-        cfg, def, errors: 0, faulted: false, faultedAt: 0, savedState: saved ?? '{}',
+        cfg, def, errors: 0, faulted: false, faultedAt: 0, faultReason: '', savedState: saved ?? '{}',
         ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
       });
     }
@@ -71,8 +127,8 @@ export class StrategyRunner {
     return this.instances.map((i) => i.cfg.id);
   }
 
-  status(): Array<{ id: string; errors: number; faulted: boolean }> {
-    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.faulted }));
+  status(): StrategyStatus[] {
+    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.faulted, ...(i.faulted ? { reason: i.faultReason } : {}) }));
   }
 
   symbols(): string[] {
@@ -84,35 +140,51 @@ export class StrategyRunner {
     if (inst.faulted) {
       if (!this.restart || this.restart.clock.now() - inst.faultedAt < this.restart.afterMs) return;
       inst.faulted = false;
+      inst.faultReason = '';
       inst.errors = 0;
       this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');
       if (inst.def.onStart) this.call(inst, 'onStart', (ctx) => inst.def.onStart!(ctx), undefined);
       if (inst.faulted) return;
     }
     try {
-      const out = fn.call(inst.def, inst.ctx, arg);
-      if (out) {
-        for (const intent of out) {
-          if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
-          this.intents$.next({ ...intent, strategyId: inst.cfg.id } as Intent);
-        }
-      }
-      if (this.store) {
-        const json = JSON.stringify(inst.ctx.state);
-        if (json !== inst.savedState) {
-          this.store.save(inst.cfg.id, json);
-          inst.savedState = json;
-        }
+      const { intents, stateJson } = this.deadline ? this.deadline.run(() => this.produce(inst, fn, arg)) : this.produce(inst, fn, arg);
+      for (const intent of intents) this.intents$.next(intent);
+      if (stateJson !== undefined && stateJson !== inst.savedState) {
+        this.store!.save(inst.cfg.id, stateJson);
+        inst.savedState = stateJson;
       }
     } catch (err) {
       inst.errors++;
-      this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: (err as Error).message }, 'strategy hook failed');
-      if (inst.errors >= this.maxErrors) {
-        inst.faulted = true;
-        inst.faultedAt = this.restart?.clock.now() ?? 0;
-        this.logger.error({ strategy: inst.cfg.id }, 'strategy faulted: no more hooks are called');
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: message }, 'strategy hook failed');
+      if (err instanceof HookTimeoutError) this.fault(inst, `${hook} ${message}`);
+      else if (inst.errors >= this.maxErrors) this.fault(inst, `${inst.errors} errors, the last in ${hook}: ${message}`);
+    }
+  }
+
+  /**
+   * Everything strategy code does for one hook call, under the deadline when there is one: the call, its
+   * intents checked and stamped with the instance id (getters run here too), its state serialised.
+   */
+  private produce<A>(inst: Instance, fn: (ctx: StrategyContext<unknown>, arg: A) => HookResult, arg: A): { intents: Intent[]; stateJson: string | undefined } {
+    const out = fn.call(inst.def, inst.ctx, arg);
+    // Most calls return nothing and a backtest keeps no state: nothing is allocated for them.
+    if (!this.store && (!out || (Array.isArray(out) && out.length === 0))) return NOTHING;
+    const intents: Intent[] = [];
+    if (out) {
+      for (const intent of out) {
+        if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
+        intents.push({ ...intent, strategyId: inst.cfg.id } as Intent);
       }
     }
+    return { intents, stateJson: this.store ? JSON.stringify(inst.ctx.state) : undefined };
+  }
+
+  private fault(inst: Instance, reason: string): void {
+    inst.faulted = true;
+    inst.faultedAt = this.restart?.clock.now() ?? 0;
+    inst.faultReason = reason;
+    this.logger.error({ strategy: inst.cfg.id, reason }, 'strategy faulted: no more hooks are called');
   }
 
   /** Problems with new params for an instance (nothing is changed). */

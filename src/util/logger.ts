@@ -1,8 +1,9 @@
-// Structured JSON logging (pino) with secrets redacted everywhere: fields, headers and known secret values.
+// Structured JSON logging (pino) with secrets redacted everywhere: fields, headers, credentials inside URLs and
+// known secret values.
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 import { scrubSecrets } from './secrets.js';
 
-export { registerSecret, scrubSecrets } from './secrets.js';
+export { redactUrlCredentials, registerSecret, registerUrlCredentials, scrubSecrets } from './secrets.js';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,6 +1,6 @@
 // The `sextant` command as a user runs it: a real process, the real HTTP client, a venue on 127.0.0.1.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -116,13 +116,72 @@ describe('sextant risk', () => {
     const cfgFile = join(dir, 'risk.yaml');
     const journalPath = join(dir, 'risk', 'journal.sqlite');
     writeFileSync(cfgFile, `journal:\n  path: ${journalPath}\n`);
-    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toBe('active: no kill switch latched\n');
+    // No journal yet: said so, and nothing is created.
+    const none = await sextant(['risk', 'status', '-c', cfgFile]);
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: `no journal at ${journalPath} (journal.path in ${cfgFile}): nothing has traded with this configuration yet\n` });
+    expect(existsSync(journalPath)).toBe(false);
+    mkdirSync(join(dir, 'risk'));
     const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
     const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
-    j.setLatch('kill-switch:drawdown', 'drawdown 12 % from peak 100', 1);
     j.close();
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^active: no kill switch latched\nfence: no order with an unknown outcome/);
+    const k = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+    k.setLatch('kill-switch:drawdown', 'drawdown 12 % from peak 100', 1);
+    k.close();
     expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^halted: kill-switch:drawdown: drawdown 12 %/);
     expect((await sextant(['risk', 'reset', '-c', cfgFile])).stdout).toMatch(/^cleared: /);
-    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toBe('active: no kill switch latched\n');
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^active: no kill switch latched\n/);
+  });
+
+  it('names the orders that hold the fence; `orders list` shows them and `orders resolve` settles one, journaled', async () => {
+    const cfgFile = join(dir, 'fence.yaml');
+    const journalPath = join(dir, 'fence', 'journal.sqlite');
+    writeFileSync(cfgFile, `journal:\n  path: ${journalPath}\n`);
+    mkdirSync(join(dir, 'fence'));
+    const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
+    const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+    j.insertOrders([{
+      clientOid: 'sx_mm_7', strategyId: 'mm', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '100', size: '0.5',
+      positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'unknown', filledSize: '0', avgPrice: null, fee: null,
+      createdAt: Date.now() - 30_000, updatedAt: Date.now(), seenAtMs: null, absentChecks: 1, lastError: null,
+    }]);
+    j.close();
+    const status = await sextant(['risk', 'status', '-c', cfgFile]);
+    expect(status.stdout).toMatch(/fence: 1 order\(s\) with an unknown outcome: sx_mm_7 \(unknown, 3\d s old, not found 1×\)/);
+    expect((await sextant(['orders', 'list', '-c', cfgFile])).stdout).toMatch(/\nsx_mm_7\s+mm\s+BTCUSDT_SPBL\s+buy\s+100\s+0\.5\s+0\s+unknown/);
+    const bad = await sextant(['orders', 'resolve', 'sx_mm_7', '--as', 'lost', '--reason', 'x', '-c', cfgFile]);
+    expect(bad.code).not.toBe(0);
+    const ok = await sextant(['orders', 'resolve', 'sx_mm_7', '--as', 'vanished', '--reason', 'the venue has no such order', '-c', cfgFile]);
+    expect({ code: ok.code, stdout: ok.stdout }).toEqual({ code: 0, stdout: 'sx_mm_7: vanished\n' });
+    expect((await sextant(['orders', 'list', '-c', cfgFile])).stdout).toMatch(/^no orders in flight/);
+    const k = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+    expect(k.history('sx_mm_7').at(-1)!.event).toBe('settled by an operator as vanished: the venue has no such order');
+    k.close();
+  });
+});
+
+describe('output to a reader that went away', () => {
+  const noStack = (stderr: string) => expect({ stderr }).toEqual({ stderr: '' });
+
+  it('stdout closed before the command writes: the process ends quietly, exit 0', async () => {
+    const p = spawn(process.execPath, ['bin/sextant.js', 'plan', '-c', 'config/default.yaml'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Closed at once: node is still starting, so every line of the plan meets a closed pipe.
+    p.stdout.destroy();
+    let stderr = '';
+    p.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((resolve) => p.on('close', resolve));
+    noStack(stderr);
+    expect(code).toBe(0);
+  });
+
+  it('`sextant plan | head -1` prints the first line and no stack', async () => {
+    const p = spawn('sh', ['-c', 'node bin/sextant.js plan -c config/default.yaml | head -1'], { env: { PATH: process.env.PATH } });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += String(d)));
+    p.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((resolve) => p.on('close', resolve));
+    noStack(stderr);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'sextant — live configuration config/default.yaml is valid\n' });
   });
 });

@@ -1,6 +1,8 @@
 // `sextant run` on the default config, as a user starts it: orders placed and filled on the embedded simulator,
 // /health, /ready and /metrics answering, SIGTERM -> clean exit within 8 s, the journal consistent afterwards.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,5 +105,106 @@ describe('sextant run (default config)', () => {
     expect(oldUnknown).toEqual([]);
     expect(by.open ?? 0).toBe(0);
     expect((by.filled ?? 0) + (by.canceled ?? 0)).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+/** `sextant run` on `config`; `exited` resolves with the exit code, or 'running' if it has not ended `boundMs` after `stop()` (then it is killed). */
+function runDaemon(config: string) {
+  const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', config], { env: { PATH: process.env.PATH } });
+  const output = { text: '' };
+  p.stdout.on('data', (d) => (output.text += String(d)));
+  p.stderr.on('data', (d) => (output.text += String(d)));
+  const closed = new Promise<number | null>((resolve) => p.on('close', (code) => resolve(code)));
+  const exited = async (boundMs: number): Promise<number | null | 'running'> => {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), boundMs)));
+    const r = await Promise.race([closed, bound]);
+    clearTimeout(timer);
+    if (r === 'running') {
+      p.kill('SIGKILL');
+      await closed;
+    }
+    return r;
+  };
+  return { p, output, exited };
+}
+
+describe('sextant run: a start that fails', () => {
+  it('a busy ops port: "cannot start" and the process exits non-zero (it does not keep polling)', async () => {
+    const busy = http.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const dir2 = mkdtempSync(join(tmpdir(), 'sextant-busy-'));
+    const cfg = join(dir2, 'busy.yaml');
+    const doc = parseDocument(configFrom(readFileSync('config/default.yaml', 'utf8'), join(dir2, 'journal.sqlite')));
+    doc.setIn(['daemon', 'http', 'port'], (busy.address() as AddressInfo).port);
+    writeFileSync(cfg, doc.toString());
+    try {
+      const d = runDaemon(cfg);
+      const code = await d.exited(15_000);
+      expect(d.output.text).toMatch(/cannot start: .*EADDRINUSE/);
+      expect({ code, running: code === 'running' }).toEqual({ code: 1, running: false });
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  }, 30_000);
+
+  it('a bad cron expression: the same', async () => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'sextant-cron-'));
+    const cfg = join(dir2, 'cron.yaml');
+    const doc = parseDocument(configFrom(readFileSync('config/default.yaml', 'utf8'), join(dir2, 'journal.sqlite')));
+    doc.setIn(['daemon', 'reconcileCron'], 'every now and then');
+    writeFileSync(cfg, doc.toString());
+    const d = runDaemon(cfg);
+    const code = await d.exited(15_000);
+    expect(d.output.text).toMatch(/cannot start: .*invalid cron expression/);
+    expect(code).toBe(1);
+  }, 30_000);
+});
+
+describe('sextant run with a strategy that never returns', () => {
+  it('the hook is stopped after daemon.hookTimeoutMs and the strategy faulted; /health answers, the other strategy trades, SIGTERM stops it', async () => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'sextant-loop-'));
+    writeFileSync(join(dir2, 'looping.mjs'), [
+      '// A strategy whose market hook never returns.',
+      "export default { name: 'looping', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { for (;;) {} } };",
+      '',
+    ].join('\n'));
+    const cfg = join(dir2, 'loop.yaml');
+    const doc = parseDocument(configFrom(readFileSync('config/default.yaml', 'utf8'), join(dir2, 'journal.sqlite')));
+    doc.setIn(['strategyDirs'], [dir2, 'strategies']);
+    doc.setIn(['daemon', 'hookTimeoutMs'], 300);
+    doc.setIn(['strategies'], [
+      { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 6, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 2 } },
+      { id: 'loop', name: 'looping', symbols: ['ETHUSDT_SPBL'] },
+    ]);
+    writeFileSync(cfg, doc.toString());
+    const d = runDaemon(cfg);
+    // A frozen daemon accepts connections and never answers: every request has its own deadline.
+    const get = async (url: string) => fetch(url, { signal: AbortSignal.timeout(3000) });
+    let code: number | null | 'running';
+    try {
+      const opsUrl = await waitFor('the daemon', async () => {
+        const line = d.output.text.split('\n').find((l) => l.includes('daemon running'));
+        return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
+      }, 20_000);
+      const strategies = await waitFor('the fault', async () => {
+        const h = (await (await get(`${opsUrl}/health`)).json()) as { strategies: Array<{ id: string; faulted: boolean; reason?: string }> };
+        return h.strategies.find((s) => s.id === 'loop')?.faulted ? h.strategies : undefined;
+      }, 20_000);
+      expect(strategies).toEqual([
+        { id: 'mm-btc', errors: 0, faulted: false },
+        { id: 'loop', errors: 1, faulted: true, reason: 'onMarket ran over its 300 ms budget and was stopped' },
+      ]);
+      // The other strategy goes on: its orders reach the venue.
+      await waitFor('an order', async () => (/sextant_intents_total\{strategy="mm-btc",kind="place"\} [1-9]/.test(await (await get(`${opsUrl}/metrics`)).text()) ? true : undefined), 20_000);
+      expect((await get(`${opsUrl}/health`)).status).toBeLessThan(600);
+    } finally {
+      d.p.kill('SIGTERM');
+      // A frozen daemon ignores SIGTERM: it is killed after the bound, and the test fails.
+      code = await d.exited(15_000);
+    }
+    expect(code).toBe(0);
+    expect(d.output.text).toMatch(/"msg":"stopped"/);
+    expect(d.output.text).toMatch(/"strategy":"loop".*"msg":"strategy faulted: no more hooks are called"/);
   }, 90_000);
 });

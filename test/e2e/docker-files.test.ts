@@ -1,9 +1,10 @@
 // The Dockerfile and compose file, checked offline (no Docker engine here): the linters pass, and the paths,
 // port and user they rely on are the ones the daemon really uses.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
+import { Metrics, OpsServer } from '../../src/app/http.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const run = (bin: string, args: string[]) => execFileSync(`node_modules/.bin/${bin}`, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -22,6 +23,21 @@ describe('Dockerfile', () => {
     expect(cfg.journal.path.startsWith('data/')).toBe(true);
     expect(loadConfig('config/live.example.yaml', {}).config.journal.path.startsWith('data/')).toBe(true);
   });
+  it('the health check passes against the daemon bound beyond loopback, sending the token from the environment', async () => {
+    const cfg = loadConfig('config/default.yaml', {}).config;
+    const cmd = JSON.parse(/^\s*CMD (\["node", "-e", .*\])$/m.exec(text)![1]!) as string[];
+    const ops = new OpsServer(new Metrics(), { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) }, 'hc-token');
+    const port = new URL(await ops.listen(0, '0.0.0.0')).port;
+    try {
+      const script = cmd[2]!.replace(`127.0.0.1:${cfg.daemon.http.port}/`, `127.0.0.1:${port}/`);
+      const check = (env: Record<string, string>) =>
+        new Promise<unknown>((resolve) => execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...env } }, (err) => resolve(err ? err.code : 0)));
+      expect(await check({ [cfg.daemon.http.tokenEnv]: 'hc-token' })).toBe(0);
+      expect(await check({})).toBe(1);
+    } finally {
+      await ops.close();
+    }
+  });
 });
 
 describe('docker-compose.yml', () => {
@@ -37,5 +53,9 @@ describe('docker-compose.yml', () => {
     expect(JSON.stringify(bot)).not.toMatch(/SEXTANT_API_SECRET"?:\s*"?[^/]/);
     expect(c.services.redis!.profiles).toEqual(['shared-budget']);
     expect(bot.cap_drop).toEqual(['ALL']);
+  });
+  it('a tmpfs on /tmp beside the read-only root, for libraries that want a writable temp dir', () => {
+    const c = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, { tmpfs?: string[] }> };
+    expect(c.services.sextant!.tmpfs).toEqual([expect.stringMatching(/^\/tmp(:|$)/)]);
   });
 });

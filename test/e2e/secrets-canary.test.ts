@@ -102,3 +102,49 @@ describe('secret canaries', () => {
     expect(leaks(failed.text + ok.text, signatures)).toEqual([]);
   });
 });
+
+describe('credentials inside base URLs', () => {
+  const USER = 'URLUSERc4n4ry';
+  const PASS = 'URLPASSc4n4ry';
+  const basic = Buffer.from(`${USER}:${PASS}`).toString('base64');
+  const withCredentials = (url: string) => url.replace('://', `://${USER}:${PASS}@`);
+  const found = (text: string) => [USER, PASS, basic, encodeURIComponent(PASS)].filter((f) => text.includes(f));
+
+  it('never show in `plan`, in the error of a failed call, nor in its logs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sextant-url-canary-'));
+    const cfg = join(dir, 'c.yaml');
+    writeFileSync(cfg, [
+      'exchange:',
+      `  spotBaseUrl: ${JSON.stringify(withCredentials(venue.url))}`,
+      `  futuresBaseUrl: ${JSON.stringify(withCredentials('http://127.0.0.1:1'))}`,
+      '  timeoutMs: 2000',
+      '  retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 }',
+      `  rateLimit: { redis: { url: ${JSON.stringify(withCredentials('redis://127.0.0.1:6379'))} } }`,
+      '',
+    ].join('\n'));
+    const env = { PATH: process.env.PATH, SEXTANT_API_KEY: CANARY.apiKey, SEXTANT_API_SECRET: CANARY.apiSecret, SEXTANT_API_PASSPHRASE: CANARY.passphrase };
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env });
+        let stdout = '';
+        let stderr = '';
+        p.stdout.on('data', (d) => (stdout += String(d)));
+        p.stderr.on('data', (d) => (stderr += String(d)));
+        p.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const plan = await run(['plan', '--config', cfg]);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(`spot     ${venue.url.replace('://', '://[redacted]@')}`);
+    // The venue echoes the request headers (the Basic authorization the URL's credentials became) in its error.
+    venue.handler = (r) => (r.id === 'S8' ? { status: 500, body: echo(r) } : undefined);
+    const failed = await run(['api', 'S8', '--config', cfg, '--log-level', 'trace']);
+    venue.handler = undefined;
+    const unreachable = await run(['api', 'F3', '--config', cfg, '--log-level', 'trace']);
+    expect(venue.requests.at(-1)!.headers.authorization).toBe(`Basic ${basic}`);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/S8 \/api\/v2\/account\/assets \| HTTP 500 .*"authorization":"Basic \[redacted\]"/);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/ECONNREFUSED/);
+    expect(found(plan.stdout + plan.stderr + failed.stdout + failed.stderr + unreachable.stdout + unreachable.stderr)).toEqual([]);
+  });
+});

@@ -257,6 +257,15 @@ export class SimServer {
 
   private control(method: string, path: string, body: string, res: http.ServerResponse): void {
     if (method === 'GET' && path === '/sim/stats') return send(res, 200, stringifyJson(this.snapshot()));
+    // The venue as it truly is, whatever read lag the faults impose: what an auditor compares a journal with.
+    if (method === 'GET' && path === '/sim/state') {
+      this.catchUp();
+      const openOrders = (['spot', 'futures'] as const).flatMap((surface) =>
+        this.engine.openOrders(surface).map((o) => ({ surface, symbol: o.symbol, orderId: o.orderId, clientOid: o.clientOid, status: o.status })),
+      );
+      const positions = this.engine.specs('futures').flatMap((spec) => this.engine.positions(spec.symbol).map((p) => ({ symbol: p.symbol, side: p.side, size: p.size.toString() })));
+      return send(res, 200, stringifyJson({ openOrders, positions }));
+    }
     if (method === 'POST' && path === '/sim/faults') {
       try {
         const f = parseJson(body || '{}') as Partial<FaultSettings> & { script?: ScriptedFault[]; storm429Ms?: number };

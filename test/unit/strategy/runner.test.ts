@@ -42,7 +42,7 @@ describe('strategy runner', () => {
     for (let i = 0; i < 5; i++) runner.onMarket(() => update);
     expect(intents).toHaveLength(5);
     expect(intents.every((i) => i.strategyId === 'g')).toBe(true);
-    expect(runner.status()).toEqual([{ id: 'g', errors: 0, faulted: false }, { id: 'b', errors: 3, faulted: true }]);
+    expect(runner.status()).toEqual([{ id: 'g', errors: 0, faulted: false }, { id: 'b', errors: 3, faulted: true, reason: '3 errors, the last in onMarket: boom' }]);
   });
 
   it('params are validated by the strategy schema; every problem is listed', () => {
@@ -55,6 +55,14 @@ describe('strategy runner', () => {
     } catch (err) {
       expect((err as Error).message).toMatch(/strategies\[g\]\.params\.size: /);
     }
+  });
+
+  it('a hook throwing something that is not an Error (even undefined) is counted like any other', () => {
+    const odd = defineStrategy({ name: 'odd', params: z.strictObject({}), onMarket: () => { throw undefined; } });
+    const runner = new StrategyRunner([{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }], instruments, silentLogger, 2);
+    runner.onMarket(() => update);
+    runner.onMarket(() => update);
+    expect(runner.status()).toEqual([{ id: 'o', errors: 2, faulted: true, reason: '2 errors, the last in onMarket: undefined' }]);
   });
 
   it('an intent for a symbol the instance does not trade is refused', () => {
@@ -87,6 +95,112 @@ describe('restart after a fault', () => {
     runner.onMarket(() => update);
     expect(runner.status()[0]).toEqual({ id: 'f', errors: 0, faulted: false });
     expect(starts).toBe(2);
+  });
+});
+
+describe('hook time budget (hookTimeoutMs)', () => {
+  /** Spins for `ms` of wall time: long enough to be "forever" next to a 100 ms budget, short enough that a runner without the budget returns and the test fails instead of hanging. */
+  const spin = (ms: number) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) { /* busy */ }
+  };
+
+  it('a looping hook is stopped and its strategy faulted with the reason; the other keeps producing intents', () => {
+    let loopingCalls = 0;
+    const looping = defineStrategy({ name: 'looping', params: z.strictObject({}), onMarket: () => { loopingCalls++; spin(5000); } });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'l', name: 'looping', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(looping) }, { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) }],
+      instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: 100 },
+    );
+    const intents: Intent[] = [];
+    runner.intents$.subscribe((i) => intents.push(i));
+    runner.onMarket(() => update);
+    expect(runner.status()).toEqual([
+      { id: 'l', errors: 1, faulted: true, reason: 'onMarket ran over its 100 ms budget and was stopped' },
+      { id: 'g', errors: 0, faulted: false },
+    ]);
+    runner.onMarket(() => update);
+    runner.onMarket(() => update);
+    expect(loopingCalls).toBe(1);
+    expect(intents.map((i) => i.strategyId)).toEqual(['g', 'g', 'g']);
+  });
+
+  it('a strategy cannot catch the stop, and a loop hidden in its state or its intents is stopped too', () => {
+    const stubborn = defineStrategy({
+      name: 'stubborn', params: z.strictObject({}),
+      onStart: () => {
+        for (;;) {
+          try {
+            spin(5000);
+            return;
+          } catch { /* keeps going */ }
+        }
+      },
+    });
+    const heavyState = defineStrategy({ name: 'heavy-state', params: z.strictObject({}), onMarket: (ctx) => void (ctx.state.x = { toJSON: () => spin(5000) }) });
+    const heavyIntent = defineStrategy({
+      name: 'heavy-intent', params: z.strictObject({}),
+      onMarket: (ctx) => [{ kind: 'cancel-all', surface: 'spot', get symbol() { spin(5000); return ctx.symbols[0]!; } }],
+    });
+    const store = { load: () => undefined, save: () => undefined };
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 's', name: 'stubborn', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(stubborn) },
+        { cfg: { id: 'hs', name: 'heavy-state', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyState) },
+        { cfg: { id: 'hi', name: 'heavy-intent', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyIntent) },
+      ],
+      instruments, silentLogger, 5, store, undefined, { hookTimeoutMs: 100 },
+    );
+    runner.start();
+    runner.onMarket(() => update);
+    expect(runner.status().map((s) => [s.id, s.faulted, s.reason])).toEqual([
+      ['s', true, 'onStart ran over its 100 ms budget and was stopped'],
+      ['hs', true, 'onMarket ran over its 100 ms budget and was stopped'],
+      ['hi', true, 'onMarket ran over its 100 ms budget and was stopped'],
+    ]);
+  });
+
+  it('under a budget, hooks behave as without: intents, errors counted, state saved', () => {
+    const saved = new Map<string, string>();
+    const store = { load: (id: string) => saved.get(id), save: (id: string, json: string) => void saved.set(id, json) };
+    const counting = defineStrategy({ name: 'counting', params: z.strictObject({}), onMarket: (ctx) => { ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1; } });
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
+        { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) },
+        { cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) },
+      ],
+      instruments, silentLogger, 2, store, undefined, { hookTimeoutMs: 1000 },
+    );
+    const intents: Intent[] = [];
+    runner.intents$.subscribe((i) => intents.push(i));
+    runner.onMarket(() => update);
+    runner.onMarket(() => update);
+    expect(intents).toHaveLength(2);
+    expect(intents[0]).toMatchObject({ kind: 'place', strategyId: 'g', symbol: 'BTCUSDT_SPBL' });
+    expect(runner.status()[1]).toEqual({ id: 'b', errors: 2, faulted: true, reason: '2 errors, the last in onMarket: boom' });
+    expect(saved.get('c')).toBe('{"n":2}');
+  });
+
+  it('a strategy faulted by its budget starts again after restartFaultedAfterMs, as any faulted one', () => {
+    const clock = new ManualClock(0);
+    let slow = true;
+    let calls = 0;
+    const sometimesSlow = defineStrategy({ name: 'sometimes-slow', params: z.strictObject({}), onMarket: () => { calls++; if (slow) spin(5000); } });
+    const runner = new StrategyRunner([{ cfg: { id: 's', name: 'sometimes-slow', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(sometimesSlow) }], instruments, silentLogger, 5, undefined, { afterMs: 1000, clock }, { hookTimeoutMs: 100 });
+    runner.onMarket(() => update);
+    expect(runner.status()[0]).toMatchObject({ faulted: true });
+    slow = false;
+    runner.onMarket(() => update);
+    expect(calls).toBe(1);
+    clock.advance(1000);
+    runner.onMarket(() => update);
+    expect(runner.status()[0]).toEqual({ id: 's', errors: 0, faulted: false });
+    expect(calls).toBe(2);
+  });
+
+  it('refuses a budget of 0 ms or less', () => {
+    expect(() => new StrategyRunner([], instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: 0 })).toThrow(RangeError);
   });
 });
 
