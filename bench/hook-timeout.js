@@ -6,16 +6,11 @@ import { StrategyRunner } from '../dist/strategy/runner.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../dist/exchange/sim/instruments.js';
 import { silentLogger } from '../dist/util/logger.js';
 import { z } from '../dist/strategy/api.js';
+import { emit } from './emit.js';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 20_000 : 100_000;
 
-function emit(name, value, unit, bare, note) {
-  const line = { name, value: +value.toPrecision(4), unit };
-  if (bare !== undefined) Object.assign(line, { bare: +bare.toPrecision(4), ratio: +(value / bare).toPrecision(3) });
-  if (note) line.note = note;
-  console.log(JSON.stringify(line));
-}
 
 /** Median nanoseconds per call of `fn` over `n` calls (5 rounds, after a warm-up). */
 function nsPerCall(n, fn) {

@@ -185,8 +185,9 @@ async function restarts() {
 async function soak() {
   const sim = await startSim(0);
   const journal = join(dir, 'soak.sqlite');
-  // The fastest polls `config check` accepts for the shipped strategies (daemon.pollShare of the budget).
-  const daemon = await startDaemon(daemonConfig(sim.url, journal, { tickersMs: 500, ordersMs: 1000, balancesMs: 2000, positionsMs: 2000 }));
+  // The fastest polls `config check` accepts for the shipped strategies (daemon.pollShare of the budget): the
+  // 40-weight F2 tickers poll binds at 1 s; any poll faster than these is refused.
+  const daemon = await startDaemon(daemonConfig(sim.url, journal, { tickersMs: 1000, ordersMs: 1000, balancesMs: 3000, positionsMs: 2000 }));
   emit('ready_after_start', daemon.readyMs, 'ms');
   let worst = { untracked: 0, over: 0 };
   for (let m = 1; m <= MINUTES; m++) {

@@ -15,15 +15,10 @@ import { interpretResponse } from '../dist/exchange/live/rest-client.js';
 import { systemClock } from '../dist/util/clock.js';
 import { silentLogger } from '../dist/util/logger.js';
 import { prepare, runOnce, cleanup } from './backtest-bench.js';
+import { emit } from './emit.js';
 
 const quick = process.argv.includes('--quick');
 
-function emit(name, value, unit, bare, note) {
-  const line = { name, value: +value.toPrecision(4), unit };
-  if (bare !== undefined) Object.assign(line, { bare: +bare.toPrecision(4), ratio: +(value / bare).toPrecision(3) });
-  if (note) line.note = note;
-  console.log(JSON.stringify(line));
-}
 
 /** Operations per second of `fn` over `n` calls, after a warm-up. */
 function opsPerSecond(n, fn) {

@@ -2,7 +2,7 @@
 // go on), until reset; a success clears the count; 40008 (timestamp, resynced) is not an authentication failure.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
-import { ExchangeError } from '../../src/exchange/errors.js';
+import type { ExchangeError } from '../../src/exchange/errors.js';
 import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { RestClient } from '../../src/exchange/live/rest-client.js';
 import { Transport } from '../../src/exchange/live/transport.js';
@@ -12,7 +12,7 @@ import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { FakeVenue, envelopeError } from '../fixtures/fake-venue.js';
-import { clientFor } from '../fixtures/live-client.js';
+import { caught, clientFor } from '../fixtures/live-client.js';
 
 const CREDS = { apiKey: 'k-halt', apiSecret: 's-halt', passphrase: 'p-halt' };
 const BIG = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
@@ -36,25 +36,15 @@ function connect(url: string, over: Parameters<typeof clientFor>[1]): LiveClient
   return c;
 }
 
-async function failure(p: Promise<unknown>): Promise<ExchangeError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ExchangeError);
-    return err as ExchangeError;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('authentication halt', () => {
   it('wrong secret: exactly N signed requests reach the venue, then none; public requests still go; reset lets one through', async () => {
     const { server, url } = await sim();
     const c = connect(url, { credentials: { ...CREDS, apiSecret: 'wrong' }, authFailuresBeforeHalt: 3 });
     const errors: ExchangeError[] = [];
-    errors.push(await failure(c.balances('futures')));
-    errors.push(await failure(c.openOrders('futures', 'cmt_btcusdt')));
+    errors.push(await caught(c.balances('futures')));
+    errors.push(await caught(c.openOrders('futures', 'cmt_btcusdt')));
     expect(c.authHalt()).toBeUndefined();
-    errors.push(await failure(c.spot.assets()));
+    errors.push(await caught(c.spot.assets()));
     expect(server.snapshot().authFailures).toBe(3);
     const halt = c.authHalt()!;
     expect(halt.reason).toMatch(/^signed requests stopped after 3 authentication errors in a row \(last: S8 code 40009: API verification failed\)/);
@@ -62,13 +52,13 @@ describe('authentication halt', () => {
     expect(errors.map((e) => [e.category, e.code])).toEqual([['auth', '40009'], ['auth', '40009'], ['auth', '40009']]);
 
     const before = server.snapshot().requests;
-    for (const e of [await failure(c.balances('spot')), await failure(c.fills('futures', 'cmt_btcusdt')), await failure(c.order('futures', 'cmt_btcusdt', { orderId: '1' }))]) {
+    for (const e of [await caught(c.balances('spot')), await caught(c.fills('futures', 'cmt_btcusdt')), await caught(c.order('futures', 'cmt_btcusdt', { orderId: '1' }))]) {
       expect(e).toMatchObject({ category: 'auth', outcomeUnknown: false, message: halt.reason });
     }
     const [placed] = await c.placeOrders('futures', 'cmt_btcusdt', [{ clientOid: 'h_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' }]);
     // Refused locally, so surely not placed: rejected, never unknown.
     expect(placed).toMatchObject({ outcome: 'rejected', clientOid: 'h_1' });
-    const halted = await failure(c.futures.accounts());
+    const halted = await caught(c.futures.accounts());
     expect(halted).toMatchObject({ category: 'auth', retryable: false, outcomeUnknown: false, code: undefined, httpStatus: undefined });
     expect(halted.message).toBe(halt.reason);
     expect(server.snapshot().requests).toEqual(before);
@@ -80,7 +70,7 @@ describe('authentication halt', () => {
 
     c.resetAuthHalt();
     expect(c.authHalt()).toBeUndefined();
-    await failure(c.futures.accounts());
+    await caught(c.futures.accounts());
     expect(server.snapshot().authFailures).toBe(4);
   });
 
@@ -111,7 +101,7 @@ describe('authentication halt', () => {
   it('the default is 3', async () => {
     const { server, url } = await sim();
     const c = connect(url, { credentials: { ...CREDS, apiKey: 'nope' } });
-    for (let i = 0; i < 5; i++) await failure(c.balances('spot'));
+    for (let i = 0; i < 5; i++) await caught(c.balances('spot'));
     expect(server.snapshot().authFailures).toBe(3);
   });
 });
@@ -135,8 +125,8 @@ describe('what counts', () => {
     }
     expect(c.authHalt()).toBeUndefined();
     venue.script('F3', denied, denied);
-    await failure(c.futures.accounts());
-    await failure(c.futures.accounts());
+    await caught(c.futures.accounts());
+    await caught(c.futures.accounts());
     expect(c.authHalt()!.reason).toMatch(/after 2 authentication errors in a row \(last: F3 code 40014: Invalid permissions\)/);
   });
 
@@ -144,10 +134,10 @@ describe('what counts', () => {
     await fake();
     const c = connect(venue.url, { authFailuresBeforeHalt: 2, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
     venue.script('F3', { status: 400, body: envelopeError('40006', 'Invalid ACCESS_KEY') }, { status: 400, body: envelopeError('40020', 'Parameter is invalid') }, { status: 521, body: '<html>down</html>' });
-    await failure(c.futures.accounts());
-    await failure(c.futures.accounts());
+    await caught(c.futures.accounts());
+    await caught(c.futures.accounts());
     await c.futures.tickers();
-    await failure(c.futures.accounts());
+    await caught(c.futures.accounts());
     expect(c.authHalt()!.reason).toMatch(/last: F3 HTTP 521: <html>down<\/html>\)/);
   });
 

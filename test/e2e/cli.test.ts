@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FakeVenue } from '../fixtures/fake-venue.js';
+import { runCli, type CliRun } from '../fixtures/cli.js';
+import { journalRow } from '../fixtures/journal-row.js';
 
 let venue: FakeVenue;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'));
@@ -16,23 +18,15 @@ beforeAll(async () => {
 });
 afterAll(async () => venue.close());
 
-function sextant(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      SEXTANT_SPOT_BASE_URL: venue.url,
-      SEXTANT_FUTURES_BASE_URL: venue.url,
-      SEXTANT_API_KEY: venue.opts.apiKey,
-      SEXTANT_API_SECRET: venue.opts.apiSecret,
-      SEXTANT_API_PASSPHRASE: venue.opts.passphrase,
-      ...extraEnv,
-    };
-    const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += String(d)));
-    p.stderr.on('data', (d) => (stderr += String(d)));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
+function sextant(args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, {
+    PATH: process.env.PATH,
+    SEXTANT_SPOT_BASE_URL: venue.url,
+    SEXTANT_FUTURES_BASE_URL: venue.url,
+    SEXTANT_API_KEY: venue.opts.apiKey,
+    SEXTANT_API_SECRET: venue.opts.apiSecret,
+    SEXTANT_API_PASSPHRASE: venue.opts.passphrase,
+    ...extraEnv,
   });
 }
 
@@ -140,11 +134,7 @@ describe('sextant risk', () => {
     mkdirSync(join(dir, 'fence'));
     const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
     const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
-    j.insertOrders([{
-      clientOid: 'sx_mm_7', strategyId: 'mm', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '100', size: '0.5',
-      positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'unknown', filledSize: '0', avgPrice: null, fee: null,
-      createdAt: Date.now() - 30_000, updatedAt: Date.now(), seenAtMs: null, absentChecks: 1, lastError: null,
-    }]);
+    j.insertOrders([journalRow('sx_mm_7', { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAt: Date.now() - 30_000, updatedAt: Date.now(), absentChecks: 1 })]);
     j.close();
     const status = await sextant(['risk', 'status', '-c', cfgFile]);
     expect(status.stdout).toMatch(/fence: 1 order\(s\) with an unknown outcome: sx_mm_7 \(unknown, 3\d s old, not found 1×\)/);

@@ -56,9 +56,17 @@ const externalVenue = (url: string, journal: string) => (doc: ReturnType<typeof 
 function run(cfg: string, keys?: typeof SIM_KEYS) {
   const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: env(keys) });
   let out = '';
-  p.stdout.on('data', (d) => (out += String(d)));
-  p.stderr.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => p.on('close', (code) => resolve(code)));
+  const at = { stopped: 0, closed: 0 };
+  const onData = (d: unknown) => {
+    out += String(d);
+    if (!at.stopped && out.includes('"msg":"stopped"')) at.stopped = Date.now();
+  };
+  p.stdout.on('data', onData);
+  p.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => p.on('close', (code) => {
+    at.closed = Date.now();
+    resolve(code);
+  }));
   const waitFor = async <T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> => {
     const end = Date.now() + ms;
     for (;;) {
@@ -74,7 +82,7 @@ function run(cfg: string, keys?: typeof SIM_KEYS) {
       const line = out.split('\n').find((l) => l.includes('"daemon running"'));
       return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
     }, 20_000);
-  return { p, exited, waitFor, opsUrl, output: () => out };
+  return { p, exited, waitFor, opsUrl, output: () => out, at };
 }
 
 describe('the journal belongs to its venue', () => {
@@ -112,6 +120,41 @@ describe('the journal belongs to its venue', () => {
     expect(await third.exited).not.toBe(0);
     expect(third.output()).toMatch(/belongs to venue .* \(account key sha256:[0-9a-f]{16}\), not to .* \(account key sha256:[0-9a-f]{16}\)/);
     expect(third.output()).not.toContain('another-key');
+  }, 60_000);
+});
+
+describe('what holds the fence', () => {
+  it('/ready names the orders with an unknown outcome that hold new orders back; a stop exits as soon as it is done', async () => {
+    const { server, url } = await startSim();
+    const journal = join(dir, 'fence.sqlite');
+    const cfg = (graceMs: number) => config(`fence-${graceMs}`, (doc) => {
+      externalVenue(url, journal)(doc);
+      doc.setIn(['execution', 'graceMs'], graceMs);
+    });
+    // Every spot batch is accepted, then answered with an HTML 502: its orders' outcome is unknown.
+    server.faults.scripted.push({ endpoint: 'S6', kind: 'html-502', times: 1000 });
+    const first = run(cfg(600_000), SIM_KEYS);
+    const ops = await first.opsUrl();
+    await first.waitFor('an unknown order', () => (/order outcome unknown/.test(first.output()) ? true : undefined), 20_000);
+    first.p.kill('SIGKILL');
+    await first.exited;
+    // Restarted inside the grace window: the venue's silence proves nothing yet, so the fence holds and says why.
+    const second = run(cfg(600_000), SIM_KEYS);
+    const ops2 = await second.opsUrl();
+    expect(ops2).not.toBe(ops);
+    const body = await second.waitFor('the fence', async () => {
+      const r = await fetch(`${ops2}/ready`);
+      const b = (await r.json()) as { fenced: string | null; pending?: Array<{ clientOid: string; state: string }> };
+      return r.status === 503 && b.pending?.length ? b : undefined;
+    }, 20_000);
+    expect(body.fenced).toMatch(/^\d+ order\(s\) with an unknown outcome: sx_mm\w*_\w+ \(unknown, /);
+    expect(body.pending!.every((p) => p.state === 'unknown' && body.fenced!.includes(p.clientOid) === body.pending!.indexOf(p) < 5)).toBe(true);
+    expect(second.output()).toMatch(/"msg":"trading fenced until these orders are resolved \(cancels allowed\)"/);
+    second.p.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    // Nothing lingers once the stop is done (a timer left running used to hold the process ~6.5 s).
+    expect(second.at.stopped).toBeGreaterThan(0);
+    expect(second.at.closed - second.at.stopped).toBeLessThan(2000);
   }, 60_000);
 });
 

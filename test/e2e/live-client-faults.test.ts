@@ -1,10 +1,9 @@
 // Error bodies, 429s, HTML pages, truncated JSON, timeouts, dropped connections, malformed fields:
 // what the client raises for each, what it retries, and that a POST is never sent twice.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { ExchangeError } from '../../src/exchange/errors.js';
 import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { FakeVenue, envelopeError } from '../fixtures/fake-venue.js';
-import { clientFor } from '../fixtures/live-client.js';
+import { caught, clientFor } from '../fixtures/live-client.js';
 
 let venue: FakeVenue;
 let client: LiveClient;
@@ -17,16 +16,6 @@ afterEach(async () => {
   await client.close();
   await venue.close();
 });
-
-async function caught(p: Promise<unknown>): Promise<ExchangeError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ExchangeError);
-    return err as ExchangeError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const PLACE = {
   symbol: 'cmt_btcusdt',

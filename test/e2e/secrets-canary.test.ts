@@ -1,6 +1,5 @@
 // Canary secrets: forced errors, echoed requests, trace logging and the CLI never show the key, secret or
 // passphrase (raw, Base64 or hex), nor a request signature.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { createLogger } from '../../src/util/logger.js';
 import { FakeVenue, type RecordedRequest } from '../fixtures/fake-venue.js';
 import { clientFor } from '../fixtures/live-client.js';
+import { runCli } from '../fixtures/cli.js';
 
 const CANARY = { apiKey: 'CANARYKEY7f3a9e', apiSecret: 'CANARYSECRET91bd2x', passphrase: 'CANARYPASSc0ffee' };
 
@@ -84,14 +84,10 @@ describe('secret canaries', () => {
       SEXTANT_SPOT_BASE_URL: venue.url,
       SEXTANT_FUTURES_BASE_URL: venue.url,
     };
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; text: string }>((resolve) => {
-        const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env });
-        let text = '';
-        p.stdout.on('data', (d) => (text += String(d)));
-        p.stderr.on('data', (d) => (text += String(d)));
-        p.on('close', (code) => resolve({ code, text }));
-      });
+    const run = async (args: string[]) => {
+      const r = await runCli(args, env);
+      return { code: r.code, text: r.stdout + r.stderr };
+    };
     const failed = await run(['api', 'S8', '--config', cfg, '--log-level', 'trace']);
     const ok = await run(['api', 'F3', '--config', cfg, '--log-level', 'trace']);
     venue.handler = undefined;
@@ -123,15 +119,7 @@ describe('credentials inside base URLs', () => {
       '',
     ].join('\n'));
     const env = { PATH: process.env.PATH, SEXTANT_API_KEY: CANARY.apiKey, SEXTANT_API_SECRET: CANARY.apiSecret, SEXTANT_API_PASSPHRASE: CANARY.passphrase };
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env });
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d) => (stdout += String(d)));
-        p.stderr.on('data', (d) => (stderr += String(d)));
-        p.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const run = (args: string[]) => runCli(args, env);
     const plan = await run(['plan', '--config', cfg]);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain(`spot     ${venue.url.replace('://', '://[redacted]@')}`);

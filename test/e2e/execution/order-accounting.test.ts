@@ -9,6 +9,7 @@ import type { Order } from '../../../src/domain/order.js';
 import { reconcileAndOpen } from '../../../src/execution/order-tracker.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { LOOSE_LIMITS } from '../../fixtures/bot.js';
+import { journalRow } from '../../fixtures/journal-row.js';
 import { priceAt, startSimBot, type SimBot } from '../../fixtures/sim-bot.js';
 
 const d = (s: string) => Decimal.from(s);
@@ -50,11 +51,10 @@ describe('R10: the venue lists new futures orders late', () => {
 
   it('an order the venue stopped knowing becomes vanished after the bound, with the evidence in its history', async () => {
     const { bot } = await start({ graceMs: 0, vanishAfterMs: 300, vanishAfterChecks: 3 });
-    bot.journal.insertOrders([{
-      clientOid: 'sx_gone_1', strategyId: 'gone', intentId: 0, surface: 'futures', symbol: 'cmt_btcusdt', side: 'buy', kind: 'limit', timeInForce: 'gtc',
-      price: '100', size: '0.01', positionSide: 'long', reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: '987654321987654321', state: 'open',
-      filledSize: '0', avgPrice: null, fee: null, createdAt: Date.now(), updatedAt: Date.now(), seenAtMs: Date.now(), absentChecks: 0, lastError: null,
-    }]);
+    bot.journal.insertOrders([journalRow('sx_gone_1', {
+      strategyId: 'gone', intentId: 0, surface: 'futures', symbol: 'cmt_btcusdt', price: '100', size: '0.01', positionSide: 'long',
+      orderId: '987654321987654321', state: 'open', createdAt: Date.now(), updatedAt: Date.now(), seenAtMs: Date.now(),
+    })]);
     const events: ExecutionEvent[] = [];
     bot.executor.events$.subscribe((e) => events.push(e));
     const states: string[] = [];

@@ -2,14 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import type { JournalOrder } from '../../../src/journal/journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { listOrders, settleOrder } from '../../../src/app/orders-command.js';
+import { journalRow } from '../../fixtures/journal-row.js';
 
-function row(clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder {
-  return {
-    clientOid, strategyId: 'mm', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '100', size: '0.5',
-    positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'unknown', filledSize: '0', avgPrice: null, fee: null,
-    createdAt: 1000, updatedAt: 1000, seenAtMs: null, absentChecks: 2, lastError: null, ...over,
-  };
-}
+const row = (clientOid: string, over: Partial<JournalOrder> = {}) =>
+  journalRow(clientOid, { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAt: 1000, updatedAt: 1000, absentChecks: 2, ...over });
 
 describe('sextant orders', () => {
   it('lists the orders in flight with their state, age and lookups', () => {

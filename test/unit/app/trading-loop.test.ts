@@ -110,7 +110,7 @@ describe('trading loop: a strategy sees its own orders at once', () => {
     expect(byOid.get(sending.clientOid)!.price!.toString()).toBe('89000');
     expect(byOid.get(unknown.clientOid)!.status).toBe('pending');
     expect(byOid.get(open.clientOid)).toMatchObject({ status: 'open', orderId: '101' });
-    expect(byOid.get(canceling.clientOid)).toMatchObject({ status: 'open', orderId: '102' });
+    expect(byOid.get(canceling.clientOid)).toMatchObject({ status: 'canceling', orderId: '102' });
     expect(byOid.get(canceling.clientOid)!.filledSize.toString()).toBe('0.004');
     expect(byOid.get(canceling.clientOid)!.avgFillPrice!.toString()).toBe('87000');
     expect(byOid.get(trigger.clientOid)).toMatchObject({ status: 'untriggered', positionSide: 'long', reduceOnly: true, price: null, symbol: ETH });

@@ -101,6 +101,13 @@ describe('secrets', () => {
   it('the shipped configs are valid', () => {
     for (const f of ['config/default.yaml', 'config/live.example.yaml']) expect(() => loadConfig(f, {})).not.toThrow();
   });
+
+  it('the order-rate breaker of the shipped config trips on a runaway, not on its own peak', () => {
+    // `npm run reliability -- rate` measured 91–105 orders in the busiest minute of config/default.yaml: with the
+    // old default (120) a few retries latched a halt. Headroom of at least 2× that peak.
+    const risk = loadConfig('config/default.yaml', {}).config.risk;
+    expect(risk.maxOrdersPerMinute).toBeGreaterThanOrEqual(2 * 105);
+  });
 });
 
 describe('polling plan', () => {

@@ -3,18 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from '@jest/globals';
-import { bindJournal, JournalVenueError, type JournalOrder } from '../../../src/journal/journal.js';
+import { bindJournal, JournalVenueError } from '../../../src/journal/journal.js';
+import { journalRow } from '../../fixtures/journal-row.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-journal-'));
 
-function row(clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder {
-  return {
-    clientOid, strategyId: 's', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '1', size: '1',
-    positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'sending', filledSize: '0', avgPrice: null, fee: null,
-    createdAt: 1, updatedAt: 1, seenAtMs: null, absentChecks: 0, lastError: null, ...over,
-  };
-}
+const row = journalRow;
 
 describe('SQLite journal', () => {
   it('migrates to the current version, once', () => {
