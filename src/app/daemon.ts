@@ -163,6 +163,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
       },
       onIntent: (intent) => metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind }),
+      yieldAfterIntent: () => new Promise<void>((resolve) => setImmediate(resolve)),
       onEquity: (bySurface) => {
         for (const [surface, value] of Object.entries(bySurface)) metrics.equity.set({ surface }, value.toNumber());
       },
@@ -288,9 +289,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
           // Cancels answered "not found" may have filled: one last look settles them.
           await tracker.reconcile().catch((err: unknown) => log.warn({ err: String(err) }, 'final reconciliation failed'));
         }
-        const left = journal.activeOrders().filter((r) => r.state === 'open' || r.state === 'untriggered');
+        // Everything not final: resting, unanswered (it may rest), being canceled, lost (still checked next start).
+        const left = journal.activeOrders();
         if (left.length) {
-          const show = (r: (typeof left)[number]) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price, ...(r.isTrigger ? { triggerPrice: r.triggerPrice } : {}) });
+          const show = (r: (typeof left)[number]) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price, state: r.state, ...(r.isTrigger ? { triggerPrice: r.triggerPrice } : {}) });
           const triggers = left.filter((r) => r.isTrigger).map(show);
           log.info({ open: left.filter((r) => !r.isTrigger).map(show), triggers, ...(triggers.length && sd.cancelOpenOrders && !sd.cancelTriggers ? { kept: 'trigger orders stay by choice (daemon.shutdown.cancelTriggers: false)' } : {}) }, 'orders left at the venue');
         }

@@ -59,7 +59,13 @@ export class OpsServer {
   ) {
     // Only the digest is kept: equal lengths for timingSafeEqual, and the token itself is not held.
     this.tokenDigest = token ? digest(token) : undefined;
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server = http.createServer((req, res) =>
+      // A failing source (a metrics scrape while Redis is down) answers 500; it never becomes an unhandled rejection.
+      this.handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'internal error' }));
+      }),
+    );
   }
 
   async listen(port: number, host: string): Promise<string> {

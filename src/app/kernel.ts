@@ -164,10 +164,17 @@ export function venueOf(loaded: LoadedConfig): VenueBinding & { perStart: boolea
   return { venue, account, perStart: false };
 }
 
+/** A venue that lives only as long as its process: its journal means nothing once the process is gone. */
+function isPerStart(binding: VenueBinding | undefined): boolean {
+  return !!binding && /^(embedded simulator|paper venue) /.test(binding.venue);
+}
+
 /**
  * Opens the configured journal, its folder owner-only when it makes it. With `venue`, binds it: a journal of
- * another venue or account is refused; one of an earlier per-start venue (its orders died with it) is moved
- * aside to `<path>.previous` and a fresh journal begins.
+ * another venue or account is refused. For a venue that is new at every start (the embedded simulator, the paper
+ * venue), the journal of an earlier such start is moved to `<path>.previous` (replacing the one there: a dead
+ * demo venue's) and a fresh one begins; a journal that was never bound but holds orders (written before journals
+ * were bound) is moved aside under a timestamped name, never deleted; one bound to a real venue is refused.
  */
 export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perStart: boolean }, onMovedAside?: (file: string) => void): SqliteJournal {
   const j = loaded.config.journal;
@@ -182,14 +189,14 @@ export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perSt
   let journal = open();
   if (!venue) return journal;
   const have = journal.venueBinding();
-  if (venue.perStart && j.path !== ':memory:' && (have !== undefined || journal.allOrders().length > 0)) {
-    // Closing folds the WAL into the file first, so the file moved is whole.
+  const legacy = have === undefined && journal.allOrders().length > 0;
+  if (venue.perStart && j.path !== ':memory:' && (isPerStart(have) || legacy)) {
+    // Closing folds the WAL into the file, so the file moved is whole (SQLite removes the WAL of its last connection).
     journal.close();
-    const previous = `${j.path}.previous`;
-    for (const f of [previous, `${previous}-wal`, `${previous}-shm`]) rmSync(f, { force: true });
-    renameSync(j.path, previous);
-    for (const f of [`${j.path}-wal`, `${j.path}-shm`]) rmSync(f, { force: true });
-    onMovedAside?.(previous);
+    const aside = legacy ? `${j.path}.unbound-${new Date(systemClock.now()).toISOString().replace(/[:.]/g, '-')}` : `${j.path}.previous`;
+    if (!legacy) for (const f of [aside, `${aside}-wal`, `${aside}-shm`]) rmSync(f, { force: true });
+    renameSync(j.path, aside);
+    onMovedAside?.(aside);
     journal = open();
   }
   try {

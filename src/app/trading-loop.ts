@@ -75,6 +75,12 @@ export interface TradingLoopOptions {
   /** Before the strategies see a tickers update (dry-run moves its simulated market here). */
   beforeTickers?: (tickers: Stamped<Map<string, Ticker>>) => void;
   onIntent?: (intent: Intent) => void;
+  /**
+   * Awaited after each intent (the daemon: a turn of the event loop). A strategy that answers every denial with a
+   * new intent would otherwise keep the loop in promise continuations, and timers, polls, /health and signals
+   * would never run.
+   */
+  yieldAfterIntent?: () => Promise<void>;
   onEvent?: (event: ExecutionEvent) => void;
   onEquity?: (bySurface: Record<string, Decimal>, atMs: number) => void;
 }
@@ -117,7 +123,8 @@ function orderOfRow(r: JournalOrder): Order {
     positionSide: r.positionSide as PositionSide | null, reduceOnly: r.reduceOnly, kind: r.kind, timeInForce: r.timeInForce as TimeInForce,
     price: r.price === null ? null : Decimal.from(r.price), size: Decimal.from(r.size), filledSize: Decimal.from(r.filledSize),
     avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice), fee: r.fee === null ? null : Decimal.from(r.fee),
-    status: STATUS_OF_ROW[r.state] ?? 'pending', rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAt, updatedAtMs: r.updatedAt,
+    // A trigger waits for its price whatever the answer to its placing: a strategy keeps it apart from resting orders.
+    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'), rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAt, updatedAtMs: r.updatedAt,
   };
 }
 
@@ -195,7 +202,8 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
         concatMap((intent) => {
           queued--;
           o.onIntent?.(intent);
-          const p = o.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+          const sent = o.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+          const p = o.yieldAfterIntent ? sent.then(o.yieldAfterIntent) : sent;
           inFlight.add(p);
           void p.finally(() => inFlight.delete(p));
           return from(p);

@@ -25,7 +25,7 @@ export interface MarketDataOptions {
 /** A spot pair has no ticker endpoint: its last public trade stands in for one. */
 export function tickerFromTrade(symbol: string, t: { price: Ticker['last']; timestampMs: number } | undefined): Ticker | undefined {
   if (!t) return undefined;
-  return { symbol, last: t.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: t.timestampMs };
+  return { symbol, last: t.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: t.timestampMs, fromTrade: true };
 }
 
 export class MarketData {

@@ -201,13 +201,16 @@ export class Decimal {
     return this.toString();
   }
 
-  /** For indicators and display only: never for prices, sizes, fees or balances that reach an order. */
+  /** For indicators, screens and display only: never for prices, sizes, fees or balances that reach an order. */
   toNumber(): number {
+    // Both operands exact doubles: the quotient is correctly rounded, the same double as parsing the text.
+    if (this.scale <= 22 && this.mantissa <= MAX_EXACT && this.mantissa >= -MAX_EXACT) return Number(this.mantissa) / 10 ** this.scale;
     return Number(this.toString());
   }
 }
 
 const SIMPLE_RE = /^\d+(\.\d*)?$/;
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 function roundDiv(num: bigint, den: bigint, mode: RoundingMode): bigint {
   if (den < 0n) {

@@ -41,6 +41,11 @@ export interface Ticker {
   volume24h: Decimal | null;
   baseVolume24h: Decimal | null;
   timestampMs: number;
+  /**
+   * Set when the "ticker" is a spot pair's last public trade (the venue has no spot ticker in the interface): its
+   * time moves only when someone trades, so a quiet pair is not a frozen feed.
+   */
+  fromTrade?: true;
 }
 
 export interface PublicTrade {

@@ -14,6 +14,7 @@ import { FINAL_STATES, RESTING_STATES, type Journal, type JournalOrder, type Ord
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { recordVenueFills } from './venue-fills.js';
 import type { RiskContext, RiskGate } from './risk.js';
 
 export interface ExecutorOptions {
@@ -46,6 +47,9 @@ function reachedVenue(r: ItemResult): boolean {
   return r.error.code !== undefined && (r.error.category === 'invalid-order' || r.error.category === 'insufficient-funds' || r.error.category === 'bad-request' || r.error.category === 'not-found');
 }
 
+/** What a cancel-all reaches: every order that may rest at the venue, lost ones included (a cancel that finds nothing costs nothing). */
+const MAY_REST: ReadonlySet<OrderState> = new Set([...RESTING_STATES, 'lost']);
+
 /** Orders whose outcome is not known yet: a cancel that finds nothing leaves them to the tracker as they are. */
 const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
 
@@ -54,12 +58,14 @@ type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 export class Executor {
   readonly events$ = new Subject<ExecutionEvent>();
   private fencedBy: string | null = 'not reconciled yet';
+  private readonly startedAtMs: number;
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
 
   constructor(private readonly o: ExecutorOptions) {
     this.hooks = o.hooks ?? NO_KILL;
     this.logger = o.logger.child({ component: 'executor' });
+    this.startedAtMs = o.clock.now();
   }
 
   /** New orders wait until reconciliation has succeeded; cancels always go. */
@@ -128,15 +134,17 @@ export class Executor {
           ...(intent.orderIds ?? []).map((id) => ({ ref: `order id ${id}`, row: this.o.journal.orderByOrderId(id) })),
           ...(intent.clientOids ?? []).map((c) => ({ ref: `client id ${c}`, row: this.o.journal.order(c) })),
         ]);
-        await this.cancelRows(rows, out, intent.orderIds ? 'id' : 'cid');
+        await this.cancelRows(rows.filter((r) => !r.isTrigger), out, intent.orderIds ? 'named' : 'trusted');
+        // A trigger named in a plain cancel goes through its own endpoint (F9), not silently nowhere.
+        for (const r of rows.filter((x) => x.isTrigger)) await this.cancelTriggerRow(r, out);
         break;
       }
       case 'cancel-all': {
         // The strategy's own orders on that symbol: other strategies' and foreign orders are left alone.
         const rows = this.o.journal
           .activeOrders()
-          .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger && RESTING_STATES.has(r.state));
-        await this.cancelRows(rows, out, 'cid');
+          .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger && MAY_REST.has(r.state));
+        await this.cancelRows(rows, out, 'trusted');
         break;
       }
       case 'cancel-trigger': {
@@ -154,11 +162,21 @@ export class Executor {
    */
   async cancelAllOwn(surface: Surface, symbol: string, triggers: boolean): Promise<{ events: ExecutionEvent[]; keptTriggers: JournalOrder[] }> {
     const out: ExecutionEvent[] = [];
-    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface && RESTING_STATES.has(r.state));
-    const keptTriggers = triggers ? [] : rows.filter((r) => r.isTrigger);
-    await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'cid');
-    if (triggers) for (const r of rows.filter((x) => x.isTrigger)) await this.cancelTriggerRow(r, out);
+    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface && MAY_REST.has(r.state));
+    await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'trusted');
+    const keptTriggers: JournalOrder[] = [];
+    for (const r of rows.filter((x) => x.isTrigger)) {
+      // A trigger is cancelled by its venue id: one whose placing is unanswered has none, and stays (reported).
+      if (triggers && r.orderId) await this.cancelTriggerRow(r, out);
+      else keptTriggers.push(r);
+    }
     return { events: out, keptTriggers };
+  }
+
+  /** A venue id this process can trust: answered or seen by the venue since it started (a replaced venue reuses ids). */
+  private trustedId(r: JournalOrder): string | null {
+    if (!r.orderId) return null;
+    return r.createdAt >= this.startedAtMs || (r.seenAtMs ?? -Infinity) >= this.startedAtMs ? r.orderId : null;
   }
 
   /** The rows a cancel intent names that belong to the strategy and its symbol; every other one is denied. */
@@ -196,7 +214,7 @@ export class Executor {
       clientOid: oids[i]!, strategyId: intent.strategyId, intentId, surface, symbol, side: s.side, kind: s.kind, timeInForce: s.timeInForce,
       price: s.price ? s.price.toString() : null, size: s.size.toString(), positionSide: surface === 'futures' ? (s.positionSide ?? (s.side === 'buy' ? 'long' : 'short')) : null,
       reduceOnly: s.reduceOnly ?? false, isTrigger: trigger !== undefined, triggerPrice: trigger ? trigger.toString() : null, orderId: null,
-      state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: now, updatedAt: now, seenAtMs: null, absentChecks: 0, lastError: null,
+      state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: now, updatedAt: now, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
     }));
   }
 
@@ -276,16 +294,17 @@ export class Executor {
   }
 
   /**
-   * Sends the cancels, per symbol and in batches of the venue's limit. By client id unless the strategy named
-   * venue ids: our client ids are ours alone, while a venue that was replaced numbers its orders from 1 again,
-   * and an order whose placing is unanswered has no venue id but may rest all the same. A row the journal holds
-   * as final is cancelled too when asked for: the journal may have concluded too early, the venue decides.
+   * Sends the cancels, per symbol and in batches of the venue's limit. By venue id where the strategy named it or
+   * this process can trust it (the venue answers per id, exactly); by client id otherwise: an order whose placing
+   * is unanswered has no venue id but may rest all the same, and a venue that was replaced numbers its orders
+   * from 1 again, while our client ids are ours alone. A row the journal holds as final is cancelled too when
+   * asked for: the journal may have concluded too early, the venue decides.
    */
-  private async cancelRows(rows: JournalOrder[], out: ExecutionEvent[], prefer: 'id' | 'cid'): Promise<void> {
+  private async cancelRows(rows: JournalOrder[], out: ExecutionEvent[], by: 'named' | 'trusted'): Promise<void> {
     const groups = new Map<string, JournalOrder[]>();
     for (const r of rows) {
       if (r.isTrigger) continue;
-      const key = `${r.surface}|${r.symbol}|${prefer === 'id' && r.orderId ? 'id' : 'cid'}`;
+      const key = `${r.surface}|${r.symbol}|${(by === 'named' ? r.orderId : this.trustedId(r)) ? 'id' : 'cid'}`;
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
     for (const [key, group] of groups) {
@@ -298,7 +317,24 @@ export class Executor {
         const results = await this.o.client.cancelOrders(surface, symbol, target);
         this.hooks.at('during-cancel');
         results.forEach((res, i) => this.applyCancelResult(batch[i]!, res, out));
+        await this.fillsBeforeCancel(batch.filter((_, i) => results[i]?.outcome === 'accepted'), out);
       }
+    }
+  }
+
+  /**
+   * A canceled order is final and no longer looked up: fills it got just before the cancel are read now (one
+   * lookup each), so they reach the journal and the strategy. A lookup that fails or lags leaves them out; the
+   * order stays canceled.
+   */
+  private async fillsBeforeCancel(rows: JournalOrder[], out: ExecutionEvent[]): Promise<void> {
+    for (const r of rows) {
+      const v = await this.o.client.order(r.surface, r.symbol, r.orderId ? { orderId: r.orderId } : { clientOid: r.clientOid }).catch(() => null);
+      if (!v || (v.clientOid && v.clientOid !== r.clientOid) || !v.filledSize.gt(Decimal.from(r.filledSize))) continue;
+      const now = this.o.clock.now();
+      await recordVenueFills(this.o.client, this.o.journal, r, v.orderId).catch(() => 0);
+      this.o.journal.updateOrder(r.clientOid, { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null }, 'filled before the cancel', now);
+      this.emit(out, { strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, clientOid: r.clientOid, atMs: now, type: 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
     }
   }
 

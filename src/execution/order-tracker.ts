@@ -11,11 +11,13 @@ import type { ExecutionEvent } from '../domain/events.js';
 import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
+import { ExchangeError } from '../exchange/errors.js';
 import type { Journal, JournalOrder, OrderState } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { recordVenueFills } from './venue-fills.js';
 
 export interface OrderTrackerOptions {
   client: ExchangeClient;
@@ -46,6 +48,8 @@ export interface PendingOrder {
   state: OrderState;
   ageMs: number;
   absentChecks: number;
+  /** The last lookup failed with this error. */
+  error?: string;
 }
 
 export interface ReconcileReport {
@@ -104,8 +108,9 @@ export class OrderTracker {
 
   /**
    * One pass over every order not final. `scanForeign` also lists venue orders we did not create. `startup`
-   * repeats the lookups of orders older than the grace window until they are concluded, so a restart (or a
-   * venue that forgot everything) is settled within this one pass rather than fencing trading for minutes.
+   * repeats the lookups of unanswered orders older than the grace window until they are concluded, so a restart
+   * (or a venue that forgot everything) releases the fence within this one pass. One order whose lookup fails is
+   * reported and left for the next pass; the others go on.
    */
   async reconcile(opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, notPlaced: 0, vanished: 0, unresolved: 0, pending: [], fills: 0, foreign: [] };
@@ -114,24 +119,44 @@ export class OrderTracker {
     const active = this.o.journal.activeOrders();
     const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures').map((r) => r.symbol), ...(opts.scanForeign ? this.o.symbols.futures : [])]);
     const futuresOpen = new Map<string, Order[]>();
-    for (const s of futuresSymbols) futuresOpen.set(s, await this.o.client.openOrders('futures', s));
+    for (const s of futuresSymbols) {
+      try {
+        futuresOpen.set(s, await this.o.client.openOrders('futures', s));
+      } catch (err) {
+        // Without the list every order of the symbol is looked up one by one (F18/F19).
+        if (opts.scanForeign) throw err;
+        this.logger.warn({ symbol: s, err: (err as Error).message }, 'current orders unreadable: looking orders up one by one');
+      }
+    }
 
-    const bound = Math.max(this.o.lostAfterChecks, this.vanishAfterChecks) + 1;
+    const bound = this.o.lostAfterChecks + 1;
     let n = 0;
     for (const first of active) {
       report.checked++;
       if (++n === Math.ceil(active.length / 2)) this.hooks.at('during-reconcile');
       let row: JournalOrder | undefined = first;
-      for (let attempt = 0; row && attempt < bound; attempt++) {
-        const venue = await this.find(row, futuresOpen);
-        if (venue) {
-          await this.adopt(row, venue, report);
-          break;
+      try {
+        for (let attempt = 0; row && attempt < bound; attempt++) {
+          const venue = await this.find(row, futuresOpen);
+          // The executor may have changed the row meanwhile (a cancel answered): it is judged again next pass.
+          const now = this.o.journal.order(row.clientOid);
+          if (!now || now.updatedAt !== row.updatedAt || now.state !== row.state) break;
+          if (venue) {
+            await this.adopt(row, venue, report);
+            break;
+          }
+          this.absent(row, report, !!opts.startup && attempt + 1 < bound && this.settleNow(row));
+          if (!opts.startup) break;
+          const next = this.o.journal.order(row.clientOid);
+          row = next && this.settleNow(next) ? next : undefined;
         }
-        this.absent(row, report, !!opts.startup && attempt + 1 < bound && this.settleNow(row));
-        if (!opts.startup) break;
-        const next = this.o.journal.order(row.clientOid);
-        row = next && this.settleNow(next) ? next : undefined;
+      } catch (err) {
+        const msg = err instanceof ExchangeError ? err.summary() : (err as Error).message;
+        this.logger.warn({ clientOid: first.clientOid, symbol: first.symbol, err: msg }, 'order lookup failed: tried again next pass');
+        if (UNANSWERED.has(first.state)) {
+          report.unresolved++;
+          report.pending.push({ clientOid: first.clientOid, strategyId: first.strategyId, symbol: first.symbol, state: first.state, ageMs: this.o.clock.now() - first.createdAt, absentChecks: first.absentChecks, error: msg });
+        }
       }
     }
 
@@ -151,12 +176,12 @@ export class OrderTracker {
     return report;
   }
 
-  /** At startup, an order old enough to conclude is looked up again at once until it is. */
+  /**
+   * At startup, an unanswered order older than the grace window is looked up again at once until it is concluded
+   * (only those hold the fence); an open one vanishes only after its time without the venue, pass by pass.
+   */
   private settleNow(row: JournalOrder): boolean {
-    const now = this.o.clock.now();
-    if (UNANSWERED.has(row.state)) return now - row.createdAt >= this.o.graceMs;
-    if (row.state === 'open' || row.state === 'canceling' || row.state === 'untriggered') return now - (row.seenAtMs ?? row.createdAt) >= this.vanishAfterMs;
-    return false;
+    return UNANSWERED.has(row.state) && this.o.clock.now() - row.createdAt >= this.o.graceMs;
   }
 
   /** The venue's record of an order, only when its client id (where the venue gives one) is the row's. */
@@ -190,9 +215,11 @@ export class OrderTracker {
     // Seen: refreshed on a change, or when the last sighting is getting old (a write per order per pass would cost).
     const stale = row.seenAtMs === null || now - row.seenAtMs >= this.vanishAfterMs / 4;
     if (!changed && !stale) return;
+    // Fills first: if reading them fails, the row stays as it was and the next pass reads them again.
+    const fills = filled !== row.filledSize ? await recordVenueFills(this.o.client, this.o.journal, row, v.orderId) : 0;
     this.o.journal.updateOrder(
       row.clientOid,
-      { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, seenAtMs: now },
+      { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now },
       !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : `venue says ${v.status}`,
       now,
     );
@@ -204,18 +231,10 @@ export class OrderTracker {
     }
     if (row.state === 'untriggered' && next !== 'untriggered') this.emit({ ...base, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
-      report.fills += await this.recordFills(row, v.orderId);
+      report.fills += fills;
       this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
     }
     if (next === 'canceled' && row.state !== 'canceled') this.emit({ ...base, type: 'canceled', orderId: v.orderId });
-  }
-
-  private async recordFills(row: JournalOrder, orderId: string): Promise<number> {
-    let added = 0;
-    for (const f of await this.o.client.fills(row.surface, row.symbol, orderId)) {
-      if (this.o.journal.recordFill({ clientOid: row.clientOid, orderId, fillId: f.fillId, price: f.price.toString(), size: f.size.toString(), fee: f.fee.toString(), atMs: f.timestampMs })) added++;
-    }
-    return added;
   }
 
   private absent(row: JournalOrder, report: ReconcileReport, again: boolean): void {
@@ -233,6 +252,7 @@ export class OrderTracker {
       return;
     }
     const checks = row.absentChecks + 1;
+    const since = row.absentSinceMs ?? now;
     if (UNANSWERED.has(row.state)) {
       if (checks >= this.o.lostAfterChecks) {
         this.o.journal.updateOrder(row.clientOid, { state: 'lost', absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
@@ -258,17 +278,19 @@ export class OrderTracker {
       this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
       return;
     }
-    // It was open (or being canceled, or waiting for its trigger) and the venue does not know it now.
-    const unseenMs = now - (row.seenAtMs ?? row.createdAt);
-    if (checks >= this.vanishAfterChecks && unseenMs >= this.vanishAfterMs) {
-      const reason = `unknown to the venue in ${checks} lookups in a row${row.orderId ? ` by order id ${row.orderId}` : ''}, unseen for ${Math.round(unseenMs / 1000)} s`;
+    // It was open (or being canceled, or waiting for its trigger) and the venue does not know it now: concluded
+    // only after vanishAfterMs of lookups that all missed it (a passing not-found proves nothing).
+    const absentMs = now - since;
+    if (checks >= this.vanishAfterChecks && absentMs >= this.vanishAfterMs) {
+      const unseenMs = now - (row.seenAtMs ?? row.createdAt);
+      const reason = `unknown to the venue in ${checks} lookups in a row over ${Math.round(absentMs / 1000)} s${row.orderId ? ` by order id ${row.orderId}` : ''}, unseen for ${Math.round(unseenMs / 1000)} s`;
       this.o.journal.updateOrder(row.clientOid, { state: 'vanished', absentChecks: checks }, `${reason}: vanished (final)`, now);
       this.logger.warn({ clientOid: row.clientOid, orderId: row.orderId, symbol: row.symbol, was: row.state, checks, unseenMs }, 'order vanished: the venue does not know it any more');
       this.emit({ ...base, type: 'vanished', state: 'vanished', reason });
       report.vanished++;
       return;
     }
-    this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
+    this.o.journal.updateOrder(row.clientOid, { absentChecks: checks, absentSinceMs: since }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
   }
 }
 

@@ -48,6 +48,8 @@ export interface JournalOrder {
   seenAtMs: number | null;
   /** Lookups in a row that did not find the order (after the grace window). */
   absentChecks: number;
+  /** When the first of those lookups was made; null while the venue shows the order. */
+  absentSinceMs: number | null;
   lastError: string | null;
 }
 

@@ -29,13 +29,15 @@ const MIGRATIONS: string[] = [
   // 3: when the venue last showed an order; the venue and account the journal belongs to
   `ALTER TABLE orders ADD COLUMN seen_at_ms INTEGER;
    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
+  // 4: when an order's run of failed lookups began (an order vanishes only after a time without it)
+  `ALTER TABLE orders ADD COLUMN absent_since_ms INTEGER;`,
 ];
 
 interface Row {
   client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
   time_in_force: string; price: string | null; size: string; position_side: string | null; reduce_only: number; is_trigger: number;
   trigger_price: string | null; order_id: string | null; state: string; filled_size: string; avg_price: string | null; fee: string | null;
-  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; last_error: string | null;
+  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; absent_since_ms: number | null; last_error: string | null;
 }
 
 function fromRow(r: Row): JournalOrder {
@@ -44,7 +46,7 @@ function fromRow(r: Row): JournalOrder {
     side: r.side as JournalOrder['side'], kind: r.kind as JournalOrder['kind'], timeInForce: r.time_in_force, price: r.price, size: r.size,
     positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
     orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
-    createdAt: r.created_at, updatedAt: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, lastError: r.last_error,
+    createdAt: r.created_at, updatedAt: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, absentSinceMs: r.absent_since_ms, lastError: r.last_error,
   };
 }
 
@@ -52,7 +54,7 @@ const COLUMNS: Record<keyof JournalOrder, string> = {
   clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
   timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
   triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
-  createdAt: 'created_at', updatedAt: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', lastError: 'last_error',
+  createdAt: 'created_at', updatedAt: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error',
 };
 
 function toDb(v: unknown): unknown {
@@ -273,17 +275,30 @@ export class SqliteJournal implements Journal {
     return (this.sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
   }
 
+  /**
+   * Latches are read on every gate decision. In memory nobody else writes: they are kept in a map. On disk an
+   * operator's reset comes from another process, so each read asks the table.
+   */
+  private latchCache: Map<string, Latch> | undefined;
+
   latch(name: string): Latch | undefined {
+    if (this.inMemory) {
+      this.latchCache ??= new Map((this.sql('SELECT name, reason, at_ms FROM latches').all() as Array<{ name: string; reason: string; at_ms: number }>).map((r) => [r.name, { name: r.name, reason: r.reason, atMs: r.at_ms }]));
+      const held = this.latchCache.get(name);
+      return held ? { ...held } : undefined;
+    }
     const r = this.sql('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
     return r ? { name: r.name, reason: r.reason, atMs: r.at_ms } : undefined;
   }
 
   setLatch(name: string, reason: string, atMs: number): void {
     this.sql('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING').run(name, reason, atMs);
+    this.latchCache = undefined;
   }
 
   clearLatch(name: string): void {
     this.sql('DELETE FROM latches WHERE name = ?').run(name);
+    this.latchCache = undefined;
   }
 
   strategyState(strategyId: string): string | undefined {

@@ -49,11 +49,19 @@ export default defineStrategy({
     if (cancel.length) out.push({ kind: 'cancel', surface: 'futures', symbol, clientOids: cancel.map((o) => o.clientOid!) });
     if (place.length) out.push({ kind: 'place', surface: 'futures', symbol, orders: place });
 
+    // A stop-loss placed but not answered yet: adopted once the trigger shows among our orders; one that never
+    // shows (denied, refused) is placed again after a while, so a position is never left without its stop.
+    if (ctx.state.stopLoss === 'pending') {
+      const trigger = u.openOrders.find((o) => o.symbol === symbol && o.status === 'untriggered' && o.orderId !== '');
+      if (trigger) ctx.state.stopLoss = trigger.orderId;
+      else if (typeof ctx.state.stopLossAt === 'number' && u.nowMs - ctx.state.stopLossAt > 30_000 && !u.openOrders.some((o) => o.symbol === symbol && o.status === 'untriggered')) delete ctx.state.stopLoss;
+    }
     // One stop-loss trigger while anything is held; it is placed once and cancelled when flat.
     if (held.gt(Decimal.ZERO) && !ctx.state.stopLoss) {
       const sl = roundPrice(centre.mul(one.sub(step.mul(Decimal.fromInt(ctx.params.levels + ctx.params.stopLossSteps)))), inst, 'down');
       out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size: size.mul(Decimal.fromInt(ctx.params.levels)), triggerPrice: sl });
       ctx.state.stopLoss = 'pending';
+      ctx.state.stopLossAt = u.nowMs;
     } else if (held.isZero() && typeof ctx.state.stopLoss === 'string' && ctx.state.stopLoss !== 'pending') {
       out.push({ kind: 'cancel-trigger', symbol, orderId: ctx.state.stopLoss });
       delete ctx.state.stopLoss;

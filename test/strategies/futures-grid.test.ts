@@ -50,3 +50,20 @@ describe('futures-grid', () => {
     expect(grid.onMarket!(c, u('10000', [], [unanswered('9900'), unanswered('9800'), resting('9700')]))).toEqual([]);
   });
 });
+
+describe('futures-grid: the stop-loss', () => {
+  it('a stop-loss whose placing was denied is placed again after a while; one that shows is adopted', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    const first = grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')]), nowMs: 1000 }) as StrategyIntent[];
+    expect(first.map((i) => i.kind)).toContain('place-trigger');
+    // Denied (no accepted event): nothing shows for 30 s, then it is placed again.
+    expect((grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')]), nowMs: 20_000 }) as StrategyIntent[]).map((i) => i.kind)).not.toContain('place-trigger');
+    expect((grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')]), nowMs: 32_000 }) as StrategyIntent[]).map((i) => i.kind)).toContain('place-trigger');
+    // Unknown, then listed by the venue: adopted, so it is cancelled when flat.
+    const listed: Order = { ...resting('9600', '0.03', true), orderId: 'sl9', status: 'untriggered' };
+    grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')], [listed]), nowMs: 33_000 });
+    const flat = grid.onMarket!(c, { ...u('10000', [], [listed]), nowMs: 34_000 }) as StrategyIntent[];
+    expect(flat.filter((i) => i.kind === 'cancel-trigger')).toEqual([{ kind: 'cancel-trigger', symbol: inst.symbol, orderId: 'sl9' }]);
+  });
+});

@@ -447,15 +447,16 @@ export function spotCancelResults(endpoint: 'S4' | 'S5', data: ResponseOf<'S4'>,
       return f ? { outcome: 'rejected', ...f } : { outcome: 'unknown', clientOid: null, orderId, error: missing(endpoint, `order ${orderId}`) };
     });
   }
-  // By client ids: successes name order ids only, so they can be matched only when every item is accounted for.
+  // By client ids: successes name order ids only and the venue's failures may leave the client id empty, so an item
+  // is accepted only when every item succeeded; a failure is matched by its client id; anything else is unknown
+  // (resolved by query: a "canceled" guessed by position could be an order that filled).
   const oids = target.clientOids ?? [];
   const failed = new Map(failures.filter((f) => f.clientOid).map((f) => [f.clientOid!, f]));
-  const complete = ok.length + failures.length === oids.length;
-  let next = 0;
-  return oids.map((clientOid) => {
+  const allOk = failures.length === 0 && ok.length === oids.length;
+  return oids.map((clientOid, i) => {
     const f = failed.get(clientOid);
     if (f) return { outcome: 'rejected', ...f };
-    if (complete) return { outcome: 'accepted', clientOid, orderId: ok[next++] ?? '' };
+    if (allOk) return { outcome: 'accepted', clientOid, orderId: ok[i]! };
     return { outcome: 'unknown', clientOid, orderId: null, error: missing(endpoint, `cancel of ${clientOid}`) };
   });
 }

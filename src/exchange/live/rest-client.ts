@@ -209,7 +209,7 @@ export class RestClient {
     if (this.halt || this.authFailures < this.authFailuresBeforeHalt) return;
     const last = err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
     this.halt = {
-      reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then reset`,
+      reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then restart`,
       atMs: this.o.clock.now(),
     };
     this.o.logger.error({ endpoint: endpoint.id, code: err.code, httpStatus: err.httpStatus, failures: this.authFailures }, this.halt.reason);

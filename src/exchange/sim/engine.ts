@@ -101,6 +101,8 @@ interface Book {
   tradeHead: number;
   tradeCount: number;
   fills: Fill[];
+  /** The same fills by order, oldest first (lookups by order are per order, not per book); trimmed with `fills`. */
+  fillsByOrder: Map<string, Fill[]>;
   /** Futures fills only, by fill id; dropped with their fill. */
   fillDetails: Map<string, FuturesFillDetail>;
   history: SimOrder[];
@@ -155,7 +157,7 @@ export class MatchingEngine {
         high: m.last, low: m.last, volSteps: 0, volTickSteps: 0, volFolded: 0n,
         tradeTs: new Float64Array(TRADE_RING), tradePrice: new Float64Array(TRADE_RING), tradeSize: new Float64Array(TRADE_RING),
         tradeMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0,
-        fills: [], fillDetails: new Map(), history: [],
+        fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [],
         positions: { long: emptyPosition(), short: emptyPosition() },
       };
       this.books.set(m.spec.symbol, book);
@@ -370,7 +372,14 @@ export class MatchingEngine {
       b.history = keep;
       if (b.fills.length > this.retain) {
         const cut = b.fills.length - this.retain;
-        if (b.fillDetails.size > 0) for (let k = 0; k < cut; k++) b.fillDetails.delete(b.fills[k]!.fillId);
+        for (let k = 0; k < cut; k++) {
+          const f = b.fills[k]!;
+          b.fillDetails.delete(f.fillId);
+          // The oldest fills go first, so each is the first of its order's list.
+          const mine = b.fillsByOrder.get(f.orderId);
+          mine?.shift();
+          if (mine?.length === 0) b.fillsByOrder.delete(f.orderId);
+        }
         b.fills = b.fills.slice(cut);
       }
     }
@@ -436,6 +445,9 @@ export class MatchingEngine {
     else pnl = this.settleFutures(b, o, size, amount, fee, now);
     const f: Fill = { symbol: b.inst.symbol, orderId: o.orderId, fillId: (this.nextFillId++).toString(), side: o.side, price, size, amount, fee, timestampMs: now };
     b.fills.push(f);
+    const mine = b.fillsByOrder.get(f.orderId);
+    if (mine) mine.push(f);
+    else b.fillsByOrder.set(f.orderId, [f]);
     if (o.surface === 'futures') b.fillDetails.set(f.fillId, { taker, positionSide: o.positionSide!, reduceOnly: o.reduceOnly, realizedPnl: pnl ?? null });
     this.stats.fills++;
     this.onFill?.(f, o);
@@ -715,8 +727,9 @@ export class MatchingEngine {
   }
 
   fills(symbol: string, orderId?: string): Fill[] {
-    const all = this.books.get(symbol)?.fills ?? [];
-    return all.filter((f) => !orderId || f.orderId === orderId).reverse();
+    const b = this.books.get(symbol);
+    if (!b) return [];
+    return (orderId ? (b.fillsByOrder.get(orderId) ?? []) : b.fills).slice().reverse();
   }
 
   /** Maker/taker, position and realised PnL of a futures fill still kept. */

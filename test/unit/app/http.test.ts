@@ -64,6 +64,15 @@ describe('ops server on loopback', () => {
     expect(await status(`${open}/metrics`)).toBe(200);
   });
 
+  it('a source that fails (a scrape while Redis is down) answers 500 and the server goes on', async () => {
+    server = new OpsServer(new Metrics(), { ...source, beforeScrape: () => Promise.reject(new Error('redis://:hunter2@10.0.0.1 is down')) }, undefined);
+    const url = await server.listen(0, '127.0.0.1');
+    const r = await fetch(`${url}/metrics`);
+    expect(r.status).toBe(500);
+    expect(await r.text()).not.toContain('hunter2');
+    expect(await status(`${url}/health`)).toBe(200);
+  });
+
   it('knows its loopback addresses', () => {
     for (const h of ['127.0.0.1', '127.0.0.53', 'localhost', '::1', '::ffff:127.0.0.1']) expect({ h, loopback: isLoopback(h) }).toEqual({ h, loopback: true });
     for (const h of ['0.0.0.0', '::', '10.0.0.1', '127.0.0.1.example.com', '1127.0.0.1']) expect({ h, loopback: isLoopback(h) }).toEqual({ h, loopback: false });

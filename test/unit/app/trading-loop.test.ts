@@ -19,6 +19,7 @@ import { StrategyRunner } from '../../../src/strategy/runner.js';
 import { LatestTickers, startTradingLoop } from '../../../src/app/trading-loop.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { journalRow } from '../../fixtures/journal-row.js';
 
 const d = (s: string) => Decimal.from(s);
 const instruments: Map<string, Instrument> = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
@@ -36,12 +37,7 @@ const ticker = (symbol: string, last: string, venueMs: number): Ticker => ({
 /** A journal row as the executor writes it. */
 function row(journal: SqliteJournal, strategyId: string, over: Partial<JournalOrder>): JournalOrder {
   const [clientOid] = journal.nextClientOids(strategyId, 1);
-  return {
-    clientOid: clientOid!, strategyId, intentId: 1, surface: 'spot', symbol: BTC, side: 'buy', kind: 'limit', timeInForce: 'post_only',
-    price: '89000', size: '0.01', positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null,
-    state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: 0, updatedAt: 0, seenAtMs: null, absentChecks: 0, lastError: null,
-    ...over,
-  };
+  return journalRow(clientOid!, { strategyId, symbol: BTC, timeInForce: 'post_only', price: '89000', size: '0.01', createdAt: 0, updatedAt: 0, ...over });
 }
 
 /** The venue's record of a journal row. */
@@ -55,13 +51,13 @@ function polled(r: JournalOrder, over: Partial<Order> = {}): Order {
 
 const erase = <P>(def: StrategyDefinition<P>) => def as unknown as StrategyDefinition<unknown>;
 
-function setup(o: { strategies: Array<{ id: string; symbols: string[]; def: StrategyDefinition<unknown> }>; submit?: (intent: Intent) => Promise<void> }) {
+function setup(o: { strategies: Array<{ id: string; symbols: string[]; def: StrategyDefinition<unknown> }>; submit?: (intent: Intent) => Promise<void>; executor?: Executor; yieldAfterIntent?: () => Promise<void> }) {
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
   const clock = new ManualClock(1_000_000);
   const risk = new RiskGate(LIMITS, journal);
   const runner = new StrategyRunner(o.strategies.map((s) => ({ cfg: { id: s.id, name: s.def.name, symbols: s.symbols, params: {} }, def: s.def })), instruments, silentLogger, 3);
   const events$ = new Subject<ExecutionEvent>();
-  const executor = { events$, submit: async (intent: Intent) => (await o.submit?.(intent), []) } as unknown as Executor;
+  const executor = o.executor ?? ({ events$, submit: async (intent: Intent) => (await o.submit?.(intent), []) } as unknown as Executor);
   const streams = {
     tickers$: new Subject<Stamped<Map<string, Ticker>>>(),
     openOrders$: new Subject<Stamped<Order[]>>(),
@@ -69,9 +65,9 @@ function setup(o: { strategies: Array<{ id: string; symbols: string[]; def: Stra
     positions$: new Subject<Stamped<Position[]>>(),
   };
   const latest = new LatestTickers(LIMITS.outlierPct);
-  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger: silentLogger, instruments });
+  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger: silentLogger, instruments, ...(o.yieldAfterIntent ? { yieldAfterIntent: o.yieldAfterIntent } : {}) });
   const tick = (tickers: Ticker[]) => streams.tickers$.next({ value: new Map(tickers.map((t) => [t.symbol, t])), atMs: clock.now() });
-  return { journal, clock, risk, streams, latest, loop, tick };
+  return { journal, clock, risk, streams, latest, loop, tick, runner };
 }
 
 /** A strategy that records what it sees. */
@@ -216,5 +212,32 @@ describe('trading loop: trusted prices for equity and references', () => {
     t.tick([ticker(ETH, '3000', 5_000_001)]);
     expect(t.risk.checkPlace(intent, { ...ctx, now: t.clock.now() }).allowed).toHaveLength(1);
     t.loop.stop();
+  });
+});
+
+describe('trading loop: a strategy that answers every denial with a new intent', () => {
+  it('does not keep the event loop in promise continuations: timers (polls, /health, signals) still run', async () => {
+    let submitted = 0;
+    const events$ = new Subject<ExecutionEvent>();
+    const executor = {
+      events$,
+      submit: async (intent: Intent) => {
+        submitted++;
+        // Denied at once (fenced, halted, stale): the event reaches the strategy before the submit resolves.
+        if (submitted < 100_000) events$.next({ type: 'denied', strategyId: intent.strategyId, surface: 'spot', symbol: BTC, atMs: 0, reason: 'fenced', detail: '' });
+        return [];
+      },
+    } as unknown as Executor;
+    const place = { kind: 'place' as const, surface: 'spot' as const, symbol: BTC, orders: [] };
+    const stubborn = erase(defineStrategy({ name: 'stubborn', params: z.object({}), onStart: () => [place], onEvent: (_c, e) => (e.type === 'denied' ? [place] : []) }));
+    const t = setup({ strategies: [{ id: 'a', symbols: [BTC], def: stubborn }], executor, yieldAfterIntent: () => new Promise((resolve) => setImmediate(resolve)) });
+    let atTimer = -1;
+    const timer = new Promise<void>((resolve) => setTimeout(() => ((atTimer = submitted), resolve()), 0));
+    // The runner starts the strategies once the loop is wired, as the daemon does.
+    t.runner.start();
+    await timer;
+    t.loop.stop();
+    expect(atTimer).toBeGreaterThan(0);
+    expect(atTimer).toBeLessThan(1000);
   });
 });

@@ -21,6 +21,18 @@ function run(sanity: PriceSanity, readings: Array<Ticker>): Array<string | undef
 const venue = (i: number) => 3_600_000 + 1000 * (i + 1);
 
 describe('price sanity', () => {
+  it('a spot pair\'s last trade is no feed that can freeze: a quiet pair keeps a reference without the frozen-feed time', () => {
+    const s = new PriceSanity(d('20'));
+    const trade = (ms: number): Ticker => ({ ...tk('3000', ms), fromTrade: true });
+    s.observe(trade(5), 1000);
+    s.observe(trade(5), 60_000);
+    expect(s.reference('cmt_ethusdt')).toEqual({ price: d('3000'), atMs: 60_000 });
+    const f = new PriceSanity(d('20'));
+    f.observe(tk('3000', 5), 1000);
+    f.observe(tk('3000', 5), 60_000);
+    expect(f.reference('cmt_ethusdt')?.sourceAdvancedAtMs).toBe(1000);
+  });
+
   it('a negated or zero sample gives no reference and leaves the accepted price as it was', () => {
     const s = new PriceSanity(d('20'));
     expect(run(s, [tk('3000', venue(0)), tk('-3000', venue(1)), tk('0', venue(2)), tk(null, venue(3)), tk('3001.5', venue(4))])).toEqual(['3000', undefined, undefined, undefined, '3001.5']);
