@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { chromium } from 'playwright-core';
+import { findChromium } from '../../scripts/test-deps.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-html-'));
 
@@ -22,8 +23,11 @@ describe('report.html', () => {
     expect(await backtest(dir)).toBe(0);
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script[^>]+src=/); // self-contained: nothing fetched
+    // `npm test` installs Debian's chromium first when none is found (scripts/test-deps.mjs).
+    const executablePath = findChromium();
+    if (!executablePath) throw new Error('no Chromium: run the tests with `npm test` (it installs one), or set SEXTANT_CHROMIUM');
     const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath,
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
