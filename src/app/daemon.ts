@@ -23,6 +23,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { ActivityLog } from './activity-log.js';
 import { Cron } from './cron.js';
 import { Metrics, OpsServer } from './http.js';
 import { LatestTickers, startTradingLoop } from './trading-loop.js';
@@ -78,7 +79,12 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     });
     closers.push(() => client.close());
     const limits = riskLimits(loaded);
-    const risk = new RiskGate(limits, journal);
+    const risk = new RiskGate(limits, journal, clock);
+    // Order activity, one line per event: subscribed until the very end, so the cancels on shutdown are told too.
+    const activity = new ActivityLog(logger);
+    const activitySub = new Subscription();
+    closers.push(() => activitySub.unsubscribe());
+    activitySub.add(risk.tradingStates$.subscribe(activity.event));
 
     const instruments = new Map<string, Instrument>();
     for (const s of ['spot', 'futures'] as const) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
@@ -126,6 +132,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       client: trading, journal, clock, logger, graceMs: ex.graceMs, lostAfterChecks: ex.lostAfterChecks, notPlacedAfterChecks: ex.notPlacedAfterChecks,
       vanishAfterMs: ex.vanishAfterMs, vanishAfterChecks: ex.vanishAfterChecks, symbols: { spot: spotSymbols, futures: futuresSymbols }, events$: executor.events$,
     });
+    activitySub.add(executor.events$.subscribe(activity.event));
 
     // Reconciliation before any new order, and again on schedule. Trading stays fenced (cancels allowed) until a
     // signed request has succeeded (keys that work), and whenever the authentication halt has tripped.
@@ -162,7 +169,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         metrics.events.inc({ type: e.type });
         if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
       },
-      onIntent: (intent) => metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind }),
+      onIntent: (intent) => {
+        metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
+        activity.intent(intent);
+      },
       yieldAfterIntent: () => new Promise<void>((resolve) => setImmediate(resolve)),
       onEquity: (bySurface) => {
         for (const [surface, value] of Object.entries(bySurface)) metrics.equity.set({ surface }, value.toNumber());
@@ -212,20 +222,35 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     const loop = monitorEventLoopDelay({ resolution: 20 });
     loop.enable();
     closers.push(() => void loop.disable());
+    /** The faulted strategy instances with their reasons; `all` when every instance is (nothing can trade then). */
+    const faults = () => {
+      const status = runner.status();
+      const faulted = status.filter((s) => s.faulted).map((s) => ({ id: s.id, reason: s.reason ?? 'faulted' }));
+      return { status, faulted, all: status.length > 0 && faulted.length === status.length };
+    };
     const ops = new OpsServer(metrics, {
       health: () => {
         // Before the first poll, the age counts from the start.
         const age = clock.now() - (lastPolled.get('tickers') ?? startedAt);
         const loopP99Ms = Math.round(loop.percentile(99) / 1e6);
         loop.reset();
-        return { ok: (symbols.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000, detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: runner.status() } };
+        // Liveness is the process's: a faulted strategy is shown here, and /ready says when none is left running.
+        const { status, faulted } = faults();
+        return {
+          ok: (symbols.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000,
+          detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: status, ...(faulted.length ? { faulted } : {}) },
+        };
       },
       ready: () => {
         const state = risk.state();
         const pending = executor.fenced ? (lastReport?.pending ?? []) : [];
+        const { faulted, all } = faults();
         return {
-          ok: !executor.fenced && state !== 'halted',
-          detail: { fenced: executor.fenced, tradingState: state, ...(state === 'halted' ? { halted: risk.latchReason() ?? 'halted' } : {}), ...(pending.length ? { pending } : {}) },
+          ok: !executor.fenced && state !== 'halted' && !all,
+          detail: {
+            fenced: executor.fenced, tradingState: state, ...(state === 'halted' ? { halted: risk.latchReason() ?? 'halted' } : {}), ...(pending.length ? { pending } : {}),
+            ...(all ? { strategiesFaulted: `every strategy is faulted: ${faulted.map((f) => `${f.id} (${f.reason})`).join('; ')}` } : {}),
+          },
         };
       },
       beforeScrape: async () => {

@@ -1,15 +1,41 @@
-// Market data files for backtests: OHLCV CSV import (with a documented intrabar path) into the replay format.
+// Market data files for backtests: OHLCV CSV import (with a documented intrabar path) and recordings of the
+// venue's tape, into the replay format.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Observable } from 'rxjs';
+import { TAPE_TRADES_LIMIT, type MarketTape } from '../data/market-data.js';
 import { Decimal } from '../domain/decimal.js';
-import type { Ticker } from '../domain/market.js';
+import type { PublicTrade } from '../domain/market.js';
 import type { ReplayRecord } from '../exchange/sim/market.js';
+import type { Logger } from '../util/logger.js';
 
 export class DataFileError extends Error {}
 
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
 /**
- * Reads `timestamp,open,high,low,close,volume` rows (a header row is optional; timestamps in ms, s or ISO) and
- * turns each bar into four ticks: open, then the extreme the bar went to first, then the other, then close.
+ * An ISO 8601 date or date-time (`T` or a space between them) in ms. A time without a zone is UTC, as the date
+ * alone is: never the machine's local time (Date.parse reads `2026-01-05 00:00:00` in the local zone).
+ */
+function isoMs(text: string): number | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+  const ms = Date.UTC(...fields, Number(frac.padEnd(3, '0').slice(0, 3)));
+  // Date.UTC rolls over (month 13, February 30, hour 25): such a date is refused, not moved.
+  const back = new Date(ms);
+  if (back.getUTCFullYear() !== fields[0] || back.getUTCMonth() !== fields[1] || back.getUTCDate() !== fields[2] || back.getUTCHours() !== fields[3] || back.getUTCMinutes() !== fields[4] || back.getUTCSeconds() !== fields[5]) return undefined;
+  if (zone.toUpperCase() === 'Z') return ms;
+  const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+  const offsetMin = Number(z[2]) * 60 + Number(z[3] ?? '0');
+  if (offsetMin >= 24 * 60) return undefined;
+  return ms - (z[1] === '-' ? -1 : 1) * offsetMin * 60_000;
+}
+
+/**
+ * Reads `timestamp,open,high,low,close,volume` rows (a header row is optional; timestamps in ms, s or ISO 8601,
+ * UTC unless they name their zone) and turns each bar into four ticks: open, then the extreme the bar went to
+ * first, then the other, then close.
  * A bar that closes up is taken to have gone down first (open, low, high, close); one that closes down, up
  * first (open, high, low, close). The ticks sit at 0, ¼, ½ and ¾ of the bar, each with a quarter of its volume.
  */
@@ -23,8 +49,8 @@ export function importOhlcvCsv(file: string, symbol: string): ReplayRecord[] {
     const at = (col: number, what: string) => `${file}:${i + 1}:${text.split(',').slice(0, col).join(',').length + (col > 0 ? 2 : 1)}: ${what}`;
     if (cols.length < 6) throw new DataFileError(at(0, `expected 6 columns (timestamp,open,high,low,close,volume), got ${cols.length}`));
     const raw = cols[0]!;
-    const ts = /^\d{13}$/.test(raw) ? Number(raw) : /^\d{10}$/.test(raw) ? Number(raw) * 1000 : Date.parse(raw);
-    if (!Number.isFinite(ts)) throw new DataFileError(at(0, `timestamp ${JSON.stringify(raw)} is not ms, s or ISO`));
+    const ts = /^\d{13}$/.test(raw) ? Number(raw) : /^\d{10}$/.test(raw) ? Number(raw) * 1000 : isoMs(raw);
+    if (ts === undefined || !Number.isFinite(ts)) throw new DataFileError(at(0, `timestamp ${JSON.stringify(raw)} is not ms, s or ISO`));
     const num = (col: number, name: string) => {
       const d = Decimal.parse(cols[col]!);
       if (!d || d.isNegative()) throw new DataFileError(at(col, `${name} ${JSON.stringify(cols[col])} is not a non-negative decimal`));
@@ -53,31 +79,84 @@ export function writeReplayFile(file: string, records: ReplayRecord[]): void {
 }
 
 /**
- * Records polled market data (futures tickers, spot last trades) as replay records until `stop` resolves.
- * Tickers carry no trade size: records say size "0", which a replay treats as one step.
+ * Turns the polled tape into replay records, each one a trade with a size (never "0": a replay takes every record
+ * for a trade, and a sample with no traded size would be a trade that never happened):
+ * - a spot pair's public trades (S9) with their sizes and sides (`buyerMaker`), each once: successive reads
+ *   overlap, so a trade is new when it is later than the last one recorded, or as late with an id not recorded;
+ * - a futures ticker (F2; the interface has no futures trade tape) as one trade at its last price with its best
+ *   bid and ask, sized by what its 24 h base volume grew since the symbol's previous sample. The venue's 24 h
+ *   volume is a rolling window (trades also leave it), so that growth is at most what traded: a lower bound, never
+ *   an invented size. A sample whose volume did not grow, the first sample of a symbol (nothing to compare with)
+ *   and a ticker without a volume write nothing.
  */
+export class TapeRecorder {
+  private readonly spot = new Map<string, { lastTs: number; idsAtLastTs: Set<string> }>();
+  private readonly futures = new Map<string, { ts: number; volume: Decimal | null }>();
+
+  /**
+   * The new records of one read, in time order, and the spot pairs whose read was full without reaching back to
+   * the trades recorded before (trades between the two reads may be missing: poll faster).
+   */
+  take(tape: MarketTape): { records: ReplayRecord[]; gaps: string[] } {
+    const records: ReplayRecord[] = [];
+    const gaps: string[] = [];
+    const bySymbol = new Map<string, PublicTrade[]>();
+    for (const t of tape.trades) {
+      const list = bySymbol.get(t.symbol);
+      if (list) list.push(t);
+      else bySymbol.set(t.symbol, [t]);
+    }
+    for (const [symbol, newestFirst] of bySymbol) {
+      // Oldest first; trades of one instant keep the venue's order.
+      const trades = [...newestFirst].reverse().sort((a, b) => a.timestampMs - b.timestampMs);
+      const seen = this.spot.get(symbol);
+      if (seen && trades.length >= TAPE_TRADES_LIMIT && trades[0]!.timestampMs > seen.lastTs) gaps.push(symbol);
+      const st = seen ?? { lastTs: -Infinity, idsAtLastTs: new Set<string>() };
+      this.spot.set(symbol, st);
+      for (const t of trades) {
+        if (t.timestampMs < st.lastTs || (t.timestampMs === st.lastTs && st.idsAtLastTs.has(t.tradeId))) continue;
+        if (t.timestampMs > st.lastTs) {
+          st.lastTs = t.timestampMs;
+          st.idsAtLastTs = new Set();
+        }
+        st.idsAtLastTs.add(t.tradeId);
+        if (!t.size.gt(Decimal.ZERO) || !t.price.gt(Decimal.ZERO)) continue;
+        records.push({ ts: t.timestampMs, symbol, price: t.price.toString(), size: t.size.toString(), buyerMaker: t.buyerMaker });
+      }
+    }
+    for (const t of tape.tickers) {
+      const prev = this.futures.get(t.symbol);
+      if (prev?.ts === t.timestampMs) continue; // the same sample again
+      const volume = t.baseVolume24h;
+      this.futures.set(t.symbol, { ts: t.timestampMs, volume });
+      if (!t.last || !volume || !prev?.volume || !volume.gt(prev.volume)) continue;
+      records.push({
+        ts: t.timestampMs, symbol: t.symbol, price: t.last.toString(), size: volume.sub(prev.volume).toString(),
+        ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
+      });
+    }
+    records.sort((a, b) => a.ts - b.ts);
+    return { records, gaps };
+  }
+}
+
+/** Records the polled tape (see TapeRecorder) as replay records until `stop` resolves; returns how many. */
 export async function record(
-  data: { tickers$: Observable<{ value: Map<string, Ticker> }> },
+  data: { tape$: Observable<{ value: MarketTape }> },
   out: string,
   stop: Promise<void>,
+  opts: { logger?: Logger } = {},
 ): Promise<number> {
   writeFileSync(out, '');
   let n = 0;
-  const seen = new Map<string, number>();
-  const sub = data.tickers$.subscribe(({ value }) => {
-    const lines: string[] = [];
-    for (const t of value.values()) {
-      if (!t.last || seen.get(t.symbol) === t.timestampMs) continue; // the same sample twice is recorded once
-      seen.set(t.symbol, t.timestampMs);
-      const r: ReplayRecord = {
-        ts: t.timestampMs, symbol: t.symbol, price: t.last.toString(), size: '0',
-        ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
-      };
-      lines.push(JSON.stringify(r));
-    }
-    if (lines.length) {
-      appendFileSync(out, lines.join('\n') + '\n');
-      n += lines.length;
+  const recorder = new TapeRecorder();
+  const log = opts.logger?.child({ component: 'recorder' });
+  const sub = data.tape$.subscribe(({ value }) => {
+    const { records, gaps } = recorder.take(value);
+    for (const symbol of gaps) log?.warn({ symbol, endpoint: 'S9', limit: TAPE_TRADES_LIMIT }, 'trade tape gap: more trades between two reads than one read returns (poll faster)');
+    if (records.length) {
+      appendFileSync(out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      n += records.length;
     }
   });
   await stop;

@@ -1,7 +1,8 @@
 // The shared market-data streams: tickers (F2, and S9 last trades for spot pairs), open orders (F5, S1),
-// balances (S8, F3) and positions (F4), each polled on its own period and shared with shareReplay.
+// balances (S8, F3) and positions (F4), each polled on its own period and shared with shareReplay; and, for
+// recordings, the tape (futures tickers and the spot pairs' public trades), polled only while subscribed.
 import { forkJoin, from, map, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
-import type { Balance, Position, Ticker } from '../domain/market.js';
+import type { Balance, Position, PublicTrade, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
@@ -22,6 +23,16 @@ export interface MarketDataOptions {
   trading?: ExchangeClient;
 }
 
+/** What a recording reads each cycle: the futures tickers (F2) and each spot pair's recent public trades (S9). */
+export interface MarketTape {
+  tickers: Ticker[];
+  /** Newest first per pair, as the venue lists them. */
+  trades: PublicTrade[];
+}
+
+/** Trades one S9 read returns at most (the interface's maximum; the weight is the same whatever the limit). */
+export const TAPE_TRADES_LIMIT = 1000;
+
 /** A spot pair has no ticker endpoint: its last public trade stands in for one. */
 export function tickerFromTrade(symbol: string, t: { price: Ticker['last']; timestampMs: number } | undefined): Ticker | undefined {
   if (!t) return undefined;
@@ -33,6 +44,8 @@ export class MarketData {
   readonly openOrders$: Observable<Stamped<Order[]>>;
   readonly balances$: Observable<Stamped<Balance[]>>;
   readonly positions$: Observable<Stamped<Position[]>>;
+  /** On the tickers period, for recordings; nothing is read unless it is subscribed. */
+  readonly tape$: Observable<Stamped<MarketTape>>;
 
   constructor(client: ExchangeClient, o: MarketDataOptions) {
     const account = o.trading ?? client;
@@ -70,5 +83,15 @@ export class MarketData {
       poll(() => list<Balance>([...(o.spotSymbols.length ? [account.balances('spot')] : []), ...(o.futuresSymbols.length ? [account.balances('futures')] : [])]), opts('balances', o.polls.balancesMs)),
     );
     this.positions$ = shared('positions', poll(() => list<Position>(o.futuresSymbols.map((s) => account.positions(s))), opts('positions', o.polls.positionsMs)));
+    this.tape$ = shared(
+      'tape',
+      poll(async () => {
+        const tickers = o.futuresSymbols.length ? (await client.tickers()).filter((t) => o.futuresSymbols.includes(t.symbol)) : [];
+        const trades: PublicTrade[] = [];
+        // Under the symbol asked for, as the spot tickers are.
+        for (const s of o.spotSymbols) for (const t of await client.recentTrades(s, TAPE_TRADES_LIMIT)) trades.push(t.symbol === s ? t : { ...t, symbol: s });
+        return { tickers, trades };
+      }, opts('tape', o.polls.tickersMs)),
+    );
   }
 }

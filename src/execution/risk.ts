@@ -2,13 +2,16 @@
 // Trading states: active, reducing (only orders that shrink exposure), halted (cancels only). The drawdown
 // kill switch and the order-rate breaker latch `halted` in the journal: it survives restarts until an
 // operator resets it; a reset made by another process (`sextant risk reset`) reaches a running gate too.
+// Every change of the state in force is told on tradingStates$.
+import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
-import type { TradingState } from '../domain/events.js';
+import type { ExecutionEvent, TradingState } from '../domain/events.js';
 import { malformedOrder, malformedPlace, malformedTrigger, reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
+import type { Clock } from '../util/clock.js';
 
 export interface RiskLimits {
   maxNotionalPerOrder: Decimal;
@@ -64,8 +67,18 @@ const RATE_WINDOW_MS = 60_000;
 
 type Problem = { reason: DenialReason; detail: string };
 
+export type TradingStateChanged = Extract<ExecutionEvent, { type: 'trading-state' }>;
+
 export class RiskGate {
+  /**
+   * The state in force changed: a kill switch tripped here, a latch was found set (left by an earlier run, or set
+   * by another process) or found cleared (`sextant risk reset`, maybe from another process), or the operator's
+   * setting changed. A latch set or cleared elsewhere is noticed at the next state() or equity reading.
+   */
+  readonly tradingStates$ = new Subject<TradingStateChanged>();
   private manual: TradingState = 'active';
+  /** The latest time the gate was given: the time of a change noticed without one (no clock given). */
+  private lastSeenMs = 0;
   /**
    * The order-rate breaker counts orders that reached the venue: accepted, unknown (it may have them) or refused
    * by the venue for what they are, as the executor reports them with recordSent after each send. Orders denied
@@ -80,6 +93,8 @@ export class RiskGate {
   constructor(
     private readonly limits: RiskLimits,
     private readonly journal: Journal,
+    /** Times the changes told on tradingStates$; without it, the latest time the gate was given. */
+    private readonly clock?: Clock,
   ) {}
 
   /** The state in force: a latched kill switch wins over the operator's setting. */
@@ -90,19 +105,34 @@ export class RiskGate {
   /**
    * Reads the latches; true when one is set. A latch seen before and now gone was reset by an operator (the CLI
    * clears the journal's row from another process): what it guarded starts afresh here too, or the stale
-   * equity peak would latch the drawdown switch again at once.
+   * equity peak would latch the drawdown switch again at once. A latch found set or found cleared is told.
    */
   private syncLatches(): boolean {
     let latched = false;
+    // Changes are rare: nothing is allocated on the usual pass (a backtest checks the latches on every intent).
+    let found: string[] | undefined;
+    let cleared: string[] | undefined;
     for (const l of LATCHES) {
-      if (this.journal.latch(l)) {
+      const x = this.journal.latch(l);
+      if (x) {
+        if (!this.seenLatches.has(l)) (found ??= []).push(`${l}: ${x.reason}`);
         this.seenLatches.add(l);
         latched = true;
       } else if (this.seenLatches.delete(l)) {
         this.afterReset(l);
+        (cleared ??= []).push(l);
       }
     }
+    if (found || cleared) {
+      const now = this.clock?.now() ?? this.lastSeenMs;
+      for (const reason of found ?? []) this.told(now, 'halted', reason);
+      for (const l of cleared ?? []) this.told(now, latched ? 'halted' : this.manual, `${l} reset`);
+    }
     return latched;
+  }
+
+  private told(atMs: number, state: TradingState, reason: string): void {
+    this.tradingStates$.next({ type: 'trading-state', atMs, state, reason });
   }
 
   private afterReset(latch: string): void {
@@ -115,7 +145,9 @@ export class RiskGate {
 
   private setLatch(latch: string, reason: string, now: number): void {
     this.journal.setLatch(latch, reason, now);
+    const tripped = !this.seenLatches.has(latch);
     this.seenLatches.add(latch);
+    if (tripped) this.told(now, 'halted', `${latch}: ${reason}`);
   }
 
   latchReason(): string | undefined {
@@ -127,20 +159,27 @@ export class RiskGate {
   }
 
   setState(state: TradingState): void {
+    if (state === this.manual) return;
     this.manual = state;
+    const latched = this.syncLatches();
+    this.told(this.clock?.now() ?? this.lastSeenMs, latched ? 'halted' : state, `operator set ${state}`);
   }
 
   /** Operator action: clears the kill-switch latches (a gate running in another process notices). */
   reset(): void {
+    const cleared = LATCHES.filter((l) => this.seenLatches.has(l) || this.journal.latch(l));
     for (const l of LATCHES) {
       this.journal.clearLatch(l);
       this.seenLatches.delete(l);
       this.afterReset(l);
     }
+    const now = this.clock?.now() ?? this.lastSeenMs;
+    for (const l of cleared) this.told(now, this.manual, `${l} reset`);
   }
 
   /** Reports orders that reached the venue (accepted, or outcome unknown) at `atMs`: what the order-rate breaker counts. */
   recordSent(count: number, atMs: number): void {
+    this.lastSeenMs = atMs;
     if (count <= 0) return;
     this.sentWindow.push({ atMs, count });
     this.sentInWindow += count;
@@ -148,6 +187,7 @@ export class RiskGate {
 
   /** Feeds total equity; trips the drawdown kill switch when it falls far enough below its peak. */
   onEquity(equity: Decimal, now: number): boolean {
+    this.lastSeenMs = now;
     this.syncLatches();
     if (!this.peakEquity || equity.gte(this.peakEquity)) {
       this.peakEquity = equity;
@@ -176,6 +216,7 @@ export class RiskGate {
     }
     const denials: Denial[] = [];
     const allowed: OrderSpec[] = [];
+    this.lastSeenMs = ctx.now;
     const state = this.state();
     const inst = ctx.instrument(intent.symbol);
     const ref = ctx.reference(intent.symbol);

@@ -263,6 +263,57 @@ describe('risk gate: what an adversarial strategy or market sends (K1, K2, K5, K
   });
 });
 
+describe('trading-state changes', () => {
+  const told = (risk: RiskGate) => {
+    const seen: Array<{ atMs: number; state: string; reason: string }> = [];
+    risk.tradingStates$.subscribe((e) => seen.push({ atMs: e.atMs, state: e.state, reason: e.reason }));
+    return seen;
+  };
+
+  it('a trip is told once, with its latch and reason; a reset by another process is told when the gate notices it', () => {
+    const file = join(dir, 'told-rate.sqlite');
+    const daemon = gate(file);
+    const seen = told(daemon.risk);
+    const market = () => ({ ...buy('89900', '0.001'), kind: 'market' as const });
+    daemon.risk.recordSent(6, 99_000);
+    expect(reasons(daemon.risk.checkPlace(place(market(), market()), ctx()))).toEqual(['order-rate', 'order-rate']);
+    expect(reasons(daemon.risk.checkPlace(place(market()), ctx()))).toEqual(['halted']);
+    expect(seen).toEqual([{ atMs: 100_000, state: 'halted', reason: 'kill-switch:order-rate: more than 6 orders in a minute' }]);
+    const cli = gate(file);
+    cli.risk.reset();
+    cli.journal.close();
+    expect(seen).toHaveLength(1); // not noticed yet
+    expect(daemon.risk.onEquity(d('1000'), 120_000)).toBe(false);
+    expect(seen.slice(1)).toEqual([{ atMs: 120_000, state: 'active', reason: 'kill-switch:order-rate reset' }]);
+    daemon.risk.state();
+    expect(seen).toHaveLength(2);
+    daemon.journal.close();
+  });
+
+  it('the drawdown trip, a latch left by an earlier run, and an in-process reset are told', () => {
+    const file = join(dir, 'told-drawdown.sqlite');
+    const first = gate(file);
+    const seen = told(first.risk);
+    first.risk.onEquity(d('1000'), 1);
+    expect(first.risk.onEquity(d('800'), 2)).toBe(true);
+    expect(seen).toEqual([{ atMs: 2, state: 'halted', reason: 'kill-switch:drawdown: drawdown 20 % from peak 1000' }]);
+    first.journal.close();
+    // A restart: the new gate tells the latch it finds, with the clock's time.
+    const journal = new SqliteJournal(file, { clientOidPrefix: 'sx' });
+    const restarted = new RiskGate(LIMITS, journal, { now: () => 5000 });
+    const after = told(restarted);
+    expect(restarted.state()).toBe('halted');
+    expect(after).toEqual([{ atMs: 5000, state: 'halted', reason: 'kill-switch:drawdown: drawdown 20 % from peak 1000' }]);
+    restarted.reset();
+    expect(after.slice(1)).toEqual([{ atMs: 5000, state: 'active', reason: 'kill-switch:drawdown reset' }]);
+    restarted.setState('reducing');
+    expect(after.slice(2)).toEqual([{ atMs: 5000, state: 'reducing', reason: 'operator set reducing' }]);
+    restarted.state();
+    expect(after).toHaveLength(3);
+    journal.close();
+  });
+});
+
 describe('target orders', () => {
   const open = (price: string, size: string, filled = '0'): Order => ({
     surface: 'spot', symbol: 'X', orderId: price, clientOid: null, side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', timeInForce: 'gtc',
