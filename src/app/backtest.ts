@@ -1,11 +1,13 @@
 // Backtests: recorded market data replayed in virtual time through the same strategies, risk gate, executor,
 // order tracker and journal as live, against the in-process simulator. Same inputs -> byte-identical outputs.
+// A strategy that faults fails the run (its report is written first).
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Subject } from 'rxjs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { equity as equityOf } from '../domain/equity.js';
 import type { Balance, Fill, Instrument, Position, Ticker } from '../domain/market.js';
+import type { ExecutionEvent } from '../domain/events.js';
 import type { Order } from '../domain/order.js';
 import type { Stamped } from '../data/poll.js';
 import type { EndpointId } from '../exchange/endpoints.js';
@@ -20,11 +22,12 @@ import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { renderReport } from '../report/html.js';
-import { computeMetrics, realize, type EquityPoint, type Metrics } from '../report/metrics.js';
+import { computeMetrics, realize, strategyPnls, type EquityPoint, type Metrics, type StrategyPnl } from '../report/metrics.js';
+import { countByReason, describeCounts, rejectionReason } from '../report/rejections.js';
 import { loadStrategy } from '../strategy/loader.js';
-import { StrategyRunner } from '../strategy/runner.js';
+import { StrategyRunner, type StrategyFault } from '../strategy/runner.js';
 import { VirtualClock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
+import { withClock, type Logger } from '../util/logger.js';
 import { eachReplayRecord, riskLimits } from './kernel.js';
 import { cronInstants } from './cron.js';
 import { LatestTickers, startTradingLoop } from './trading-loop.js';
@@ -38,11 +41,25 @@ export interface BacktestOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** A strategy that faulted during a run: its id, when (virtual time), and why. */
+export interface BacktestFault extends StrategyFault {
+  strategy: string;
+  atMs: number;
+  /** atMs as an ISO time. */
+  at: string;
+}
+
 export interface BacktestResult {
   outDir: string;
   metrics: Metrics;
   events: number;
   orders: Record<string, number>;
+  /** Orders the venue refused, by reason (post-only, insufficient...); strategies[].rejected splits them. */
+  rejected: Record<string, number>;
+  /** Orders and cancels the risk gate or the executor denied, by reason. */
+  denied: Record<string, number>;
+  /** Strategies that faulted: the run failed (runBacktest throws a BacktestFaultError carrying this result). */
+  faults: BacktestFault[];
   requests: number;
   rateLimited: number;
   /** Wall time of the phases: reading the data, the replay itself, writing the report. */
@@ -51,7 +68,28 @@ export interface BacktestResult {
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
-export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: BacktestOptions = {}): Promise<BacktestResult> {
+/** A run whose strategies faulted: its report is written, the run failed. */
+export class BacktestFaultError extends Error {
+  constructor(readonly result: BacktestResult) {
+    super(result.faults.map((f) => `strategy ${f.strategy} faulted at ${f.at}: ${f.reason}`).join('; ') + ` (report in ${result.outDir})`);
+  }
+}
+
+/** The lines a command prints after a run. */
+export function backtestSummary(r: BacktestResult): string[] {
+  const m = r.metrics;
+  return [
+    `${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`,
+    `strategy PnL ${m.strategyPnl} (${m.strategyReturnPct} %) vs buy-and-hold ${m.buyAndHoldPnl} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe}, fills ${m.fills}, fees ${m.feesPaid}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
+  ];
+}
+
+/**
+ * Runs a backtest and writes its files. Logs go to `logger`'s destination at the config's `log.level` (a silent
+ * logger stays silent), timed in virtual time. Throws a BacktestFaultError, once the files are written, when a
+ * strategy faulted.
+ */
+export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, opts: BacktestOptions = {}): Promise<BacktestResult> {
   const cfg = loaded.config;
   const bt = cfg.backtest;
   const polls = cfg.daemon.polls;
@@ -73,6 +111,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const end = market.lastTs;
   const events = market.length;
   const clock = new VirtualClock(start);
+  const logger = withClock(parentLogger.level === 'silent' ? parentLogger : parentLogger.child({}, { level: cfg.log.level }), () => clock.now());
   const simulator = new SimulatedExchange(market, { spot: cfg.sim.accounts.spot, futuresCollateral: cfg.sim.accounts.futuresCollateral, leverage: cfg.sim.accounts.leverage }, cfg.sim.retainOrders, clock);
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429) and
   // spends the configured round trip on the way.
@@ -92,7 +131,7 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   for (const s of ['spot', 'futures'] as const) for (const i of await metered.instruments(s)) instruments.set(i.symbol, i);
   const strategies = [];
   for (const s of cfg.strategies) strategies.push({ cfg: s, def: await loadStrategy(s.name, cfg.strategyDirs) });
-  const runner = new StrategyRunner(strategies, instruments, logger, cfg.daemon.maxStrategyErrors);
+  const runner = new StrategyRunner(strategies, instruments, logger, cfg.daemon.maxStrategyErrors, undefined, undefined, { clock });
   const symbols = runner.symbols();
   const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
   const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');
@@ -108,6 +147,19 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const executor = new Executor({
     client: venue, journal, risk, clock, logger, instruments,
     reference: latest.reference,
+  });
+  // The fence holds new orders until reconciliation has settled what a previous run left at the venue. A backtest
+  // starts from an empty journal and a fresh simulator: there is nothing to settle, and trading starts with the
+  // data. (The startup reconciliation still runs, and is charged, as live.)
+  executor.unfence();
+  // For the report: refusals and denials by strategy and reason, and whose each venue order is (its fills' owner).
+  const refusals: Array<{ strategy: string; reason: string }> = [];
+  const denials: string[] = [];
+  const ownerOf = new Map<string, string>();
+  executor.events$.subscribe((e: ExecutionEvent) => {
+    if (e.type === 'accepted' || e.type === 'resolved') ownerOf.set(e.orderId, e.strategyId);
+    else if (e.type === 'rejected') refusals.push({ strategy: e.strategyId, reason: rejectionReason(e.code, e.reason) });
+    else if (e.type === 'denied') denials.push(e.reason);
   });
   const ex = cfg.execution;
   const tracker = new OrderTracker({
@@ -206,6 +258,11 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   const prices: Record<string, Array<[number, number]>> = {};
   const exposed: boolean[] = [];
   const startBase = new Map(simulator.balancesNow('spot').map((b) => [b.asset, b.total]));
+  // What equity counts: the balances of the surfaces the strategies trade.
+  const counted = (balances: Balance[]) => balances.filter((b) => b.surface === 'futures' ? futuresSymbols.length > 0 : spotSymbols.length > 0);
+  // Buy-and-hold: the account as it starts, valued at each sample's prices.
+  const startBalances = counted([...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')]);
+  const startPositions = futuresSymbols.flatMap((s) => simulator.positionsNow(s));
   const sample = () => {
     const tickers = tickersNow();
     const sec = Math.floor(clock.now() / 1000);
@@ -215,9 +272,11 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     }
     const balances = [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')];
     const positions = futuresSymbols.flatMap((s) => simulator.positionsNow(s));
-    const eq = equityOf(balances.filter((b) => b.surface === 'futures' ? futuresSymbols.length > 0 : spotSymbols.length > 0), positions, (s) => tickers.get(s)?.last, instruments);
-    if (eq) {
-      equityPoints.push({ ts: clock.now(), equity: eq.total });
+    const price = (s: string) => tickers.get(s)?.last;
+    const eq = equityOf(counted(balances), positions, price, instruments);
+    const hold = equityOf(startBalances, startPositions, price, instruments);
+    if (eq && hold) {
+      equityPoints.push({ ts: clock.now(), equity: eq.total, hold: hold.total });
       exposed.push(positions.length > 0 || balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(startBase.get(b.asset) ?? b.total)));
     }
   };
@@ -234,18 +293,35 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
   if (equityPoints[equityPoints.length - 1]?.ts !== clock.now()) sample();
   opts.onProgress?.(events, events);
   const orders = journal.countByState();
+  const finalTickers = tickersNow();
+  const pnls = strategyPnls(fills, (f) => ownerOf.get(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)', (s) => finalTickers.get(s)?.last);
   journal.saveTo(journalPath);
   journal.close();
 
   const trades = realize(fills);
   const metrics = computeMetrics(equityPoints, trades, exposed, YEAR_MS / sampleMs);
+  const status = new Map(runner.status().map((s) => [s.id, s]));
+  const faults: BacktestFault[] = runner.status().flatMap((s) => {
+    if (!s.faulted) return [];
+    const atMs = s.atMs!;
+    return [{ strategy: s.id, atMs, at: new Date(atMs).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }];
+  });
+  const rejected = countByReason(refusals.map((r) => r.reason));
+  const denied = countByReason(denials);
+  const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', pnl: '0', fills: 0 };
   const report = {
     data: { file: opts.dataFile ?? bt.data, records: events, fromMs: start, toMs: end },
-    strategies: cfg.strategies.map((s) => ({ id: s.id, name: s.name, symbols: s.symbols, params: s.params })),
+    strategies: cfg.strategies.map((s) => ({
+      id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, errors: status.get(s.id)?.errors ?? 0,
+      rejected: countByReason(refusals.filter((r) => r.strategy === s.id).map((r) => r.reason)),
+    })),
+    faults,
     latencyMs: bt.latencyMs,
     sampleMs,
     metrics,
     orders,
+    rejected,
+    denied,
     simulated: {
       ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
       rateLimited429: metered.stats.rateLimited, pollsSkipped: skipped,
@@ -256,17 +332,23 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     join(outDir, 'trades.csv'),
     ['ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl', ...trades.map((t) => [t.timestampMs, t.symbol, t.orderId, t.fillId, t.side, t.price, t.size, t.amount, t.fee, t.realizedPnl].join(','))].join('\n') + '\n',
   );
-  writeFileSync(join(outDir, 'equity.csv'), ['ts,equity', ...equityPoints.map((p) => `${p.ts},${p.equity.toString(8)}`)].join('\n') + '\n');
+  writeFileSync(join(outDir, 'equity.csv'), ['ts,equity,buy_and_hold', ...equityPoints.map((p) => `${p.ts},${p.equity.toString(8)},${p.hold.toString(8)}`)].join('\n') + '\n');
   const equityChart: Array<[number, number]> = [];
+  const holdChart: Array<[number, number]> = [];
   for (const p of equityPoints) {
     const sec = Math.floor(p.ts / 1000);
-    if (equityChart.length === 0 || equityChart[equityChart.length - 1]![0] < sec) equityChart.push([sec, p.equity.toNumber()]);
+    if (equityChart.length === 0 || equityChart[equityChart.length - 1]![0] < sec) {
+      equityChart.push([sec, p.equity.toNumber()]);
+      holdChart.push([sec, p.hold.toNumber()]);
+    }
   }
   writeFileSync(
     join(outDir, 'report.html'),
     renderReport({
       title: `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`,
-      metrics, orders, prices, equity: equityChart,
+      metrics, orders, rejected, denied, prices, equity: equityChart, hold: holdChart,
+      strategies: report.strategies.map((s) => ({ id: s.id, pnl: s.pnl.pnl, fills: s.pnl.fills, errors: s.errors })),
+      faults,
       venue: {
         'round trip (ms)': bt.latencyMs, requests: report.simulated.requests,
         ...Object.fromEntries(Object.entries(report.simulated.weight).map(([pool, w]) => [`weight used ${pool}`, w])),
@@ -276,7 +358,9 @@ export async function runBacktest(loaded: LoadedConfig, logger: Logger, opts: Ba
     }),
   );
   const timings = { loadMs: Math.round(t1 - t0), runMs: Math.round(t2 - t1), reportMs: Math.round(performance.now() - t2) };
-  return { outDir, metrics, events, orders, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
+  const result: BacktestResult = { outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
+  if (faults.length > 0) throw new BacktestFaultError(result);
+  return result;
 }
 
 /**

@@ -94,7 +94,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     const runner = new StrategyRunner(loadedStrategies, instruments, logger, cfg.daemon.maxStrategyErrors, {
       load: (id) => journal.strategyState(id),
       save: (id, json) => journal.saveStrategyState(id, json, clock.now()),
-    }, cfg.daemon.restartFaultedAfterMs ? { afterMs: cfg.daemon.restartFaultedAfterMs, clock } : undefined, { hookTimeoutMs: cfg.daemon.hookTimeoutMs });
+    }, cfg.daemon.restartFaultedAfterMs ? { afterMs: cfg.daemon.restartFaultedAfterMs, clock } : undefined, { hookTimeoutMs: cfg.daemon.hookTimeoutMs, clock });
     const symbols = runner.symbols();
     const spotSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'spot');
     const futuresSymbols = symbols.filter((s) => instruments.get(s)?.surface === 'futures');

@@ -1,10 +1,11 @@
 // Parameter sweeps: every combination of a grid of strategy params, each a full backtest, run in worker
-// threads on all cores, ranked by net PnL.
+// threads on all cores, ranked by the strategy's PnL (what the trading earned, apart from the starting holdings' move).
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parse } from 'yaml';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Decimal } from '../domain/decimal.js';
 import type { Metrics } from '../report/metrics.js';
 
 export interface SweepSpec {
@@ -60,13 +61,16 @@ export async function runSweep(configFile: string, spec: SweepSpec, outDir: stri
   await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, combos.length)) }, runOne));
   const ranked = results
     .map((r, i) => ({ ...r, i }))
-    .sort((a, b) => Number(b.metrics.netPnl) - Number(a.metrics.netPnl) || a.i - b.i)
+    .sort((a, b) => Decimal.from(b.metrics.strategyPnl).cmp(Decimal.from(a.metrics.strategyPnl)) || a.i - b.i)
     .map((r, k): SweepRow => ({ rank: k + 1, params: r.params, metrics: r.metrics, outDir: r.outDir }));
   const names = Object.keys(spec.params);
   writeFileSync(
     join(outDir, 'sweep.csv'),
-    [['rank', ...names, 'net_pnl', 'return_pct', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir'].join(','),
-      ...ranked.map((r) => [r.rank, ...names.map((n) => String(r.params[n])), r.metrics.netPnl, r.metrics.returnPct, r.metrics.maxDrawdownPct, r.metrics.sharpe, r.metrics.fills, r.metrics.feesPaid, r.outDir].join(','))].join('\n') + '\n',
+    [['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir'].join(','),
+      ...ranked.map((r) => {
+        const m = r.metrics;
+        return [r.rank, ...names.map((n) => String(r.params[n])), m.strategyPnl, m.strategyReturnPct, m.buyAndHoldPnl, m.maxDrawdownPct, m.sharpe, m.fills, m.feesPaid, r.outDir].join(',');
+      })].join('\n') + '\n',
   );
   return ranked;
 }

@@ -1,5 +1,5 @@
-// The self-contained HTML report: price chart with entries and exits, equity and drawdown curves
-// (lightweight-charts, inlined so the file opens offline) and the metrics table.
+// The self-contained HTML report: price chart with entries and exits, equity (beside buy-and-hold) and drawdown
+// curves (lightweight-charts, inlined so the file opens offline), the metrics table, and any strategy fault.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -9,12 +9,21 @@ export interface ReportData {
   title: string;
   metrics: Metrics;
   orders: Record<string, number>;
+  /** Orders the venue refused and those denied before sending, by reason. */
+  rejected: Record<string, number>;
+  denied: Record<string, number>;
+  /** Per strategy: its PnL from its own fills, its fills and hook errors. */
+  strategies: Array<{ id: string; pnl: string; fills: number; errors: number }>;
+  /** Strategies that faulted: the run failed. */
+  faults: Array<{ strategy: string; at: string; hook: string; error: string; reason: string }>;
   /** What the simulated venue counted: requests, weight per pool, 429s... (label -> value). */
   venue: Record<string, string | number>;
   /** Per symbol: [time s, price] points and fills as markers. */
   prices: Record<string, Array<[number, number]>>;
   fills: Array<{ symbol: string; time: number; side: 'buy' | 'sell'; price: number; size: string }>;
   equity: Array<[number, number]>;
+  /** Buy-and-hold of the starting account: [time s, value]. */
+  hold: Array<[number, number]>;
 }
 
 function chartsLibrary(): string {
@@ -78,10 +87,14 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 export function renderReport(d: ReportData): string {
   const rows = Object.entries(d.metrics).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const orderRows = Object.entries(d.orders).map(([k, v]) => `<tr><th>orders ${esc(k)}</th><td>${v}</td></tr>`).join('');
+  const refusalRows = [...Object.entries(d.rejected).map(([k, v]) => [`rejected ${k}`, v] as const), ...Object.entries(d.denied).map(([k, v]) => [`denied ${k}`, v] as const)]
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join('');
+  const strategyRows = d.strategies.map((x) => `<tr><th>${esc(x.id)}</th><td>${esc(x.pnl)}</td><td>${x.fills}</td><td>${x.errors}</td></tr>`).join('');
+  const faults = d.faults.map((f) => `<p><b>Strategy ${esc(f.strategy)} faulted</b> at ${esc(f.at)} in ${esc(f.hook)}: ${esc(f.error)} (${esc(f.reason)}). The run failed.</p>`).join('');
   const venueRows = Object.entries(d.venue).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const markers = Object.fromEntries(Object.entries(d.prices).map(([symbol, points]) => [symbol, fillMarkers(points, d.fills.filter((f) => f.symbol === symbol))]));
   // JSON inside a script: close tags cannot appear in it.
-  const data = JSON.stringify({ prices: d.prices, equity: d.equity, markers }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ prices: d.prices, equity: d.equity, hold: d.hold, markers }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(d.title)}</title>
 <style>
@@ -89,15 +102,18 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#ff
 h1{font-size:20px;margin:0 0 16px} h2{font-size:15px;margin:20px 0 8px}
 .grid{display:grid;grid-template-columns:minmax(0,1fr) 320px;gap:24px}
 .chart{height:320px;border:1px solid #e3e6ee;border-radius:6px}
+.faults{border:1px solid #f23645;background:#fdecee;border-radius:6px;padding:4px 12px;margin:0 0 16px}
 table{border-collapse:collapse;width:100%} th,td{padding:4px 8px;border-bottom:1px solid #eef0f5;text-align:left} td{text-align:right;font-variant-numeric:tabular-nums}
 </style></head>
 <body>
 <h1>${esc(d.title)}</h1>
+${faults ? `<div id="faults" class="faults">${faults}</div>` : ''}
 <div class="grid"><div>
 <div id="prices"></div>
-<h2>Equity</h2><div id="equity" class="chart"></div>
+<h2>Equity <small>(dashed: buy-and-hold of the starting account)</small></h2><div id="equity" class="chart"></div>
 <h2>Drawdown</h2><div id="drawdown" class="chart" style="height:180px"></div>
-</div><div><h2>Metrics</h2><table>${rows}${orderRows}</table><h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
+</div><div><h2>Metrics</h2><table id="metrics">${rows}${orderRows}${refusalRows}</table>
+<h2>Strategies</h2><table id="strategies"><tr><th></th><th>PnL</th><th>fills</th><th>errors</th></tr>${strategyRows}</table><h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
 <script>${chartsLibrary()}</script>
 <script>
 const D = ${data};
@@ -115,6 +131,7 @@ for (const [symbol, points] of Object.entries(D.prices)) {
 }
 const eq = LW.createChart(document.getElementById('equity'), opts);
 eq.addSeries(LW.AreaSeries, { lineColor: '#2962FF', topColor: 'rgba(41,98,255,0.3)', bottomColor: 'rgba(41,98,255,0.02)' }).setData(D.equity.map(([time, value]) => ({ time, value })));
+eq.addSeries(LW.LineSeries, { color: '#787b86', lineWidth: 1, lineStyle: LW.LineStyle.Dashed }).setData(D.hold.map(([time, value]) => ({ time, value })));
 eq.timeScale().fitContent();
 let peak = -Infinity;
 const dd = D.equity.map(([time, value]) => { peak = Math.max(peak, value); return { time, value: peak > 0 ? -100 * (peak - value) / peak : 0 }; });

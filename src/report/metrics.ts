@@ -1,11 +1,15 @@
-// Backtest figures from an equity series and the fills: PnL, return, drawdown, Sharpe, Sortino, fees, win rate.
+// Backtest figures from an equity series and the fills: the strategy's PnL beside buy-and-hold, return, drawdown,
+// Sharpe, Sortino, fees, win rate, and each strategy's PnL from its own fills.
 // Money figures are exact decimals; ratios (Sharpe, Sortino) are floats, as statistics may be.
 import { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
 
 export interface EquityPoint {
   ts: number;
+  /** The account as it is. */
   equity: Decimal;
+  /** The account as it started (balances and positions), at this sample's prices: buy-and-hold. */
+  hold: Decimal;
 }
 
 export interface TradeRow extends Fill {
@@ -14,10 +18,22 @@ export interface TradeRow extends Fill {
 }
 
 export interface Metrics {
+  /**
+   * What the trading earned: realised and unrealised PnL on what was traded (at the last prices), fees included.
+   * The account's change less the buy-and-hold of the starting account.
+   */
+  strategyPnl: string;
+  /** Of the starting equity. */
+  strategyReturnPct: string;
+  /** The starting balances and positions valued at the first and at the last prices: the account had nothing been traded. */
+  buyAndHoldPnl: string;
+  buyAndHoldReturnPct: string;
+  /** The account's change: strategy PnL plus buy-and-hold. */
+  accountPnl: string;
+  accountReturnPct: string;
   startEquity: string;
   endEquity: string;
-  netPnl: string;
-  returnPct: string;
+  /** Of the account's equity. */
   maxDrawdownPct: string;
   sharpe: number;
   sortino: number;
@@ -30,34 +46,87 @@ export interface Metrics {
   exposurePct: string;
 }
 
+/** A signed quantity (negative: short) and what it cost. */
+interface Book {
+  qty: Decimal;
+  cost: Decimal;
+}
+
+/** Books a fill at average cost; returns the PnL it realised (fees apart). */
+function book(b: Book, f: Fill): Decimal {
+  const signed = f.side === 'buy' ? f.size : f.size.neg();
+  const reducing = !b.qty.isZero() && b.qty.isNegative() !== signed.isNegative();
+  if (!reducing) {
+    b.qty = b.qty.add(signed);
+    b.cost = b.cost.add(f.price.mul(f.size));
+    return Decimal.ZERO;
+  }
+  const closing = signed.abs().lt(b.qty.abs()) ? signed.abs() : b.qty.abs();
+  const avg = b.cost.div(b.qty.abs(), 18);
+  const value = avg.mul(closing);
+  const pnl = b.qty.isNegative() ? value.sub(f.price.mul(closing)) : f.price.mul(closing).sub(value);
+  const remainingQty = b.qty.abs().sub(closing);
+  b.cost = remainingQty.isZero() ? Decimal.ZERO : b.cost.sub(value);
+  b.qty = b.qty.isNegative() ? remainingQty.neg() : remainingQty;
+  const opening = signed.abs().sub(closing);
+  if (!opening.isZero()) {
+    b.qty = signed.isNegative() ? opening.neg() : opening;
+    b.cost = f.price.mul(opening);
+  }
+  return pnl;
+}
+
 /** Realised PnL per fill with an average-cost book per symbol (longs and shorts). */
 export function realize(fills: Fill[]): TradeRow[] {
-  const book = new Map<string, { qty: Decimal; cost: Decimal }>(); // signed quantity, cost of it
+  const books = new Map<string, Book>();
   return fills.map((f) => {
-    const b = book.get(f.symbol) ?? { qty: Decimal.ZERO, cost: Decimal.ZERO };
-    const signed = f.side === 'buy' ? f.size : f.size.neg();
-    let pnl = Decimal.ZERO;
-    const reducing = !b.qty.isZero() && b.qty.isNegative() !== signed.isNegative();
-    if (reducing) {
-      const closing = signed.abs().lt(b.qty.abs()) ? signed.abs() : b.qty.abs();
-      const avg = b.cost.div(b.qty.abs(), 18);
-      const value = avg.mul(closing);
-      pnl = b.qty.isNegative() ? value.sub(f.price.mul(closing)) : f.price.mul(closing).sub(value);
-      const remainingQty = b.qty.abs().sub(closing);
-      b.cost = remainingQty.isZero() ? Decimal.ZERO : b.cost.sub(value);
-      b.qty = b.qty.isNegative() ? remainingQty.neg() : remainingQty;
-      const opening = signed.abs().sub(closing);
-      if (!opening.isZero()) {
-        b.qty = signed.isNegative() ? opening.neg() : opening;
-        b.cost = f.price.mul(opening);
-      }
-    } else {
-      b.qty = b.qty.add(signed);
-      b.cost = b.cost.add(f.price.mul(f.size));
-    }
-    book.set(f.symbol, b);
-    return { ...f, realizedPnl: pnl.sub(f.fee) };
+    let b = books.get(f.symbol);
+    if (!b) books.set(f.symbol, (b = { qty: Decimal.ZERO, cost: Decimal.ZERO }));
+    return { ...f, realizedPnl: book(b, f).sub(f.fee) };
   });
+}
+
+export interface StrategyPnl {
+  /** Realised at average cost, fees included. */
+  realized: string;
+  /** What it holds of what it traded, at the last price, against its cost. */
+  unrealized: string;
+  fees: string;
+  /** realized + unrealized. */
+  pnl: string;
+  fills: number;
+}
+
+/**
+ * Each strategy's PnL from its own fills (an average-cost book per strategy and symbol): realised, fees included,
+ * plus unrealised on what it still holds of what it traded, at `lastPrice`. Over all strategies it is the
+ * account's strategy PnL, however they share symbols.
+ */
+export function strategyPnls(fills: Fill[], strategyOf: (f: Fill) => string, lastPrice: (symbol: string) => Decimal | null | undefined): Record<string, StrategyPnl> {
+  const acc = new Map<string, { realized: Decimal; fees: Decimal; fills: number; books: Map<string, Book> }>();
+  for (const f of fills) {
+    const id = strategyOf(f);
+    let a = acc.get(id);
+    if (!a) acc.set(id, (a = { realized: Decimal.ZERO, fees: Decimal.ZERO, fills: 0, books: new Map() }));
+    let b = a.books.get(f.symbol);
+    if (!b) a.books.set(f.symbol, (b = { qty: Decimal.ZERO, cost: Decimal.ZERO }));
+    a.realized = a.realized.add(book(b, f)).sub(f.fee);
+    a.fees = a.fees.add(f.fee);
+    a.fills++;
+  }
+  const out: Record<string, StrategyPnl> = {};
+  for (const [id, a] of [...acc].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
+    let unrealized = Decimal.ZERO;
+    for (const [symbol, b] of a.books) {
+      if (b.qty.isZero()) continue;
+      const last = lastPrice(symbol);
+      if (!last) continue;
+      // Long: worth qty × last, cost `cost`; short: owes |qty| × last, received `cost`.
+      unrealized = unrealized.add(b.qty.isNegative() ? b.cost.sub(b.qty.abs().mul(last)) : b.qty.mul(last).sub(b.cost));
+    }
+    out[id] = { realized: a.realized.toString(8), unrealized: unrealized.toString(8), fees: a.fees.toString(8), pnl: a.realized.add(unrealized).toString(8), fills: a.fills };
+  }
+  return out;
 }
 
 function stats(xs: number[]): { mean: number; sd: number; downside: number } {
@@ -77,6 +146,12 @@ const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : 0
 export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], exposed: boolean[], periodsPerYear: number): Metrics {
   const first = equity[0]?.equity ?? Decimal.ZERO;
   const last = equity[equity.length - 1]?.equity ?? first;
+  const holdFirst = equity[0]?.hold ?? first;
+  const holdLast = equity[equity.length - 1]?.hold ?? holdFirst;
+  const account = last.sub(first);
+  const hold = holdLast.sub(holdFirst);
+  const strategy = account.sub(hold);
+  const pct = (x: Decimal, of: Decimal) => (of.isZero() ? '0' : x.mul(Decimal.fromInt(100)).div(of, 6).toString());
   let peak = first;
   let maxDd = Decimal.ZERO;
   for (const p of equity) {
@@ -99,10 +174,14 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], expose
   const grossLoss = closes.filter((t) => t.realizedPnl.isNegative()).reduce((a, t) => a.sub(t.realizedPnl), Decimal.ZERO);
   const fees = trades.reduce((a, t) => a.add(t.fee), Decimal.ZERO);
   return {
+    strategyPnl: strategy.toString(8),
+    strategyReturnPct: pct(strategy, first),
+    buyAndHoldPnl: hold.toString(8),
+    buyAndHoldReturnPct: pct(hold, holdFirst),
+    accountPnl: account.toString(8),
+    accountReturnPct: pct(account, first),
     startEquity: first.toString(8),
     endEquity: last.toString(8),
-    netPnl: last.sub(first).toString(8),
-    returnPct: first.isZero() ? '0' : last.sub(first).mul(Decimal.fromInt(100)).div(first, 6).toString(),
     maxDrawdownPct: maxDd.toString(),
     sharpe: round(s.sd === 0 ? 0 : (s.mean / s.sd) * k),
     sortino: round(s.downside === 0 ? 0 : (s.mean / s.downside) * k),

@@ -23,10 +23,8 @@ interface Instance {
   def: StrategyDefinition<unknown>;
   ctx: StrategyContext<unknown>;
   errors: number;
-  faulted: boolean;
-  faultedAt: number;
-  /** Why it is faulted (shown in the status). */
-  faultReason: string;
+  /** While faulted: when, in which hook, the error and why it faulted (shown in the status). */
+  fault: StrategyFault | undefined;
   /** The state as last saved (JSON), to save only changes. */
   savedState: string;
 }
@@ -40,14 +38,25 @@ export interface StrategyRunnerOptions {
    * a daemon, too much for a backtest's million calls (whose results must not depend on the machine's speed either).
    */
   hookTimeoutMs?: number;
+  /** The time of a fault (virtual in a backtest); without it (and without `restart`), faults carry no time. */
+  clock?: Clock;
 }
 
-export interface StrategyStatus {
+/** A faulted instance: when, in which hook and with which error, and why it was faulted. */
+export interface StrategyFault {
+  /** By the runner's clock; absent when it has none. */
+  atMs?: number;
+  hook: string;
+  /** The message of the error that faulted it (the last one). */
+  error: string;
+  /** Why it is faulted: the budget it ran over, or the errors counted. */
+  reason: string;
+}
+
+export interface StrategyStatus extends Partial<StrategyFault> {
   id: string;
   errors: number;
   faulted: boolean;
-  /** Why it is faulted; only while faulted. */
-  reason?: string;
 }
 
 class HookTimeoutError extends Error {}
@@ -89,6 +98,7 @@ export class StrategyRunner {
   readonly intents$ = new Subject<Intent>();
   private readonly instances: Instance[] = [];
   private readonly deadline: Deadline | undefined;
+  private readonly clock: Clock | undefined;
 
   constructor(
     loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>,
@@ -104,6 +114,7 @@ export class StrategyRunner {
       if (!(opts.hookTimeoutMs > 0)) throw new RangeError('hookTimeoutMs must be above 0');
       this.deadline = new Deadline(opts.hookTimeoutMs);
     }
+    this.clock = opts.clock ?? restart?.clock;
     const problems: string[] = [];
     for (const { cfg, def } of loaded) {
       const parsed = def.params.safeParse(cfg.params ?? {});
@@ -116,7 +127,7 @@ export class StrategyRunner {
       const saved = store?.load(cfg.id);
       const state = saved ? (JSON.parse(saved) as Record<string, unknown>) : {};
       this.instances.push({
-        cfg, def, errors: 0, faulted: false, faultedAt: 0, faultReason: '', savedState: saved ?? '{}',
+        cfg, def, errors: 0, fault: undefined, savedState: saved ?? '{}',
         ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
       });
     }
@@ -128,7 +139,7 @@ export class StrategyRunner {
   }
 
   status(): StrategyStatus[] {
-    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.faulted, ...(i.faulted ? { reason: i.faultReason } : {}) }));
+    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.fault !== undefined, ...i.fault }));
   }
 
   symbols(): string[] {
@@ -137,14 +148,13 @@ export class StrategyRunner {
 
   /** Calls one hook of an instance with its context and `arg`, safely. */
   private call<A>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A) => HookResult, arg: A): void {
-    if (inst.faulted) {
-      if (!this.restart || this.restart.clock.now() - inst.faultedAt < this.restart.afterMs) return;
-      inst.faulted = false;
-      inst.faultReason = '';
+    if (inst.fault) {
+      if (!this.restart || this.clock!.now() - inst.fault.atMs! < this.restart.afterMs) return;
+      inst.fault = undefined;
       inst.errors = 0;
       this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');
       if (inst.def.onStart) this.call(inst, 'onStart', (ctx) => inst.def.onStart!(ctx), undefined);
-      if (inst.faulted) return;
+      if (inst.fault) return;
     }
     try {
       const { intents, stateJson } = this.deadline ? this.deadline.run(() => this.produce(inst, fn, arg)) : this.produce(inst, fn, arg);
@@ -157,8 +167,8 @@ export class StrategyRunner {
       inst.errors++;
       const message = err instanceof Error ? err.message : String(err);
       this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: message }, 'strategy hook failed');
-      if (err instanceof HookTimeoutError) this.fault(inst, `${hook} ${message}`);
-      else if (inst.errors >= this.maxErrors) this.fault(inst, `${inst.errors} errors, the last in ${hook}: ${message}`);
+      if (err instanceof HookTimeoutError) this.faultOf(inst, hook, message, `${hook} ${message}`);
+      else if (inst.errors >= this.maxErrors) this.faultOf(inst, hook, message, `${inst.errors} errors, the last in ${hook}: ${message}`);
     }
   }
 
@@ -180,10 +190,8 @@ export class StrategyRunner {
     return { intents, stateJson: this.store ? JSON.stringify(inst.ctx.state) : undefined };
   }
 
-  private fault(inst: Instance, reason: string): void {
-    inst.faulted = true;
-    inst.faultedAt = this.restart?.clock.now() ?? 0;
-    inst.faultReason = reason;
+  private faultOf(inst: Instance, hook: string, error: string, reason: string): void {
+    inst.fault = { ...(this.clock ? { atMs: this.clock.now() } : {}), hook, error, reason };
     this.logger.error({ strategy: inst.cfg.id, reason }, 'strategy faulted: no more hooks are called');
   }
 

@@ -53,3 +53,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 
 /** A logger that writes nothing (tests, library use). */
 export const silentLogger: Logger = pino({ level: 'silent' });
+
+/**
+ * A child of `logger` whose lines (and its children's) carry `nowMs()` as their time: a backtest's virtual clock.
+ * pino writes what a logger's time function (under `pino.symbols.timeSym`, which children inherit) returns.
+ */
+export function withClock(logger: Logger, nowMs: () => number): Logger {
+  const child = logger.child({});
+  (child as unknown as Record<symbol, () => string>)[pino.symbols.timeSym] = () => `,"time":"${new Date(nowMs()).toISOString()}"`;
+  return child;
+}

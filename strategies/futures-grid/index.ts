@@ -1,5 +1,7 @@
-// A long futures grid: buy orders on levels below a centre price, a reduce-only take-profit one step above the
-// average entry, and a stop-loss trigger order below the lowest level, all kept as targets (diffed each update).
+// A long futures grid: buy orders on levels below a centre price, reduce-only take-profits one step above the
+// average entry for what is held, and a stop-loss trigger order below the lowest level, all kept as targets
+// (diffed each update). Closes never exceed the position: a take-profit covers only what resting ones do not,
+// and the stop-loss is sized to what is held.
 import { Decimal, defineStrategy, diffTargets, roundPrice, roundSize, z, type OrderSpec, type StrategyIntent } from 'sextant/strategy';
 
 export default defineStrategy({
@@ -35,36 +37,60 @@ export default defineStrategy({
       const price = roundPrice(centre.mul(one.sub(step.mul(Decimal.fromInt(k)))), inst, 'down');
       if (price.lt(last)) targets.push({ side: 'buy', kind: 'limit', timeInForce: 'gtc', price, size, positionSide: 'long' });
     }
-    // Take profit on everything held, one step above the average entry.
-    if (long?.entryPrice && held.gt(Decimal.ZERO)) {
-      const tp = roundPrice(long.entryPrice.mul(one.add(step)), inst, 'up');
-      targets.push({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: tp.gt(last) ? tp : roundPrice(last.mul(one.add(step)), inst, 'up'), size: held, positionSide: 'long', reduceOnly: true });
-    }
     // Resting and still-unanswered orders both count (an order not yet listed must not be placed twice); the
     // stop-loss trigger is kept apart.
     const open = u.openOrders.filter((o) => o.symbol === symbol && o.status !== 'untriggered' && o.status !== 'canceling');
+    // Take profit on everything held. A take-profit resting stays as it is: moving it (cancel, place anew) would race
+    // its own fills, and a close larger than the position is refused. What resting ones do not cover gets its own,
+    // one step above the average entry. Flat, they are cancelled.
+    if (long?.entryPrice && held.gt(Decimal.ZERO)) {
+      let covered = Decimal.ZERO;
+      for (const o of open) {
+        if (!o.reduceOnly || o.side !== 'sell' || o.positionSide !== 'long' || !o.price) continue;
+        const left = o.size.sub(o.filledSize);
+        covered = covered.add(left);
+        targets.push({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: o.price, size: left, positionSide: 'long', reduceOnly: true });
+      }
+      const uncovered = roundSize(held.sub(covered), inst);
+      if (uncovered.gt(Decimal.ZERO)) {
+        const tp = roundPrice(long.entryPrice.mul(one.add(step)), inst, 'up');
+        targets.push({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: tp.gt(last) ? tp : roundPrice(last.mul(one.add(step)), inst, 'up'), size: uncovered, positionSide: 'long', reduceOnly: true });
+      }
+    }
     const { cancel, place } = diffTargets(targets, open);
     const out: StrategyIntent[] = [];
     // By client id: an order not answered yet has no venue id, and every order a strategy sees carries its client id.
     if (cancel.length) out.push({ kind: 'cancel', surface: 'futures', symbol, clientOids: cancel.map((o) => o.clientOid!) });
     if (place.length) out.push({ kind: 'place', surface: 'futures', symbol, orders: place });
 
-    // A stop-loss placed but not answered yet: adopted once the trigger shows among our orders; one that never
-    // shows (denied, refused) is placed again after a while, so a position is never left without its stop.
+    // A stop-loss placed but not answered yet: adopted once the trigger shows among our orders (not the one it
+    // replaced); one that never shows (denied, refused) is placed again after a while, so a position is never left
+    // without its stop.
     if (ctx.state.stopLoss === 'pending') {
-      const trigger = u.openOrders.find((o) => o.symbol === symbol && o.status === 'untriggered' && o.orderId !== '');
+      const trigger = u.openOrders.find((o) => o.symbol === symbol && o.status === 'untriggered' && o.orderId !== '' && o.orderId !== ctx.state.stopLossReplaced);
       if (trigger) ctx.state.stopLoss = trigger.orderId;
-      else if (typeof ctx.state.stopLossAt === 'number' && u.nowMs - ctx.state.stopLossAt > 30_000 && !u.openOrders.some((o) => o.symbol === symbol && o.status === 'untriggered')) delete ctx.state.stopLoss;
+      else if (typeof ctx.state.stopLossAt === 'number' && u.nowMs - ctx.state.stopLossAt > 30_000 && !u.openOrders.some((o) => o.symbol === symbol && o.status === 'untriggered' && o.orderId !== ctx.state.stopLossReplaced)) delete ctx.state.stopLoss;
     }
-    // One stop-loss trigger while anything is held; it is placed once and cancelled when flat.
-    if (held.gt(Decimal.ZERO) && !ctx.state.stopLoss) {
+    // One stop-loss trigger for what is held (a close no larger than the position): placed when a level fills,
+    // replaced when the position changes, cancelled when flat.
+    const placeStop = () => {
       const sl = roundPrice(centre.mul(one.sub(step.mul(Decimal.fromInt(ctx.params.levels + ctx.params.stopLossSteps)))), inst, 'down');
-      out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size: size.mul(Decimal.fromInt(ctx.params.levels)), triggerPrice: sl });
+      out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size: held, triggerPrice: sl });
       ctx.state.stopLoss = 'pending';
       ctx.state.stopLossAt = u.nowMs;
-    } else if (held.isZero() && typeof ctx.state.stopLoss === 'string' && ctx.state.stopLoss !== 'pending') {
-      out.push({ kind: 'cancel-trigger', symbol, orderId: ctx.state.stopLoss });
-      delete ctx.state.stopLoss;
+      ctx.state.stopLossSize = held.toString();
+    };
+    const stopId = ctx.state.stopLoss;
+    if (held.gt(Decimal.ZERO) && !stopId) placeStop();
+    else if (typeof stopId === 'string' && stopId !== 'pending') {
+      if (held.isZero()) {
+        out.push({ kind: 'cancel-trigger', symbol, orderId: stopId });
+        delete ctx.state.stopLoss;
+      } else if (typeof ctx.state.stopLossSize !== 'string' || !Decimal.from(ctx.state.stopLossSize).eq(held)) {
+        out.push({ kind: 'cancel-trigger', symbol, orderId: stopId });
+        ctx.state.stopLossReplaced = stopId;
+        placeStop();
+      }
     }
     return out;
   },

@@ -33,6 +33,8 @@ describe('backtest', () => {
     const [a, b] = await Promise.all([run(['backtest', '--out', join(dir, 'a')]), run(['backtest', '--out', join(dir, 'b')])]);
     expect([a.code, b.code]).toEqual([0, 0]);
     expect(a.out).toMatch(/^3600 market events, \d+ requests \(0 answered 429\)/);
+    // The strategy's PnL beside buy-and-hold of the starting account, and the refusals by reason.
+    expect(a.out).toMatch(/\nstrategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -1508\.10000000 \(-?[\d.]+ %\), max drawdown [\d.]+ %, .*, rejected: \d+( \([a-z -]+\d+(, [a-z -]+\d+)*\))?, denied: \d+/);
     expect((JSON.parse(readFileSync(join(dir, 'a', 'report.json'), 'utf8')) as { metrics: { fills: number } }).metrics.fills).toBeGreaterThan(20);
     for (const f of FILES) expect({ f, same: readFileSync(join(dir, 'a', f), 'utf8') === readFileSync(join(dir, 'b', f), 'utf8') }).toEqual({ f, same: true });
   });
@@ -45,7 +47,7 @@ describe('backtest', () => {
     const trades = csv(join(out, 'trades.csv'));
     const first = equity[0]!;
     const last = equity[equity.length - 1]!;
-    expect(Decimal.from(String(m.netPnl)).eq(last.sub(first))).toBe(true);
+    expect(Decimal.from(String(m.accountPnl)).eq(last.sub(first))).toBe(true);
     let peak = first;
     let maxDd = 0;
     for (const e of equity) {
@@ -117,29 +119,31 @@ describe('backtest', () => {
       writeFileSync(cfg, doc.toString());
       const r = await run(['backtest', '--config', cfg, '--out', join(dir, `latency-${latencyMs}`), '--to', '2026-01-05T00:10:00Z']);
       expect(r.code).toBe(0);
-      return JSON.parse(readFileSync(join(dir, `latency-${latencyMs}`, 'report.json'), 'utf8')) as { latencyMs: number; metrics: { netPnl: string }; orders: Record<string, number> };
+      return JSON.parse(readFileSync(join(dir, `latency-${latencyMs}`, 'report.json'), 'utf8')) as { latencyMs: number; metrics: { strategyPnl: string }; orders: Record<string, number> };
     };
     const [fast, slow] = await Promise.all([runWith(0), runWith(2400)]);
     expect([fast.latencyMs, slow.latencyMs]).toEqual([0, 2400]);
     // 1.2 s each way: a quote placed on one tick reaches the simulator after the next one.
-    expect(slow.metrics.netPnl).not.toBe(fast.metrics.netPnl);
+    expect(slow.metrics.strategyPnl).not.toBe(fast.metrics.strategyPnl);
     expect(slow.orders).not.toEqual(fast.orders);
   });
 
-  it('a sweep runs every combination in worker threads and ranks them; a run matches the same single backtest', async () => {
+  it('a sweep runs every combination in worker threads and ranks them by strategy PnL; a run matches the same single backtest', async () => {
     const spec = join(dir, 'sweep.yaml');
     writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\n');
     const r = await run(['backtest', '--sweep', spec, '--out', join(dir, 'sweep'), '--to', '2026-01-05T00:05:00Z']);
     expect(r.code).toBe(0);
-    const rows = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const [header, ...lines] = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8').trim().split('\n');
+    expect(header!.split(',').slice(0, 4)).toEqual(['rank', 'halfSpreadBps', 'strategy_pnl', 'strategy_return_pct']);
+    const rows = lines.map((l) => l.split(','));
     expect(rows.map((x) => x[0])).toEqual(['1', '2']);
     expect(new Set(rows.map((x) => x[1]))).toEqual(new Set(['2', '5']));
-    expect(Number(rows[0]![2])).toBeGreaterThanOrEqual(Number(rows[1]![2]));
+    expect(Decimal.from(rows[0]![2]!).gte(Decimal.from(rows[1]![2]!))).toBe(true);
     // halfSpreadBps 2 is the config's own value: that run is the plain backtest of the same range.
     const single = await run(['backtest', '--out', join(dir, 'single'), '--to', '2026-01-05T00:05:00Z']);
     expect(single.code).toBe(0);
-    const plain = JSON.parse(readFileSync(join(dir, 'single', 'report.json'), 'utf8')) as { metrics: { netPnl: string } };
-    expect(rows.find((x) => x[1] === '2')![2]).toBe(plain.metrics.netPnl);
+    const plain = JSON.parse(readFileSync(join(dir, 'single', 'report.json'), 'utf8')) as { metrics: { strategyPnl: string } };
+    expect(rows.find((x) => x[1] === '2')![2]).toBe(plain.metrics.strategyPnl);
   });
 
   it('the command writes the files for a time range and names a bad data line', async () => {
@@ -153,4 +157,33 @@ describe('backtest', () => {
     expect(failed.code).toBe(1);
     expect(failed.out).toMatch(/bad\.jsonl:2: expected/);
   });
+
+  it('a strategy that faults fails the command (exit 1), naming it, the virtual time and the error; the report is written', async () => {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+    doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: Date.parse('2026-01-05T00:01:00Z') } }]);
+    const cfg = join(dir, 'faulty.yaml');
+    writeFileSync(cfg, doc.toString());
+    const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'faulty'), '--to', '2026-01-05T00:03:00Z']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('backtest failed: strategy broken faulted at 2026-01-05T00:01:04.050Z: 5 errors, the last in onMarket: no price for cmt_ethusdt at 1767571264050');
+    const report = JSON.parse(readFileSync(join(dir, 'faulty', 'report.json'), 'utf8')) as { faults: Array<{ strategy: string; at: string }> };
+    expect(report.faults.map((f) => [f.strategy, f.at])).toEqual([['broken', '2026-01-05T00:01:04.050Z']]);
+  });
+
+  it('strategy logs show on stderr at the configured log.level, timed in virtual time', async () => {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    doc.set('strategyDirs', ['test/fixtures/strategies']);
+    doc.set('strategies', [{ id: 'talk', name: 'chatty', symbols: ['BTCUSDT_SPBL'] }]);
+    doc.setIn(['log', 'level'], 'info');
+    const cfg = join(dir, 'chatty.yaml');
+    writeFileSync(cfg, doc.toString());
+    const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'chatty'), '--to', '2026-01-05T00:01:00Z']);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n').filter((l) => l.includes('"strategy":"talk"')).map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
+    expect(lines.map((l) => [l.time, l.level, l.msg])).toEqual([['2026-01-05T00:00:01.050Z', 'info', 'first look'], ['2026-01-05T00:00:01.050Z', 'warn', 'nothing to do']]);
+  });
 });
+

@@ -193,7 +193,7 @@ describe('sextant run with a strategy that never returns', () => {
       }, 20_000);
       expect(strategies).toEqual([
         { id: 'mm-btc', errors: 0, faulted: false },
-        { id: 'loop', errors: 1, faulted: true, reason: 'onMarket ran over its 300 ms budget and was stopped' },
+        { id: 'loop', errors: 1, faulted: true, hook: 'onMarket', error: 'ran over its 300 ms budget and was stopped', reason: 'onMarket ran over its 300 ms budget and was stopped', atMs: expect.any(Number) },
       ]);
       // The other strategy goes on: its orders reach the venue.
       await waitFor('an order', async () => (/sextant_intents_total\{strategy="mm-btc",kind="place"\} [1-9]/.test(await (await get(`${opsUrl}/metrics`)).text()) ? true : undefined), 20_000);

@@ -53,6 +53,8 @@ describe('report.html', () => {
           equity: count(document.getElementById('equity')!),
           drawdown: count(document.getElementById('drawdown')!),
           metrics: document.querySelectorAll('table tr').length,
+          figures: Array.from(document.querySelectorAll('#metrics th')).map((th) => th.textContent),
+          strategies: Array.from(document.querySelectorAll('#strategies th')).map((th) => th.textContent),
           venue: Array.from(document.querySelectorAll('#venue th')).map((th) => th.textContent),
         };
       });
@@ -60,6 +62,9 @@ describe('report.html', () => {
       expect(drawn.prices).toHaveLength(2);
       for (const n of [...drawn.prices, drawn.equity, drawn.drawdown]) expect(n).toBeGreaterThan(2000);
       expect(drawn.metrics).toBeGreaterThan(10);
+      // The strategy's PnL first, buy-and-hold of the starting account beside it; each strategy's own PnL.
+      expect(drawn.figures.slice(0, 4)).toEqual(['strategyPnl', 'strategyReturnPct', 'buyAndHoldPnl', 'buyAndHoldReturnPct']);
+      expect(drawn.strategies).toEqual(expect.arrayContaining(['mm-btc', 'grid-eth']));
       // The table names what the simulated venue counted: weight used per pool and the 429s.
       expect(drawn.venue).toEqual(expect.arrayContaining(['round trip (ms)', 'requests', 'weight used futures:ip', 'weight used spot:uid', '429s simulated', 'polls skipped']));
     } finally {

@@ -67,3 +67,55 @@ describe('futures-grid: the stop-loss', () => {
     expect(flat.filter((i) => i.kind === 'cancel-trigger')).toEqual([{ kind: 'cancel-trigger', symbol: inst.symbol, orderId: 'sl9' }]);
   });
 });
+
+describe('futures-grid: the stop-loss is sized to what is held', () => {
+  it('placed for the position, replaced when it changes (the one replaced is never adopted), cancelled when flat', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    const first = grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')]), nowMs: 1000 }) as StrategyIntent[];
+    expect(first.filter((i) => i.kind === 'place-trigger').map((i) => (i as Extract<StrategyIntent, { kind: 'place-trigger' }>).size.toString())).toEqual(['0.01']);
+    grid.onEvent!(c, { type: 'accepted', orderId: 'sl1', trigger: true, strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'x1', atMs: 1000 });
+    const listed = (id: string, size: string): Order => ({ ...resting('9600', size, true), orderId: id, status: 'untriggered' });
+    // Unchanged: left alone.
+    expect((grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')], [listed('sl1', '0.01')]), nowMs: 2000 }) as StrategyIntent[]).filter((i) => i.kind.endsWith('trigger'))).toEqual([]);
+    // A second level bought: the stop follows the position.
+    const grown = grid.onMarket!(c, { ...u('9790', [long('0.02', '9850')], [listed('sl1', '0.01')]), nowMs: 3000 }) as StrategyIntent[];
+    expect(grown.filter((i) => i.kind.endsWith('trigger')).map((i) => [i.kind, i.kind === 'place-trigger' ? i.size.toString() : (i as { orderId: string }).orderId])).toEqual([['cancel-trigger', 'sl1'], ['place-trigger', '0.02']]);
+    // Its answer lost, the old one still listed: not adopted; the new one, once listed, is.
+    grid.onMarket!(c, { ...u('9790', [long('0.02', '9850')], [listed('sl1', '0.01')]), nowMs: 4000 });
+    expect(c.state.stopLoss).toBe('pending');
+    grid.onMarket!(c, { ...u('9790', [long('0.02', '9850')], [listed('sl2', '0.02')]), nowMs: 5000 });
+    expect(c.state.stopLoss).toBe('sl2');
+    expect((grid.onMarket!(c, { ...u('10100', []), nowMs: 6000 }) as StrategyIntent[]).filter((i) => i.kind.endsWith('trigger'))).toEqual([{ kind: 'cancel-trigger', symbol: inst.symbol, orderId: 'sl2' }]);
+  });
+});
+
+describe('futures-grid: take-profits never exceed the position', () => {
+  const tp = (price: string, size: string): Order => ({ ...resting(price, size, true), orderId: `tp${price}`, clientOid: `tp${price}` });
+  const places = (out: StrategyIntent[]) => out.flatMap((i) => (i.kind === 'place' ? i.orders : []));
+  const cancels = (out: StrategyIntent[]) => out.flatMap((i) => (i.kind === 'cancel' ? i.clientOids ?? [] : []));
+
+  it('a resting take-profit stays where it is, even once the price passed it (it is filling)', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    c.state.stopLoss = 'sl1';
+    const out = grid.onMarket!(c, u('10050', [long('0.01', '9900')], [resting('9800'), resting('9700'), tp('9999', '0.01')])) as StrategyIntent[];
+    expect(cancels(out)).toEqual([]);
+    expect(places(out)).toEqual([]);
+  });
+
+  it('a level bought after the take-profit was placed gets its own, for what is not covered', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    c.state.stopLoss = 'sl1';
+    const out = grid.onMarket!(c, u('9790', [long('0.02', '9850')], [resting('9700'), tp('9999', '0.01')])) as StrategyIntent[];
+    expect(cancels(out)).toEqual([]);
+    expect(places(out)).toEqual([{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('9948.5'), size: d('0.01'), positionSide: 'long', reduceOnly: true }]);
+    // Partly filled: what is left of it counts.
+    const partly = { ...tp('9999', '0.01'), filledSize: d('0.004') };
+    const after = grid.onMarket!(c, u('9790', [long('0.016', '9850')], [resting('9700'), partly])) as StrategyIntent[];
+    expect(places(after).map((o) => o.size.toString())).toEqual(['0.01']);
+    // Flat: the take-profits left are cancelled.
+    expect(cancels(grid.onMarket!(c, u('10100', [], [resting('9700'), tp('9999', '0.01')])) as StrategyIntent[])).toEqual(['tp9999']);
+  });
+});

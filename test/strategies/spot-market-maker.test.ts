@@ -12,10 +12,10 @@ function ctx(): StrategyContext<ReturnType<typeof mm.params.parse>> {
   return { id: 'mm', params: mm.params.parse({}), symbols: ['BTCUSDT_SPBL'], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
 }
 
-function update(last: string, base: string, open: Order[] = []): MarketUpdate {
+function update(last: string, base: string, open: Order[] = [], book?: { bid: string; ask: string }): MarketUpdate {
   return {
     nowMs: 0,
-    tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]),
+    tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: book ? d(book.bid) : null, bestAsk: book ? d(book.ask) : null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]),
     openOrders: open,
     positions: [],
     balances: [{ surface: 'spot', asset: 'BTC', available: d(base), frozen: d('0'), total: d(base) }],
@@ -51,5 +51,23 @@ describe('spot-market-maker', () => {
     const orders = (long[0] as { orders: Array<{ side: string; price: Decimal }> }).orders;
     expect(orders.map((o) => o.side)).toEqual(['sell']);
     expect(orders[0]!.price.lt(d('90090'))).toBe(true);
+  });
+
+  it('an inventory past the maximum shifts quotes by skewBps at most: the ask stays over the last trade (post-only)', () => {
+    const c = ctx();
+    mm.onMarket!(c, update('90000', '1'));
+    // Three times maxInventory long (orders filled while others were under way): skewed by 10 bps, not 30.
+    const out = mm.onMarket!(c, update('90000', '1.03'))!;
+    const orders = (out[0] as { orders: Array<{ side: string; price: Decimal }> }).orders;
+    expect(orders.map((o) => [o.side, o.price.toString()])).toEqual([['sell', '90000.1']]);
+  });
+
+  it('with the book in the ticker, a bid stays under the best ask and an ask over the best bid', () => {
+    const c = { ...ctx(), params: mm.params.parse({ halfSpreadBps: 1, skewBps: 0 }) };
+    // The book moved up past the last trade: an ask 1 bp over the last trade (90009) would take the bid at 90020.
+    const up = mm.onMarket!(c, update('90000', '1', [], { bid: '90020', ask: '90020.2' }))!;
+    expect((up[0] as { orders: Array<{ side: string; price: Decimal }> }).orders.map((o) => [o.side, o.price.toString()])).toEqual([['buy', '89991'], ['sell', '90020.1']]);
+    const down = mm.onMarket!({ ...c, state: {} }, update('90000', '1', [], { bid: '89979.8', ask: '89980' }))!;
+    expect((down[0] as { orders: Array<{ side: string; price: Decimal }> }).orders.map((o) => [o.side, o.price.toString()])).toEqual([['buy', '89979.9'], ['sell', '90009']]);
   });
 });

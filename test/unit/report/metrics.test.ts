@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { Fill } from '../../../src/domain/market.js';
-import { computeMetrics, realize } from '../../../src/report/metrics.js';
+import { computeMetrics, realize, strategyPnls } from '../../../src/report/metrics.js';
 
 const d = (s: string) => Decimal.from(s);
-const fill = (side: 'buy' | 'sell', price: string, size: string, fee = '0'): Fill => ({ symbol: 'X', orderId: '1', fillId: `${side}${price}`, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs: 0 });
+const fill = (side: 'buy' | 'sell', price: string, size: string, fee = '0', symbol = 'X', orderId = '1'): Fill => ({ symbol, orderId, fillId: `${side}${price}`, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs: 0 });
 
 describe('realised PnL (average cost)', () => {
   it('longs, partial closes, flips to short, fees', () => {
@@ -14,9 +14,43 @@ describe('realised PnL (average cost)', () => {
 });
 
 describe('metrics', () => {
-  it('PnL, drawdown, win rate and profit factor', () => {
-    const eq = ['100', '110', '99', '121'].map((e, i) => ({ ts: i, equity: d(e) }));
+  it('drawdown, win rate and profit factor', () => {
+    const eq = ['100', '110', '99', '121'].map((e, i) => ({ ts: i, equity: d(e), hold: d('100') }));
     const m = computeMetrics(eq, realize([fill('buy', '10', '1'), fill('sell', '12', '1'), fill('buy', '10', '1'), fill('sell', '9', '1')]), [true, false, true, true], 1);
-    expect(m).toMatchObject({ netPnl: '21.00000000', returnPct: '21', maxDrawdownPct: '10', fills: 4, winRatePct: '50', profitFactor: '2', exposurePct: '75' });
+    expect(m).toMatchObject({ accountPnl: '21.00000000', accountReturnPct: '21', maxDrawdownPct: '10', fills: 4, winRatePct: '50', profitFactor: '2', exposurePct: '75' });
+  });
+
+  it('the strategy PnL leaves out the move of the starting holdings; buy-and-hold is that move', () => {
+    // An account of 1 unit at 100 plus 100 in cash. The price falls to 80; trading earned 5 meanwhile.
+    const eq = [
+      { ts: 0, equity: d('200'), hold: d('200') },
+      { ts: 1, equity: d('185'), hold: d('180') },
+    ];
+    const m = computeMetrics(eq, [], [], 1);
+    expect(m).toMatchObject({
+      strategyPnl: '5.00000000', strategyReturnPct: '2.5', buyAndHoldPnl: '-20.00000000', buyAndHoldReturnPct: '-10',
+      accountPnl: '-15.00000000', accountReturnPct: '-7.5', startEquity: '200.00000000', endEquity: '185.00000000',
+    });
+  });
+});
+
+describe('each strategy\'s PnL from its own fills', () => {
+  it('realised at average cost with fees, plus what it still holds at the last price; books apart per strategy', () => {
+    const fills = [
+      fill('buy', '100', '2', '0.2', 'X', 'a1'), // a: long 2 at 100
+      fill('sell', '110', '1', '0.11', 'X', 'a2'), // a: realises 10, holds 1 at 100
+      fill('sell', '105', '1', '0.1', 'X', 'b1'), // b: short 1 at 105 on the same symbol
+      fill('buy', '50', '1', '0', 'Y', 'b2'), // b: long 1 of Y at 50
+    ];
+    const owner: Record<string, string> = { a1: 'a', a2: 'a', b1: 'b', b2: 'b' };
+    const last: Record<string, string> = { X: '120', Y: '40' };
+    const pnl = strategyPnls(fills, (f) => owner[f.orderId]!, (s) => d(last[s]!));
+    expect(pnl).toEqual({
+      a: { realized: '9.69000000', unrealized: '20.00000000', fees: '0.31000000', pnl: '29.69000000', fills: 2 },
+      b: { realized: '-0.10000000', unrealized: '-25.00000000', fees: '0.10000000', pnl: '-25.10000000', fills: 2 },
+    });
+    // Together: what every fill earned against the last price, fees paid.
+    const total = fills.reduce((a, f) => a.add((f.side === 'buy' ? f.size : f.size.neg()).mul(d(last[f.symbol]!).sub(f.price))).sub(f.fee), Decimal.ZERO);
+    expect(d(pnl.a!.pnl).add(d(pnl.b!.pnl)).eq(total)).toBe(true);
   });
 });

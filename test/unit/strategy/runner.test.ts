@@ -42,7 +42,19 @@ describe('strategy runner', () => {
     for (let i = 0; i < 5; i++) runner.onMarket(() => update);
     expect(intents).toHaveLength(5);
     expect(intents.every((i) => i.strategyId === 'g')).toBe(true);
-    expect(runner.status()).toEqual([{ id: 'g', errors: 0, faulted: false }, { id: 'b', errors: 3, faulted: true, reason: '3 errors, the last in onMarket: boom' }]);
+    expect(runner.status()).toEqual([{ id: 'g', errors: 0, faulted: false }, { id: 'b', errors: 3, faulted: true, hook: 'onMarket', error: 'boom', reason: '3 errors, the last in onMarket: boom' }]);
+  });
+
+  it('a fault carries its time by the runner\'s clock, the hook and the error', () => {
+    const clock = new ManualClock(1_767_571_201_000);
+    const failing = defineStrategy({ name: 'failing', params: z.strictObject({}), onMarket: () => { throw new Error(`bad at ${clock.now()}`); } });
+    const runner = new StrategyRunner([{ cfg: { id: 'f', name: 'failing', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(failing) }], instruments, silentLogger, 2, undefined, undefined, { clock });
+    runner.onMarket(() => update);
+    clock.advance(1500);
+    runner.onMarket(() => update);
+    clock.advance(1500);
+    runner.onMarket(() => update);
+    expect(runner.status()).toEqual([{ id: 'f', errors: 2, faulted: true, atMs: 1_767_571_202_500, hook: 'onMarket', error: 'bad at 1767571202500', reason: '2 errors, the last in onMarket: bad at 1767571202500' }]);
   });
 
   it('params are validated by the strategy schema; every problem is listed', () => {
@@ -62,7 +74,7 @@ describe('strategy runner', () => {
     const runner = new StrategyRunner([{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }], instruments, silentLogger, 2);
     runner.onMarket(() => update);
     runner.onMarket(() => update);
-    expect(runner.status()).toEqual([{ id: 'o', errors: 2, faulted: true, reason: '2 errors, the last in onMarket: undefined' }]);
+    expect(runner.status()).toEqual([{ id: 'o', errors: 2, faulted: true, hook: 'onMarket', error: 'undefined', reason: '2 errors, the last in onMarket: undefined' }]);
   });
 
   it('an intent for a symbol the instance does not trade is refused', () => {
@@ -116,7 +128,7 @@ describe('hook time budget (hookTimeoutMs)', () => {
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
     expect(runner.status()).toEqual([
-      { id: 'l', errors: 1, faulted: true, reason: 'onMarket ran over its 100 ms budget and was stopped' },
+      { id: 'l', errors: 1, faulted: true, hook: 'onMarket', error: 'ran over its 100 ms budget and was stopped', reason: 'onMarket ran over its 100 ms budget and was stopped' },
       { id: 'g', errors: 0, faulted: false },
     ]);
     runner.onMarket(() => update);
@@ -178,7 +190,7 @@ describe('hook time budget (hookTimeoutMs)', () => {
     runner.onMarket(() => update);
     expect(intents).toHaveLength(2);
     expect(intents[0]).toMatchObject({ kind: 'place', strategyId: 'g', symbol: 'BTCUSDT_SPBL' });
-    expect(runner.status()[1]).toEqual({ id: 'b', errors: 2, faulted: true, reason: '2 errors, the last in onMarket: boom' });
+    expect(runner.status()[1]).toEqual({ id: 'b', errors: 2, faulted: true, hook: 'onMarket', error: 'boom', reason: '2 errors, the last in onMarket: boom' });
     expect(saved.get('c')).toBe('{"n":2}');
   });
 
