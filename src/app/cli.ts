@@ -1,14 +1,14 @@
-// The `sextant` command line (commander): run, config check, api.
+// The `sextant` command line (commander): run, plan, config check, api, and the other commands.
 import cliProgress from 'cli-progress';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, formatIssue, loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError, formatIssue, inFileOrder, loadConfig, type ConfigIssue, type LoadedConfig } from '../config/load.js';
 import { ENDPOINTS, ENDPOINT_IDS, isEndpointId, maxWeights, type EndpointId } from '../exchange/endpoints.js';
 import { ExchangeError } from '../exchange/errors.js';
 import { planBucket } from '../exchange/live/rate-limiter.js';
 import { parseJson, stringifyJson } from '../exchange/wire/json.js';
 import type { RequestOf } from '../exchange/wire/requests.js';
 import { systemClock } from '../util/clock.js';
-import { createLogger, redactUrlCredentials, registerUrlCredentials, scrubSecrets, type LogLevel } from '../util/logger.js';
+import { createLogger, redactUrlCredentials, registerUrlCredentials, scrubSecrets, type Logger, type LogLevel } from '../util/logger.js';
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 import { RiskGate } from '../execution/risk.js';
@@ -18,7 +18,7 @@ import { listOrders, settleOrder, SETTLE_AS, type SettleAs } from './orders-comm
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBacktest } from './backtest.js';
+import { BacktestFaultError, backtestSummary, runBacktest } from './backtest.js';
 import { readSweep, runSweep } from './sweep.js';
 import { startDaemon } from './daemon.js';
 import { synthesize } from './synth.js';
@@ -26,6 +26,9 @@ import { importOhlcvCsv, record, writeReplayFile } from './data-files.js';
 import { MarketData } from '../data/market-data.js';
 import { checkPollingPlan } from './poll-plan.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';
+import { checkConfig, type ConfigCheck } from './config-check.js';
+import { describeVenue, openCommandVenue } from './command-venue.js';
+import { fetchInstruments, knownInstruments, simulatorInstruments, type SymbolSource } from './instrument-list.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -43,6 +46,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+function reportIssues(issues: ConfigIssue[], file: string, io: Io): void {
+  for (const i of issues) io.err(formatIssue(i));
+  io.err(`${issues.length} error${issues.length === 1 ? '' : 's'} in ${file}`);
+}
+
+/** Loads a config file for a command that runs no strategies: the schema and the polling plan. */
 function loadOrReport(file: string, io: Io): LoadedConfig | undefined {
   try {
     const loaded = loadConfig(file);
@@ -53,12 +62,38 @@ function loadOrReport(file: string, io: Io): LoadedConfig | undefined {
     return loaded;
   } catch (err) {
     if (err instanceof ConfigError) {
-      for (const i of err.issues) io.err(formatIssue(i));
-      io.err(`${err.issues.length} error${err.issues.length === 1 ? '' : 's'} in ${file}`);
+      reportIssues(err.issues, file, io);
       return undefined;
     }
     throw err;
   }
+}
+
+/**
+ * Loads a config file and checks everything `run` would refuse (checkConfig), reporting every problem; `symbols`
+ * gives the instrument list to check symbols against (by default the simulator's or the cached one).
+ */
+async function loadAndCheck(file: string, io: Io, symbols?: (loaded: LoadedConfig) => Promise<SymbolSource> | SymbolSource): Promise<ConfigCheck | undefined> {
+  const list = symbols ?? ((l: LoadedConfig) => knownInstruments(l.config));
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(file);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // The rest of the file is checked too: every problem at once, the schema's and the others.
+    const rest = err.partial ? (await checkConfig(err.partial.loaded, { instruments: knownInstruments(err.partial.loaded.config), skipStrategies: err.partial.skipStrategies })).issues : [];
+    const seen = new Set(err.issues.map(formatIssue));
+    reportIssues(inFileOrder([...err.issues, ...rest.filter((i) => !seen.has(formatIssue(i)))]), file, io);
+    return undefined;
+  }
+  const ex = loaded.config.exchange;
+  for (const url of [ex.spotBaseUrl, ex.futuresBaseUrl, ex.rateLimit.redis?.url]) registerUrlCredentials(url);
+  const check = await checkConfig(loaded, { instruments: await list(loaded) });
+  if (check.issues.length) {
+    reportIssues(check.issues, file, io);
+    return undefined;
+  }
+  return check;
 }
 
 /** Builds the request parameters of `api` from --query pairs or a --body JSON text. */
@@ -102,7 +137,10 @@ async function apiCommand(idArg: string, opts: { query: string[]; body?: string;
   const loaded = loadOrReport(opts.config, io);
   if (!loaded) return 1;
   const logger = createLogger({ level: opts.logLevel, fd: 2, base: { app: 'sextant', cmd: 'api' } });
-  const client = createLiveClient(loaded, logger.child({ component: 'cli' }), systemClock);
+  // The venue `run` would trade: for sim.embedded, a simulator started for this call (said on stderr).
+  const venue = await openCommandVenue(loaded, logger, systemClock);
+  if (venue.embedded) io.err(`sextant api: calling ${venue.where}`);
+  const client = createLiveClient(venue.loaded, logger.child({ component: 'cli' }), systemClock);
   try {
     const payload = await client.rest.call(id, params as RequestOf<typeof id>);
     io.out(stringifyJson(payload, 2));
@@ -115,18 +153,23 @@ async function apiCommand(idArg: string, opts: { query: string[]; body?: string;
     throw err;
   } finally {
     await client.close();
+    await venue.close();
   }
 }
 
-function planCommand(opts: { config: string }, io: Io): number {
-  const loaded = loadOrReport(opts.config, io);
-  if (!loaded) return 1;
+async function planCommand(opts: { config: string; offline?: boolean }, io: Io): Promise<number> {
+  // The venue's instrument list is read (and cached) unless --offline: symbols are checked against what `run` would see.
+  const logger = createLogger({ level: 'silent' });
+  const symbols = (l: LoadedConfig) => (opts.offline ? knownInstruments(l.config) : fetchInstruments(l, logger, systemClock));
+  const check = await loadAndCheck(opts.config, io, symbols);
+  if (!check) return 1;
+  const { loaded } = check;
   const { config } = loaded;
   const ex = config.exchange;
   io.out(`sextant — ${config.mode} configuration ${loaded.file} is valid`);
-  io.out(`  spot     ${redactUrlCredentials(ex.spotBaseUrl)}`);
-  io.out(`  futures  ${redactUrlCredentials(ex.futuresBaseUrl)}`);
-  io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : 'not set (public endpoints only)'}`);
+  for (const line of describeVenue(loaded)) io.out(line);
+  io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : config.sim.embedded ? 'not set (the simulator\'s demo keys)' : 'not set (public endpoints only)'}`);
+  for (const note of check.notes) io.out(`  ${note}`);
   io.out('');
   io.out('Endpoints (weights IP/UID):');
   for (const id of ENDPOINT_IDS) {
@@ -162,12 +205,16 @@ function backtestRange(opts: { data?: string; from?: string; to?: string }): { d
   return { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
 }
 
+/** A backtest trades the in-process simulator, whatever the mode: symbols are checked against its instruments. */
+const backtestSymbols = (l: LoadedConfig) => simulatorInstruments(l.config);
+
 async function backtestCommand(opts: { config: string; data?: string; from?: string; to?: string; out?: string }, io: Io): Promise<number> {
-  const loaded = loadOrReport(opts.config, io);
-  if (!loaded) return 1;
+  const check = await loadAndCheck(opts.config, io, backtestSymbols);
+  if (!check) return 1;
+  const { loaded } = check;
   try {
     const range = backtestRange(opts);
-    const logger = createLogger({ level: 'warn', fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
+    const logger = createLogger({ level: loaded.config.log.level, fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
     // A progress bar on a terminal; nothing when the output is piped.
     const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} events | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
     const onProgress = (done: number, total: number) => {
@@ -177,25 +224,27 @@ async function backtestCommand(opts: { config: string; data?: string; from?: str
       if (done >= total) bar.stop();
     };
     const r = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress });
-    io.out(`${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`);
-    io.out(`net PnL ${r.metrics.netPnl} (${r.metrics.returnPct} %), max drawdown ${r.metrics.maxDrawdownPct} %, Sharpe ${r.metrics.sharpe}, fills ${r.metrics.fills}, fees ${r.metrics.feesPaid}`);
+    for (const line of backtestSummary(r)) io.out(line);
     return 0;
   } catch (err) {
+    // A strategy fault: the run's files are written; its figures are printed before the failure.
+    if (err instanceof BacktestFaultError) for (const line of backtestSummary(err.result)) io.out(line);
     io.err(`backtest failed: ${(err as Error).message}`);
     return 1;
   }
 }
 
 async function sweepCommand(opts: { config: string; sweep: string; out?: string; data?: string; from?: string; to?: string }, io: Io): Promise<number> {
-  const loaded = loadOrReport(opts.config, io);
-  if (!loaded) return 1;
+  const check = await loadAndCheck(opts.config, io, backtestSymbols);
+  if (!check) return 1;
+  const { loaded } = check;
   try {
     const spec = readSweep(opts.sweep);
     const out = opts.out ?? join(loaded.config.backtest.out, 'sweep');
     mkdirSync(out, { recursive: true });
     const range = backtestRange(opts);
     const rows = await runSweep(opts.config, spec, out, range);
-    for (const r of rows.slice(0, 10)) io.out(`${String(r.rank).padStart(3)}  ${JSON.stringify(r.params)}  net ${r.metrics.netPnl}  dd ${r.metrics.maxDrawdownPct} %  fills ${r.metrics.fills}`);
+    for (const r of rows.slice(0, 10)) io.out(`${String(r.rank).padStart(3)}  ${JSON.stringify(r.params)}  strategy PnL ${r.metrics.strategyPnl}  dd ${r.metrics.maxDrawdownPct} %  fills ${r.metrics.fills}`);
     io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
     return 0;
   } catch (err) {
@@ -244,12 +293,16 @@ async function simCommand(opts: { config: string; port?: string; host?: string; 
 }
 
 async function daemonCommand(opts: { config: string }, io: Io): Promise<number> {
-  const loaded = loadOrReport(opts.config, io);
-  if (!loaded) return 1;
-  const logger = createLogger({ level: loaded.config.log.level });
+  // Everything the start would refuse, reported before anything starts; symbols against the venue's list read now
+  // (the logger is made once the config has loaded: it logs at the configured level).
+  let made: Logger | undefined;
+  const check = await loadAndCheck(opts.config, io, (l) => fetchInstruments(l, (made = createLogger({ level: l.config.log.level })).child({ component: 'config' }), systemClock));
+  if (!check || !made) return 1;
+  const logger = made;
+  for (const note of check.notes) logger.child({ component: 'config' }).info(note);
   let daemon;
   try {
-    daemon = await startDaemon(loaded, logger, systemClock);
+    daemon = await startDaemon(check.loaded, logger, systemClock);
   } catch (err) {
     io.err(`cannot start: ${(err as Error).message}`);
     return 1;
@@ -268,18 +321,21 @@ async function daemonCommand(opts: { config: string }, io: Io): Promise<number> 
     process.once('SIGINT', () => stop('SIGINT'));
     // SIGHUP: re-read the config; apply strategy params when everything validates, keep the old ones otherwise.
     process.on('SIGHUP', () => {
-      let next: LoadedConfig | undefined;
-      try {
-        next = loadConfig(opts.config);
-        const plan = checkPollingPlan(next);
-        if (plan.length) throw new ConfigError(plan);
-      } catch (err) {
-        const lines = err instanceof ConfigError ? err.issues.map(formatIssue) : [(err as Error).message];
-        logger.warn({ problems: lines }, 'config reload refused: the running config stays');
-        return;
-      }
-      const problems = daemon.reload(next);
-      if (problems.length) logger.warn({ problems }, 'config reload refused: the running config stays');
+      void (async () => {
+        let next: ConfigCheck;
+        try {
+          const loaded = loadConfig(opts.config);
+          // Symbols cannot change without a restart: the list known offline is enough.
+          next = await checkConfig(loaded, { instruments: knownInstruments(loaded.config) });
+          if (next.issues.length) throw new ConfigError(next.issues);
+        } catch (err) {
+          const lines = err instanceof ConfigError ? err.issues.map(formatIssue) : [(err as Error).message];
+          logger.warn({ problems: lines }, 'config reload refused: the running config stays');
+          return;
+        }
+        const problems = daemon.reload(next.loaded);
+        if (problems.length) logger.warn({ problems }, 'config reload refused: the running config stays');
+      })();
     });
   });
 }
@@ -300,19 +356,23 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
 
   program
     .command('plan')
-    .description('check the configuration and show what the daemon will use: endpoints, weights, rate-limit plan')
+    .description('check the configuration as `config check` does and show what the daemon will use: the venue, endpoints, weights, rate-limit plan (reads and caches the venue\'s instrument list)')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
-    .action((opts: { config: string }) => setCode(planCommand(opts, io)));
+    .option('--offline', 'do not read the venue\'s instrument list: check symbols against the cached one')
+    .action(async (opts: { config: string; offline?: boolean }) => setCode(await planCommand(opts, io)));
 
   const config = program.command('config').description('configuration tools');
   config
     .command('check')
-    .description('validate a config file; exits 0, or 1 listing every error')
+    .description('check a config file for everything `run` would refuse (schema, strategies and their params, schedules, cron, symbols, polling plan); exits 0, or 1 listing every error as file:line:col: path: message')
     .argument('<file>', 'YAML config file')
-    .action((file: string) => {
-      const loaded = loadOrReport(file, io);
-      if (loaded) io.out(`${file}: ok`);
-      setCode(loaded ? 0 : 1);
+    .action(async (file: string) => {
+      const check = await loadAndCheck(file, io);
+      if (check) {
+        io.out(`${file}: ok`);
+        for (const note of check.notes) io.out(`  ${note}`);
+      }
+      setCode(check ? 0 : 1);
     });
 
   program
@@ -472,7 +532,10 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
       if (!loaded) return setCode(1);
       const symbols = opts.symbols ? opts.symbols.split(',') : [...new Set(loaded.config.strategies.flatMap((s) => s.symbols))];
       const logger = createLogger({ level: 'warn', fd: 2 });
-      const client = createLiveClient({ ...loaded, credentials: undefined }, logger, systemClock);
+      // The venue `run` would trade: for sim.embedded, a simulator started for the recording.
+      const venue = await openCommandVenue(loaded, logger, systemClock);
+      io.err(`sextant record: recording ${symbols.join(', ')} from ${venue.where}`);
+      const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
       const data = new MarketData(client, {
         spotSymbols: symbols.filter((s) => !s.startsWith('cmt_')), futuresSymbols: symbols.filter((s) => s.startsWith('cmt_')),
         polls: loaded.config.daemon.polls, clock: systemClock, logger,
@@ -484,6 +547,7 @@ export function buildProgram(io: Io, setCode: (n: number) => void): Command {
       });
       const n = await record(data, opts.out, stop);
       await client.close();
+      await venue.close();
       io.out(`${opts.out}: ${n} records`);
       setCode(0);
     });

@@ -1,14 +1,31 @@
 // Scheduled jobs (node-cron): reconciliation, strategy schedules. Each job skips a run while the last is busy.
 // Schedules are in UTC, live and in backtests (where `nextFire` finds the instants in virtual time).
-import { createTask, parse, schedule, validate, type ScheduledTask } from 'node-cron';
+import { createTask, parse, schedule, validate, validateDetailed, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../util/logger.js';
+
+/**
+ * Why node-cron refuses an expression (5 fields, or 6 with seconds first; UTC), or undefined when it takes it. The
+ * reason comes from node-cron's own detailed check; `validate` (what scheduling uses) has the last word.
+ */
+export function cronProblem(expression: string): string | undefined {
+  if (validate(expression)) return undefined;
+  let reasons: string[] = [];
+  try {
+    reasons = validateDetailed(expression).errors.map((e) => e.message.replace(/ is a invalid /, ' is an invalid '));
+  } catch (err) {
+    reasons = [(err as Error).message];
+  }
+  const why = reasons.length ? reasons.join('; ') : 'not a cron expression';
+  return `invalid cron expression ${JSON.stringify(expression)}: ${why} (fields: [second] minute hour day-of-month month day-of-week)`;
+}
 
 export class Cron {
   private readonly tasks: ScheduledTask[] = [];
   constructor(private readonly logger: Logger) {}
 
   add(name: string, expression: string, job: () => Promise<void> | void): void {
-    if (!validate(expression)) throw new Error(`${name}: invalid cron expression ${JSON.stringify(expression)}`);
+    const problem = cronProblem(expression);
+    if (problem) throw new Error(`${name}: ${problem}`);
     let busy = false;
     const task = schedule(expression, async () => {
       if (busy) return;
@@ -41,7 +58,8 @@ const DAY_MS = 86_400_000;
  * the time of day found from its fields.
  */
 export function cronInstants(expression: string): (afterMs: number) => number | null {
-  if (!validate(expression)) throw new Error(`invalid cron expression ${JSON.stringify(expression)}`);
+  const problem = cronProblem(expression);
+  if (problem) throw new Error(problem);
   const f = parse(expression);
   const task = createTask(expression, () => undefined, { timezone: 'UTC' });
   // Only its matcher is used: out of node-cron's task registry (it never runs), or every call would stay there.

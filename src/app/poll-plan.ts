@@ -80,6 +80,7 @@ export function checkPollingPlan(loaded: LoadedConfig): ConfigIssue[] {
       const [worst, use] = [...per.entries()].sort((a, b) => b[1].weight - a[1].weight)[0]!;
       issues.push({
         file: loaded.file,
+        ...loaded.source?.locate(['daemon', 'polls'], worst),
         path: `daemon.polls.${worst}`,
         message: `polling uses ${Math.ceil(total)} ${pool.toUpperCase()} weight per ${budget.windowMs} ms on ${surface}, more than its share ${Math.floor(allowed)} (pollShare ${cfg.daemon.pollShare} of ${rl.usableFraction} × ${budget.budget}); slow down ${worst} (${Math.ceil(use.weight)} per window: ${use.what.join(', ')} per cycle)`,
       });

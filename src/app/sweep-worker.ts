@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../config/load.js';
 import { silentLogger } from '../util/logger.js';
 import { runBacktest } from './backtest.js';
+import { checkConfig } from './config-check.js';
 
 const { configFile, strategy, params, outDir, range } = workerData as {
   configFile: string;
@@ -12,7 +13,9 @@ const { configFile, strategy, params, outDir, range } = workerData as {
   range: { dataFile?: string; fromMs?: number; toMs?: number };
 };
 try {
-  const loaded = loadConfig(configFile, {});
+  // As the command checked it: strategy params with unquoted decimals read as written.
+  const { loaded, issues } = await checkConfig(loadConfig(configFile, {}));
+  if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
   const s = loaded.config.strategies.find((x) => x.id === strategy);
   if (!s) throw new Error(`no strategy instance ${strategy} in ${configFile}`);
   s.params = { ...s.params, ...params };

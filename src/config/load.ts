@@ -1,9 +1,10 @@
 // Loads a YAML config: parse, apply environment overrides, validate, and report every error at once with
 // file, line and path. Secrets come only from the environment or *_FILE secret files, never from YAML.
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
+import { LineCounter, parseDocument, isAlias, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { Credentials } from '../domain/credentials.js';
+import { safeParseNumbersAsWritten, type NumberTextAt } from './number-text.js';
 import { configSchema, type Config } from './schema.js';
 
 export interface ConfigIssue {
@@ -15,11 +16,33 @@ export interface ConfigIssue {
   message: string;
 }
 
+/**
+ * What can still be checked of a configuration with errors: the values in error left out (their defaults apply)
+ * and the strategies in error emptied (no symbols) and listed in `skipStrategies`, at their own indices.
+ */
+export interface PartialConfig {
+  loaded: LoadedConfig;
+  skipStrategies: ReadonlySet<number>;
+}
+
 export class ConfigError extends Error {
-  constructor(readonly issues: ConfigIssue[]) {
+  constructor(readonly issues: ConfigIssue[], readonly partial?: PartialConfig) {
     super(`invalid configuration:\n${issues.map(formatIssue).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** Issues in the order a reader meets them: by file, then line and column; those with no position after, as they came. */
+export function inFileOrder(issues: ConfigIssue[]): ConfigIssue[] {
+  const files = [...new Set(issues.map((i) => i.file))];
+  return issues
+    .map((issue, n) => ({ issue, n }))
+    .sort((a, b) =>
+      files.indexOf(a.issue.file) - files.indexOf(b.issue.file) ||
+      (a.issue.line ?? Infinity) - (b.issue.line ?? Infinity) ||
+      (a.issue.col ?? 0) - (b.issue.col ?? 0) ||
+      a.n - b.n)
+    .map((x) => x.issue);
 }
 
 export function formatIssue(i: ConfigIssue): string {
@@ -27,16 +50,26 @@ export function formatIssue(i: ConfigIssue): string {
   return `${where}: ${i.path || '(root)'}: ${i.message}`;
 }
 
+/** Where things are in the config file, for checks made after loading (strategy params, symbols, cron). */
+export interface ConfigSource {
+  /** Line and column of the node at `path` (of its key `key`, when given), or of its nearest ancestor in the file. */
+  locate(path: ReadonlyArray<PropertyKey>, key?: string): { line: number; col: number } | undefined;
+  /** The text of a number written at `path` exactly as in the file ("0.002"); undefined when no number is there. */
+  numberText(path: ReadonlyArray<PropertyKey>): string | undefined;
+}
+
 export interface LoadedConfig {
   config: Config;
   /** Present only when all three secrets are set. */
   credentials?: Credentials;
   file: string;
+  /** The parsed file (absent for a configuration not read from a file). */
+  source?: ConfigSource;
 }
 
 type Env = Record<string, string | undefined>;
 
-function dotted(path: ReadonlyArray<PropertyKey>): string {
+export function dotted(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
 }
 
@@ -54,7 +87,24 @@ function locate(doc: Document, lc: LineCounter, path: ReadonlyArray<PropertyKey>
   return undefined;
 }
 
-const SECRET_VARS = { apiKey: 'SEXTANT_API_KEY', apiSecret: 'SEXTANT_API_SECRET', passphrase: 'SEXTANT_API_PASSPHRASE' } as const;
+function sourceOf(doc: Document, lc: LineCounter): ConfigSource {
+  return {
+    locate: (path, key) => locate(doc, lc, path, key),
+    numberText: (path) => {
+      let node = doc.getIn(path as unknown[], true);
+      if (isAlias(node)) node = node.resolve(doc);
+      return isScalar(node) && typeof node.value === 'number' ? node.source : undefined;
+    },
+  };
+}
+
+export const SECRET_VARS = { apiKey: 'SEXTANT_API_KEY', apiSecret: 'SEXTANT_API_SECRET', passphrase: 'SEXTANT_API_PASSPHRASE' } as const;
+
+/** Environment variables that replace a key of the file: variable, key of `exchange`. */
+export const ENV_OVERRIDES: ReadonlyArray<readonly [string, 'spotBaseUrl' | 'futuresBaseUrl']> = [
+  ['SEXTANT_SPOT_BASE_URL', 'spotBaseUrl'],
+  ['SEXTANT_FUTURES_BASE_URL', 'futuresBaseUrl'],
+];
 
 /** Reads one secret from VAR or VAR_FILE (a path, as docker secrets mount them). Never echoes the value. */
 function readSecret(env: Env, name: string, issues: ConfigIssue[]): string | undefined {
@@ -112,11 +162,7 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
   }
   const data = structuredClone(raw) as Record<string, unknown>;
   // Environment overrides for the base URLs.
-  const overrides: Array<[string, string]> = [
-    ['SEXTANT_SPOT_BASE_URL', 'spotBaseUrl'],
-    ['SEXTANT_FUTURES_BASE_URL', 'futuresBaseUrl'],
-  ];
-  for (const [name, key] of overrides) {
+  for (const [name, key] of ENV_OVERRIDES) {
     const v = env[name];
     if (v) {
       const ex = (data.exchange ??= {}) as Record<string, unknown>;
@@ -133,20 +179,72 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
       }
     }
   }
-  const parsed = configSchema.safeParse(data);
-  if (!parsed.success) issues.push(...zodIssues(parsed.error.issues, doc, lc, file, env));
+  const source = sourceOf(doc, lc);
+  // A number written where a decimal string is expected is read from the file's text, never through a float.
+  const parsed = safeParseNumbersAsWritten(configSchema, data, doc.errors.length === 0 ? source.numberText : () => undefined);
+  if (!parsed.success) issues.push(...locatedIssues(parsed.issues, { file, source, env }));
   const credentials = readCredentials(env, issues);
-  if (issues.length > 0 || !parsed.success) throw new ConfigError(issues);
-  return { config: parsed.data, file, ...(credentials ? { credentials } : {}) };
+  if (issues.length > 0 || !parsed.success) {
+    const rest = doc.errors.length > 0 ? undefined : parsed.success ? { config: parsed.data, skipStrategies: new Set<number>() } : salvage(data, source.numberText);
+    throw new ConfigError(inFileOrder(issues), rest && { loaded: { config: rest.config, file, source }, skipStrategies: rest.skipStrategies });
+  }
+  return { config: parsed.data, file, source, ...(credentials ? { credentials } : {}) };
 }
 
-function zodIssues(list: z.core.$ZodIssue[], doc: Document, lc: LineCounter, file: string, env: Env): ConfigIssue[] {
+/**
+ * The configuration without what is in error, so the rest can be checked too (all errors at once): a value in
+ * error is left out (its default applies; when that is not enough, its parent), a strategy in error is emptied.
+ */
+function salvage(data: Record<string, unknown>, textAt: NumberTextAt): { config: Config; skipStrategies: Set<number> } | undefined {
+  const value = structuredClone(data);
+  const skip = new Set<number>();
+  const removed = new Set<string>();
+  const removeAt = (path: PropertyKey[]): boolean => {
+    let p = path;
+    while (p.length > 0 && removed.has(dotted(p))) p = p.slice(0, -1);
+    if (p.length === 0) return false;
+    removed.add(dotted(p));
+    let node = value as Record<PropertyKey, unknown> | undefined;
+    for (const key of p.slice(0, -1)) node = node?.[key] as Record<PropertyKey, unknown> | undefined;
+    if (node && typeof node === 'object') delete node[p[p.length - 1]!];
+    return true;
+  };
+  for (let round = 0; round < 32; round++) {
+    const parsed = safeParseNumbersAsWritten(configSchema, value, textAt);
+    if (parsed.success) {
+      const strategies = parsed.data.strategies.map((s, i) => (skip.has(i) ? { ...s, symbols: [] } : s));
+      return { config: { ...parsed.data, strategies }, skipStrategies: skip };
+    }
+    for (const iss of parsed.issues) {
+      const path = iss.path as PropertyKey[];
+      if (iss.code === 'custom' && path[0] === 'strategies' && typeof path[1] === 'number' && path[2] === 'id' && Array.isArray(value.strategies)) {
+        // A duplicate id: the instance is checked further under a stand-in id.
+        (value.strategies[path[1]] as Record<string, unknown>).id = `duplicate-${path[1]}`;
+      } else if (path[0] === 'strategies' && typeof path[1] === 'number' && Array.isArray(value.strategies)) {
+        skip.add(path[1]);
+        value.strategies[path[1]] = { id: `skipped-${path[1]}`, name: 'skipped', symbols: ['skipped'] };
+      } else if (iss.code === 'unrecognized_keys') {
+        for (const key of iss.keys) removeAt([...path, key]);
+      } else if (!removeAt(path)) {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Schema issues as config issues, each with its file, line and column: `base` is where the parsed value sits in
+ * the file (a strategy's params: `strategies[i].params`).
+ */
+export function locatedIssues(list: z.core.$ZodIssue[], at: { file: string; source?: ConfigSource; base?: ReadonlyArray<PropertyKey>; env?: Env }): ConfigIssue[] {
+  const { file, source, base = [], env = {} } = at;
   const out: ConfigIssue[] = [];
   for (const iss of list) {
-    const path = iss.path as PropertyKey[];
+    const path = [...base, ...(iss.path as PropertyKey[])];
     if (iss.code === 'unrecognized_keys') {
       for (const key of iss.keys) {
-        out.push({ file, ...locate(doc, lc, path, key), path: dotted([...path, key]), message: 'unknown key' });
+        out.push({ file, ...source?.locate(path, key), path: dotted([...path, key]), message: 'unknown key' });
       }
       continue;
     }
@@ -156,7 +254,7 @@ function zodIssues(list: z.core.$ZodIssue[], doc: Document, lc: LineCounter, fil
       out.push({ file: 'environment', path: fromEnv, message: iss.message });
       continue;
     }
-    out.push({ file, ...locate(doc, lc, path), path: p, message: iss.message });
+    out.push({ file, ...source?.locate(path), path: p, message: iss.message });
   }
   return out;
 }

@@ -1,240 +1,237 @@
-// The configuration schema (zod, strict: unknown keys fail) and every default, in one place.
+// The configuration schema (zod, strict: unknown keys fail), every default and every key's description, in one
+// place: docs/config.md is generated from it (`npm run docs:config`).
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
 
-const windowBudget = (budget: number, windowMs: number) =>
+const windowBudget = (budget: number, windowMs: number, what: string) =>
   z.strictObject({
-    budget: positiveInt.default(budget).describe('weight (or requests) allowed in any interval of windowMs'),
-    windowMs: positiveInt.default(windowMs),
-  }).prefault({});
+    budget: positiveInt.default(budget).describe('Weight (or requests) allowed in any interval of windowMs.'),
+    windowMs: positiveInt.default(windowMs).describe('Length of the window, in ms.'),
+  }).prefault({}).describe(what);
 
-const surfaceBudget = (ip: number, uid: number) =>
-  z.strictObject({ ip: windowBudget(ip, 10_000), uid: windowBudget(uid, 10_000) }).prefault({});
+const surfaceBudget = (ip: number, uid: number, surface: string) =>
+  z.strictObject({
+    ip: windowBudget(ip, 10_000, `Weight budget per IP address on ${surface}.`),
+    uid: windowBudget(uid, 10_000, `Weight budget per account (UID) on ${surface}: signed requests only.`),
+  }).prefault({});
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
+/** Plain decimal digits, as a decimal amount is written (quoted in YAML, or as a plain number read as written). */
+export const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
+
+/**
+ * A decimal amount: a quoted string ("0.001"), or a plain integer. The loader reads an unquoted fraction (0.001)
+ * from the file's own text, never through a binary float (src/config/number-text.ts).
+ */
+export const decimalText = z
+  .union([
+    z.string().regex(DECIMAL_TEXT, 'expected a non-negative decimal, e.g. "0.001"'),
+    z.number().int().nonnegative().transform((n) => String(n)),
+  ], { error: 'expected a non-negative decimal, e.g. "0.001"' })
+  .meta({ decimal: true });
+
 export const rateLimitSchema = z
   .strictObject({
-    // Venue budgets: futures 1000 weight / 10 s per IP and per UID; spot 500 / 10 s.
-    spot: surfaceBudget(500, 500),
-    futures: surfaceBudget(1000, 1000),
-    // Place / cancel / trigger endpoints: at most 10 requests per second.
-    orderRequests: windowBudget(10, 1000),
-    usableFraction: z.number().gt(0).max(1).default(0.9),
-    cooloffMs: positiveInt.default(10_000),
+    spot: surfaceBudget(500, 500, 'spot').describe('Spot budgets (the venue: 500 weight per 10 s per IP and per UID).'),
+    futures: surfaceBudget(1000, 1000, 'futures').describe('Futures budgets (the venue: 1000 weight per 10 s per IP and per UID).'),
+    orderRequests: windowBudget(10, 1000, 'Place / cancel / trigger endpoints: the venue takes at most 10 requests per second.'),
+    usableFraction: z.number().gt(0).max(1).default(0.9).describe('Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key).'),
+    cooloffMs: positiveInt.default(10_000).describe('After a 429, the whole surface pauses this long.'),
     redis: z
       .strictObject({
-        url: z.url({ protocol: /^rediss?$/, error: 'expected a redis:// URL' }),
-        keyPrefix: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('sextant'),
+        url: z.url({ protocol: /^rediss?$/, error: 'expected a redis:// URL' }).describe('redis:// or rediss:// URL of the shared datastore.'),
+        keyPrefix: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('sextant').describe('Prefix of the limiter keys: processes with the same prefix share one budget.'),
       })
-      .optional(),
+      .optional()
+      .describe('Several processes share the budget through Redis; absent: this process alone.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('Client-side rate limiting: every request, reads included, is charged its endpoint\'s IP and UID weights.');
 
 export const exchangeSchema = z
   .strictObject({
-    spotBaseUrl: httpUrl.default('https://api-spot.weex.com'),
-    futuresBaseUrl: httpUrl.default('https://api-contract.weex.com'),
-    locale: z.string().regex(/^[a-z]{2}-[A-Z]{2}$/, 'expected a locale like en-US').default('en-US'),
-    timeoutMs: positiveInt.max(120_000).default(10_000),
+    spotBaseUrl: httpUrl.default('https://api-spot.weex.com').describe('Spot REST base URL (/api/v2); SEXTANT_SPOT_BASE_URL overrides it. Not used with sim.embedded.'),
+    futuresBaseUrl: httpUrl.default('https://api-contract.weex.com').describe('Futures REST base URL (/capi/v2); SEXTANT_FUTURES_BASE_URL overrides it. Not used with sim.embedded.'),
+    locale: z.string().regex(/^[a-z]{2}-[A-Z]{2}$/, 'expected a locale like en-US').default('en-US').describe('Sent in the `locale` header of every request (the language of the venue\'s messages).'),
+    timeoutMs: positiveInt.max(120_000).default(10_000).describe('Timeout of one HTTP request, in ms.'),
     retry: z
       .strictObject({
-        attempts: positiveInt.max(10).default(3),
-        baseDelayMs: positiveInt.default(250),
-        maxDelayMs: positiveInt.default(5_000),
+        attempts: positiveInt.max(10).default(3).describe('Tries in all of a read that fails with a retryable error.'),
+        baseDelayMs: positiveInt.default(250).describe('Backoff before the second try, in ms; it doubles each try up to maxDelayMs (jittered: from half of it to all of it).'),
+        maxDelayMs: positiveInt.default(5_000).describe('Longest backoff delay, in ms.'),
       })
-      .prefault({}),
-    maxPages: positiveInt.max(1000).default(20),
-    /** How spot open orders are read: S15 (the venue's current-orders endpoint) or S1 (order history pages). */
-    spotOpenOrders: z.enum(['S15', 'S1']).default('S15'),
-    /**
-     * Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed
-     * requests stop: the venue disables keys after frequent invalid requests. A success clears the count.
-     */
-    authFailuresBeforeHalt: positiveInt.max(100).default(3),
+      .prefault({})
+      .describe('Retries of reads (network, timeout, 429, 5xx). Writes are never retried blindly.'),
+    maxPages: positiveInt.max(1000).default(20).describe('Most pages one paged read walks (open orders, order history).'),
+    spotOpenOrders: z.enum(['S15', 'S1']).default('S15').describe('How spot open orders are read: S15 (the venue\'s current-orders endpoint) or S1 (order history pages).'),
+    authFailuresBeforeHalt: positiveInt.max(100).default(3).describe(
+      'Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed requests stop: the venue disables keys after frequent invalid requests. A success clears the count.',
+    ),
     rateLimit: rateLimitSchema,
   })
-  .prefault({});
-
-/** A decimal amount: a quoted string ("0.001"), or a plain integer. Unquoted fractions would pass through a float. */
-const decimalText = z.union([
-  z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal number as a string, e.g. "0.001"'),
-  z.number().int().nonnegative().transform((n) => String(n)),
-]);
+  .prefault({})
+  .describe('The venue: base URLs, timeouts, retries, rate limits. Keys come from the environment only.');
 
 const instrumentSpec = z.strictObject({
-  surface: z.enum(['spot', 'futures']),
-  symbol: z.string().regex(/^([A-Z0-9]+_SPBL|cmt_[a-z0-9]+)$/, 'expected BASEQUOTE_SPBL (spot) or cmt_basequote (futures)'),
-  base: z.string().min(1),
-  quote: z.string().min(1),
-  priceDecimals: z.number().int().min(0).max(12),
-  sizeDecimals: z.number().int().min(0).max(12),
-  priceEndStep: z.number().int().min(1).max(9).default(1),
-  minSize: decimalText,
-  maxSize: decimalText,
-  makerFeeRate: decimalText,
-  takerFeeRate: decimalText,
-  limitPriceRatio: decimalText.default('0.05'),
-  contractValue: decimalText.optional(),
-  maxPositionSize: decimalText.optional(),
-  maxLeverage: z.number().int().min(1).max(500).optional(),
-  startPrice: decimalText,
-  volBps: z.number().int().min(1).max(1000).default(3),
+  surface: z.enum(['spot', 'futures']).describe('Spot pair or USDT-margined futures contract.'),
+  symbol: z.string().regex(/^([A-Z0-9]+_SPBL|cmt_[a-z0-9]+)$/, 'expected BASEQUOTE_SPBL (spot) or cmt_basequote (futures)').describe('Venue symbol: BASEQUOTE_SPBL (spot) or cmt_basequote (futures).'),
+  base: z.string().min(1).describe('Base currency, e.g. BTC.'),
+  quote: z.string().min(1).describe('Quote currency, e.g. USDT.'),
+  priceDecimals: z.number().int().min(0).max(12).describe('Decimal places of prices.'),
+  sizeDecimals: z.number().int().min(0).max(12).describe('Decimal places of sizes (the size step is 10^-sizeDecimals).'),
+  priceEndStep: z.number().int().min(1).max(9).default(1).describe('The last price digit moves in steps of this (tick = priceEndStep × 10^-priceDecimals).'),
+  minSize: decimalText.describe('Smallest order size.'),
+  maxSize: decimalText.describe('Largest order size.'),
+  makerFeeRate: decimalText.describe('Maker fee rate (0.001 = 0.1 %).'),
+  takerFeeRate: decimalText.describe('Taker fee rate.'),
+  limitPriceRatio: decimalText.default('0.05').describe('Allowed distance of a limit price from the market (0.05 = 5 %).'),
+  contractValue: decimalText.optional().describe('Futures: base currency per contract.'),
+  maxPositionSize: decimalText.optional().describe('Futures: largest position.'),
+  maxLeverage: z.number().int().min(1).max(500).optional().describe('Futures: highest leverage.'),
+  startPrice: decimalText.describe('Start price of the synthetic market.'),
+  volBps: z.number().int().min(1).max(1000).default(3).describe('Volatility of the synthetic market per tick, in basis points.'),
 });
 
 export const simSchema = z
   .strictObject({
-    /** `sextant run` starts the simulator on loopback and trades against it (the base URLs are ignored). */
-    embedded: z.boolean().default(false),
-    seed: z.number().int().min(0).max(0xffffffff).default(42),
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(8787),
-    /** One market tick per symbol every tickIntervalMs. */
-    tickIntervalMs: positiveInt.default(250),
-    /** Final orders and fills the simulator keeps per symbol for history reads (bounds its memory). */
-    retainOrders: positiveInt.default(10_000),
-    /** Replay recorded ticks (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]) instead of the synthetic market. */
-    replayFile: z.string().min(1).optional(),
+    embedded: z.boolean().default(false).describe('`sextant run` starts the simulator on loopback and trades against it (the base URLs are not used); `plan`, `api` and `record` use it too.'),
+    seed: z.number().int().min(0).max(0xffffffff).default(42).describe('Seed of the synthetic market: the same seed gives the same market.'),
+    host: z.string().min(1).default('127.0.0.1').describe('Address `sextant sim` binds (the embedded simulator is always on loopback).'),
+    port: z.number().int().min(0).max(65535).default(8787).describe('Port of the simulator; 0 picks a free one.'),
+    tickIntervalMs: positiveInt.default(250).describe('One market tick per symbol every tickIntervalMs.'),
+    retainOrders: positiveInt.default(10_000).describe('Final orders and fills the simulator keeps per symbol for history reads (bounds its memory).'),
+    replayFile: z.string().min(1).optional().describe('Replay recorded ticks (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]) instead of the synthetic market.'),
     accounts: z
       .strictObject({
-        spot: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalText).default({ USDT: '100000', BTC: '1', ETH: '20', SOL: '500' }),
-        futuresCollateral: decimalText.default('100000'),
-        leverage: z.number().int().min(1).max(125).default(20),
+        spot: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalText).default({ USDT: '100000', BTC: '1', ETH: '20', SOL: '500' }).describe('Starting spot balances by asset (also the paper balances of dry-run).'),
+        futuresCollateral: decimalText.default('100000').describe('Starting futures collateral, in USDT.'),
+        leverage: z.number().int().min(1).max(125).default(20).describe('Futures leverage.'),
       })
-      .prefault({}),
-    /** Replaces the built-in instruments when given. */
-    instruments: z.array(instrumentSpec).min(1).optional(),
+      .prefault({})
+      .describe('Starting balances of the simulated account.'),
+    instruments: z.array(instrumentSpec).min(1).optional().describe('The simulator\'s instruments; replaces the built-in ones (BTC, ETH, SOL spot and futures) when given.'),
     budget: z
       .strictObject({
-        spot: z.strictObject({ ip: positiveInt.default(500), uid: positiveInt.default(500) }).prefault({}),
-        futures: z.strictObject({ ip: positiveInt.default(1000), uid: positiveInt.default(1000) }).prefault({}),
-        windowMs: positiveInt.default(10_000),
-        orderRequestsPerSecond: positiveInt.default(10),
+        spot: z.strictObject({
+          ip: positiveInt.default(500).describe('Spot weight per IP per window.'),
+          uid: positiveInt.default(500).describe('Spot weight per UID per window.'),
+        }).prefault({}).describe('Spot weight budgets the simulator enforces.'),
+        futures: z.strictObject({
+          ip: positiveInt.default(1000).describe('Futures weight per IP per window.'),
+          uid: positiveInt.default(1000).describe('Futures weight per UID per window.'),
+        }).prefault({}).describe('Futures weight budgets the simulator enforces.'),
+        windowMs: positiveInt.default(10_000).describe('Window of the weight budgets, in ms.'),
+        orderRequestsPerSecond: positiveInt.default(10).describe('Order-endpoint requests per second before a 429.'),
       })
-      .prefault({}),
+      .prefault({})
+      .describe('Budgets the simulator answers with 429 beyond, as the venue does.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('The simulated exchange: `sextant sim`, the embedded simulator, backtests and dry-run\'s paper venue.');
 
 export const riskSchema = z
   .strictObject({
-    maxNotionalPerOrder: decimalText.default('10000'),
-    maxNotionalPerSymbol: decimalText.default('50000'),
-    maxOpenOrdersPerSymbol: positiveInt.default(50),
-    maxOpenOrdersPerStrategy: positiveInt.default(100),
-    /** Percent around the reference price; the instrument's own limit ratio applies when tighter. */
-    priceBandPct: decimalText.default('2'),
-    staleAfterMs: positiveInt.default(10_000),
-    /**
-     * Orders that reached the venue in any minute before the breaker latches halted. The shipped config peaks at
-     * about 105 a minute (measured: `npm run reliability -- rate`); the default leaves ~3× headroom while a
-     * runaway strategy (the venue takes 10 order requests a second, up to 20 orders each) is stopped within a minute.
-     */
-    maxOrdersPerMinute: positiveInt.default(300),
-    maxDrawdownPct: decimalText.default('10'),
-    /** Orders one place intent may carry; a larger intent is refused whole (a runaway strategy stalls nothing). */
-    maxOrdersPerIntent: positiveInt.default(50),
-    /**
-     * A price that moves more than this percent from the previous accepted one, or lies outside the ticker's own
-     * bid/ask, is an outlier: it is not used for equity (nor the drawdown kill switch) until a second reading confirms it.
-     */
-    outlierPct: decimalText.default('20'),
+    maxNotionalPerOrder: decimalText.default('10000').describe('Largest notional of one order (a market order at the reference price), in the quote currency.'),
+    maxNotionalPerSymbol: decimalText.default('50000').describe('Largest notional of open orders per symbol, new ones included (orders that reduce exposure do not count).'),
+    maxOpenOrdersPerSymbol: positiveInt.default(50).describe('Most open orders per symbol (the journal\'s and what the venue listed).'),
+    maxOpenOrdersPerStrategy: positiveInt.default(100).describe('Most open orders per strategy instance.'),
+    priceBandPct: decimalText.default('2').describe('Percent around the reference price; the instrument\'s own limit ratio applies when tighter.'),
+    staleAfterMs: positiveInt.default(10_000).describe('A reference price older than this (by its poll, or by the ticker\'s own timestamp not moving) prices no order: new orders wait.'),
+    maxOrdersPerMinute: positiveInt.default(300).describe(
+      'Orders that reached the venue in any minute before the breaker latches halted. The shipped config peaks at about 105 a minute (measured: `npm run reliability -- rate`); the default leaves ~3× headroom while a runaway strategy (the venue takes 10 order requests a second, up to 20 orders each) is stopped within a minute.',
+    ),
+    maxDrawdownPct: decimalText.default('10').describe('Drawdown of equity from its peak, in percent, that latches the kill switch (halted until `sextant risk reset`).'),
+    maxOrdersPerIntent: positiveInt.default(50).describe('Orders one place intent may carry; a larger intent is refused whole (a runaway strategy stalls nothing).'),
+    outlierPct: decimalText.default('20').describe(
+      'A price that moves more than this percent from the previous accepted one, or lies outside the ticker\'s own bid/ask, is an outlier: it is not used for equity (nor the drawdown kill switch) until a second reading confirms it.',
+    ),
   })
-  .prefault({});
+  .prefault({})
+  .describe('The risk gate every intent passes before anything is sent.');
 
 export const journalSchema = z
   .strictObject({
-    path: z.string().min(1).default('data/journal.sqlite'),
-    /** Prefix of every client id (tells instances sharing one API key apart). */
-    clientOidPrefix: z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'expected 1-8 characters of [A-Za-z0-9]').default('sx'),
+    path: z.string().min(1).default('data/journal.sqlite').describe('SQLite file of the journal (":memory:" keeps it in memory). The venue\'s instrument list is cached beside it (`<path>.instruments.json`).'),
+    clientOidPrefix: z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'expected 1-8 characters of [A-Za-z0-9]').default('sx').describe('Prefix of every client id (tells instances sharing one API key apart).'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('The journal: intents, requests, orders, fills and state, written before anything is sent.');
 
 export const executionSchema = z
   .strictObject({
-    /** An order with no answer is not looked for as missing before this. */
-    graceMs: positiveInt.default(10_000),
-    /** Lookups without it, after the grace window, before an order is marked lost. */
-    lostAfterChecks: positiveInt.default(3),
-    /** Further lookups without a lost order before it is final (`not-placed`): it stops being checked. */
-    notPlacedAfterChecks: positiveInt.default(10),
-    /**
-     * An order the journal holds as open (or being canceled) that the venue has not known for this long and for
-     * vanishAfterChecks lookups becomes final (`vanished`), with the evidence in its history.
-     */
-    vanishAfterMs: positiveInt.default(120_000),
-    vanishAfterChecks: positiveInt.default(5),
+    graceMs: positiveInt.default(10_000).describe('An order with no answer is not looked for as missing before this.'),
+    lostAfterChecks: positiveInt.default(3).describe('Lookups without it, after the grace window, before an order is marked lost.'),
+    notPlacedAfterChecks: positiveInt.default(10).describe('Further lookups without a lost order before it is final (`not-placed`): it stops being checked.'),
+    vanishAfterMs: positiveInt.default(120_000).describe(
+      'An order the journal holds as open (or being canceled) that the venue has not known for this long and for vanishAfterChecks lookups becomes final (`vanished`), with the evidence in its history.',
+    ),
+    vanishAfterChecks: positiveInt.default(5).describe('Lookups that missed an open order, at least, before it may be `vanished`.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('How the order tracker settles orders whose outcome is unknown.');
 
 export const strategySchema = z.strictObject({
-  /** Instance id: tags its client ids, logs and metrics. */
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'expected 1-24 characters of [A-Za-z0-9_-]'),
-  /** Module name, looked up in strategyDirs. */
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/),
-  symbols: z.array(z.string().min(1)).min(1),
-  /** Checked by the strategy's own schema when it loads. */
-  params: z.record(z.string(), z.unknown()).default({}),
-  /** Scheduled hooks: hook name -> cron expression (seconds field allowed). */
-  schedule: z.record(z.string(), z.string()).default({}),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'expected 1-24 characters of [A-Za-z0-9_-]').describe('Instance id, unique: tags its client ids, logs and metrics.'),
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/).describe('Strategy module, looked up in strategyDirs (`<name>.ts` or `<name>/index.ts`, .mts, .js, .mjs).'),
+  symbols: z.array(z.string().min(1)).min(1).describe('Symbols it trades; checked against the venue\'s (or the simulator\'s) instruments.'),
+  params: z.record(z.string(), z.unknown()).default({}).describe('Checked by the strategy\'s own schema; a plain number where it expects a decimal string is read as written.'),
+  schedule: z.record(z.string(), z.string()).default({}).describe('Scheduled hooks: onSchedule hook name -> cron expression, UTC (seconds field allowed).'),
 });
 
 export const daemonSchema = z
   .strictObject({
     http: z
       .strictObject({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(9464),
-        /** Required when bound beyond loopback: `Authorization: Bearer <token>` for every path (/health, /ready, /metrics); on loopback, for /metrics when set. */
-        tokenEnv: z.string().regex(/^[A-Z0-9_]+$/).default('SEXTANT_HTTP_TOKEN'),
+        host: z.string().min(1).default('127.0.0.1').describe('Address of /health, /ready and /metrics.'),
+        port: z.number().int().min(0).max(65535).default(9464).describe('Port of /health, /ready and /metrics; 0 picks a free one.'),
+        tokenEnv: z.string().regex(/^[A-Z0-9_]+$/).default('SEXTANT_HTTP_TOKEN').describe(
+          'Environment variable holding the token. Required when bound beyond loopback: `Authorization: Bearer <token>` for every path (/health, /ready, /metrics); on loopback, for /metrics when set.',
+        ),
       })
-      .prefault({}),
+      .prefault({})
+      .describe('The ops endpoints.'),
     polls: z
       .strictObject({
-        tickersMs: positiveInt.default(1000),
-        ordersMs: positiveInt.default(2000),
-        balancesMs: positiveInt.default(5000),
-        positionsMs: positiveInt.default(5000),
+        tickersMs: positiveInt.default(1000).describe('Tickers (F2, S9) every this many ms.'),
+        ordersMs: positiveInt.default(2000).describe('Open orders (F5, S15 or S1) every this many ms.'),
+        balancesMs: positiveInt.default(5000).describe('Balances (S8, F3) every this many ms.'),
+        positionsMs: positiveInt.default(5000).describe('Futures positions (F4) every this many ms.'),
       })
-      .prefault({}),
-    /** Reconciliation of the journal with the venue, as a cron expression in UTC (seconds field allowed); backtests follow it in virtual time. */
-    reconcileCron: z.string().default('*/5 * * * * *'),
+      .prefault({})
+      .describe('Polling periods; the plan must fit pollShare of the weight budgets (`sextant config check` says which poll to slow).'),
+    reconcileCron: z.string().default('*/5 * * * * *').describe('Reconciliation of the journal with the venue, as a cron expression in UTC (seconds field allowed); backtests follow it in virtual time.'),
     shutdown: z
       .strictObject({
-        cancelOpenOrders: z.boolean().default(false),
-        /** With cancelOpenOrders: also cancel trigger (stop) orders. Kept by default: a stop protects a position while the bot is down. */
-        cancelTriggers: z.boolean().default(false),
-        timeoutMs: positiveInt.max(30_000).default(8000),
+        cancelOpenOrders: z.boolean().default(false).describe('Cancel this bot\'s open orders on SIGTERM / SIGINT.'),
+        cancelTriggers: z.boolean().default(false).describe('With cancelOpenOrders: also cancel trigger (stop) orders. Kept by default: a stop protects a position while the bot is down.'),
+        timeoutMs: positiveInt.max(30_000).default(8000).describe('Time budget of a stop: the writes in flight drain within it, less 1.5 s kept for cancels and closing.'),
       })
-      .prefault({}),
-    /** Share of each usable weight budget the polls may take (the rest is for orders and reconciliation). */
-    pollShare: z.number().gt(0).max(1).default(0.5),
-    /** A strategy that throws this many times is faulted. */
-    maxStrategyErrors: positiveInt.default(5),
-    /** A strategy hook that runs longer than this is stopped and the strategy faulted; the daemon goes on. */
-    hookTimeoutMs: positiveInt.max(60_000).default(1000),
-    /** A faulted strategy starts again after this long; absent: it stays faulted until a restart. */
-    restartFaultedAfterMs: positiveInt.optional(),
+      .prefault({})
+      .describe('What a stop does.'),
+    pollShare: z.number().gt(0).max(1).default(0.5).describe('Share of each usable weight budget the polls may take (the rest is for orders and reconciliation).'),
+    maxStrategyErrors: positiveInt.default(5).describe('A strategy that throws this many times is faulted.'),
+    hookTimeoutMs: positiveInt.max(60_000).default(1000).describe('A strategy hook that runs longer than this is stopped and the strategy faulted; the daemon goes on.'),
+    restartFaultedAfterMs: positiveInt.optional().describe('A faulted strategy starts again after this long; absent: it stays faulted until a restart.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('The daemon: ops endpoints, polls, schedules, shutdown, strategy isolation.');
 
 export const backtestSchema = z
   .strictObject({
-    /** Replayed market data (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]). */
-    data: z.string().min(1).default('data/sample/ticks.jsonl'),
-    out: z.string().min(1).default('reports/backtest'),
-    /**
-     * Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it
-     * after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.
-     */
-    latencyMs: z.number().int().min(0).max(60_000).default(50),
-    /** Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000. */
-    sampleMs: positiveInt.optional(),
+    data: z.string().min(1).default('data/sample/ticks.jsonl').describe('Replayed market data (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]).'),
+    out: z.string().min(1).default('reports/backtest').describe('Folder of the report files.'),
+    latencyMs: z.number().int().min(0).max(60_000).default(50).describe(
+      'Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.',
+    ),
+    sampleMs: positiveInt.optional().describe('Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('`sextant backtest`: replayed data against the in-process simulator, in virtual time.');
 
 export const configSchema = z.strictObject({
-  mode: z.enum(['live', 'dry-run', 'backtest']).default('live'),
+  mode: z.enum(['live', 'dry-run', 'backtest']).default('live').describe('live: orders go to the venue (or the embedded simulator); dry-run: live market data, simulated fills; backtest: replayed data.'),
   exchange: exchangeSchema,
   sim: simSchema,
   risk: riskSchema,
@@ -242,13 +239,25 @@ export const configSchema = z.strictObject({
   execution: executionSchema,
   daemon: daemonSchema,
   backtest: backtestSchema,
-  strategyDirs: z.array(z.string().min(1)).default(['strategies']),
-  strategies: z.array(strategySchema).default([]),
+  strategyDirs: z.array(z.string().min(1)).default(['strategies']).describe('Folders strategies are looked up in, in order (relative to the working directory).'),
+  strategies: z
+    .array(strategySchema)
+    .default([])
+    .superRefine((list, ctx) => {
+      const first = new Map<string, number>();
+      list.forEach((s, i) => {
+        const j = first.get(s.id);
+        if (j === undefined) first.set(s.id, i);
+        else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate strategy id "${s.id}": strategies[${j}] has it too (an id tags client ids, logs and metrics)` });
+      });
+    })
+    .describe('Strategy instances.'),
   log: z
     .strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Least severe level logged (JSON lines).'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('Logging.'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,7 +1,7 @@
 // Loads strategy modules by name from the configured folders: `<dir>/<name>.ts|.js|.mjs` or `<dir>/<name>/index.*`.
 // TypeScript files are loaded through tsx, so a user drops a file in and restarts: no build step, and nothing
 // written to disk (the root filesystem may be read-only).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StrategyDefinition } from './api.js';
@@ -21,6 +21,25 @@ export function findStrategyFile(name: string, dirs: string[]): string | undefin
   return undefined;
 }
 
+/** The strategy names the folders hold (files, and folders with an index), sorted: for messages. */
+export function strategyNames(dirs: string[]): string[] {
+  const names = new Set<string>();
+  for (const dir of dirs) {
+    let entries;
+    try {
+      entries = readdirSync(resolve(dir), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const m = /^([A-Za-z0-9._-]+?)(\.m?ts|\.m?js)$/.exec(e.name);
+      if (e.isFile() && m && !/\.d$/.test(m[1]!)) names.add(m[1]!);
+      else if (e.isDirectory() && /^[A-Za-z0-9._-]+$/.test(e.name) && CANDIDATES.some((c) => c.startsWith('/') && existsSync(resolve(dir, `${e.name}${c}`)))) names.add(e.name);
+    }
+  }
+  return [...names].sort();
+}
+
 /**
  * Modules loaded in this process, by file: a module cannot be unloaded, so loading it again (backtests run one
  * after another) would only add copies. A changed file takes effect on restart, as documented.
@@ -29,7 +48,7 @@ const loaded = new Map<string, Promise<StrategyDefinition<unknown>>>();
 
 export function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefinition<unknown>> {
   const file = findStrategyFile(name, dirs);
-  if (!file) return Promise.reject(new StrategyLoadError(`strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}`));
+  if (!file) return Promise.reject(new StrategyLoadError(notFound(name, dirs)));
   let p = loaded.get(file);
   if (!p) {
     p = loadFile(file);
@@ -38,6 +57,15 @@ export function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefi
     p.catch(() => loaded.delete(file));
   }
   return p;
+}
+
+/** Why a strategy name finds nothing: the folders looked in, and the names they hold. */
+function notFound(name: string, dirs: string[]): string {
+  const found = strategyNames(dirs);
+  const missing = dirs.filter((d) => !existsSync(resolve(d)));
+  return `strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}` +
+    (missing.length ? ` (no such folder: ${missing.join(', ')})` : '') +
+    ` (looked for ${name}.ts, .mts, .js, .mjs or ${name}/index.*; ${found.length ? `found: ${found.join(', ')}` : 'no strategies there'})`;
 }
 
 async function loadFile(file: string): Promise<StrategyDefinition<unknown>> {

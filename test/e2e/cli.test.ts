@@ -98,10 +98,61 @@ describe('sextant config check and --help', () => {
     ]);
   });
 
+  it('with the shipped strategies: names, params, schedules, cron and symbols, every problem at once with its line and column', async () => {
+    const f = join(dir, 'strategies.yaml');
+    writeFileSync(f, [
+      'sim: { embedded: true }',
+      'daemon: { reconcileCron: "*/5 * * *" }',
+      'strategies:',
+      '  - { id: mm, name: spot-market-makr, symbols: [BTCUSDT_SPBL] }',
+      '  - { id: mm2, name: spot-market-maker, symbols: [BTCUSDT_SPB], params: { size: 1e-3, halfSpreadBps: 6 } }',
+      '  - { id: dca, name: spot-dca, symbols: [BTCUSDT_SPBL], schedule: { buyy: "0 0 9 * * *" } }',
+      '',
+    ].join('\n'));
+    const r = await sextant(['config', 'check', f]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${f}:2:26: daemon\\.reconcileCron: invalid cron expression "\\*/5 \\* \\* \\*": expected 5 or 6 fields but got 4`)),
+      expect.stringMatching(new RegExp(`^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: futures-grid, spot-dca, spot-market-maker, trend-follower\\)$`)),
+      `${f}:5:51: strategies[1].symbols[0]: unknown symbol "BTCUSDT_SPB": not among the simulator's instruments (its built-in list); did you mean "BTCUSDT_SPBL"?`,
+      expect.stringMatching(new RegExp(`^${f}:5:81: strategies\\[1\\]\\.params\\.size: a number where text is expected: write it quoted, as plain digits, e\\.g\\. "0\\.001"`)),
+      `${f}:6:69: strategies[2].schedule.buyy: spot-dca has no onSchedule hook "buyy" (its hooks: buy; did you mean "buy"?)`,
+      `5 errors in ${f}`,
+    ]);
+  });
+
+  it('takes unquoted decimals in strategy params exactly as written', async () => {
+    const f = join(dir, 'unquoted.yaml');
+    writeFileSync(f, 'sim: { embedded: true }\nstrategies:\n  - { id: mm, name: spot-market-maker, symbols: [BTCUSDT_SPBL], params: { size: 0.002, maxInventory: 0.02 } }\n');
+    const r = await sextant(['config', 'check', f]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(`${f}: ok\n  symbols: checked against the simulator's instruments (its built-in list)\n`);
+  });
+
   it('--help lists the commands', async () => {
     const r = await sextant(['--help']);
     expect(r.code).toBe(0);
     for (const c of ['run', 'config', 'api']) expect(r.stdout).toContain(c);
+  });
+});
+
+describe('config/default.yaml trades the embedded simulator: plan and api say so and go there', () => {
+  it('plan prints the venue it would use', async () => {
+    const r = await sextant(['plan']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([
+      'sextant — live configuration config/default.yaml is valid',
+      '  venue    the embedded simulator (sim.embedded): `run` starts it on 127.0.0.1, any free port, seed 42; exchange base URLs are not used',
+    ]);
+  });
+
+  it('api calls a simulator started for it, not the base URLs (here the fake venue, through the environment)', async () => {
+    const before = venue.calls('F2').length;
+    const r = await sextant(['api', 'F2']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^sextant api: calling an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ /);
+    expect(JSON.parse(r.stdout).map((t: { symbol: string }) => t.symbol).sort()).toEqual(['cmt_btcusdt', 'cmt_ethusdt', 'cmt_solusdt']);
+    expect(venue.calls('F2').length).toBe(before);
   });
 });
 

@@ -2,7 +2,7 @@
 // checked second by second.
 import { describe, expect, it } from '@jest/globals';
 import { createTask, parse } from 'node-cron';
-import { cronInstants } from '../../../src/app/cron.js';
+import { cronInstants, cronProblem } from '../../../src/app/cron.js';
 
 /** Every minute from `afterMs` on, each of the expression's seconds, through node-cron's matcher. */
 function bruteNext(expression: string, afterMs: number, limitDays: number): number | null {
@@ -42,5 +42,15 @@ describe('cronInstants', () => {
   it('a date that comes rarely is found years ahead; an invalid expression is refused', () => {
     expect(new Date(cronInstants('0 0 0 29 2 *')(Date.parse('2026-03-01T00:00:00Z'))!).toISOString()).toBe('2028-02-29T00:00:00.000Z');
     expect(() => cronInstants('61 * * * * *')).toThrow(/invalid cron expression/);
+  });
+});
+
+describe('cronProblem', () => {
+  it('takes what node-cron schedules (5 fields, or 6 with seconds; names, nicknames) and says why it refuses the rest', () => {
+    for (const ok of ['*/5 * * * * *', '0 0 9 * * *', '0 9 * * MON-FRI', '@daily']) expect(cronProblem(ok)).toBeUndefined();
+    expect(cronProblem('*/5 * * *')).toBe('invalid cron expression "*/5 * * *": expected 5 or 6 fields but got 4 (fields: [second] minute hour day-of-month month day-of-week)');
+    expect(cronProblem('0 0 25 * * *')).toMatch(/^invalid cron expression "0 0 25 \* \* \*": 25 is an invalid expression for hour /);
+    expect(cronProblem('0 0 31 2 *')).toMatch(/31 2 is an impossible day of month/);
+    expect(cronProblem('every day')).toMatch(/expected 5 or 6 fields but got 2/);
   });
 });

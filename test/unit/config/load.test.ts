@@ -49,6 +49,38 @@ describe('config validation', () => {
     );
   });
 
+  it('refuses duplicate strategy ids at the second one, naming the first', () => {
+    const out = issuesOf([
+      'strategies:',
+      '  - { id: mm, name: a, symbols: [X] }',
+      '  - { id: grid, name: b, symbols: [Y] }',
+      '  - { id: mm, name: c, symbols: [Z] }',
+    ].join('\n'));
+    expect(out).toEqual(['cfg.yaml:4:11: strategies[2].id: duplicate strategy id "mm": strategies[0] has it too (an id tags client ids, logs and metrics)']);
+  });
+
+  it('lists the errors in file order, and keeps what else can be checked (ConfigError.partial)', () => {
+    const text = 'strategies:\n  - { id: a, name: x, symbols: [] }\n  - { id: b, name: y, symbols: [Y], params: { size: 0.5 } }\nmode: paper\ndaemon: { reconcileCron: "*/5 * *" }\n';
+    let error: ConfigError | undefined;
+    try {
+      parseConfig(text, 'cfg.yaml', {});
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error!.issues.map(formatIssue)).toEqual([
+      'cfg.yaml:2:32: strategies[0].symbols: Too small: expected array to have >=1 items',
+      expect.stringMatching(/^cfg\.yaml:4:7: mode: /),
+    ]);
+    const partial = error!.partial!;
+    // The strategy in error is skipped at its own index; the rest keeps its values (the mode in error: its default).
+    expect([...partial.skipStrategies]).toEqual([0]);
+    expect(partial.loaded.config.mode).toBe('live');
+    expect(partial.loaded.config.strategies[1]).toMatchObject({ id: 'b', name: 'y', symbols: ['Y'], params: { size: 0.5 } });
+    expect(partial.loaded.config.daemon.reconcileCron).toBe('*/5 * *');
+    expect(partial.loaded.source!.numberText(['strategies', 1, 'params', 'size'])).toBe('0.5');
+    expect(partial.loaded.source!.locate(['daemon', 'reconcileCron'])).toEqual({ line: 5, col: 26 });
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const out = issuesOf('mode: live\nexchange:\n  timeoutMs: [1, 2\n');
     expect(out[0]).toMatch(/^cfg\.yaml:\d+:\d+: \(root\): YAML: /);

@@ -1,0 +1,126 @@
+// Everything `sextant run` would refuse in a loaded configuration, each as file:line:col: path: message.
+import { existsSync } from 'node:fs';
+import { inFileOrder, locatedIssues, type ConfigIssue, type LoadedConfig } from '../config/load.js';
+import { safeParseNumbersAsWritten } from '../config/number-text.js';
+import type { StrategyDefinition } from '../strategy/api.js';
+import { loadStrategy } from '../strategy/loader.js';
+import { cronProblem } from './cron.js';
+import { knownInstruments, tradesSimulator, type SymbolSource } from './instrument-list.js';
+import { checkPollingPlan } from './poll-plan.js';
+
+export interface ConfigCheck {
+  /** Every problem found, in file order; none: `run` may start. */
+  issues: ConfigIssue[];
+  /** What was checked against what, and what could not be checked, said plainly. */
+  notes: string[];
+  /** The configuration as it runs: strategy params with numbers read as written where the strategy expects text. */
+  loaded: LoadedConfig;
+}
+
+export interface ConfigCheckOptions {
+  /** The list symbols are checked against; by default the simulator's when the config trades it, else the cached one. */
+  instruments?: SymbolSource;
+  /** Strategies not to check (they failed the schema: ConfigError.partial). */
+  skipStrategies?: ReadonlySet<number>;
+}
+
+/**
+ * The name of `names` one typo away from `name` (case ignored; one character added, dropped or changed), for "did
+ * you mean". One only: two would offer ETHUSDT_SPBL for BTCUSDT_SPBL.
+ */
+function closest(name: string, names: Iterable<string>): string | undefined {
+  const a = name.toLowerCase();
+  let best: string | undefined;
+  let bestCost = 2;
+  for (const candidate of names) {
+    const b = candidate.toLowerCase();
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const up = row[j]!;
+        row[j] = Math.min(up + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+        diagonal = up;
+      }
+    }
+    if (row[b.length]! < bestCost) {
+      bestCost = row[b.length]!;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+const didYouMean = (name: string, names: Iterable<string>): string => {
+  const near = closest(name, names);
+  return near && near !== name ? `; did you mean ${JSON.stringify(near)}?` : '';
+};
+
+/**
+ * Checks a loaded configuration the way `run` would use it: strategies found in strategyDirs and loadable, their
+ * params valid by their own schema, their schedule names hooks they define, every cron expression valid, every
+ * symbol known (see ConfigCheckOptions), a replay file present, the polling plan within its share of the budget.
+ */
+export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions = {}): Promise<ConfigCheck> {
+  const { config: cfg, file, source } = loaded;
+  const issues: ConfigIssue[] = [];
+  const notes: string[] = [];
+  const at = (path: ReadonlyArray<PropertyKey>, key?: string) => ({ file, ...source?.locate(path, key) });
+
+  issues.push(...checkPollingPlan(loaded));
+
+  const reconcile = cronProblem(cfg.daemon.reconcileCron);
+  if (reconcile) issues.push({ ...at(['daemon', 'reconcileCron']), path: 'daemon.reconcileCron', message: reconcile });
+
+  if (tradesSimulator(cfg) && cfg.sim.replayFile && !existsSync(cfg.sim.replayFile)) {
+    issues.push({ ...at(['sim', 'replayFile']), path: 'sim.replayFile', message: `no such file: ${cfg.sim.replayFile}` });
+  }
+
+  const list = opts.instruments ?? knownInstruments(cfg);
+  if (cfg.strategies.some((s, i) => s.symbols.length > 0 && !opts.skipStrategies?.has(i))) {
+    notes.push(list.symbols ? `symbols: checked against ${list.from}${list.note ? ` (${list.note})` : ''}` : `symbols: ${list.why}`);
+  }
+
+  const strategies = [...cfg.strategies];
+  for (const [i, s] of cfg.strategies.entries()) {
+    if (opts.skipStrategies?.has(i)) continue;
+    const base = ['strategies', i] as const;
+    if (list.symbols) {
+      s.symbols.forEach((symbol, j) => {
+        if (!list.symbols.has(symbol)) {
+          issues.push({ ...at([...base, 'symbols', j]), path: `strategies[${i}].symbols[${j}]`, message: `unknown symbol ${JSON.stringify(symbol)}: not among ${list.from}${didYouMean(symbol, list.symbols)}` });
+        }
+      });
+    }
+    for (const [hook, expression] of Object.entries(s.schedule)) {
+      const problem = cronProblem(expression);
+      if (problem) issues.push({ ...at([...base, 'schedule', hook]), path: `strategies[${i}].schedule.${hook}`, message: problem });
+    }
+
+    let def: StrategyDefinition<unknown>;
+    try {
+      def = await loadStrategy(s.name, cfg.strategyDirs);
+    } catch (err) {
+      issues.push({ ...at([...base, 'name']), path: `strategies[${i}].name`, message: (err as Error).message });
+      continue;
+    }
+
+    const hooks = Object.keys(def.onSchedule ?? {});
+    for (const hook of Object.keys(s.schedule)) {
+      if (hooks.includes(hook)) continue;
+      const has = hooks.length ? `its hooks: ${hooks.join(', ')}${didYouMean(hook, hooks)}` : 'it has none';
+      issues.push({ ...at([...base, 'schedule'], hook), path: `strategies[${i}].schedule.${hook}`, message: `${s.name} has no onSchedule hook ${JSON.stringify(hook)} (${has})` });
+    }
+
+    const params = safeParseNumbersAsWritten(def.params, s.params, (p) => source?.numberText([...base, 'params', ...p]));
+    if (params.success) strategies[i] = { ...s, params: params.input as Record<string, unknown> };
+    else issues.push(...locatedIssues(params.issues, { file, ...(source ? { source } : {}), base: [...base, 'params'] }));
+  }
+
+  if (cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials) {
+    notes.push('credentials: not set here; `run` in live mode needs SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their _FILE variants)');
+  }
+
+  return { issues: inFileOrder(issues), notes, loaded: { ...loaded, config: { ...cfg, strategies } } };
+}
