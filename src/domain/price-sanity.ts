@@ -30,6 +30,8 @@ interface SymbolPrices {
   candidate: number | null;
   /** The reading is a spot pair's last trade (see Ticker.fromTrade). */
   fromTrade: boolean;
+  /** The latest reading's last price as a float (the screen's). */
+  lastNum: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export class PriceSanity {
     let s = this.bySymbol.get(t.symbol);
     let advanced = true;
     if (!s) {
-      s = { accepted: null, latestAccepted: false, readAtMs: atMs, sourceMs: t.timestampMs, sourceAdvancedAtMs: atMs, acceptedNum: 0, candidate: null, fromTrade: false };
+      s = { accepted: null, latestAccepted: false, readAtMs: atMs, sourceMs: t.timestampMs, sourceAdvancedAtMs: atMs, acceptedNum: 0, candidate: null, fromTrade: false, lastNum: 0 };
       this.bySymbol.set(t.symbol, s);
     } else {
       // Compared with the previous reading, not the highest seen: a venue whose clock stepped back recovers.
@@ -68,9 +70,9 @@ export class PriceSanity {
     s.fromTrade = t.fromTrade === true;
     const price = this.judge(s, t, advanced);
     s.latestAccepted = price !== null;
-    if (price) {
+    if (price && price !== s.accepted) {
       s.accepted = price;
-      s.acceptedNum = price.toNumber();
+      s.acceptedNum = s.lastNum;
       this.accepted.set(t.symbol, price);
     }
   }
@@ -90,6 +92,7 @@ export class PriceSanity {
   private judge(s: SymbolPrices, t: Ticker, advanced: boolean): Decimal | null {
     const last = t.last;
     const x = last ? last.toNumber() : 0;
+    s.lastNum = x;
     if (!last || !(x > 0)) {
       s.candidate = null;
       return null;
