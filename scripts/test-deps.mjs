@@ -4,7 +4,7 @@
 // started, or installed from Debian's packages when this runs as root with apt. Imported by the tests for
 // `findChromium()`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,8 +63,8 @@ async function ensureRedis() {
     say('no Redis on 127.0.0.1:6379 and none could be installed: the shared-budget test will fail');
     return;
   }
-  const dir = join(tmpdir(), 'sextant-test-redis');
-  mkdirSync(dir, { recursive: true });
+  // A fresh private folder: a predictable path in /tmp could be planted by another user.
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-test-redis-'));
   execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' });
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers()) {

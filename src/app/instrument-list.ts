@@ -87,7 +87,8 @@ export function readInstrumentCache(config: Config): SymbolSource {
   if (cached.venue !== venue) return { why: `the cached instrument list ${file} is of another venue (${cached.venue}): symbols were not checked` };
   return {
     symbols: new Set([...cached.symbols.spot, ...cached.symbols.futures]),
-    from: `the venue's instruments as cached in ${file}`,
+    // Said in every refusal: a symbol listed since the cache was written is refused until it is refreshed.
+    from: `the venue's instruments as cached in ${file} at ${cached.fetchedAt} (\`sextant plan\` refreshes it)`,
     note: `cached at ${cached.fetchedAt}: a symbol listed since is not in it`,
   };
 }

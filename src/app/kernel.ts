@@ -105,7 +105,13 @@ export function readReplayFile(path: string): ReplayRecord[] {
 
 export function createMarket(sim: SimConfig, startMs: number): MarketSource {
   const specs = simSpecs(sim);
-  if (sim.replayFile) return new ReplayMarket(specs, readReplayFile(sim.replayFile));
+  if (sim.replayFile) {
+    // A recording interleaves symbols read one after another: sorted stably by time, as backtests read it.
+    const market = new ReplayMarket(specs);
+    eachReplayRecord(sim.replayFile, (r) => market.add(r));
+    market.begin();
+    return market;
+  }
   return new SyntheticMarket(specs, { seed: sim.seed, startMs, tickIntervalMs: sim.tickIntervalMs });
 }
 

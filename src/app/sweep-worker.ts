@@ -2,8 +2,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../config/load.js';
 import { silentLogger } from '../util/logger.js';
-import { runBacktest } from './backtest.js';
+import { BacktestFaultError, runBacktest } from './backtest.js';
 import { checkConfig } from './config-check.js';
+import { simulatorInstruments } from './instrument-list.js';
 
 const { configFile, strategy, params, outDir, range } = workerData as {
   configFile: string;
@@ -14,7 +15,8 @@ const { configFile, strategy, params, outDir, range } = workerData as {
 };
 try {
   // As the command checked it: strategy params with unquoted decimals read as written.
-  const { loaded, issues } = await checkConfig(loadConfig(configFile, {}));
+  const raw = loadConfig(configFile, {});
+  const { loaded, issues } = await checkConfig(raw, { instruments: simulatorInstruments(raw.config) });
   if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
   const s = loaded.config.strategies.find((x) => x.id === strategy);
   if (!s) throw new Error(`no strategy instance ${strategy} in ${configFile}`);
@@ -22,5 +24,8 @@ try {
   const r = await runBacktest(loaded, silentLogger, { ...range, outDir });
   parentPort!.postMessage({ metrics: r.metrics });
 } catch (err) {
+  // A combination whose strategy faulted is a result (ranked last, its fault named), not the sweep's end.
+  if (err instanceof BacktestFaultError) parentPort!.postMessage({ metrics: err.result.metrics, fault: err.message });
+  else
   parentPort!.postMessage({ error: (err as Error).message });
 }

@@ -36,11 +36,13 @@ export interface SweepRow {
   params: Record<string, unknown>;
   metrics: Metrics;
   outDir: string;
+  /** The strategy faulted in this run: ranked after every run that did not. */
+  fault?: string;
 }
 
 export async function runSweep(configFile: string, spec: SweepSpec, outDir: string, range: { dataFile?: string; fromMs?: number; toMs?: number } = {}, threads = availableParallelism()): Promise<SweepRow[]> {
   const combos = combinations(spec.params);
-  const results: Array<{ params: Record<string, unknown>; metrics: Metrics; outDir: string }> = [];
+  const results: Array<{ params: Record<string, unknown>; metrics: Metrics; outDir: string; fault?: string }> = [];
   let next = 0;
   const worker = new URL('./sweep-worker.js', import.meta.url);
   const runOne = (): Promise<void> => {
@@ -50,9 +52,9 @@ export async function runSweep(configFile: string, spec: SweepSpec, outDir: stri
     const dir = join(outDir, `run-${String(i + 1).padStart(3, '0')}`);
     return new Promise<void>((resolve, reject) => {
       const w = new Worker(worker, { workerData: { configFile, strategy: spec.strategy, params, outDir: dir, range } });
-      w.once('message', (m: { metrics?: Metrics; error?: string }) => {
+      w.once('message', (m: { metrics?: Metrics; error?: string; fault?: string }) => {
         if (m.error) reject(new Error(`${JSON.stringify(params)}: ${m.error}`));
-        else results[i] = { params, metrics: m.metrics!, outDir: dir };
+        else results[i] = { params, metrics: m.metrics!, outDir: dir, ...(m.fault ? { fault: m.fault } : {}) };
       });
       w.once('error', reject);
       w.once('exit', () => resolve());
@@ -61,15 +63,15 @@ export async function runSweep(configFile: string, spec: SweepSpec, outDir: stri
   await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, combos.length)) }, runOne));
   const ranked = results
     .map((r, i) => ({ ...r, i }))
-    .sort((a, b) => Decimal.from(b.metrics.strategyPnl).cmp(Decimal.from(a.metrics.strategyPnl)) || a.i - b.i)
-    .map((r, k): SweepRow => ({ rank: k + 1, params: r.params, metrics: r.metrics, outDir: r.outDir }));
+    .sort((a, b) => Number(!!a.fault) - Number(!!b.fault) || Decimal.from(b.metrics.strategyPnl).cmp(Decimal.from(a.metrics.strategyPnl)) || a.i - b.i)
+    .map((r, k): SweepRow => ({ rank: k + 1, params: r.params, metrics: r.metrics, outDir: r.outDir, ...(r.fault ? { fault: r.fault } : {}) }));
   const names = Object.keys(spec.params);
   writeFileSync(
     join(outDir, 'sweep.csv'),
-    [['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir'].join(','),
+    [['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir', 'fault'].join(','),
       ...ranked.map((r) => {
         const m = r.metrics;
-        return [r.rank, ...names.map((n) => String(r.params[n])), m.strategyPnl, m.strategyReturnPct, m.buyAndHoldPnl, m.maxDrawdownPct, m.sharpe, m.fills, m.feesPaid, r.outDir].join(',');
+        return [r.rank, ...names.map((n) => String(r.params[n])), m.strategyPnl, m.strategyReturnPct, m.buyAndHoldPnl, m.maxDrawdownPct, m.sharpe, m.fills, m.feesPaid, r.outDir, r.fault ? `"${r.fault.replace(/"/g, '""')}"` : ''].join(',');
       })].join('\n') + '\n',
   );
   return ranked;

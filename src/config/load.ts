@@ -1,7 +1,7 @@
 // Loads a YAML config: parse, apply environment overrides, validate, and report every error at once with
 // file, line and path. Secrets come only from the environment or *_FILE secret files, never from YAML.
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, isAlias, isMap, isPair, isScalar, type Document } from 'yaml';
+import { LineCounter, parseDocument, isAlias, isCollection, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { Credentials } from '../domain/credentials.js';
 import { safeParseNumbersAsWritten, type NumberTextAt } from './number-text.js';
@@ -73,10 +73,21 @@ export function dotted(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
 }
 
+/** The node at `path`, through aliases at any step (`params: *shared`): `getIn` stops at an alias. */
+function nodeAt(doc: Document, path: ReadonlyArray<PropertyKey>): unknown {
+  let node: unknown = doc.contents;
+  for (const k of path) {
+    if (isAlias(node)) node = node.resolve(doc);
+    node = isCollection(node) ? node.get(k, true) : undefined;
+    if (node === undefined) return undefined;
+  }
+  return isAlias(node) ? node.resolve(doc) : node;
+}
+
 /** Finds the line of the node at `path`, or of its nearest existing ancestor. */
 function locate(doc: Document, lc: LineCounter, path: ReadonlyArray<PropertyKey>, key?: string): { line: number; col: number } | undefined {
   for (let n = path.length; n >= 0; n--) {
-    const node = doc.getIn(path.slice(0, n) as unknown[], true) as { range?: [number, number, number] } | undefined;
+    const node = nodeAt(doc, path.slice(0, n)) as { range?: [number, number, number] } | undefined;
     if (n === path.length && key !== undefined && isMap(node)) {
       const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
       const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
@@ -91,8 +102,7 @@ function sourceOf(doc: Document, lc: LineCounter): ConfigSource {
   return {
     locate: (path, key) => locate(doc, lc, path, key),
     numberText: (path) => {
-      let node = doc.getIn(path as unknown[], true);
-      if (isAlias(node)) node = node.resolve(doc);
+      const node = nodeAt(doc, path);
       return isScalar(node) && typeof node.value === 'number' ? node.source : undefined;
     },
   };

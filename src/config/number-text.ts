@@ -39,7 +39,8 @@ function example(text: string): string {
  * and the document has a number written there as plain digits (`size: 0.002`), that number's source text is
  * taken instead ("0.002": exact, whatever a binary float would make of it) and the input parsed again; the schema
  * still decides whether the text is acceptable. A number written otherwise (1e-3, .5, 0x10, +1) is refused with
- * a message that says to quote it.
+ * a message that says to quote it — except where the schema itself takes a whole number (the config's decimals
+ * accept a safe integer such as 16, however it was written, since it is exact).
  */
 export function safeParseNumbersAsWritten<T>(schema: z.ZodType<T>, input: unknown, textAt: NumberTextAt): NumbersAsWritten<T> {
   let value = input;

@@ -172,6 +172,25 @@ describe('backtest', () => {
     expect(report.faults.map((f) => [f.strategy, f.at])).toEqual([['broken', '2026-01-05T00:01:04.050Z']]);
   });
 
+  it('a sweep in which one combination faults still ranks every run: the faulted one last, its fault named', async () => {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+    doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: 0 } }]);
+    const cfg = join(dir, 'faulty-sweep.yaml');
+    writeFileSync(cfg, doc.toString());
+    const spec = join(dir, 'faulty-sweep-spec.yaml');
+    // Never fails within the range, or fails at once.
+    writeFileSync(spec, `strategy: broken\nparams:\n  failFromMs: [${Date.parse('2026-01-06T00:00:00Z')}, 0]\n`);
+    const r = await run(['backtest', '--config', cfg, '--sweep', spec, '--out', join(dir, 'faulty-sweep'), '--to', '2026-01-05T00:02:00Z']);
+    expect(r.code).toBe(0);
+    const [header, ...lines] = readFileSync(join(dir, 'faulty-sweep', 'sweep.csv'), 'utf8').trim().split('\n');
+    expect(header!.split(',').at(-1)).toBe('fault');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]!.endsWith(',')).toBe(true);
+    expect(lines[1]).toMatch(/^2,0,.*,"strategy broken faulted at /);
+  });
+
   it('strategy logs show on stderr at the configured log.level, timed in virtual time', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));

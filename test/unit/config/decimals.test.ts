@@ -69,3 +69,16 @@ describe('strategy params written as numbers where the strategy expects decimal 
     ]);
   });
 });
+
+describe('unquoted decimals under a YAML alias', () => {
+  it('params shared through an anchor are read from their source text in every instance', async () => {
+    const { parseConfig: parse } = await import('../../../src/config/load.js');
+    const text = [
+      'sim: { instruments: [&btc { surface: spot, symbol: BTCUSDT_SPBL, base: BTC, quote: USDT, priceDecimals: 2, sizeDecimals: 6, minSize: 0.0001, maxSize: 100, makerFeeRate: 0.001, takerFeeRate: 0.001, startPrice: 90000.5 }, *btc] }',
+      '',
+    ].join('\n');
+    const loaded = parse(text, 'alias.yaml', {});
+    expect(loaded.config.sim.instruments!.map((i) => i.minSize)).toEqual(['0.0001', '0.0001']);
+    expect(loaded.config.sim.instruments![1]!.startPrice).toBe('90000.5');
+  });
+});
