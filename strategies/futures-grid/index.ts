@@ -30,6 +30,17 @@ export default defineStrategy({
     const long = u.positions.find((p) => p.symbol === symbol && p.side === 'long');
     const held = long ? long.size : Decimal.ZERO;
     const filledLevels = held.steps(size, 'down');
+    // A fill is seen at once (its order leaves our orders), the position it makes only at the next positions poll:
+    // until that shows a change (or 15 s pass), nothing new is placed, so a filled level is not bought again and
+    // a filled take-profit is not placed anew against a position that is no longer there. Cancels still go.
+    if (typeof ctx.state.fillAtMs === 'number') {
+      if (held.toString() !== ctx.state.heldAtFill || u.nowMs - ctx.state.fillAtMs > 15_000) {
+        delete ctx.state.fillAtMs;
+        delete ctx.state.heldAtFill;
+      }
+    }
+    const settling = typeof ctx.state.fillAtMs === 'number';
+    ctx.state.held = held.toString();
 
     const targets: OrderSpec[] = [];
     // Bids on the levels not yet filled (the highest filled first, as the price falls).
@@ -61,7 +72,7 @@ export default defineStrategy({
     const out: StrategyIntent[] = [];
     // By client id: an order not answered yet has no venue id, and every order a strategy sees carries its client id.
     if (cancel.length) out.push({ kind: 'cancel', surface: 'futures', symbol, clientOids: cancel.map((o) => o.clientOid!) });
-    if (place.length) out.push({ kind: 'place', surface: 'futures', symbol, orders: place });
+    if (place.length && !settling) out.push({ kind: 'place', surface: 'futures', symbol, orders: place });
 
     // A stop-loss placed but not answered yet: adopted once the trigger shows among our orders (not the one it
     // replaced); one that never shows (denied, refused) is placed again after a while, so a position is never left
@@ -81,6 +92,7 @@ export default defineStrategy({
       ctx.state.stopLossSize = held.toString();
     };
     const stopId = ctx.state.stopLoss;
+    if (settling) return out;
     if (held.gt(Decimal.ZERO) && !stopId) placeStop();
     else if (typeof stopId === 'string' && stopId !== 'pending') {
       if (held.isZero()) {
@@ -96,6 +108,11 @@ export default defineStrategy({
   },
 
   onEvent(ctx, e) {
+    // A fill: the position it makes is not known until the next positions poll (see onMarket).
+    if ((e.type === 'filled' || e.type === 'partially-filled') && ctx.state.fillAtMs === undefined) {
+      ctx.state.fillAtMs = e.atMs;
+      ctx.state.heldAtFill = typeof ctx.state.held === 'string' ? ctx.state.held : '0';
+    }
     // The stop-loss trigger's id arrives with its acceptance.
     if (ctx.state.stopLoss === 'pending' && e.type === 'accepted' && e.trigger) {
       ctx.state.stopLoss = e.orderId;

@@ -119,3 +119,19 @@ describe('futures-grid: take-profits never exceed the position', () => {
     expect(cancels(grid.onMarket!(c, u('10100', [], [resting('9700'), tp('9999', '0.01')])) as StrategyIntent[])).toEqual(['tp9999']);
   });
 });
+
+describe('futures-grid: a fill before the positions poll shows it', () => {
+  it('a filled level is not bought again, nor a filled take-profit placed anew, until the position has changed', () => {
+    const c = ctx();
+    grid.onMarket!(c, u('10000'));
+    // The 9900 level filled: its order is gone from our orders; the positions poll still says flat.
+    grid.onEvent!(c, { type: 'filled', orderId: 'o9900', strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'c9900', atMs: 1000, filledSize: d('0.01'), avgPrice: d('9900') });
+    const stale = grid.onMarket!(c, { ...u('9950', [], [resting('9800'), resting('9700')]), nowMs: 2000 }) as StrategyIntent[];
+    expect(stale.filter((i) => i.kind === 'place' || i.kind === 'place-trigger')).toEqual([]);
+    // The position shows: the take-profit and the stop go out; the filled level is not bought again.
+    const fresh = grid.onMarket!(c, { ...u('9950', [long('0.01', '9900')], [resting('9800'), resting('9700')]), nowMs: 3000 }) as StrategyIntent[];
+    const places = fresh.filter((i): i is Extract<StrategyIntent, { kind: 'place' }> => i.kind === 'place').flatMap((i) => i.orders);
+    expect(places.map((o) => [o.side, o.price!.toString(), o.reduceOnly ?? false])).toEqual([['sell', '9999', true]]);
+    expect(fresh.map((i) => i.kind)).toContain('place-trigger');
+  });
+});
