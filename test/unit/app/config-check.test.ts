@@ -112,9 +112,9 @@ describe('checkConfig', () => {
     writeInstrumentCache(loaded.config, { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] }, Date.parse('2026-01-05T00:00:00Z'));
     const cached = await checkConfig(loaded);
     expect(cached.issues.map(formatIssue)).toEqual([
-      `cfg.yaml:5:49: strategies[0].symbols[1]: unknown symbol "ETHUSDT_SPBL": not among the venue's instruments as cached in ${cache}`,
+      `cfg.yaml:5:49: strategies[0].symbols[1]: unknown symbol "ETHUSDT_SPBL": not among the venue's instruments as cached in ${cache} at 2026-01-05T00:00:00.000Z (\`sextant plan\` refreshes it)`,
     ]);
-    expect(cached.notes[0]).toBe(`symbols: checked against the venue's instruments as cached in ${cache} (cached at 2026-01-05T00:00:00.000Z: a symbol listed since is not in it)`);
+    expect(cached.notes[0]).toBe(`symbols: checked against the venue's instruments as cached in ${cache} at 2026-01-05T00:00:00.000Z (\`sextant plan\` refreshes it) (cached at 2026-01-05T00:00:00.000Z: a symbol listed since is not in it)`);
 
     // A cache of another venue is not used.
     const other = parseConfig(text.replace('sim: { embedded: false }', 'sim: { embedded: false }\nexchange: { spotBaseUrl: "http://127.0.0.1:1" }'), 'cfg.yaml', {});
