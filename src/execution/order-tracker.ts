@@ -138,9 +138,11 @@ export class OrderTracker {
       try {
         for (let attempt = 0; row && attempt < bound; attempt++) {
           const venue = await this.find(row, futuresOpen);
-          // The executor may have changed the row meanwhile (a cancel answered): it is judged again next pass.
+          // The executor may have changed the order meanwhile (a cancel answered): it is judged again next pass. Only
+          // what the lookup decides counts: a cancel that found nothing touches the row's note, not its standing, and
+          // a strategy re-cancelling an unanswered order on every update must not keep it from being concluded.
           const now = this.o.journal.order(row.clientOid);
-          if (!now || now.updatedAt !== row.updatedAt || now.state !== row.state) break;
+          if (!now || now.state !== row.state || now.orderId !== row.orderId || now.filledSize !== row.filledSize) break;
           if (venue) {
             await this.adopt(row, venue, report);
             break;

@@ -128,6 +128,20 @@ describe('R12: unanswered orders end', () => {
     expect(bot.journal.activeOrders().map((r) => r.clientOid)).not.toContain(lost.clientOid);
   });
 
+  it('an unanswered order its strategy keeps cancelling (each cancel finds nothing) is still concluded lost', async () => {
+    const { server, bot } = await start({ graceMs: 0, lostAfterChecks: 2 });
+    bot.executor.unfence();
+    server.faults.scripted.push({ endpoint: 'S6', kind: 'html-502' });
+    await bot.executor.submit({ kind: 'place', strategyId: 'mm', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))] });
+    const row = bot.journal.allOrders()[0]!;
+    expect(row.state).toBe('unknown');
+    // Every lookup is slow; the strategy's cancel lands while the tracker waits for it.
+    server.faults.scripted.push({ endpoint: 'S3', kind: 'latency', ms: 300, times: 10 });
+    const cancel = () => bot.executor.submit({ kind: 'cancel', strategyId: 'mm', surface: 'spot', symbol: 'BTCUSDT_SPBL', clientOids: [row.clientOid] });
+    for (let i = 0; i < 2; i++) await Promise.all([bot.tracker.reconcile(), new Promise((r) => setTimeout(r, 50)).then(cancel)]);
+    expect(bot.journal.order(row.clientOid)!.state).toBe('lost');
+  });
+
   it('an unknown futures order that filled before the first lookup is resolved as filled, with its fills', async () => {
     const { server, bot } = await start({ graceMs: 0 });
     bot.executor.unfence();
