@@ -90,7 +90,7 @@ export function malformedTrigger(trigger: object): string | undefined {
 }
 
 /** Does this order only shrink exposure? (Spot sells and futures closes.) */
-export function reducesExposure(o: OrderSpec, surface: Surface): boolean {
+export function reducesExposure(o: { side: Side | null; reduceOnly?: boolean }, surface: Surface): boolean {
   return surface === 'futures' ? o.reduceOnly === true : o.side === 'sell';
 }
 

@@ -5,12 +5,12 @@
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
-import type { Intent, OrderSpec } from '../domain/intent.js';
+import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
 import { futuresSide, type Order } from '../domain/order.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
-import { FINAL_STATES, RESTING_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import { FINAL_STATES, RESTING_STATES, UNCONFIRMED_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
@@ -47,11 +47,7 @@ function reachedVenue(r: ItemResult): boolean {
   return r.error.code !== undefined && (r.error.category === 'invalid-order' || r.error.category === 'insufficient-funds' || r.error.category === 'bad-request' || r.error.category === 'not-found');
 }
 
-/** What a cancel-all reaches: every order that may rest at the venue, lost ones included (a cancel that finds nothing costs nothing). */
-const MAY_REST: ReadonlySet<OrderState> = new Set([...RESTING_STATES, 'lost']);
 
-/** Orders whose outcome is not known yet: a cancel that finds nothing leaves them to the tracker as they are. */
-const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
 
 type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 
@@ -96,9 +92,8 @@ export class Executor {
     for (const v of this.o.listed?.() ?? []) {
       if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
       const row = v.clientOid ? this.o.journal.order(v.clientOid) : undefined;
-      const adds = v.surface === 'futures' ? !v.reduceOnly : v.side === 'buy';
       const left = v.size.sub(v.filledSize);
-      counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: adds && v.price ? v.price.mul(left) : Decimal.ZERO });
+      counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: !reducesExposure(v, v.surface) && v.price ? v.price.mul(left) : Decimal.ZERO });
     }
     return {
       now: this.o.clock.now(),
@@ -112,8 +107,7 @@ export class Executor {
 
   /** The notional a resting row adds to its symbol's exposure (what is left of a buy, or of a futures open). */
   private openValue(r: JournalOrder): Decimal {
-    const adds = r.surface === 'futures' ? !r.reduceOnly : r.side === 'buy';
-    if (!adds || !r.price) return Decimal.ZERO;
+    if (reducesExposure(r, r.surface) || !r.price) return Decimal.ZERO;
     return Decimal.from(r.price).mul(Decimal.from(r.size).sub(Decimal.from(r.filledSize)));
   }
 
@@ -143,7 +137,8 @@ export class Executor {
         // The strategy's own orders on that symbol: other strategies' and foreign orders are left alone.
         const rows = this.o.journal
           .activeOrders()
-          .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger && MAY_REST.has(r.state));
+          // Every active one, lost ones included: they may rest, and a cancel that finds nothing costs nothing.
+          .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger);
         await this.cancelRows(rows, out, 'trusted');
         break;
       }
@@ -162,7 +157,7 @@ export class Executor {
    */
   async cancelAllOwn(surface: Surface, symbol: string, triggers: boolean): Promise<{ events: ExecutionEvent[]; keptTriggers: JournalOrder[] }> {
     const out: ExecutionEvent[] = [];
-    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface && MAY_REST.has(r.state));
+    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface);
     await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'trusted');
     const keptTriggers: JournalOrder[] = [];
     for (const r of rows.filter((x) => x.isTrigger)) {
@@ -312,7 +307,7 @@ export class Executor {
       const max = ENDPOINTS[surface === 'spot' ? 'S4' : 'F7'].maxBatch!;
       for (const batch of chunks(group, max)) {
         const now = this.o.clock.now();
-        for (const r of batch) if (!FINAL_STATES.has(r.state) && !PENDING.has(r.state)) this.o.journal.updateOrder(r.clientOid, { state: 'canceling' }, 'cancel requested', now);
+        for (const r of batch) if (!FINAL_STATES.has(r.state) && !UNCONFIRMED_STATES.has(r.state)) this.o.journal.updateOrder(r.clientOid, { state: 'canceling' }, 'cancel requested', now);
         const target: CancelTarget = by === 'id' ? { orderIds: batch.map((r) => r.orderId!) } : { clientOids: batch.map((r) => r.clientOid) };
         const results = await this.o.client.cancelOrders(surface, symbol, target);
         this.hooks.at('during-cancel');
@@ -349,7 +344,7 @@ export class Executor {
       return;
     }
     // A final row stays final; an unanswered order stays as it was: the tracker settles both by query.
-    if (final || PENDING.has(row.state)) {
+    if (final || UNCONFIRMED_STATES.has(row.state)) {
       this.o.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `cancel not confirmed: ${res.error.category}`, now);
       return;
     }

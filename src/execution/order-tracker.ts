@@ -12,7 +12,7 @@ import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
-import type { Journal, JournalOrder, OrderState } from '../journal/journal.js';
+import { UNANSWERED_STATES, UNCONFIRMED_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
@@ -65,10 +65,6 @@ export interface ReconcileReport {
   foreign: Array<{ surface: Surface; symbol: string; orderId: string; clientOid: string | null }>;
 }
 
-/** Sent, and no trustworthy answer yet: never re-sent, resolved by query. */
-const UNANSWERED: ReadonlySet<OrderState> = new Set(['sending', 'unknown']);
-/** Not known to be placed: a lookup that finds it resolves it. */
-const PENDING: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
 
 function venueState(v: Order): OrderState {
   switch (v.status) {
@@ -155,7 +151,7 @@ export class OrderTracker {
       } catch (err) {
         const msg = err instanceof ExchangeError ? err.summary() : (err as Error).message;
         this.logger.warn({ clientOid: first.clientOid, symbol: first.symbol, err: msg }, 'order lookup failed: tried again next pass');
-        if (UNANSWERED.has(first.state)) {
+        if (UNANSWERED_STATES.has(first.state)) {
           report.unresolved++;
           report.pending.push({ clientOid: first.clientOid, strategyId: first.strategyId, symbol: first.symbol, state: first.state, ageMs: this.o.clock.now() - first.createdAt, absentChecks: first.absentChecks, error: msg });
         }
@@ -183,7 +179,7 @@ export class OrderTracker {
    * (only those hold the fence); an open one vanishes only after its time without the venue, pass by pass.
    */
   private settleNow(row: JournalOrder): boolean {
-    return UNANSWERED.has(row.state) && this.o.clock.now() - row.createdAt >= this.o.graceMs;
+    return UNANSWERED_STATES.has(row.state) && this.o.clock.now() - row.createdAt >= this.o.graceMs;
   }
 
   /** The venue's record of an order, only when its client id (where the venue gives one) is the row's. */
@@ -210,7 +206,7 @@ export class OrderTracker {
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
     const state = venueState(v);
     const filled = v.filledSize.toString();
-    const wasPending = PENDING.has(row.state);
+    const wasPending = UNCONFIRMED_STATES.has(row.state);
     const keepCanceling = row.state === 'canceling' && (state === 'open' || state === 'untriggered');
     const next: OrderState = keepCanceling ? 'canceling' : state;
     const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId || row.absentChecks > 0;
@@ -250,12 +246,12 @@ export class OrderTracker {
     };
     // Read-after-write lag: absence inside the grace window proves nothing, whatever the order's state.
     if (ageMs < this.o.graceMs) {
-      if (UNANSWERED.has(row.state)) holds();
+      if (UNANSWERED_STATES.has(row.state)) holds();
       return;
     }
     const checks = row.absentChecks + 1;
     const since = row.absentSinceMs ?? now;
-    if (UNANSWERED.has(row.state)) {
+    if (UNANSWERED_STATES.has(row.state)) {
       if (checks >= this.o.lostAfterChecks) {
         this.o.journal.updateOrder(row.clientOid, { state: 'lost', absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
         this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'order lost: not found at the venue after the grace window; treated as not placed, still checked');
@@ -300,7 +296,7 @@ export class OrderTracker {
 export function unansweredOrders(journal: Journal, nowMs: number): PendingOrder[] {
   return journal
     .activeOrders()
-    .filter((r) => UNANSWERED.has(r.state))
+    .filter((r) => UNANSWERED_STATES.has(r.state))
     .map((r) => ({ clientOid: r.clientOid, strategyId: r.strategyId, symbol: r.symbol, state: r.state, ageMs: nowMs - r.createdAt, absentChecks: r.absentChecks }));
 }
 

@@ -19,6 +19,10 @@ export type OrderState =
 
 export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed', 'not-placed', 'vanished']);
 export const ACTIVE_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost']);
+/** Sent without a trustworthy answer: never re-sent, resolved by query; they hold the fence on new orders. */
+export const UNANSWERED_STATES: ReadonlySet<OrderState> = new Set(['sending', 'unknown']);
+/** Not known to be placed: unanswered, or lost (still looked up). A lookup that finds one resolves it. */
+export const UNCONFIRMED_STATES: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
 /** Active orders that may rest at the venue: what open-order caps count (lost ones are treated as not placed). */
 export const RESTING_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling']);
 

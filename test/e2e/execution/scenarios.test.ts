@@ -1,53 +1,29 @@
 // Reliability scenarios against `sextant sim` over HTTP: commit-then-5xx (R1), timeout with read-after-write
 // lag (R2), partial batches (R3), startup reconciliation (R6), ambiguous cancels (R7), fills, and the risk gate
 // in front of the venue (K1).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { ExecutionEvent } from '../../../src/domain/events.js';
 import type { OrderSpec } from '../../../src/domain/intent.js';
 import type { LiveClient } from '../../../src/exchange/live/live-client.js';
-import { DEFAULT_INSTRUMENTS } from '../../../src/exchange/sim/instruments.js';
-import { SyntheticMarket } from '../../../src/exchange/sim/market.js';
 import { Prng } from '../../../src/exchange/sim/prng.js';
-import { SimServer } from '../../../src/exchange/sim/server.js';
-import { systemClock } from '../../../src/util/clock.js';
-import { silentLogger } from '../../../src/util/logger.js';
-import { buildBot, LOOSE_LIMITS, type Bot } from '../../fixtures/bot.js';
-import { clientFor, GENEROUS_LIMITS } from '../../fixtures/live-client.js';
+import { LOOSE_LIMITS } from '../../fixtures/bot.js';
+import { priceAt as px, startSimBot, type SimBot, type SimBotOptions } from '../../fixtures/sim-bot.js';
 
-const CREDS = { apiKey: 'sc-key', apiSecret: 'sc-secret', passphrase: 'sc-pass' };
-const dir = mkdtempSync(join(tmpdir(), 'sextant-scn-'));
 const d = (s: string) => Decimal.from(s);
-let server: SimServer | undefined;
+let running: SimBot | undefined;
 let client: LiveClient | undefined;
-let bot: Bot | undefined;
 
 afterEach(async () => {
-  bot?.journal.close();
-  await client?.close();
-  await server?.close();
-  bot = client = server = undefined;
+  await running?.close();
+  running = client = undefined;
 });
 
-async function setup(over: { graceMs?: number; lostAfterChecks?: number; timeoutMs?: number; limits?: typeof LOOSE_LIMITS } = {}) {
-  const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 1000 });
-  server = new SimServer({
-    market, accounts: { spot: { USDT: '10000000', BTC: '100' }, futuresCollateral: '10000000', leverage: 20 }, credentials: CREDS,
-    budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
-  });
-  const url = await server.listen(0, '127.0.0.1');
-  client = clientFor({ url, opts: CREDS } as never, { rateLimit: GENEROUS_LIMITS, timeoutMs: over.timeoutMs ?? 1000, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
-  bot = await buildBot({
-    client, journalPath: join(dir, `${Date.now()}-${Math.random()}.sqlite`), graceMs: over.graceMs ?? 0, lostAfterChecks: over.lostAfterChecks ?? 3,
-    symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] }, ...(over.limits ? { limits: over.limits } : {}),
-  });
-  return { server, client, bot, market };
+async function setup(over: SimBotOptions = {}) {
+  running = await startSimBot(over);
+  client = running.client;
+  return running;
 }
-
-const px = (s: SimServer, symbol: string, pct: string) => s.engine.ticker(symbol)!.last!.mul(d(pct)).roundToStep(d('0.1'), 'down');
 const futLimit = (price: Decimal): OrderSpec => ({ side: 'buy', kind: 'limit', timeInForce: 'gtc', price, size: d('0.01'), positionSide: 'long' });
 
 describe('R1: a futures batch is committed, then the answer is a 500', () => {
