@@ -28,7 +28,8 @@ import { loadStrategy } from '../strategy/loader.js';
 import { StrategyRunner, type StrategyFault } from '../strategy/runner.js';
 import { VirtualClock } from '../util/clock.js';
 import { withClock, type Logger } from '../util/logger.js';
-import { eachReplayRecord, riskLimits } from './kernel.js';
+import { riskLimits } from './kernel.js';
+import { eachReplayRecord } from '../data/replay-file.js';
 import { cronInstants } from './cron.js';
 import { LatestTickers, startTradingLoop } from './trading-loop.js';
 

@@ -22,7 +22,9 @@ import { BacktestFaultError, backtestSummary, runBacktest } from './backtest.js'
 import { readSweep, runSweep } from './sweep.js';
 import { startDaemon } from './daemon.js';
 import { synthesize } from './synth.js';
-import { importOhlcvCsv, record, writeReplayFile } from './data-files.js';
+import { importOhlcvCsv } from '../data/csv-import.js';
+import { record } from '../data/recorder.js';
+import { writeReplayFile } from '../data/replay-file.js';
 import { MarketData } from '../data/market-data.js';
 import { checkPollingPlan } from './poll-plan.js';
 import { createLiveClient, createSimServer, openJournal, riskLimits } from './kernel.js';

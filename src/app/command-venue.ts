@@ -2,7 +2,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { Clock } from '../util/clock.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
-import { SIM_DEMO_CREDENTIALS, createSimServer } from './kernel.js';
+import { startEmbeddedSimulator } from './kernel.js';
 
 export interface CommandVenue {
   /** The configuration to build clients from: the base URLs and keys of the venue in use. */
@@ -43,11 +43,10 @@ export async function openCommandVenue(loaded: LoadedConfig, logger: Logger, clo
     const where = ex.spotBaseUrl === ex.futuresBaseUrl ? redactUrlCredentials(ex.spotBaseUrl) : `${redactUrlCredentials(ex.spotBaseUrl)} (spot), ${redactUrlCredentials(ex.futuresBaseUrl)} (futures)`;
     return { loaded, where, embedded: false, close: async () => {} };
   }
-  const sim = createSimServer(loaded, logger.child({ component: 'sim' }), clock);
-  const url = await sim.listen(0, '127.0.0.1');
+  const sim = await startEmbeddedSimulator(loaded, logger, clock, 0);
   return {
-    loaded: { ...loaded, credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS, config: { ...cfg, exchange: { ...cfg.exchange, spotBaseUrl: url, futuresBaseUrl: url } } },
-    where: `an embedded simulator started for this command at ${url} (sim.embedded in ${loaded.file}: a fresh market, not a running daemon's; the exchange base URLs are not used)`,
+    loaded: sim.loaded,
+    where: `an embedded simulator started for this command at ${sim.url} (sim.embedded in ${loaded.file}: a fresh market, not a running daemon's; the exchange base URLs are not used)`,
     embedded: true,
     close: () => sim.close(),
   };

@@ -1,7 +1,6 @@
 // The composition root: the only place that chooses which exchange client and data source are wired.
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { SimConfig } from '../config/schema.js';
@@ -12,7 +11,8 @@ import { bindJournal, type VenueBinding } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
-import { ReplayMarket, SyntheticMarket, type MarketSource, type ReplayRecord } from '../exchange/sim/market.js';
+import { ReplayMarket, SyntheticMarket, type MarketSource } from '../exchange/sim/market.js';
+import { eachReplayRecord } from '../data/replay-file.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
@@ -53,56 +53,6 @@ function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
   return sim.instruments ?? DEFAULT_INSTRUMENTS;
 }
 
-/**
- * Reads a replay file (one JSON object per line: ts, symbol, price, size[, bid, ask, buyerMaker]) a chunk at a
- * time, handing each record to `onRecord`: a file of any size, never held whole in memory.
- */
-export function eachReplayRecord(path: string, onRecord: (r: ReplayRecord) => void): void {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    let lineNo = 0;
-    const line = (text: string) => {
-      lineNo++;
-      if (text.trim() === '') return;
-      let r: Record<string, unknown>;
-      try {
-        r = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        throw new Error(`${path}:${lineNo}: not a JSON object`);
-      }
-      if (typeof r.ts !== 'number' || typeof r.symbol !== 'string' || typeof r.price !== 'string' || typeof r.size !== 'string') {
-        throw new Error(`${path}:${lineNo}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
-      }
-      onRecord(r as unknown as ReplayRecord);
-    };
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      const text = rest + decoder.write(buf.subarray(0, n));
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-        line(text.slice(from, nl));
-        from = nl + 1;
-      }
-      rest = text.slice(from);
-    }
-    rest += decoder.end();
-    if (rest !== '') line(rest);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Reads a whole replay file into records (small files: the simulator's replay, tests). */
-export function readReplayFile(path: string): ReplayRecord[] {
-  const out: ReplayRecord[] = [];
-  eachReplayRecord(path, (r) => out.push(r));
-  return out;
-}
-
 export function createMarket(sim: SimConfig, startMs: number): MarketSource {
   const specs = simSpecs(sim);
   if (sim.replayFile) {
@@ -137,6 +87,26 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     retain: sim.retainOrders,
     ...(onRequest ? { onRequest } : {}),
   });
+}
+
+/** A simulator started on loopback for this process, and the configuration that trades it. */
+export interface EmbeddedSimulator {
+  /** The configuration with the simulator's URL as both base URLs, and the demo keys unless keys are set. */
+  loaded: LoadedConfig;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the simulator's HTTP face on 127.0.0.1 (`port` 0: any free port) for a configuration to trade. */
+export async function startEmbeddedSimulator(loaded: LoadedConfig, logger: Logger, clock: Clock, port: number): Promise<EmbeddedSimulator> {
+  const sim = createSimServer(loaded, logger.child({ component: 'sim' }), clock);
+  const url = await sim.listen(port, '127.0.0.1');
+  const cfg = loaded.config;
+  return {
+    loaded: { ...loaded, credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS, config: { ...cfg, exchange: { ...cfg.exchange, spotBaseUrl: url, futuresBaseUrl: url } } },
+    url,
+    close: () => sim.close(),
+  };
 }
 
 /** The risk limits of the configuration, as exact values. */

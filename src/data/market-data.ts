@@ -6,7 +6,7 @@ import type { Balance, Position, PublicTrade, Ticker } from '../domain/market.js
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
-import type { Clock } from '../util/clock.js';
+import type { TimeSource } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { poll, type Stamped } from './poll.js';
 
@@ -14,7 +14,7 @@ export interface MarketDataOptions {
   spotSymbols: string[];
   futuresSymbols: string[];
   polls: { tickersMs: number; ordersMs: number; balancesMs: number; positionsMs: number };
-  clock: Clock;
+  clock: TimeSource;
   logger: Logger;
   scheduler?: SchedulerLike;
   /** Told of every successful poll (health, metrics). */

@@ -1,7 +1,7 @@
 // Polling: a timer and exhaustMap (a slow poll is never stacked), retries inside (a failed poll never kills
 // the stream: the cycle is skipped), each value stamped with the time it was fetched.
 import { EMPTY, catchError, defer, exhaustMap, map, retry, timer, type Observable, type ObservableInput, type SchedulerLike } from 'rxjs';
-import type { Clock } from '../util/clock.js';
+import type { TimeSource } from '../util/clock.js';
 
 export interface Stamped<T> {
   value: T;
@@ -14,7 +14,7 @@ export interface PollOptions {
   /** Retries of one cycle before it is skipped, and the first backoff (doubled each time). */
   retries: number;
   retryDelayMs: number;
-  clock: Clock;
+  clock: TimeSource;
   scheduler?: SchedulerLike;
   /** Only errors this says yes to are retried (others skip the cycle at once). */
   retryable?: (err: unknown) => boolean;

@@ -11,7 +11,7 @@ import type { Instrument } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
-import type { Clock } from '../util/clock.js';
+import type { TimeSource } from '../util/clock.js';
 
 export interface RiskLimits {
   maxNotionalPerOrder: Decimal;
@@ -94,7 +94,7 @@ export class RiskGate {
     private readonly limits: RiskLimits,
     private readonly journal: Journal,
     /** Times the changes told on tradingStates$; without it, the latest time the gate was given. */
-    private readonly clock?: Clock,
+    private readonly clock?: TimeSource,
   ) {}
 
   /** The state in force: a latched kill switch wins over the operator's setting. */

@@ -1,22 +1,78 @@
-// The single source of "now": live code reads wall time here, backtests swap in a virtual clock.
-export interface Clock {
+// The single source of time: "now", timers and sleeps. Live code reads wall time here and nowhere else;
+// backtests swap in a virtual clock whose timers run only when the driver moves time.
+
+/** What reads the time and nothing more. */
+export interface TimeSource {
   /** Milliseconds since the epoch. */
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/** A timer set through a clock: cancel it before it runs, and it never does. */
+export interface ClockTimer {
+  cancel(): void;
+}
 
-/** A clock that only moves when told to (tests, backtests). */
+export interface Clock extends TimeSource {
+  /** Runs `fn` once, `ms` from now. A wall-clock timer does not keep the process alive. */
+  setTimer(fn: () => void, ms: number): ClockTimer;
+  /** Resolves `ms` from now. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+  // A pending sleep keeps the process alive, as the awaited work it stands for does.
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Gives every pending I/O callback and microtask its turn before going on (not a timer: no time passes). Work
+ * that would otherwise hold the event loop, such as a burst of intents, calls it between steps.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Starts a stopwatch on the process's monotonic clock: it returns the milliseconds elapsed (timings, not time of day). */
+export function stopwatch(): () => number {
+  const t0 = performance.now();
+  return () => performance.now() - t0;
+}
+
+/** A clock that only moves when told to (tests): its timers run, in time order, as it is moved past them. */
 export class ManualClock implements Clock {
+  private timers: Array<{ at: number; seq: number; fn: () => void }> = [];
+  private timerSeq = 0;
+
   constructor(private t = 0) {}
   now(): number {
     return this.t;
   }
   set(ms: number): void {
+    while (this.timers.length > 0) {
+      const due = this.timers.filter((x) => x.at <= ms).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      if (due.at > this.t) this.t = due.at;
+      due.fn();
+    }
     this.t = ms;
   }
   advance(ms: number): void {
-    this.t += ms;
+    this.set(this.t + ms);
+  }
+  setTimer(fn: () => void, ms: number): ClockTimer {
+    const timer = { at: this.t + Math.max(0, ms), seq: this.timerSeq++, fn };
+    this.timers.push(timer);
+    return { cancel: () => void (this.timers = this.timers.filter((x) => x !== timer)) };
+  }
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.setTimer(resolve, ms));
   }
 }
 
@@ -64,8 +120,16 @@ export class VirtualClock extends ManualClock {
     h[i] = t;
   }
 
+  override setTimer(fn: () => void, ms: number): ClockTimer {
+    let canceled = false;
+    this.at(this.now() + Math.max(0, ms), () => {
+      if (!canceled) fn();
+    });
+    return { cancel: () => void (canceled = true) };
+  }
+
   /** Resolves after `ms` of virtual time. */
-  sleep(ms: number): Promise<void> {
+  override sleep(ms: number): Promise<void> {
     this.sleeping++;
     return new Promise((resolve) =>
       this.at(this.now() + ms, () => {

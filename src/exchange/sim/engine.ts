@@ -4,7 +4,7 @@
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
 import { futuresSide, type Order, type OrderKind, type OrderStatus, type Side, type TimeInForce } from '../../domain/order.js';
-import type { Clock } from '../../util/clock.js';
+import type { TimeSource } from '../../util/clock.js';
 import type { OrderRequest, TriggerOrderRequest } from '../client.js';
 import { toInstrument, type SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
@@ -146,7 +146,7 @@ export class MatchingEngine {
   constructor(
     markets: SymbolMarket[],
     accounts: SimAccounts,
-    private readonly clock: Clock,
+    private readonly clock: TimeSource,
     /** Final orders and fills kept per symbol for history reads (oldest dropped beyond it). */
     private readonly retain = Number.POSITIVE_INFINITY,
   ) {

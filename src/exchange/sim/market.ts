@@ -4,6 +4,7 @@
 import { Decimal } from '../../domain/decimal.js';
 import { Prng, deriveSeed } from './prng.js';
 import type { SimInstrumentSpec } from './instruments.js';
+import type { ReplayRecord } from '../../domain/replay-record.js';
 
 /** The state of one symbol's market after its latest tick; updated in place (no allocation per tick). */
 export class SymbolMarket {
@@ -113,18 +114,6 @@ export class SyntheticMarket implements MarketSource {
     m.topSize = min * (1000 + r.below(10_000));
     m.ticks++;
   }
-}
-
-export interface ReplayRecord {
-  ts: number;
-  symbol: string;
-  price: string;
-  size: string;
-  /** Optional: best bid / ask at the time; default one tick around the trade. */
-  bid?: string;
-  ask?: string;
-  /** Optional: true when the aggressor sold. */
-  buyerMaker?: boolean;
 }
 
 /**

@@ -8,7 +8,7 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Fill, Surface } from '../../domain/market.js';
 import { futuresSide } from '../../domain/order.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock, TimeSource } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
 import type { OrderRequest } from '../client.js';
@@ -102,7 +102,7 @@ export class SimServer {
   private readonly counters = new Map<string, Counter>();
   private readonly stats = { requests: {} as Record<string, number>, rejected429: 0, authFailures: 0 };
   private readonly contractIds = new Map<string, number>();
-  private readonly engineClock: Clock;
+  private readonly engineClock: TimeSource;
   url = '';
 
   constructor(private readonly o: SimServerOptions) {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { eachReplayRecord, readReplayFile } from '../../../../src/app/kernel.js';
+import { eachReplayRecord, readReplayFile } from '../../../../src/data/replay-file.js';
 import { Decimal } from '../../../../src/domain/decimal.js';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
 import { ReplayMarket } from '../../../../src/exchange/sim/market.js';

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { TapeRecorder, importOhlcvCsv } from '../../../src/app/data-files.js';
+import { importOhlcvCsv } from '../../../src/data/csv-import.js';
+import { TapeRecorder } from '../../../src/data/recorder.js';
 import { TAPE_TRADES_LIMIT } from '../../../src/data/market-data.js';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { PublicTrade, Ticker } from '../../../src/domain/market.js';
@@ -46,7 +47,7 @@ describe('OHLCV CSV import', () => {
       '',
     ].join('\n'));
     // A child process in a zone five hours behind UTC (Jest's process.env is a copy: TZ must be set at the start).
-    const script = `import { importOhlcvCsv } from './src/app/data-files.ts';
+    const script = `import { importOhlcvCsv } from './src/data/csv-import.ts';
       const bars = importOhlcvCsv(${JSON.stringify(f)}, 'X').filter((_, i) => i % 4 === 0);
       console.log(JSON.stringify({ offsetMin: new Date(2026, 0, 5).getTimezoneOffset(), times: bars.map((r) => new Date(r.ts).toISOString()) }));`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', TZ: 'America/New_York', TSX_DISABLE_CACHE: '1' }, encoding: 'utf8' });
