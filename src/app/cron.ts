@@ -1,6 +1,7 @@
-// Scheduled jobs (node-cron): reconciliation, strategy schedules. Each job skips a run while the last is busy.
-// Schedules are in UTC, live and in backtests (where `nextFire` finds the instants in virtual time).
-import { createTask, parse, schedule, validate, validateDetailed, type ScheduledTask } from 'node-cron';
+// Scheduled jobs on cron expressions (node-cron's parser and matcher, UTC), run through the clock: the same
+// instants live and in backtests.
+import { createTask, parse, validate, validateDetailed } from 'node-cron';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 /**
@@ -19,34 +20,60 @@ export function cronProblem(expression: string): string | undefined {
   return `invalid cron expression ${JSON.stringify(expression)}: ${why} (fields: [second] minute hour day-of-month month day-of-week)`;
 }
 
-export class Cron {
-  private readonly tasks: ScheduledTask[] = [];
-  constructor(private readonly logger: Logger) {}
+/** The longest a single clock timer waits: a later instant is reached by waiting again (Node's timers overflow at 2^31 ms). */
+const MAX_WAIT_MS = 2 ** 30;
+
+/**
+ * Scheduled jobs (reconciliation, strategy schedules, housekeeping) on cron expressions, through the clock: wall
+ * time live, virtual time in backtests, the same instants either way. A failing job is logged and keeps its
+ * schedule.
+ */
+export class Schedules {
+  private readonly timers = new Map<string, ClockTimer>();
+  private stopped = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** Told of every job run that goes on in promise continuations (a backtest settles them before time moves). */
+    private readonly onAsyncJob?: () => void,
+  ) {}
 
   add(name: string, expression: string, job: () => Promise<void> | void): void {
     const problem = cronProblem(expression);
     if (problem) throw new Error(`${name}: ${problem}`);
-    let busy = false;
-    const task = schedule(expression, async () => {
-      if (busy) return;
-      busy = true;
+    const next = cronInstants(expression);
+    const failed = (err: unknown) => this.logger.warn({ job: name, err: (err as Error).message }, 'scheduled job failed');
+    // A job that must not overlap itself guards itself (a reconciliation joins the one running).
+    const run = () => {
+      let result: Promise<void> | void;
       try {
-        await job();
+        result = job();
       } catch (err) {
-        this.logger.warn({ job: name, err: (err as Error).message }, 'scheduled job failed');
-      } finally {
-        busy = false;
+        failed(err);
+        return;
       }
-    }, { timezone: 'UTC' });
-    this.tasks.push(task);
+      if (!result) return;
+      this.onAsyncJob?.();
+      result.catch(failed);
+    };
+    const arm = (atMs: number | null) => {
+      if (atMs === null || this.stopped) return;
+      const waitMs = atMs - this.clock.now();
+      this.timers.set(name, this.clock.setTimer(() => {
+        if (waitMs > MAX_WAIT_MS) return arm(atMs);
+        run();
+        // From the instant itself: a wall-clock timer may fire a little early, and the same instant must not come twice.
+        arm(next(Math.max(atMs, this.clock.now())));
+      }, Math.min(Math.max(0, waitMs), MAX_WAIT_MS)));
+    };
+    arm(next(this.clock.now()));
   }
 
-  async stop(): Promise<void> {
-    for (const t of this.tasks) {
-      await t.stop();
-      await t.destroy();
-    }
-    this.tasks.length = 0;
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
   }
 }
 

@@ -1,4 +1,6 @@
-// The composition root: the only place that chooses which exchange client and data source are wired.
+// The kernel chooses: which venue a mode trades (the exchange, the embedded simulator, dry-run's paper venue
+// following live data, a backtest's virtual venue), where its market data comes from, and on which clock. No mode
+// branch lives anywhere else.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,7 +18,13 @@ import { eachReplayRecord } from '../data/replay-file.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { systemClock, VirtualClock, type Clock } from '../util/clock.js';
+import type { Instrument } from '../domain/market.js';
+import { MarketData } from '../data/market-data.js';
+import { MeteredClient } from '../exchange/sim/metered-client.js';
+import { PaperVenue } from '../exchange/sim/paper-venue.js';
+import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
+import type { BoundVenue, TradedSymbols } from './core.js';
 import type { Logger } from '../util/logger.js';
 
 export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
@@ -69,10 +77,6 @@ function simAccounts(sim: SimConfig): SimAccounts {
   return { spot: sim.accounts.spot, futuresCollateral: sim.accounts.futuresCollateral, leverage: sim.accounts.leverage };
 }
 
-/** The in-process simulated exchange (backtests, dry-run), starting at `startMs` of virtual time. */
-export function createSimulatedExchange(loaded: LoadedConfig, startMs: number): SimulatedExchange {
-  return new SimulatedExchange(createMarket(loaded.config.sim, startMs), simAccounts(loaded.config.sim), loaded.config.sim.retainOrders);
-}
 
 /** The simulator's HTTP face on the wall clock. */
 export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock, onRequest?: (method: string, path: string) => void): SimServer {
@@ -117,6 +121,7 @@ export function riskLimits(loaded: LoadedConfig): RiskLimits {
     maxOpenOrdersPerSymbol: r.maxOpenOrdersPerSymbol, maxOpenOrdersPerStrategy: r.maxOpenOrdersPerStrategy,
     priceBandPct: Decimal.from(r.priceBandPct), staleAfterMs: r.staleAfterMs, maxOrdersPerMinute: r.maxOrdersPerMinute,
     maxDrawdownPct: Decimal.from(r.maxDrawdownPct), maxOrdersPerIntent: r.maxOrdersPerIntent, outlierPct: Decimal.from(r.outlierPct),
+    ...(r.reduceDrawdownPct !== undefined ? { reduceDrawdownPct: Decimal.from(r.reduceDrawdownPct) } : {}),
   };
 }
 
@@ -182,4 +187,102 @@ export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perSt
     throw err;
   }
   return journal;
+}
+
+/** What a daemon trades: its market-data client, and the venue bound to the symbols once they are known. */
+export interface Venue {
+  /** The client market data is read with (and, but for dry-run, orders sent to). */
+  client: LiveClient;
+  /** The embedded simulator's URL, when the venue is one. */
+  simUrl?: string;
+  instruments(): Promise<Map<string, Instrument>>;
+  bind(symbols: TradedSymbols): BoundVenue;
+  close(): Promise<void>;
+}
+
+export interface VenueOptions {
+  logger: Logger;
+  clock: Clock;
+  /** Told of every request attempt (metrics). */
+  onAttempt?: (endpoint: string, outcome: string) => void;
+  /** Told of every successful poll (health, metrics). */
+  onPolled?: (name: string, atMs: number) => void;
+}
+
+export interface BacktestVenueOptions {
+  logger: Logger;
+  backtest: { dataFile: string; fromMs?: number; toMs?: number };
+}
+
+/**
+ * The venue of the configured mode: the exchange at the base URLs (`live`), the simulator on loopback
+ * (`sim.embedded`), the exchange's market data with a paper venue filling orders (`dry-run`); with `backtest`
+ * options, the virtual venue over recorded data.
+ */
+export async function openVenue(loaded: LoadedConfig, opts: BacktestVenueOptions): Promise<BacktestVenue>;
+export async function openVenue(loaded: LoadedConfig, opts: VenueOptions): Promise<Venue>;
+export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | BacktestVenueOptions): Promise<Venue | BacktestVenue> {
+  const cfg = loaded.config;
+  if ('backtest' in opts) return backtestVenue(loaded, opts.backtest.dataFile, opts.backtest.fromMs, opts.backtest.toMs);
+  const { logger, clock } = opts;
+  if (cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials) {
+    throw new Error('live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run');
+  }
+  const sim = cfg.sim.embedded ? await startEmbeddedSimulator(loaded, logger, clock, cfg.sim.port) : undefined;
+  if (sim) logger.child({ component: 'daemon' }).info({ url: sim.url }, 'trading against the embedded simulator');
+  const client = createLiveClient(sim?.loaded ?? loaded, logger, clock, opts.onAttempt);
+  const instruments = new Map<string, Instrument>();
+  const venue: Venue = {
+    client,
+    ...(sim ? { simUrl: sim.url } : {}),
+    instruments: async () => {
+      for (const s of ['spot', 'futures'] as const) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
+      return instruments;
+    },
+    bind: (symbols) => {
+      // Dry-run: market data from the venue, orders matched by the simulator's engine following that data.
+      const paper = cfg.mode === 'dry-run'
+        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders)
+        : undefined;
+      if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
+      const streams = new MarketData(client, {
+        spotSymbols: symbols.spot, futuresSymbols: symbols.futures, polls: cfg.daemon.polls, clock, logger,
+        ...(paper ? { trading: paper } : {}), ...(opts.onPolled ? { onPolled: opts.onPolled } : {}),
+      });
+      if (paper) return { trading: paper, streams, beforeTickers: (tickers) => paper.follow(tickers.value.values(), clock.now()) };
+      return {
+        trading: client, streams,
+        keys: { authHalt: () => client.authHalt(), probe: async (surfaces) => {
+          for (const s of surfaces) await client.balances(s);
+        } },
+      };
+    },
+    close: async () => {
+      await client.close();
+      await sim?.close();
+    },
+  };
+  return venue;
+}
+
+/** The backtest's virtual venue: the replayed data, the in-process simulator behind the venue's meter and the round trip. */
+function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, toMs?: number): BacktestVenue {
+  const cfg = loaded.config;
+  // Read a chunk at a time into the replay's columns. Recorded files interleave symbols polled together, so their
+  // times can step back a little: the replay sorts them stably by time.
+  const market = new ReplayMarket(simSpecs(cfg.sim));
+  eachReplayRecord(dataFile, (r) => {
+    if ((fromMs === undefined || r.ts >= fromMs) && (toMs === undefined || r.ts <= toMs)) market.add(r);
+  });
+  if (market.length === 0) throw new Error('no market data in the chosen range');
+  market.begin();
+  const clock = new VirtualClock(market.nextTs);
+  const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock);
+  // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
+  const rl = cfg.exchange.rateLimit;
+  const metered = new MeteredClient(simulator, {
+    spot: { ip: rl.spot.ip.budget, uid: rl.spot.uid.budget }, futures: { ip: rl.futures.ip.budget, uid: rl.futures.uid.budget },
+    windowMs: rl.spot.ip.windowMs, orderRequestsPerSecond: Math.floor((rl.orderRequests.budget * 1000) / rl.orderRequests.windowMs),
+  }, clock, cfg.exchange.spotOpenOrders);
+  return virtualVenue({ market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls, spotOpenOrders: cfg.exchange.spotOpenOrders });
 }

@@ -14,7 +14,7 @@ export function listOrders(journal: Journal, nowMs: number, all: boolean): strin
   if (rows.length === 0) return [all ? 'the journal holds no orders' : 'no orders in flight: every order in the journal is final'];
   const cells = rows.map((r) => [
     r.clientOid, r.strategyId, r.symbol, r.isTrigger ? `${r.side} (trigger ${r.triggerPrice})` : r.side, r.price ?? 'market', r.size, r.filledSize, r.state,
-    r.orderId ?? '-', String(Math.round((nowMs - r.createdAt) / 1000)), String(r.absentChecks),
+    r.orderId ?? '-', String(Math.round((nowMs - r.createdAtMs) / 1000)), String(r.absentChecks),
   ]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (xs: string[]) => xs.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();

@@ -124,7 +124,7 @@ function orderOfRow(r: JournalOrder): Order {
     price: r.price === null ? null : Decimal.from(r.price), size: Decimal.from(r.size), filledSize: Decimal.from(r.filledSize),
     avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice), fee: r.fee === null ? null : Decimal.from(r.fee),
     // A trigger waits for its price whatever the answer to its placing: a strategy keeps it apart from resting orders.
-    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'), rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAt, updatedAtMs: r.updatedAt,
+    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'), rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs,
   };
 }
 
@@ -169,7 +169,7 @@ class RestingRows {
 
   private order(r: JournalOrder): Order {
     const held = this.converted.get(r.clientOid);
-    const same = held && held.row.state === r.state && held.row.updatedAt === r.updatedAt && held.row.filledSize === r.filledSize && held.row.orderId === r.orderId && held.row.avgPrice === r.avgPrice && held.row.fee === r.fee;
+    const same = held && held.row.state === r.state && held.row.updatedAtMs === r.updatedAtMs && held.row.filledSize === r.filledSize && held.row.orderId === r.orderId && held.row.avgPrice === r.avgPrice && held.row.fee === r.fee;
     if (same) return held.order;
     const order = orderOfRow(r);
     this.converted.set(r.clientOid, { row: r, order });

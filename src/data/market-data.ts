@@ -1,7 +1,7 @@
-// The shared market-data streams: tickers (F2, and S9 last trades for spot pairs), open orders (F5, S1),
-// balances (S8, F3) and positions (F4), each polled on its own period and shared with shareReplay; and, for
-// recordings, the tape (futures tickers and the spot pairs' public trades), polled only while subscribed.
-import { forkJoin, from, map, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
+// The shared market-data streams of the polls table (polls.ts): tickers, open orders, balances and positions, each
+// polled on its own period through the exchange client and shared with shareReplay; and, for recordings, the tape
+// (futures tickers and the spot pairs' public trades), polled only while subscribed.
+import { forkJoin, from, lastValueFrom, map, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
 import type { Balance, Position, PublicTrade, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -9,6 +9,7 @@ import { ExchangeError } from '../exchange/errors.js';
 import type { TimeSource } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { poll, type Stamped } from './poll.js';
+import { activeReads, pollNamed, type PolledSymbols, type PollName, type PollValues } from './polls.js';
 
 export interface MarketDataOptions {
   spotSymbols: string[];
@@ -60,29 +61,31 @@ export class MarketData {
         map((s) => (o.onPolled?.(name, s.atMs), s)),
         shareReplay({ bufferSize: 1, refCount: true }),
       );
-    const list = <T>(xs: Array<Promise<T[]>>) => (xs.length ? forkJoin(xs.map((p) => from(p))).pipe(map((a) => a.flat())) : from(Promise.resolve([] as T[])));
+    const list = <T>(xs: Array<Promise<T[]>>): Promise<T[]> => (xs.length ? lastValueFrom(forkJoin(xs.map((p) => from(p))).pipe(map((a) => a.flat()))) : Promise.resolve([] as T[]));
 
-    this.tickers$ = shared(
-      'tickers',
-      poll(async () => {
-        const out = new Map<string, Ticker>();
-        if (o.futuresSymbols.length) for (const t of await client.tickers()) if (o.futuresSymbols.includes(t.symbol)) out.set(t.symbol, t);
-        for (const s of o.spotSymbols) {
-          const t = tickerFromTrade(s, (await client.recentTrades(s, 1))[0]);
-          if (t) out.set(s, t);
+    const symbols: PolledSymbols = { spot: o.spotSymbols, futures: o.futuresSymbols };
+    const stream = <N extends PollName>(name: N, read: () => Promise<PollValues[N]>) => {
+      const spec = pollNamed(name);
+      return shared(name, poll(read, opts(name, o.polls[spec.periodKey])));
+    };
+    const reads = (name: PollName) => activeReads(pollNamed(name), symbols);
+    this.tickers$ = stream('tickers', async () => {
+      const out = new Map<string, Ticker>();
+      for (const r of reads('tickers')) {
+        if (r.surface === 'futures') {
+          for (const t of await client.tickers()) if (o.futuresSymbols.includes(t.symbol)) out.set(t.symbol, t);
+        } else {
+          for (const s of o.spotSymbols) {
+            const t = tickerFromTrade(s, (await client.recentTrades(s, 1))[0]);
+            if (t) out.set(s, t);
+          }
         }
-        return out;
-      }, opts('tickers', o.polls.tickersMs)),
-    );
-    this.openOrders$ = shared(
-      'orders',
-      poll(() => list<Order>([...o.futuresSymbols.map((s) => account.openOrders('futures', s)), ...o.spotSymbols.map((s) => account.openOrders('spot', s))]), opts('orders', o.polls.ordersMs)),
-    );
-    this.balances$ = shared(
-      'balances',
-      poll(() => list<Balance>([...(o.spotSymbols.length ? [account.balances('spot')] : []), ...(o.futuresSymbols.length ? [account.balances('futures')] : [])]), opts('balances', o.polls.balancesMs)),
-    );
-    this.positions$ = shared('positions', poll(() => list<Position>(o.futuresSymbols.map((s) => account.positions(s))), opts('positions', o.polls.positionsMs)));
+      }
+      return out;
+    });
+    this.openOrders$ = stream('orders', () => list<Order>(reads('orders').flatMap((r) => symbols[r.surface].map((s) => account.openOrders(r.surface, s)))));
+    this.balances$ = stream('balances', () => list<Balance>(reads('balances').map((r) => account.balances(r.surface))));
+    this.positions$ = stream('positions', () => list<Position>(reads('positions').flatMap((r) => symbols[r.surface].map((s) => account.positions(s)))));
     this.tape$ = shared(
       'tape',
       poll(async () => {

@@ -1,6 +1,8 @@
-// Execution events: what happened to an intent and its orders (past tense), for strategies and the journal.
+// Execution events: what happened to an intent and its orders (past tense), and changes of the trading state,
+// for strategies, the activity log and the journal.
 import type { Decimal } from './decimal.js';
 import type { Surface } from './market.js';
+import type { OrderState } from './order-lifecycle.js';
 
 interface Base {
   strategyId: string;
@@ -14,7 +16,7 @@ export type ExecutionEvent =
   | (Base & { type: 'accepted'; orderId: string; /** A trigger (plan) order, waiting for its price. */ trigger: boolean })
   | (Base & { type: 'rejected'; code: string | undefined; reason: string })
   | (Base & { type: 'unknown'; reason: string })
-  | (Base & { type: 'resolved'; orderId: string; state: string })
+  | (Base & { type: 'resolved'; orderId: string; state: OrderState })
   | (Base & { type: 'lost'; reason: string })
   /** Final after the venue stopped knowing it: `vanished` (it was open) or `not-placed` (it was lost). */
   | (Base & { type: 'vanished'; state: 'vanished' | 'not-placed'; reason: string })
@@ -22,6 +24,10 @@ export type ExecutionEvent =
   | (Base & { type: 'canceled'; orderId: string })
   | (Base & { type: 'triggered'; orderId: string })
   | { type: 'denied'; strategyId: string; surface: Surface; symbol: string; atMs: number; reason: string; detail: string }
+  /** The trading state in force changed (a kill switch latched, a reduce order, a reset, an operator's setting). */
   | { type: 'trading-state'; atMs: number; state: TradingState; reason: string };
 
+/** active: any order; reducing: only orders that shrink exposure; halted: cancels only. */
 export type TradingState = 'active' | 'reducing' | 'halted';
+
+export type TradingStateChanged = Extract<ExecutionEvent, { type: 'trading-state' }>;

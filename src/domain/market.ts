@@ -3,6 +3,14 @@ import type { Decimal } from './decimal.js';
 
 export type Surface = 'spot' | 'futures';
 
+/**
+ * The surface a venue symbol names, by the venue's naming rule (futures `cmt_…`, spot `…_SPBL`), for where no
+ * instrument list is at hand (checking a configuration offline). With an instrument list, its `surface` decides.
+ */
+export function surfaceOfSymbol(symbol: string): Surface {
+  return symbol.startsWith('cmt_') ? 'futures' : 'spot';
+}
+
 export interface Instrument {
   surface: Surface;
   /** Venue symbol: `BTCUSDT_SPBL` (spot) or `cmt_btcusdt` (futures). */

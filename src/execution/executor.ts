@@ -1,16 +1,18 @@
 // The executor: turns intents into exchange calls that never duplicate or lose an order. Every order gets a
 // client id from the journal and is written down before it is sent; answers are per item; an unknown outcome
 // stays unknown until the order tracker resolves it by query: it is never re-sent. A strategy cancels only its
-// own orders, and a cancel it asks for is sent whatever the journal believes about the order.
+// own orders, and a cancel it asks for is sent whatever the journal believes about the order. Every change of an
+// order's state goes through the lifecycle (domain/order-lifecycle.ts).
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
 import { futuresSide, type Order } from '../domain/order.js';
+import { FINAL_STATES, INITIAL_ORDER_STATE, mustTransition, RESTING_STATES, transition, type OrderEvent } from '../domain/order-lifecycle.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
-import { FINAL_STATES, RESTING_STATES, UNCONFIRMED_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
@@ -47,8 +49,6 @@ function reachedVenue(r: ItemResult): boolean {
   return r.error.code !== undefined && (r.error.category === 'invalid-order' || r.error.category === 'insufficient-funds' || r.error.category === 'bad-request' || r.error.category === 'not-found');
 }
 
-
-
 type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 
 export class Executor {
@@ -58,10 +58,10 @@ export class Executor {
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
 
-  constructor(private readonly o: ExecutorOptions) {
-    this.hooks = o.hooks ?? NO_KILL;
-    this.logger = o.logger.child({ component: 'executor' });
-    this.startedAtMs = o.clock.now();
+  constructor(private readonly opts: ExecutorOptions) {
+    this.hooks = opts.hooks ?? NO_KILL;
+    this.logger = opts.logger.child({ component: 'executor' });
+    this.startedAtMs = opts.clock.now();
   }
 
   /** New orders wait until reconciliation has succeeded; cancels always go. */
@@ -86,19 +86,19 @@ export class Executor {
    * order this bot did not create), so neither view alone can let a cap be passed.
    */
   private riskContext(): RiskContext {
-    const resting = this.o.journal.activeOrders().filter((r) => r.kind === 'limit' && RESTING_STATES.has(r.state));
+    const resting = this.opts.journal.activeOrders().filter((r) => r.kind === 'limit' && RESTING_STATES.has(r.state));
     const counted = resting.map((r) => ({ symbol: r.symbol, strategyId: r.strategyId as string | null, notional: this.openValue(r) }));
     const held = new Set(resting.flatMap((r) => [r.clientOid, ...(r.orderId ? [`#${r.orderId}`] : [])]));
-    for (const v of this.o.listed?.() ?? []) {
+    for (const v of this.opts.listed?.() ?? []) {
       if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
-      const row = v.clientOid ? this.o.journal.order(v.clientOid) : undefined;
+      const row = v.clientOid ? this.opts.journal.order(v.clientOid) : undefined;
       const left = v.size.sub(v.filledSize);
       counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: !reducesExposure(v, v.surface) && v.price ? v.price.mul(left) : Decimal.ZERO });
     }
     return {
-      now: this.o.clock.now(),
-      instrument: (s) => this.o.instruments.get(s),
-      reference: (s) => this.o.reference(s),
+      now: this.opts.clock.now(),
+      instrument: (s) => this.opts.instruments.get(s),
+      reference: (s) => this.opts.reference(s),
       openCount: (s) => counted.filter((r) => r.symbol === s).length,
       openCountByStrategy: (id) => counted.filter((r) => r.strategyId === id).length,
       openNotional: (s) => counted.filter((r) => r.symbol === s).reduce((a, r) => a.add(r.notional), Decimal.ZERO),
@@ -113,9 +113,9 @@ export class Executor {
 
   async submit(intent: Intent): Promise<ExecutionEvent[]> {
     const out: ExecutionEvent[] = [];
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     this.hooks.at('before-journal');
-    const intentId = this.o.journal.recordIntent(intent.strategyId, intent.kind, JSON.stringify(intent), now);
+    const intentId = this.opts.journal.recordIntent(intent.strategyId, intent.kind, JSON.stringify(intent), now);
     switch (intent.kind) {
       case 'place':
         await this.place(intent, intentId, out);
@@ -125,8 +125,8 @@ export class Executor {
         break;
       case 'cancel': {
         const rows = this.ownRows(intent, out, [
-          ...(intent.orderIds ?? []).map((id) => ({ ref: `order id ${id}`, row: this.o.journal.orderByOrderId(id) })),
-          ...(intent.clientOids ?? []).map((c) => ({ ref: `client id ${c}`, row: this.o.journal.order(c) })),
+          ...(intent.orderIds ?? []).map((id) => ({ ref: `order id ${id}`, row: this.opts.journal.orderByOrderId(id) })),
+          ...(intent.clientOids ?? []).map((c) => ({ ref: `client id ${c}`, row: this.opts.journal.order(c) })),
         ]);
         await this.cancelRows(rows.filter((r) => !r.isTrigger), out, intent.orderIds ? 'named' : 'trusted');
         // A trigger named in a plain cancel goes through its own endpoint (F9), not silently nowhere.
@@ -135,7 +135,7 @@ export class Executor {
       }
       case 'cancel-all': {
         // The strategy's own orders on that symbol: other strategies' and foreign orders are left alone.
-        const rows = this.o.journal
+        const rows = this.opts.journal
           .activeOrders()
           // Every active one, lost ones included: they may rest, and a cancel that finds nothing costs nothing.
           .filter((r) => r.strategyId === intent.strategyId && r.symbol === intent.symbol && r.surface === intent.surface && !r.isTrigger);
@@ -143,7 +143,7 @@ export class Executor {
         break;
       }
       case 'cancel-trigger': {
-        const [row] = this.ownRows(intent, out, [{ ref: `order id ${intent.orderId}`, row: this.o.journal.orderByOrderId(intent.orderId) }]);
+        const [row] = this.ownRows(intent, out, [{ ref: `order id ${intent.orderId}`, row: this.opts.journal.orderByOrderId(intent.orderId) }]);
         if (row) await this.cancelTriggerRow(row, out);
         break;
       }
@@ -157,7 +157,7 @@ export class Executor {
    */
   async cancelAllOwn(surface: Surface, symbol: string, triggers: boolean): Promise<{ events: ExecutionEvent[]; keptTriggers: JournalOrder[] }> {
     const out: ExecutionEvent[] = [];
-    const rows = this.o.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface);
+    const rows = this.opts.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface);
     await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'trusted');
     const keptTriggers: JournalOrder[] = [];
     for (const r of rows.filter((x) => x.isTrigger)) {
@@ -171,7 +171,7 @@ export class Executor {
   /** A venue id this process can trust: answered or seen by the venue since it started (a replaced venue reuses ids). */
   private trustedId(r: JournalOrder): string | null {
     if (!r.orderId) return null;
-    return r.createdAt >= this.startedAtMs || (r.seenAtMs ?? -Infinity) >= this.startedAtMs ? r.orderId : null;
+    return r.createdAtMs >= this.startedAtMs || (r.seenAtMs ?? -Infinity) >= this.startedAtMs ? r.orderId : null;
   }
 
   /** The rows a cancel intent names that belong to the strategy and its symbol; every other one is denied. */
@@ -179,7 +179,7 @@ export class Executor {
     const surface: Surface = intent.kind === 'cancel' ? intent.surface : 'futures';
     const own: JournalOrder[] = [];
     const denied: Denied[] = [];
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     for (const { ref, row } of named) {
       const why = !row
         ? `${ref} is not an order this bot placed`
@@ -198,23 +198,23 @@ export class Executor {
   /** Records denials in one transaction, then tells everyone. */
   private denyAll(out: ExecutionEvent[], intentKind: string, denied: Denied[]): void {
     if (denied.length === 0) return;
-    this.o.journal.recordRiskDecisions(denied.map((d) => ({ strategyId: d.strategyId, intentKind, reason: d.reason, detail: d.detail, atMs: d.atMs })));
+    this.opts.journal.recordRiskDecisions(denied.map((d) => ({ strategyId: d.strategyId, intentKind, reason: d.reason, detail: d.detail, atMs: d.atMs })));
     for (const d of denied) this.emit(out, d);
   }
 
   private newRows(intent: { strategyId: string }, intentId: number, surface: Surface, symbol: string, specs: OrderSpec[], trigger?: Decimal): JournalOrder[] {
-    const oids = this.o.journal.nextClientOids(intent.strategyId, specs.length);
-    const now = this.o.clock.now();
+    const oids = this.opts.journal.nextClientOids(intent.strategyId, specs.length);
+    const now = this.opts.clock.now();
     return specs.map((s, i) => ({
       clientOid: oids[i]!, strategyId: intent.strategyId, intentId, surface, symbol, side: s.side, kind: s.kind, timeInForce: s.timeInForce,
       price: s.price ? s.price.toString() : null, size: s.size.toString(), positionSide: surface === 'futures' ? (s.positionSide ?? (s.side === 'buy' ? 'long' : 'short')) : null,
       reduceOnly: s.reduceOnly ?? false, isTrigger: trigger !== undefined, triggerPrice: trigger ? trigger.toString() : null, orderId: null,
-      state: 'sending', filledSize: '0', avgPrice: null, fee: null, createdAt: now, updatedAt: now, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
+      state: INITIAL_ORDER_STATE, filledSize: '0', avgPrice: null, fee: null, createdAtMs: now, updatedAtMs: now, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
     }));
   }
 
   private denials(intent: Intent, surface: Surface, symbol: string, list: Array<{ reason: string; detail: string }>): Denied[] {
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     return list.map((d) => ({ type: 'denied', strategyId: intent.strategyId, surface, symbol, atMs: now, reason: d.reason, detail: d.detail }));
   }
 
@@ -223,39 +223,41 @@ export class Executor {
       this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, [{ reason: 'fenced', detail: `${Array.isArray(intent.orders) ? intent.orders.length : 0} order(s): ${this.fencedBy}` }]));
       return;
     }
-    const { allowed, denials } = this.o.risk.checkPlace(intent, this.riskContext());
+    const { allowed, denials } = this.opts.risk.checkPlace(intent, this.riskContext());
     this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, denials));
     if (allowed.length === 0) return;
     const rows = this.newRows(intent, intentId, intent.surface, intent.symbol, allowed);
-    this.o.journal.insertOrders(rows);
+    this.opts.journal.insertOrders(rows);
     this.hooks.at('after-journal');
     const max = ENDPOINTS[intent.surface === 'spot' ? 'S6' : 'F6'].maxBatch!;
     for (const batch of chunks(rows, max)) {
       const reqs: OrderRequest[] = batch.map((r) => ({ ...allowed[rows.indexOf(r)]!, clientOid: r.clientOid }));
-      const results = await this.o.client.placeOrders(intent.surface, intent.symbol, reqs);
+      const results = await this.opts.client.placeOrders(intent.surface, intent.symbol, reqs);
       this.hooks.at('after-send');
       results.forEach((res, i) => {
         this.applyPlaceResult(batch[i]!, res, out);
         if (i === 0) this.hooks.at('after-journal-update');
       });
-      this.o.risk.recordSent(results.filter(reachedVenue).length, this.o.clock.now());
+      this.opts.risk.recordSent(results.filter(reachedVenue).length, this.opts.clock.now());
     }
   }
 
-  private applyPlaceResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[], acceptedState: OrderState = 'open'): void {
-    const now = this.o.clock.now();
+  private applyPlaceResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {
+    const now = this.opts.clock.now();
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
     switch (res.outcome) {
-      case 'accepted':
-        this.o.journal.updateOrder(row.clientOid, { state: acceptedState, orderId: res.orderId }, 'accepted', now);
+      case 'accepted': {
+        const state = mustTransition(row.state, { type: 'place-accepted', trigger: row.isTrigger });
+        this.opts.journal.updateOrder(row.clientOid, { state, orderId: res.orderId }, 'accepted', now);
         this.emit(out, { ...base, type: 'accepted', orderId: res.orderId, trigger: row.isTrigger });
         return;
+      }
       case 'rejected':
-        this.o.journal.updateOrder(row.clientOid, { state: 'rejected', lastError: res.error.summary() }, `rejected: ${res.error.category}`, now);
+        this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-rejected' }), lastError: res.error.summary() }, `rejected: ${res.error.category}`, now);
         this.emit(out, { ...base, type: 'rejected', code: res.error.code, reason: res.error.message });
         return;
       case 'unknown':
-        this.o.journal.updateOrder(row.clientOid, { state: 'unknown', lastError: res.error.summary() }, `unknown: ${res.error.category}`, now);
+        this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-unanswered' }), lastError: res.error.summary() }, `unknown: ${res.error.category}`, now);
         this.emit(out, { ...base, type: 'unknown', reason: res.error.message });
         this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, reason: res.error.message }, 'order outcome unknown: resolving by query, not re-sending');
         return;
@@ -267,7 +269,7 @@ export class Executor {
       this.denyAll(out, intent.kind, this.denials(intent, 'futures', intent.symbol, [{ reason: 'fenced', detail: this.fencedBy }]));
       return;
     }
-    const denials = this.o.risk.checkTrigger(intent, this.riskContext());
+    const denials = this.opts.risk.checkTrigger(intent, this.riskContext());
     if (denials.length > 0) {
       this.denyAll(out, intent.kind, this.denials(intent, 'futures', intent.symbol, denials));
       return;
@@ -277,15 +279,15 @@ export class Executor {
       ...(intent.executePrice ? { price: intent.executePrice } : {}), size: intent.size, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly,
     };
     const [row] = this.newRows(intent, intentId, 'futures', intent.symbol, [spec], intent.triggerPrice);
-    this.o.journal.insertOrders([row!]);
+    this.opts.journal.insertOrders([row!]);
     this.hooks.at('after-journal');
-    const res = await this.o.client.placeTrigger({
+    const res = await this.opts.client.placeTrigger({
       symbol: intent.symbol, clientOid: row!.clientOid, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly, size: intent.size,
       triggerPrice: intent.triggerPrice, ...(intent.executePrice ? { executePrice: intent.executePrice } : {}),
     });
     this.hooks.at('after-send');
-    this.applyPlaceResult(row!, res, out, 'untriggered');
-    this.o.risk.recordSent(reachedVenue(res) ? 1 : 0, this.o.clock.now());
+    this.applyPlaceResult(row!, res, out);
+    this.opts.risk.recordSent(reachedVenue(res) ? 1 : 0, this.opts.clock.now());
   }
 
   /**
@@ -306,10 +308,10 @@ export class Executor {
       const [surface, symbol, by] = key.split('|') as [Surface, string, 'id' | 'cid'];
       const max = ENDPOINTS[surface === 'spot' ? 'S4' : 'F7'].maxBatch!;
       for (const batch of chunks(group, max)) {
-        const now = this.o.clock.now();
-        for (const r of batch) if (!FINAL_STATES.has(r.state) && !UNCONFIRMED_STATES.has(r.state)) this.o.journal.updateOrder(r.clientOid, { state: 'canceling' }, 'cancel requested', now);
+        const now = this.opts.clock.now();
+        for (const r of batch) this.requestCancel(r, now);
         const target: CancelTarget = by === 'id' ? { orderIds: batch.map((r) => r.orderId!) } : { clientOids: batch.map((r) => r.clientOid) };
-        const results = await this.o.client.cancelOrders(surface, symbol, target);
+        const results = await this.opts.client.cancelOrders(surface, symbol, target);
         this.hooks.at('during-cancel');
         results.forEach((res, i) => this.applyCancelResult(batch[i]!, res, out));
         await this.fillsBeforeCancel(batch.filter((_, i) => results[i]?.outcome === 'accepted'), out);
@@ -324,43 +326,50 @@ export class Executor {
    */
   private async fillsBeforeCancel(rows: JournalOrder[], out: ExecutionEvent[]): Promise<void> {
     for (const r of rows) {
-      const v = await this.o.client.order(r.surface, r.symbol, r.orderId ? { orderId: r.orderId } : { clientOid: r.clientOid }).catch(() => null);
+      const v = await this.opts.client.order(r.surface, r.symbol, r.orderId ? { orderId: r.orderId } : { clientOid: r.clientOid }).catch(() => null);
       if (!v || (v.clientOid && v.clientOid !== r.clientOid) || !v.filledSize.gt(Decimal.from(r.filledSize))) continue;
-      const now = this.o.clock.now();
-      await recordVenueFills(this.o.client, this.o.journal, r, v.orderId).catch(() => 0);
-      this.o.journal.updateOrder(r.clientOid, { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null }, 'filled before the cancel', now);
+      const now = this.opts.clock.now();
+      await recordVenueFills(this.opts.client, this.opts.journal, r, v.orderId).catch(() => 0);
+      this.opts.journal.updateOrder(r.clientOid, { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null }, 'filled before the cancel', now);
       this.emit(out, { strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, clientOid: r.clientOid, atMs: now, type: 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
     }
   }
 
+  /** Marks an order canceling before its cancel is sent; one not known to be placed, or final, stays as it is. */
+  private requestCancel(row: JournalOrder, now: number): void {
+    const next = transition(row.state, { type: 'cancel-requested' });
+    if (next.ok) this.opts.journal.updateOrder(row.clientOid, { state: next.to }, 'cancel requested', now);
+  }
+
+  /** `row` is the order as it was before its cancel was requested. */
   private applyCancelResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {
-    const now = this.o.clock.now();
-    const final = FINAL_STATES.has(row.state);
+    const now = this.opts.clock.now();
     if (res.outcome === 'accepted') {
+      const final = FINAL_STATES.has(row.state);
       const orderId = row.orderId ?? res.orderId ?? '';
-      this.o.journal.updateOrder(row.clientOid, { state: 'canceled', ...(orderId ? { orderId } : {}) }, final ? `canceled at the venue, although the journal held it ${row.state}` : 'canceled', now);
+      const state = mustTransition(row.state, { type: 'cancel-accepted' });
+      this.opts.journal.updateOrder(row.clientOid, { state, ...(orderId ? { orderId } : {}) }, final ? `canceled at the venue, although the journal held it ${row.state}` : 'canceled', now);
       if (final) this.logger.warn({ clientOid: row.clientOid, orderId, was: row.state }, 'an order the journal held as final was resting at the venue: canceled');
       this.emit(out, { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now, type: 'canceled', orderId });
       return;
     }
+    // Refused by the venue (e.g. rate limit): the order is as it was. Not found or no answer: it may have filled
+    // or been canceled already; the tracker finds out by query.
+    const refused = res.outcome === 'rejected' && res.error.category !== 'not-found';
+    const event: OrderEvent = refused ? { type: 'cancel-refused' } : { type: 'cancel-unconfirmed' };
+    const next = transition(row.state, event);
     // A final row stays final; an unanswered order stays as it was: the tracker settles both by query.
-    if (final || UNCONFIRMED_STATES.has(row.state)) {
-      this.o.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `cancel not confirmed: ${res.error.category}`, now);
+    if (!next.ok) {
+      this.opts.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `cancel not confirmed: ${res.error.category}`, now);
       return;
     }
-    if (res.outcome === 'rejected' && res.error.category !== 'not-found') {
-      // The venue refused the cancel (e.g. rate limit): the order is as it was.
-      this.o.journal.updateOrder(row.clientOid, { state: row.state === 'canceling' ? 'open' : row.state, lastError: res.error.summary() }, `cancel refused: ${res.error.category}`, now);
-      return;
-    }
-    // Not found or no answer: it may have filled or been canceled already; the tracker finds out by query.
-    this.o.journal.updateOrder(row.clientOid, { state: 'canceling', lastError: res.error.summary() }, `cancel outcome to resolve: ${res.error.category}`, now);
+    this.opts.journal.updateOrder(row.clientOid, { state: next.to, lastError: res.error.summary() }, `${refused ? 'cancel refused' : 'cancel outcome to resolve'}: ${res.error.category}`, now);
   }
 
   private async cancelTriggerRow(row: JournalOrder, out: ExecutionEvent[]): Promise<void> {
     if (!row.orderId) return;
-    if (!FINAL_STATES.has(row.state)) this.o.journal.updateOrder(row.clientOid, { state: 'canceling' }, 'cancel requested', this.o.clock.now());
-    const res = await this.o.client.cancelTrigger(row.symbol, row.orderId);
+    this.requestCancel(row, this.opts.clock.now());
+    const res = await this.opts.client.cancelTrigger(row.symbol, row.orderId);
     this.hooks.at('during-cancel');
     this.applyCancelResult(row, res, out);
   }

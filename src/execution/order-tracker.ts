@@ -6,13 +6,15 @@
 // (treated as not placed, still checked) and final `not-placed` after notPlacedAfterChecks more; an order that
 // was open becomes final `vanished` once the venue has not known it for vanishAfterMs and vanishAfterChecks
 // lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are reported, not touched.
+// What a lookup or an absence does to an order's state is the lifecycle's (domain/order-lifecycle.ts); when, the bounds here.
 import type { Subject } from 'rxjs';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
-import { UNANSWERED_STATES, UNCONFIRMED_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import { transition, UNANSWERED_STATES, UNCONFIRMED_STATES, type OrderState } from '../domain/order-lifecycle.js';
+import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
@@ -65,24 +67,6 @@ export interface ReconcileReport {
   foreign: Array<{ surface: Surface; symbol: string; orderId: string; clientOid: string | null }>;
 }
 
-
-function venueState(v: Order): OrderState {
-  switch (v.status) {
-    case 'filled':
-      return 'filled';
-    case 'canceled':
-      return 'canceled';
-    case 'untriggered':
-      return 'untriggered';
-    case 'canceling':
-      return 'canceling';
-    case 'pending':
-    case 'open':
-    case 'unknown':
-      return 'open';
-  }
-}
-
 export class OrderTracker {
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
@@ -90,16 +74,16 @@ export class OrderTracker {
   private readonly vanishAfterMs: number;
   private readonly vanishAfterChecks: number;
 
-  constructor(private readonly o: OrderTrackerOptions) {
-    this.hooks = o.hooks ?? NO_KILL;
-    this.logger = o.logger.child({ component: 'order-tracker' });
-    this.notPlacedAfterChecks = o.notPlacedAfterChecks ?? 10;
-    this.vanishAfterMs = o.vanishAfterMs ?? 120_000;
-    this.vanishAfterChecks = o.vanishAfterChecks ?? 5;
+  constructor(private readonly opts: OrderTrackerOptions) {
+    this.hooks = opts.hooks ?? NO_KILL;
+    this.logger = opts.logger.child({ component: 'order-tracker' });
+    this.notPlacedAfterChecks = opts.notPlacedAfterChecks ?? 10;
+    this.vanishAfterMs = opts.vanishAfterMs ?? 120_000;
+    this.vanishAfterChecks = opts.vanishAfterChecks ?? 5;
   }
 
   private emit(e: ExecutionEvent): void {
-    this.o.events$?.next(e);
+    this.opts.events$?.next(e);
   }
 
   /**
@@ -111,13 +95,13 @@ export class OrderTracker {
   async reconcile(opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, notPlaced: 0, vanished: 0, unresolved: 0, pending: [], fills: 0, foreign: [] };
     // An operator may have settled orders by hand (`sextant orders resolve`) from another process.
-    this.o.journal.refresh();
-    const active = this.o.journal.activeOrders();
-    const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures').map((r) => r.symbol), ...(opts.scanForeign ? this.o.symbols.futures : [])]);
+    this.opts.journal.refresh();
+    const active = this.opts.journal.activeOrders();
+    const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures').map((r) => r.symbol), ...(opts.scanForeign ? this.opts.symbols.futures : [])]);
     const futuresOpen = new Map<string, Order[]>();
     for (const s of futuresSymbols) {
       try {
-        futuresOpen.set(s, await this.o.client.openOrders('futures', s));
+        futuresOpen.set(s, await this.opts.client.openOrders('futures', s));
       } catch (err) {
         // Without the list every order of the symbol is looked up one by one (F18/F19).
         if (opts.scanForeign) throw err;
@@ -125,7 +109,7 @@ export class OrderTracker {
       }
     }
 
-    const bound = this.o.lostAfterChecks + 1;
+    const bound = this.opts.lostAfterChecks + 1;
     let n = 0;
     for (const first of active) {
       report.checked++;
@@ -137,7 +121,7 @@ export class OrderTracker {
           // The executor may have changed the order meanwhile (a cancel answered): it is judged again next pass. Only
           // what the lookup decides counts: a cancel that found nothing touches the row's note, not its standing, and
           // a strategy re-cancelling an unanswered order on every update must not keep it from being concluded.
-          const now = this.o.journal.order(row.clientOid);
+          const now = this.opts.journal.order(row.clientOid);
           if (!now || now.state !== row.state || now.orderId !== row.orderId || now.filledSize !== row.filledSize) break;
           if (venue) {
             await this.adopt(row, venue, report);
@@ -145,7 +129,7 @@ export class OrderTracker {
           }
           this.absent(row, report, !!opts.startup && attempt + 1 < bound && this.settleNow(row));
           if (!opts.startup) break;
-          const next = this.o.journal.order(row.clientOid);
+          const next = this.opts.journal.order(row.clientOid);
           row = next && this.settleNow(next) ? next : undefined;
         }
       } catch (err) {
@@ -153,21 +137,21 @@ export class OrderTracker {
         this.logger.warn({ clientOid: first.clientOid, symbol: first.symbol, err: msg }, 'order lookup failed: tried again next pass');
         if (UNANSWERED_STATES.has(first.state)) {
           report.unresolved++;
-          report.pending.push({ clientOid: first.clientOid, strategyId: first.strategyId, symbol: first.symbol, state: first.state, ageMs: this.o.clock.now() - first.createdAt, absentChecks: first.absentChecks, error: msg });
+          report.pending.push({ clientOid: first.clientOid, strategyId: first.strategyId, symbol: first.symbol, state: first.state, ageMs: this.opts.clock.now() - first.createdAtMs, absentChecks: first.absentChecks, error: msg });
         }
       }
     }
 
     if (opts.scanForeign) {
       // By client id where the venue gives one: a replaced venue's order may carry an id one of ours once had.
-      const ours = (o: Order) => (o.clientOid ? this.o.journal.order(o.clientOid) : this.o.journal.orderByOrderId(o.orderId));
+      const ours = (listed: Order) => (listed.clientOid ? this.opts.journal.order(listed.clientOid) : this.opts.journal.orderByOrderId(listed.orderId));
       const scans: Array<[Surface, string, Order[]]> = [...futuresOpen.entries()].map(([s, os]) => ['futures', s, os]);
-      for (const s of this.o.symbols.spot) scans.push(['spot', s, await this.o.client.openOrders('spot', s)]);
+      for (const s of this.opts.symbols.spot) scans.push(['spot', s, await this.opts.client.openOrders('spot', s)]);
       for (const [surface, symbol, orders] of scans) {
-        for (const o of orders) {
-          if (ours(o)) continue;
-          report.foreign.push({ surface, symbol, orderId: o.orderId, clientOid: o.clientOid });
-          this.logger.warn({ surface, symbol, orderId: o.orderId, clientOid: o.clientOid }, 'order not created by this bot: left alone');
+        for (const listed of orders) {
+          if (ours(listed)) continue;
+          report.foreign.push({ surface, symbol, orderId: listed.orderId, clientOid: listed.clientOid });
+          this.logger.warn({ surface, symbol, orderId: listed.orderId, clientOid: listed.clientOid }, 'order not created by this bot: left alone');
         }
       }
     }
@@ -179,7 +163,7 @@ export class OrderTracker {
    * (only those hold the fence); an open one vanishes only after its time without the venue, pass by pass.
    */
   private settleNow(row: JournalOrder): boolean {
-    return UNANSWERED_STATES.has(row.state) && this.o.clock.now() - row.createdAt >= this.o.graceMs;
+    return UNANSWERED_STATES.has(row.state) && this.opts.clock.now() - row.createdAtMs >= this.opts.graceMs;
   }
 
   /** The venue's record of an order, only when its client id (where the venue gives one) is the row's. */
@@ -197,25 +181,25 @@ export class OrderTracker {
       if (listed) return listed;
     }
     // Spot S3 finds any order; futures detail (F18) by id, or history (F19) by client id, find final ones too.
-    const lookup = row.orderId ? { orderId: row.orderId } : { clientOid: row.clientOid, createdAfterMs: row.createdAt - 60_000 };
-    return same(await this.o.client.order(row.surface, row.symbol, lookup));
+    const lookup = row.orderId ? { orderId: row.orderId } : { clientOid: row.clientOid, createdAfterMs: row.createdAtMs - 60_000 };
+    return same(await this.opts.client.order(row.surface, row.symbol, lookup));
   }
 
   private async adopt(row: JournalOrder, v: Order, report: ReconcileReport): Promise<void> {
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
-    const state = venueState(v);
+    const reported = transition(row.state, { type: 'venue-reported', status: v.status });
+    if (!reported.ok) return; // final (only orders not final are looked up)
+    const next: OrderState = reported.to;
     const filled = v.filledSize.toString();
     const wasPending = UNCONFIRMED_STATES.has(row.state);
-    const keepCanceling = row.state === 'canceling' && (state === 'open' || state === 'untriggered');
-    const next: OrderState = keepCanceling ? 'canceling' : state;
     const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId || row.absentChecks > 0;
     // Seen: refreshed on a change, or when the last sighting is getting old (a write per order per pass would cost).
     const stale = row.seenAtMs === null || now - row.seenAtMs >= this.vanishAfterMs / 4;
     if (!changed && !stale) return;
     // Fills first: if reading them fails, the row stays as it was and the next pass reads them again.
-    const fills = filled !== row.filledSize ? await recordVenueFills(this.o.client, this.o.journal, row, v.orderId) : 0;
-    this.o.journal.updateOrder(
+    const fills = filled !== row.filledSize ? await recordVenueFills(this.opts.client, this.opts.journal, row, v.orderId) : 0;
+    this.opts.journal.updateOrder(
       row.clientOid,
       { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now },
       !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : `venue says ${v.status}`,
@@ -236,59 +220,62 @@ export class OrderTracker {
   }
 
   private absent(row: JournalOrder, report: ReconcileReport, again: boolean): void {
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
-    const ageMs = now - row.createdAt;
+    const ageMs = now - row.createdAtMs;
     const holds = () => {
       if (again) return; // looked up again at once: counted when it is concluded or left
       report.unresolved++;
       report.pending.push({ clientOid: row.clientOid, strategyId: row.strategyId, symbol: row.symbol, state: row.state, ageMs, absentChecks: row.absentChecks });
     };
     // Read-after-write lag: absence inside the grace window proves nothing, whatever the order's state.
-    if (ageMs < this.o.graceMs) {
+    if (ageMs < this.opts.graceMs) {
       if (UNANSWERED_STATES.has(row.state)) holds();
       return;
     }
     const checks = row.absentChecks + 1;
     const since = row.absentSinceMs ?? now;
-    if (UNANSWERED_STATES.has(row.state)) {
-      if (checks >= this.o.lostAfterChecks) {
-        this.o.journal.updateOrder(row.clientOid, { state: 'lost', absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
+    // What the absence concludes once its bound is met (lost, not placed, vanished): the lifecycle says; when, the bounds here.
+    const concluded = transition(row.state, { type: 'absence-concluded' });
+    if (!concluded.ok) return; // final (only orders not final are looked up)
+    if (concluded.to === 'lost') {
+      if (checks >= this.opts.lostAfterChecks) {
+        this.opts.journal.updateOrder(row.clientOid, { state: concluded.to, absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
         this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'order lost: not found at the venue after the grace window; treated as not placed, still checked');
-        this.emit({ ...base, type: 'lost', reason: `not found at the venue ${checks} times after ${this.o.graceMs} ms` });
+        this.emit({ ...base, type: 'lost', reason: `not found at the venue ${checks} times after ${this.opts.graceMs} ms` });
         report.lost++;
         return;
       }
-      this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
+      this.opts.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
       row = { ...row, absentChecks: checks };
       holds();
       return;
     }
-    if (row.state === 'lost') {
-      if (checks >= this.o.lostAfterChecks + this.notPlacedAfterChecks) {
+    if (concluded.to === 'not-placed') {
+      if (checks >= this.opts.lostAfterChecks + this.notPlacedAfterChecks) {
         const reason = `not found in ${checks} lookups over ${Math.round(ageMs / 1000)} s`;
-        this.o.journal.updateOrder(row.clientOid, { state: 'not-placed', absentChecks: checks }, `${reason}: not placed (final)`, now);
+        this.opts.journal.updateOrder(row.clientOid, { state: concluded.to, absentChecks: checks }, `${reason}: not placed (final)`, now);
         this.logger.info({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'lost order concluded: not placed');
         this.emit({ ...base, type: 'vanished', state: 'not-placed', reason });
         report.notPlaced++;
         return;
       }
-      this.o.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
+      this.opts.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
       return;
     }
     // It was open (or being canceled, or waiting for its trigger) and the venue does not know it now: concluded
     // only after vanishAfterMs of lookups that all missed it (a passing not-found proves nothing).
     const absentMs = now - since;
     if (checks >= this.vanishAfterChecks && absentMs >= this.vanishAfterMs) {
-      const unseenMs = now - (row.seenAtMs ?? row.createdAt);
+      const unseenMs = now - (row.seenAtMs ?? row.createdAtMs);
       const reason = `unknown to the venue in ${checks} lookups in a row over ${Math.round(absentMs / 1000)} s${row.orderId ? ` by order id ${row.orderId}` : ''}, unseen for ${Math.round(unseenMs / 1000)} s`;
-      this.o.journal.updateOrder(row.clientOid, { state: 'vanished', absentChecks: checks }, `${reason}: vanished (final)`, now);
+      this.opts.journal.updateOrder(row.clientOid, { state: concluded.to, absentChecks: checks }, `${reason}: vanished (final)`, now);
       this.logger.warn({ clientOid: row.clientOid, orderId: row.orderId, symbol: row.symbol, was: row.state, checks, unseenMs }, 'order vanished: the venue does not know it any more');
       this.emit({ ...base, type: 'vanished', state: 'vanished', reason });
       report.vanished++;
       return;
     }
-    this.o.journal.updateOrder(row.clientOid, { absentChecks: checks, absentSinceMs: since }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
+    this.opts.journal.updateOrder(row.clientOid, { absentChecks: checks, absentSinceMs: since }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
   }
 }
 
@@ -297,7 +284,7 @@ export function unansweredOrders(journal: Journal, nowMs: number): PendingOrder[
   return journal
     .activeOrders()
     .filter((r) => UNANSWERED_STATES.has(r.state))
-    .map((r) => ({ clientOid: r.clientOid, strategyId: r.strategyId, symbol: r.symbol, state: r.state, ageMs: nowMs - r.createdAt, absentChecks: r.absentChecks }));
+    .map((r) => ({ clientOid: r.clientOid, strategyId: r.strategyId, symbol: r.symbol, state: r.state, ageMs: nowMs - r.createdAtMs, absentChecks: r.absentChecks }));
 }
 
 /** Says what holds the fence, in a line a person can act on. */

@@ -1,39 +1,26 @@
-// The pre-trade risk gate: every order of an intent is checked before anything is sent; nothing is clamped.
-// Trading states: active, reducing (only orders that shrink exposure), halted (cancels only). The drawdown
-// kill switch and the order-rate breaker latch `halted` in the journal: it survives restarts until an
-// operator resets it; a reset made by another process (`sextant risk reset`) reaches a running gate too.
-// Every change of the state in force is told on tradingStates$.
+// The pre-trade risk gate: every order of an intent passes the rules (risk-rules.ts) before anything is sent;
+// nothing is clamped. Trading states: active, reducing (only orders that shrink exposure), halted (cancels only).
+// The state in force is the strictest of the latches (latches.ts: kill switches hold halted, reduce orders hold
+// reducing; kept in the journal until an operator resets them, and seen across restarts and processes) and the
+// operator's in-process setting. Every change of the state in force is told on tradingStates$.
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
-import type { ExecutionEvent, TradingState } from '../domain/events.js';
-import { malformedOrder, malformedPlace, malformedTrigger, reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
-import type { Instrument } from '../domain/market.js';
+import type { TradingState, TradingStateChanged } from '../domain/events.js';
+import { malformedTrigger, reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
+import type { Balance, Instrument, Position } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
 import type { TimeSource } from '../util/clock.js';
+import { LATCH_DRAWDOWN, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_OPERATOR, LATCHES, strictest } from './latches.js';
+import {
+  firstProblem, HUNDRED, INTENT_RULES, ORDER_RULES, orderValue, referenceProblem,
+  type AccountView, type DenialReason, type OrderCheck, type PlaceIntent, type RiskLimits,
+} from './risk-rules.js';
 
-export interface RiskLimits {
-  maxNotionalPerOrder: Decimal;
-  maxNotionalPerSymbol: Decimal;
-  maxOpenOrdersPerSymbol: number;
-  maxOpenOrdersPerStrategy: number;
-  /** Percent around the reference price; the tighter of this and the instrument's own limit ratios applies. */
-  priceBandPct: Decimal;
-  /** A reference price older than this stops new orders. */
-  staleAfterMs: number;
-  /** Orders per minute before the breaker trips (and latches halted). */
-  maxOrdersPerMinute: number;
-  /** Drawdown from the equity peak, in percent, that trips the kill switch. */
-  maxDrawdownPct: Decimal;
-  /** Orders one place intent may carry; a larger intent is refused whole, with one denial. */
-  maxOrdersPerIntent: number;
-  /**
-   * A price further than this percent from the previous accepted one, or from the ticker's own bid/ask, is not
-   * trusted until confirmed (domain/price-sanity.ts): it prices no order and values no equity.
-   */
-  outlierPct: Decimal;
-}
+export { LATCH_DRAWDOWN, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_OPERATOR } from './latches.js';
+export type { AccountView, DenialReason, RiskLimits } from './risk-rules.js';
+export type { TradingStateChanged } from '../domain/events.js';
 
 export interface RiskContext {
   now: number;
@@ -46,12 +33,6 @@ export interface RiskContext {
   openNotional(symbol: string): Decimal;
 }
 
-export type DenialReason =
-  | 'halted' | 'reducing' | 'fenced' | 'unknown-symbol' | 'no-reference-price' | 'stale-price' | 'off-tick' | 'off-step'
-  | 'below-min-size' | 'above-max-size' | 'price-band' | 'max-notional-order' | 'max-notional-symbol'
-  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch'
-  | 'malformed-order' | 'too-many-orders' | 'non-positive-price' | 'non-positive-size';
-
 export interface Denial {
   /** The order denied; null when the denial is of the whole intent (too many orders, a malformed intent). */
   order: OrderSpec | null;
@@ -59,21 +40,21 @@ export interface Denial {
   detail: string;
 }
 
-export const LATCH_DRAWDOWN = 'kill-switch:drawdown';
-export const LATCH_ORDER_RATE = 'kill-switch:order-rate';
-const LATCHES = [LATCH_DRAWDOWN, LATCH_ORDER_RATE];
-const HUNDRED = Decimal.fromInt(100);
+/** What the positions and balances streams last said; a part left out is kept as it was. */
+export interface AccountSnapshot {
+  positions?: Position[];
+  balances?: Balance[];
+  atMs: number;
+}
+
 const RATE_WINDOW_MS = 60_000;
-
-type Problem = { reason: DenialReason; detail: string };
-
-export type TradingStateChanged = Extract<ExecutionEvent, { type: 'trading-state' }>;
 
 export class RiskGate {
   /**
-   * The state in force changed: a kill switch tripped here, a latch was found set (left by an earlier run, or set
-   * by another process) or found cleared (`sextant risk reset`, maybe from another process), or the operator's
-   * setting changed. A latch set or cleared elsewhere is noticed at the next state() or equity reading.
+   * The state in force changed: a latch was set here (a kill switch tripped, a reduce order), a latch was found
+   * set (left by an earlier run, or set by another process) or found cleared (`sextant risk reset`, maybe from
+   * another process), or the operator's setting changed. A latch set or cleared elsewhere is noticed at the next
+   * state() or equity reading.
    */
   readonly tradingStates$ = new Subject<TradingStateChanged>();
   private manual: TradingState = 'active';
@@ -89,6 +70,7 @@ export class RiskGate {
   private peakEquity: Decimal | null = null;
   /** Latches this gate has seen set: one found gone was reset by an operator, maybe from another process. */
   private readonly seenLatches = new Set<string>();
+  private accountView: AccountView = { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null };
 
   constructor(
     private readonly limits: RiskLimits,
@@ -97,37 +79,49 @@ export class RiskGate {
     private readonly clock?: TimeSource,
   ) {}
 
-  /** The state in force: a latched kill switch wins over the operator's setting. */
+  /** The state in force: the strictest of the latches and the operator's setting. */
   state(): TradingState {
-    return this.syncLatches() ? 'halted' : this.manual;
+    return strictest(this.syncLatches(), this.manual);
+  }
+
+  private nowMs(): number {
+    return this.clock?.now() ?? this.lastSeenMs;
   }
 
   /**
-   * Reads the latches; true when one is set. A latch seen before and now gone was reset by an operator (the CLI
-   * clears the journal's row from another process): what it guarded starts afresh here too, or the stale
+   * Reads the latches; returns the state they hold. A latch seen before and now gone was reset by an operator
+   * (the CLI clears the journal's row from another process): what it guarded starts afresh here too, or the stale
    * equity peak would latch the drawdown switch again at once. A latch found set or found cleared is told.
    */
-  private syncLatches(): boolean {
-    let latched = false;
+  private syncLatches(): TradingState {
+    let latched: TradingState = 'active';
     // Changes are rare: nothing is allocated on the usual pass (a backtest checks the latches on every intent).
     let found: string[] | undefined;
     let cleared: string[] | undefined;
-    for (const l of LATCHES) {
-      const x = this.journal.latch(l);
-      if (x) {
-        if (!this.seenLatches.has(l)) (found ??= []).push(`${l}: ${x.reason}`);
-        this.seenLatches.add(l);
-        latched = true;
-      } else if (this.seenLatches.delete(l)) {
-        this.afterReset(l);
-        (cleared ??= []).push(l);
+    for (const { name, holds } of LATCHES) {
+      const held = this.journal.latch(name);
+      if (held) {
+        if (!this.seenLatches.has(name)) (found ??= []).push(`${name}: ${held.reason}`);
+        this.seenLatches.add(name);
+        latched = strictest(latched, holds);
+      } else if (this.seenLatches.delete(name)) {
+        this.afterReset(name);
+        (cleared ??= []).push(name);
       }
     }
     if (found || cleared) {
-      const now = this.clock?.now() ?? this.lastSeenMs;
-      for (const reason of found ?? []) this.told(now, 'halted', reason);
-      for (const l of cleared ?? []) this.told(now, latched ? 'halted' : this.manual, `${l} reset`);
+      const now = this.nowMs();
+      const inForce = strictest(latched, this.manual);
+      for (const reason of found ?? []) this.told(now, inForce, reason);
+      for (const name of cleared ?? []) this.told(now, inForce, `${name} reset`);
     }
+    return latched;
+  }
+
+  /** The state the latches this gate has seen hold (no journal read). */
+  private seenState(): TradingState {
+    let latched: TradingState = 'active';
+    for (const { name, holds } of LATCHES) if (this.seenLatches.has(name)) latched = strictest(latched, holds);
     return latched;
   }
 
@@ -136,7 +130,7 @@ export class RiskGate {
   }
 
   private afterReset(latch: string): void {
-    if (latch === LATCH_DRAWDOWN) this.peakEquity = null; // the next sane reading is the peak
+    if (latch === LATCH_DRAWDOWN || latch === LATCH_REDUCE_DRAWDOWN) this.peakEquity = null; // the next sane reading is the peak
     if (latch === LATCH_ORDER_RATE) {
       this.sentWindow.length = 0;
       this.sentInWindow = 0;
@@ -147,34 +141,57 @@ export class RiskGate {
     this.journal.setLatch(latch, reason, now);
     const tripped = !this.seenLatches.has(latch);
     this.seenLatches.add(latch);
-    if (tripped) this.told(now, 'halted', `${latch}: ${reason}`);
+    if (tripped) this.told(now, strictest(this.seenState(), this.manual), `${latch}: ${reason}`);
   }
 
-  latchReason(): string | undefined {
-    for (const l of LATCHES) {
-      const x = this.journal.latch(l);
-      if (x) return `${l}: ${x.reason}`;
+  /** The first set latch holding `holds`, as `name: reason`. */
+  private reasonOf(holds: TradingState): string | undefined {
+    for (const latch of LATCHES) {
+      const held = latch.holds === holds ? this.journal.latch(latch.name) : undefined;
+      if (held) return `${latch.name}: ${held.reason}`;
     }
     return undefined;
   }
 
+  /** Why trading is halted by a kill switch, if it is. */
+  latchReason(): string | undefined {
+    return this.reasonOf('halted');
+  }
+
+  /** Why only orders that reduce exposure are allowed by a latch (a drawdown threshold, an operator), if they are. */
+  reduceReason(): string | undefined {
+    return this.reasonOf('reducing');
+  }
+
+  /** The operator's in-process setting (not kept in the journal; a latch, when stricter, wins). */
   setState(state: TradingState): void {
     if (state === this.manual) return;
     this.manual = state;
     const latched = this.syncLatches();
-    this.told(this.clock?.now() ?? this.lastSeenMs, latched ? 'halted' : state, `operator set ${state}`);
+    this.told(this.nowMs(), strictest(latched, state), `operator set ${state}`);
   }
 
-  /** Operator action: clears the kill-switch latches (a gate running in another process notices). */
+  /**
+   * Operator action: only orders that reduce exposure from now on, until reset(). Kept in the journal like a kill
+   * switch: it survives a restart, and a gate running in another process takes it in.
+   */
+  reduce(reason: string): void {
+    const why = reason.trim();
+    if (why === '') throw new RangeError('a reduce order needs a reason: it is kept in the journal');
+    this.syncLatches(); // one set by another process is told with its own reason, not set again
+    this.setLatch(LATCH_REDUCE_OPERATOR, why, this.nowMs());
+  }
+
+  /** Operator action: clears every latch, kill switches and reduce orders (a gate running in another process notices). */
   reset(): void {
-    const cleared = LATCHES.filter((l) => this.seenLatches.has(l) || this.journal.latch(l));
-    for (const l of LATCHES) {
-      this.journal.clearLatch(l);
-      this.seenLatches.delete(l);
-      this.afterReset(l);
+    const cleared = LATCHES.filter(({ name }) => this.seenLatches.has(name) || this.journal.latch(name));
+    for (const { name } of LATCHES) {
+      this.journal.clearLatch(name);
+      this.seenLatches.delete(name);
+      this.afterReset(name);
     }
-    const now = this.clock?.now() ?? this.lastSeenMs;
-    for (const l of cleared) this.told(now, this.manual, `${l} reset`);
+    const now = this.nowMs();
+    for (const { name } of cleared) this.told(now, this.manual, `${name} reset`);
   }
 
   /** Reports orders that reached the venue (accepted, or outcome unknown) at `atMs`: what the order-rate breaker counts. */
@@ -185,7 +202,10 @@ export class RiskGate {
     this.sentInWindow += count;
   }
 
-  /** Feeds total equity; trips the drawdown kill switch when it falls far enough below its peak. */
+  /**
+   * Feeds total equity. Returns true when the drawdown from its peak trips the kill switch (halted); a drawdown
+   * at reduceDrawdownPct, when configured, latches reducing.
+   */
   onEquity(equity: Decimal, now: number): boolean {
     this.lastSeenMs = now;
     this.syncLatches();
@@ -194,12 +214,31 @@ export class RiskGate {
       return false; // at the peak: no drawdown
     }
     if (this.peakEquity.isZero()) return false;
-    const dd = this.peakEquity.sub(equity).mul(HUNDRED).div(this.peakEquity, 8);
-    if (dd.gte(this.limits.maxDrawdownPct)) {
-      this.setLatch(LATCH_DRAWDOWN, `drawdown ${dd.toString()} % from peak ${this.peakEquity.toString()}`, now);
+    const drawdownPct = this.peakEquity.sub(equity).mul(HUNDRED).div(this.peakEquity, 8);
+    const reason = `drawdown ${drawdownPct.toString()} % from peak ${this.peakEquity.toString()}`;
+    if (drawdownPct.gte(this.limits.maxDrawdownPct)) {
+      this.setLatch(LATCH_DRAWDOWN, reason, now);
       return true;
     }
+    const reduceAt = this.limits.reduceDrawdownPct;
+    if (reduceAt && drawdownPct.gte(reduceAt) && !this.seenLatches.has(LATCH_REDUCE_DRAWDOWN)) this.setLatch(LATCH_REDUCE_DRAWDOWN, reason, now);
     return false;
+  }
+
+  /** Takes in the account as the positions and balances streams report it: what the rules see as `account`. */
+  observeAccount(snapshot: AccountSnapshot): void {
+    const was = this.accountView;
+    this.accountView = {
+      positions: snapshot.positions ?? was.positions,
+      balances: snapshot.balances ?? was.balances,
+      positionsAtMs: snapshot.positions ? snapshot.atMs : was.positionsAtMs,
+      balancesAtMs: snapshot.balances ? snapshot.atMs : was.balancesAtMs,
+    };
+  }
+
+  /** The account as last observed. */
+  account(): AccountView {
+    return this.accountView;
   }
 
   /**
@@ -207,94 +246,38 @@ export class RiskGate {
    * that is malformed as a whole or carries more than maxOrdersPerIntent orders gets one denial (order null).
    * Nothing is recorded: the executor reports what it sent with recordSent.
    */
-  checkPlace(intent: Extract<Intent, { kind: 'place' }>, ctx: RiskContext): { allowed: OrderSpec[]; denials: Denial[] } {
-    const whole = (reason: DenialReason, detail: string) => ({ allowed: [], denials: [{ order: null, reason, detail }] });
-    const shape = malformedPlace(intent);
-    if (shape) return whole('malformed-order', shape);
-    if (intent.orders.length > this.limits.maxOrdersPerIntent) {
-      return whole('too-many-orders', `${intent.orders.length} orders in one intent (limit ${this.limits.maxOrdersPerIntent})`);
-    }
+  checkPlace(intent: PlaceIntent, ctx: RiskContext): { allowed: OrderSpec[]; denials: Denial[] } {
+    const whole = firstProblem(INTENT_RULES, intent, this.limits);
+    if (whole) return { allowed: [], denials: [{ order: null, reason: whole.reason, detail: whole.detail }] };
     const denials: Denial[] = [];
     const allowed: OrderSpec[] = [];
     this.lastSeenMs = ctx.now;
     const state = this.state();
-    const inst = ctx.instrument(intent.symbol);
-    const ref = ctx.reference(intent.symbol);
-    const refProblem = this.referenceProblem(intent.symbol, ref, ctx.now);
-    let open = ctx.openCount(intent.symbol);
-    let openStrategy = ctx.openCountByStrategy(intent.strategyId);
-    let notional = ctx.openNotional(intent.symbol);
+    const instrument = ctx.instrument(intent.symbol);
+    const reference = ctx.reference(intent.symbol);
+    const refProblem = referenceProblem(intent.symbol, reference, ctx.now, this.limits.staleAfterMs);
+    let openCount = ctx.openCount(intent.symbol);
+    let openCountByStrategy = ctx.openCountByStrategy(intent.strategyId);
+    let openNotional = ctx.openNotional(intent.symbol);
     this.expire(ctx.now);
-    for (const o of intent.orders) {
-      const deny = (reason: DenialReason, detail: string) => denials.push({ order: o, reason, detail });
-      const malformed = malformedOrder(o);
-      if (malformed) {
-        deny('malformed-order', malformed);
+    const haltReason = () => this.latchReason();
+    for (const order of intent.orders) {
+      const check: OrderCheck = {
+        order, intent, limits: this.limits, state, haltReason, instrument, reference, referenceProblem: refProblem,
+        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account: this.accountView,
+      };
+      const problem = firstProblem(ORDER_RULES, check);
+      if (problem) {
+        if (problem.latch) this.setLatch(problem.latch.name, problem.latch.reason, ctx.now);
+        denials.push({ order, reason: problem.reason, detail: problem.detail });
         continue;
       }
-      if (state === 'halted') {
-        deny('halted', this.latchReason() ?? 'trading halted');
-        continue;
+      if (order.kind === 'limit') {
+        openCount++;
+        openCountByStrategy++;
       }
-      if (state === 'reducing' && !reducesExposure(o, intent.surface)) {
-        deny('reducing', 'only orders that reduce exposure are allowed');
-        continue;
-      }
-      if (!inst) {
-        deny('unknown-symbol', intent.symbol);
-        continue;
-      }
-      if (inst.surface !== intent.surface) {
-        deny('malformed-order', `${intent.symbol} is a ${inst.surface} symbol, not ${intent.surface}`);
-        continue;
-      }
-      if (refProblem || !ref) {
-        deny(refProblem?.reason ?? 'no-reference-price', refProblem?.detail ?? intent.symbol);
-        continue;
-      }
-      if (intent.surface === 'futures') {
-        // Opening a long and closing a short buy; opening a short and closing a long sell.
-        const ps = o.positionSide ?? (o.side === 'buy' ? 'long' : 'short');
-        if (o.side !== futuresSide(ps, o.reduceOnly ?? false)) {
-          deny('side-mismatch', `${o.side} cannot ${o.reduceOnly ? 'close' : 'open'} a ${ps} position`);
-          continue;
-        }
-      }
-      const r = this.checkOrder(o, inst, ref.price);
-      if (r) {
-        deny(r.reason, r.detail);
-        continue;
-      }
-      // A market order's price, if any, is not what it trades at (the venue ignores it): the reference is.
-      const value = (o.kind === 'limit' ? o.price! : ref.price).mul(o.size);
-      if (value.gt(this.limits.maxNotionalPerOrder)) {
-        deny('max-notional-order', `${value.toString()} > ${this.limits.maxNotionalPerOrder.toString()}`);
-        continue;
-      }
-      if (!reducesExposure(o, intent.surface) && notional.add(value).gt(this.limits.maxNotionalPerSymbol)) {
-        deny('max-notional-symbol', `${notional.add(value).toString()} > ${this.limits.maxNotionalPerSymbol.toString()}`);
-        continue;
-      }
-      if (o.kind === 'limit' && open + 1 > this.limits.maxOpenOrdersPerSymbol) {
-        deny('max-open-orders-symbol', `${open + 1} > ${this.limits.maxOpenOrdersPerSymbol}`);
-        continue;
-      }
-      if (o.kind === 'limit' && openStrategy + 1 > this.limits.maxOpenOrdersPerStrategy) {
-        deny('max-open-orders-strategy', `${openStrategy + 1} > ${this.limits.maxOpenOrdersPerStrategy}`);
-        continue;
-      }
-      // The orders sent in the last minute, those allowed before this one in this intent (they will be sent), and this one.
-      if (this.sentInWindow + allowed.length + 1 > this.limits.maxOrdersPerMinute) {
-        this.setLatch(LATCH_ORDER_RATE, `more than ${this.limits.maxOrdersPerMinute} orders in a minute`, ctx.now);
-        deny('order-rate', `more than ${this.limits.maxOrdersPerMinute} orders in a minute: halted`);
-        continue;
-      }
-      if (o.kind === 'limit') {
-        open++;
-        openStrategy++;
-      }
-      if (!reducesExposure(o, intent.surface)) notional = notional.add(value);
-      allowed.push(o);
+      if (!reducesExposure(order, intent.surface)) openNotional = openNotional.add(orderValue(check));
+      allowed.push(order);
     }
     return { allowed, denials };
   }
@@ -314,35 +297,6 @@ export class RiskGate {
       reduceOnly: intent.reduceOnly,
     };
     return this.checkPlace({ kind: 'place', strategyId: intent.strategyId, surface: 'futures', symbol: intent.symbol, orders: [spec] }, ctx).denials;
-  }
-
-  /** Why the reference price cannot price an order: none, not positive, or stale by the poll or by the venue's own timestamp. */
-  private referenceProblem(symbol: string, ref: ReferencePrice | undefined, now: number): Problem | undefined {
-    if (!ref) return { reason: 'no-reference-price', detail: `${symbol}: no trusted price` };
-    if (!ref.price.gt(Decimal.ZERO)) return { reason: 'no-reference-price', detail: `${symbol}: reference price ${ref.price.toString()} is not positive` };
-    const limit = this.limits.staleAfterMs;
-    if (now - ref.atMs > limit) return { reason: 'stale-price', detail: `reference price is ${now - ref.atMs} ms old (limit ${limit} ms)` };
-    if (ref.sourceAdvancedAtMs !== undefined && now - ref.sourceAdvancedAtMs > limit) {
-      return { reason: 'stale-price', detail: `the venue's own timestamp has not advanced for ${now - ref.sourceAdvancedAtMs} ms (limit ${limit} ms)` };
-    }
-    return undefined;
-  }
-
-  private checkOrder(o: OrderSpec, inst: Instrument, ref: Decimal): Problem | undefined {
-    if (!o.size.gt(Decimal.ZERO)) return { reason: 'non-positive-size', detail: `size ${o.size.toString()}` };
-    if (o.price != null && !o.price.gt(Decimal.ZERO)) return { reason: 'non-positive-price', detail: `price ${o.price.toString()}` };
-    if (!o.size.isMultipleOf(inst.stepSize)) return { reason: 'off-step', detail: `size ${o.size.toString()} is not a multiple of ${inst.stepSize.toString()}` };
-    if (o.size.lt(inst.minSize)) return { reason: 'below-min-size', detail: `${o.size.toString()} < ${inst.minSize.toString()}` };
-    if (inst.maxSize && o.size.gt(inst.maxSize)) return { reason: 'above-max-size', detail: `${o.size.toString()} > ${inst.maxSize.toString()}` };
-    if (o.kind === 'market') return undefined;
-    if (!o.price) return { reason: 'missing-price', detail: 'a limit order needs a price' };
-    if (!o.price.isMultipleOf(inst.tickSize)) return { reason: 'off-tick', detail: `price ${o.price.toString()} is not a multiple of ${inst.tickSize.toString()}` };
-    // The tighter of the configured band and the instrument's limit ratio, around the reference price.
-    const venue = (o.side === 'buy' ? inst.buyLimitPriceRatio : inst.sellLimitPriceRatio)?.mul(HUNDRED);
-    const pct = venue && venue.lt(this.limits.priceBandPct) ? venue : this.limits.priceBandPct;
-    const dist = o.price.sub(ref).abs().mul(HUNDRED).div(ref, 8);
-    if (dist.gt(pct)) return { reason: 'price-band', detail: `price ${o.price.toString()} is ${dist.toString()} % from ${ref.toString()} (band ${pct.toString()} %)` };
-    return undefined;
   }
 
   private expire(now: number): void {

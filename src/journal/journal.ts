@@ -1,30 +1,10 @@
-// The journal port: what the executor and the order tracker write down before and after every exchange call.
-// SQLite implements it (sqlite-journal.ts); the interface is plain enough for a PostgreSQL one.
+// The journal port: what the executor, the order tracker and the risk gate write down before and after every
+// exchange call. SQLite implements it (sqlite-journal.ts); test/contract/journal-contract.ts is what any other
+// implementation (PostgreSQL) must pass. Order states and their sets live in domain/order-lifecycle.ts.
 import type { Surface } from '../domain/market.js';
+import type { OrderState } from '../domain/order-lifecycle.js';
 
-/** Where an order we sent stands, as far as we know. Final states: rejected, canceled, filled, closed, vanished, not-placed. */
-export type OrderState =
-  | 'sending' // written down, request not answered yet (a crash here leaves the outcome unknown)
-  | 'open'
-  | 'untriggered'
-  | 'unknown' // sent, no trustworthy answer: resolve by query, never re-send
-  | 'canceling'
-  | 'rejected'
-  | 'canceled'
-  | 'filled'
-  | 'closed' // gone from the venue's open orders for a reason the venue does not report
-  | 'lost' // never found at the venue after the grace window: treated as not placed (not open), still checked
-  | 'not-placed' // lost, and still not found after further checks: final, no longer checked
-  | 'vanished'; // was open, and the venue has not known it for a bounded time and number of lookups: final
-
-export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['rejected', 'canceled', 'filled', 'closed', 'not-placed', 'vanished']);
-export const ACTIVE_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost']);
-/** Sent without a trustworthy answer: never re-sent, resolved by query; they hold the fence on new orders. */
-export const UNANSWERED_STATES: ReadonlySet<OrderState> = new Set(['sending', 'unknown']);
-/** Not known to be placed: unanswered, or lost (still looked up). A lookup that finds one resolves it. */
-export const UNCONFIRMED_STATES: ReadonlySet<OrderState> = new Set(['sending', 'unknown', 'lost']);
-/** Active orders that may rest at the venue: what open-order caps count (lost ones are treated as not placed). */
-export const RESTING_STATES: ReadonlySet<OrderState> = new Set(['sending', 'open', 'untriggered', 'unknown', 'canceling']);
+export { ACTIVE_STATES, FINAL_STATES, RESTING_STATES, UNANSWERED_STATES, UNCONFIRMED_STATES, type OrderState } from '../domain/order-lifecycle.js';
 
 export interface JournalOrder {
   clientOid: string;
@@ -46,8 +26,9 @@ export interface JournalOrder {
   filledSize: string;
   avgPrice: string | null;
   fee: string | null;
-  createdAt: number;
-  updatedAt: number;
+  /** When the row was written (before the order was sent), and last changed. */
+  createdAtMs: number;
+  updatedAtMs: number;
   /** When the venue last showed this order (open-order lists or a lookup); null before it ever did. */
   seenAtMs: number | null;
   /** Lookups in a row that did not find the order (after the grace window). */
@@ -110,7 +91,12 @@ export interface Journal {
   /** Several decisions in one transaction (a large refused intent costs one commit). */
   recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void;
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }>;
+  /**
+   * A named latch of the risk gate (a kill switch, a reduce order), durable until cleared. A latch set or cleared
+   * by another process on the same store is seen at the next read.
+   */
   latch(name: string): Latch | undefined;
+  /** Sets a latch; one already set keeps its first reason and time. */
   setLatch(name: string, reason: string, atMs: number): void;
   clearLatch(name: string): void;
   /** Records a surface's equity when it differs from the value recorded before. */

@@ -4,7 +4,8 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
-import { ACTIVE_STATES, type Journal, type JournalOrder, type Latch, type VenueBinding } from './journal.js';
+import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
+import type { Journal, JournalOrder, Latch, VenueBinding } from './journal.js';
 
 const MIGRATIONS: string[] = [
   // 1: the first schema
@@ -46,15 +47,16 @@ function fromRow(r: Row): JournalOrder {
     side: r.side as JournalOrder['side'], kind: r.kind as JournalOrder['kind'], timeInForce: r.time_in_force, price: r.price, size: r.size,
     positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
     orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
-    createdAt: r.created_at, updatedAt: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, absentSinceMs: r.absent_since_ms, lastError: r.last_error,
+    createdAtMs: r.created_at, updatedAtMs: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, absentSinceMs: r.absent_since_ms, lastError: r.last_error,
   };
 }
 
+/** Row field -> column. `created_at` and `updated_at` hold milliseconds too (named before the unit suffix). */
 const COLUMNS: Record<keyof JournalOrder, string> = {
   clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
   timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
   triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
-  createdAt: 'created_at', updatedAt: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error',
+  createdAtMs: 'created_at', updatedAtMs: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error',
 };
 
 function toDb(v: unknown): unknown {
@@ -180,7 +182,7 @@ export class SqliteJournal implements Journal {
     const ev = this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
     for (const r of rows) {
       stmt.run(...keys.map((k) => toDb(r[k])));
-      ev.run(r.clientOid, 'written', r.state, r.createdAt);
+      ev.run(r.clientOid, 'written', r.state, r.createdAtMs);
     }
   };
 
@@ -203,7 +205,7 @@ export class SqliteJournal implements Journal {
     const held = this.activeSet.get(clientOid);
     this.updateRun(clientOid, patch, event, atMs, patch.state ?? held?.state);
     if (held) {
-      Object.assign(held, patch, { clientOid, updatedAt: atMs });
+      Object.assign(held, patch, { clientOid, updatedAtMs: atMs });
       if (!ACTIVE_STATES.has(held.state)) this.activeSet.delete(clientOid);
     } else if (patch.state && ACTIVE_STATES.has(patch.state)) {
       const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
@@ -226,7 +228,7 @@ export class SqliteJournal implements Journal {
   activeOrders(): JournalOrder[] {
     const out: JournalOrder[] = [];
     for (const r of this.activeSet.values()) out.push({ ...r });
-    return out.sort((a, b) => a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
+    return out.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
   }
 
   allOrders(): JournalOrder[] {

@@ -7,6 +7,7 @@ import type { ExecutionEvent } from '../../../src/domain/events.js';
 import type { OrderSpec } from '../../../src/domain/intent.js';
 import type { Order } from '../../../src/domain/order.js';
 import { reconcileAndOpen } from '../../../src/execution/order-tracker.js';
+import { ManualClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { LOOSE_LIMITS } from '../../fixtures/bot.js';
 import { journalRow } from '../../fixtures/journal-row.js';
@@ -50,10 +51,12 @@ describe('R10: the venue lists new futures orders late', () => {
   });
 
   it('an order the venue stopped knowing becomes vanished after the bound, with the evidence in its history', async () => {
-    const { bot } = await start({ graceMs: 0, vanishAfterMs: 300, vanishAfterChecks: 3 });
+    // The bot's time moves only when told: how long the lookups take on a busy machine does not count.
+    const clock = new ManualClock(Date.now());
+    const { bot } = await start({ graceMs: 0, vanishAfterMs: 300, vanishAfterChecks: 3, clock });
     bot.journal.insertOrders([journalRow('sx_gone_1', {
       strategyId: 'gone', intentId: 0, surface: 'futures', symbol: 'cmt_btcusdt', price: '100', size: '0.01', positionSide: 'long',
-      orderId: '987654321987654321', state: 'open', createdAt: Date.now(), updatedAt: Date.now(), seenAtMs: Date.now(),
+      orderId: '987654321987654321', state: 'open', createdAtMs: clock.now(), updatedAtMs: clock.now(), seenAtMs: clock.now(),
     })]);
     const events: ExecutionEvent[] = [];
     bot.executor.events$.subscribe((e) => events.push(e));
@@ -64,7 +67,7 @@ describe('R10: the venue lists new futures orders late', () => {
     }
     // Three lookups, but not yet unseen long enough.
     expect(states).toEqual(['open', 'open', 'open']);
-    await sleep(350);
+    clock.advance(350);
     const r = await bot.tracker.reconcile();
     expect(r.vanished).toBe(1);
     expect(bot.journal.order('sx_gone_1')!.state).toBe('vanished');

@@ -5,7 +5,7 @@ import { listOrders, settleOrder } from '../../../src/app/orders-command.js';
 import { journalRow } from '../../fixtures/journal-row.js';
 
 const row = (clientOid: string, over: Partial<JournalOrder> = {}) =>
-  journalRow(clientOid, { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAt: 1000, updatedAt: 1000, absentChecks: 2, ...over });
+  journalRow(clientOid, { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAtMs: 1000, updatedAtMs: 1000, absentChecks: 2, ...over });
 
 describe('sextant orders', () => {
   it('lists the orders in flight with their state, age and lookups', () => {

@@ -37,7 +37,7 @@ const ticker = (symbol: string, last: string, venueMs: number): Ticker => ({
 /** A journal row as the executor writes it. */
 function row(journal: SqliteJournal, strategyId: string, over: Partial<JournalOrder>): JournalOrder {
   const [clientOid] = journal.nextClientOids(strategyId, 1);
-  return journalRow(clientOid!, { strategyId, symbol: BTC, timeInForce: 'post_only', price: '89000', size: '0.01', createdAt: 0, updatedAt: 0, ...over });
+  return journalRow(clientOid!, { strategyId, symbol: BTC, timeInForce: 'post_only', price: '89000', size: '0.01', createdAtMs: 0, updatedAtMs: 0, ...over });
 }
 
 /** The venue's record of a journal row. */

@@ -60,7 +60,7 @@ describe('SQLite journal', () => {
     const states = ['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost', 'rejected', 'canceled', 'filled', 'closed'] as const;
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
-    for (let i = 0; i < 40; i++) a.insertOrders([row(`o${i}`, { createdAt: rnd(5), strategyId: i % 2 ? 'x' : 'y' })]);
+    for (let i = 0; i < 40; i++) a.insertOrders([row(`o${i}`, { createdAtMs: rnd(5), strategyId: i % 2 ? 'x' : 'y' })]);
     for (let k = 0; k < 400; k++) {
       const id = `o${rnd(40)}`;
       a.updateOrder(id, { state: states[rnd(states.length)]!, filledSize: String(rnd(9)), absentChecks: rnd(3) }, `change ${k}`, 100 + k);
@@ -102,8 +102,8 @@ describe('SQLite journal', () => {
 
   it('finds an order by venue id: the active one first, then the newest (a replaced venue numbers from 1 again)', () => {
     const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
-    j.insertOrders([row('old', { createdAt: 1, orderId: '7', state: 'open' }), row('older', { createdAt: 0, orderId: '7', state: 'canceled' })]);
-    j.insertOrders([row('new', { createdAt: 5, orderId: '7', state: 'filled' })]);
+    j.insertOrders([row('old', { createdAtMs: 1, orderId: '7', state: 'open' }), row('older', { createdAtMs: 0, orderId: '7', state: 'canceled' })]);
+    j.insertOrders([row('new', { createdAtMs: 5, orderId: '7', state: 'filled' })]);
     expect(j.orderByOrderId('7')!.clientOid).toBe('old');
     j.updateOrder('old', { state: 'vanished' }, 'vanished', 6);
     expect(j.orderByOrderId('7')!.clientOid).toBe('new');

@@ -1,0 +1,176 @@
+// The backtest's virtual venue and its driver: the in-process simulator behind the venue's weight meter and the
+// round trip, the polls of the polls table (data/polls.ts) read from it in virtual time, and the replay that moves
+// market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
+import { Subject } from 'rxjs';
+import type { Stamped } from '../data/poll.js';
+import { POLLS, activeReads, pollCycle, type PolledSymbols, type PollName, type PollValues, type SpotOpenOrders } from '../data/polls.js';
+import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
+import type { Order } from '../domain/order.js';
+import type { ExchangeClient } from '../exchange/client.js';
+import { LatencyClient } from '../exchange/sim/latency-client.js';
+import type { ReplayMarket } from '../exchange/sim/market.js';
+import type { MeteredClient } from '../exchange/sim/metered-client.js';
+import type { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
+import { nextTurn, type VirtualClock } from '../util/clock.js';
+import type { BoundVenue } from './core.js';
+import type { MarketStreams } from './trading-loop.js';
+
+/** The virtual venue of a backtest: what the kernel builds, the run drives and the report reads. */
+export interface BacktestVenue {
+  market: ReplayMarket;
+  simulator: SimulatedExchange;
+  metered: MeteredClient;
+  clock: VirtualClock;
+  /** First and last market event. */
+  startMs: number;
+  endMs: number;
+  /** Polls skipped because the meter refused them (the venue would have answered 429). */
+  pollsSkipped(): number;
+  instruments(): Promise<Map<string, Instrument>>;
+  /** Binds the venue to the traded symbols: the virtual polls start on their periods. */
+  bind(symbols: PolledSymbols): BoundVenue;
+  /** The tickers the daemon would read now (a spot pair: its last trade). */
+  tickersNow(symbols: PolledSymbols): Map<string, Ticker>;
+}
+
+export interface BacktestVenueParts {
+  market: ReplayMarket;
+  simulator: SimulatedExchange;
+  metered: MeteredClient;
+  clock: VirtualClock;
+  latencyMs: number;
+  polls: Record<(typeof POLLS)[number]['periodKey'], number>;
+  spotOpenOrders: SpotOpenOrders;
+}
+
+/** Builds the virtual venue from the simulator parts the kernel chose. */
+export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
+  const { market, simulator, metered, clock } = parts;
+  const startMs = market.nextTs;
+  // A request spends half the round trip on the way out, the rest on the way back.
+  const outMs = Math.floor(parts.latencyMs / 2);
+  const backMs = parts.latencyMs - outMs;
+  const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
+  let skipped = 0;
+  const tickersNow = (symbols: PolledSymbols) => {
+    const m = new Map<string, Ticker>();
+    for (const s of [...symbols.futures, ...symbols.spot]) m.set(s, simulator.tickerNow(s)!);
+    return m;
+  };
+  // What the engine shows changes only with its version: reads in between hand back the same answer.
+  const cached = <T>(read: () => T) => {
+    let version = -1;
+    let value: T;
+    return () => {
+      if (version !== simulator.engine.version) {
+        version = simulator.engine.version;
+        value = read();
+      }
+      return value;
+    };
+  };
+  /** What each poll reads at the venue, now, in the order of its reads. */
+  const readers = (symbols: PolledSymbols): { [N in PollName]: () => PollValues[N] } => {
+    const reads = (name: PollName) => activeReads(POLLS.find((p) => p.name === name)!, symbols);
+    return {
+      tickers: () => tickersNow(symbols),
+      orders: cached(() => reads('orders').flatMap((r) => symbols[r.surface].flatMap((s) => simulator.openOrdersNow(r.surface, s)))),
+      balances: cached(() => reads('balances').flatMap((r) => simulator.balancesNow(r.surface))),
+      positions: cached(() => reads('positions').flatMap((r) => symbols[r.surface].flatMap((s) => simulator.positionsNow(s)))),
+    };
+  };
+  return {
+    market, simulator, metered, clock, startMs, endMs: market.lastTs,
+    pollsSkipped: () => skipped,
+    instruments: async () => {
+      const out = new Map<string, Instrument>();
+      for (const s of ['spot', 'futures'] as const) for (const i of await metered.instruments(s)) out.set(i.symbol, i);
+      return out;
+    },
+    tickersNow,
+    bind: (symbols) => {
+      const streams = {
+        tickers$: new Subject<Stamped<Map<string, Ticker>>>(),
+        openOrders$: new Subject<Stamped<Order[]>>(),
+        balances$: new Subject<Stamped<Balance[]>>(),
+        positions$: new Subject<Stamped<Position[]>>(),
+      };
+      const deliver: { [N in PollName]: (v: Stamped<PollValues[N]>) => void } = {
+        tickers: (v) => streams.tickers$.next(v),
+        orders: (v) => streams.openOrders$.next(v),
+        balances: (v) => streams.balances$.next(v),
+        positions: (v) => streams.positions$.next(v),
+      };
+      const read = readers(symbols);
+      // Polls: charged and read at the venue at one instant, answered one way later.
+      for (const poll of POLLS) {
+        const endpoints = pollCycle(poll, symbols, parts.spotOpenOrders).flatMap((r) => Array<typeof r.endpoint>(r.times).fill(r.endpoint));
+        if (endpoints.length === 0) continue;
+        const name = poll.name;
+        const send = deliver[name] as (v: Stamped<unknown>) => void;
+        clock.every(startMs + outMs, parts.polls[poll.periodKey], () => {
+          let ok = true;
+          for (const id of endpoints) ok = metered.admit(id) && ok;
+          if (!ok) {
+            skipped++;
+            return;
+          }
+          const v = { value: read[name](), atMs: clock.now() };
+          if (backMs > 0) clock.at(v.atMs + backMs, send, v);
+          else send(v);
+        });
+      }
+      return { trading, streams: streams as MarketStreams };
+    },
+  };
+}
+
+/**
+ * Drives a run: market events and virtual-time timers in time order (a tick before a timer of the same instant:
+ * a poll at t sees the market at t). Work started by a timer or an intent runs as promise continuations, which
+ * run before virtual time moves on: every chain of them (the write in flight, a reconciliation) ends waiting on
+ * a virtual-time sleep or done, and microtask turns are given until `quiet` says so; anything else still pending
+ * gets a full turn of the event loop (after every pending microtask).
+ */
+export class Replay {
+  private dirty = false;
+
+  constructor(
+    private readonly venue: BacktestVenue,
+    private readonly quiet: () => boolean,
+  ) {}
+
+  /** Something was started that continues in promise continuations. */
+  readonly touch = (): void => {
+    this.dirty = true;
+  };
+
+  async run(endAt: number, onProgress: (eventsDone: number) => void): Promise<void> {
+    const { market, clock, simulator } = this.venue;
+    let steps = 0;
+    for (;;) {
+      const tEvent = market.nextTs;
+      const tTimer = clock.nextAt();
+      if (tTimer < tEvent) {
+        if (tTimer > endAt) return;
+        if (clock.runNext()) this.dirty = true;
+      } else {
+        if (tEvent === Number.POSITIVE_INFINITY) return;
+        simulator.advanceTo(tEvent);
+        if (++steps % 65536 === 0) onProgress(market.replayed);
+      }
+      if (this.dirty) {
+        this.dirty = false;
+        await this.settle();
+      }
+    }
+  }
+
+  private async settle(): Promise<void> {
+    for (let k = 0; k < 64; k++) {
+      if (this.quiet()) return;
+      await null;
+    }
+    await nextTurn();
+  }
+}

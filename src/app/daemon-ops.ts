@@ -1,0 +1,71 @@
+// The daemon's ops endpoints over the core: /health (fresh polls, a responsive event loop), /ready (reconciled,
+// not halted, some strategy running) and the gauges refreshed before each /metrics scrape.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../util/clock.js';
+import type { Core } from './core.js';
+import { Metrics, OpsServer } from './http.js';
+import type { Venue } from './kernel.js';
+
+export interface DaemonOps {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock): Promise<DaemonOps> {
+  const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
+  const startedAtMs = clock.now();
+  // Liveness also means a responsive event loop: a p99 delay over 2 s is unhealthy.
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  /** The faulted strategy instances with their reasons; `all` when every instance is (nothing can trade then). */
+  const faults = () => {
+    const status = core.runner.status();
+    const faulted = status.filter((s) => s.faulted).map((s) => ({ id: s.id, reason: s.reason ?? 'faulted' }));
+    return { status, faulted, all: status.length > 0 && faulted.length === status.length };
+  };
+  const ops = new OpsServer(metrics, {
+    health: () => {
+      // Before the first poll, the age counts from the start.
+      const age = clock.now() - (lastPolled.get('tickers') ?? startedAtMs);
+      const loopP99Ms = Math.round(loop.percentile(99) / 1e6);
+      loop.reset();
+      // Liveness is the process's: a faulted strategy is shown here, and /ready says when none is left running.
+      const { status, faulted } = faults();
+      return {
+        ok: (core.symbols.all.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000,
+        detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: status, ...(faulted.length ? { faulted } : {}) },
+      };
+    },
+    ready: () => {
+      const { tradingState: state, fenced, pending } = core.state();
+      const { faulted, all } = faults();
+      return {
+        ok: !fenced && state !== 'halted' && !all,
+        detail: {
+          fenced, tradingState: state, ...(state === 'halted' ? { halted: core.risk.latchReason() ?? 'halted' } : {}), ...(pending.length ? { pending } : {}),
+          ...(all ? { strategiesFaulted: `every strategy is faulted: ${faulted.map((f) => `${f.id} (${f.reason})`).join('; ')}` } : {}),
+        },
+      };
+    },
+    beforeScrape: async () => {
+      for (const st of await venue.client.limiter.stats()) {
+        metrics.limiterTokens.set({ pool: st.pool }, st.reservoir ?? 0);
+        metrics.limiterQueued.set({ pool: st.pool }, st.queued);
+      }
+      const now = clock.now();
+      for (const [name, at] of lastPolled) metrics.pollAge.set({ poll: name }, (now - at) / 1000);
+      metrics.openOrders.set(core.journal.activeOrders().filter((r) => r.state === 'open').length);
+      metrics.tradingState.set(core.executor.fenced || core.risk.state() === 'halted' ? 1 : 0);
+      for (const s of core.runner.status()) metrics.strategyErrors.set({ strategy: s.id }, s.errors);
+    },
+  }, process.env[cfg.daemon.http.tokenEnv]);
+  const url = await ops.listen(cfg.daemon.http.port, cfg.daemon.http.host);
+  return {
+    url,
+    close: async () => {
+      loop.disable();
+      await ops.close();
+    },
+  };
+}

@@ -1,0 +1,235 @@
+// How a journal behaves, as one suite every implementation of the port (src/journal/journal.ts) must pass: orders
+// and their history, fills, risk decisions and latches, strategy state, the venue binding, and the queries the
+// executor, the order tracker, the risk gate and the commands make. A durable store also keeps all of it across
+// a reopen, and one connection sees what another committed (an operator's command beside a running daemon).
+import { describe, expect, it } from '@jest/globals';
+import { bindJournal, JournalVenueError, type Journal, type JournalOrder } from '../../src/journal/journal.js';
+import { journalRow } from '../fixtures/journal-row.js';
+
+export interface JournalSubject {
+  /** A new, empty store; `open()` connects to it (a durable store may be opened several times, at once or in turn). */
+  fresh(): { open(): Journal };
+  /** The store outlives its connections, and one connection sees what another committed. */
+  durable: boolean;
+}
+
+/** A row with every optional field set: what must come back exactly. */
+const full = (clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder =>
+  journalRow(clientOid, {
+    strategyId: 'mm', intentId: 7, surface: 'futures', symbol: 'cmt_btcusdt', side: 'sell', kind: 'market', timeInForce: 'ioc', price: null, size: '0.015',
+    positionSide: 'long', reduceOnly: true, isTrigger: true, triggerPrice: '91000.5', orderId: '987654321987654321987', state: 'untriggered', filledSize: '0.005',
+    avgPrice: '90999.9', fee: '0.0012', createdAtMs: 1_700_000_000_123, updatedAtMs: 1_700_000_000_456, seenAtMs: 1_700_000_000_400, absentChecks: 2,
+    absentSinceMs: 1_700_000_000_300, lastError: 'ExchangeError timeout', ...over,
+  });
+
+export function describeJournalContract(name: string, subject: JournalSubject): void {
+  const durableIt = subject.durable ? it : it.skip;
+  const open = () => subject.fresh().open();
+
+  describe(`journal contract: ${name}`, () => {
+    it('hands out client ids valid for the venue, carrying the strategy tag, never the same twice', () => {
+      const j = open();
+      const ids = [...j.nextClientOids('market-maker/btc', 30), ...j.nextClientOids('market-maker/btc', 1), ...j.nextClientOids('other', 5)];
+      for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_]{1,40}$/);
+      expect(new Set(ids).size).toBe(36);
+      expect(ids[0]).toMatch(/^sx_marketmakerb/);
+      expect(ids.at(-1)).toMatch(/^sx_other_/);
+      j.close();
+    });
+
+    it('records intents with increasing ids', () => {
+      const j = open();
+      const a = j.recordIntent('s', 'place', '{"kind":"place"}', 1);
+      const b = j.recordIntent('s', 'cancel', '{"kind":"cancel"}', 2);
+      expect(b).toBeGreaterThan(a);
+      j.close();
+    });
+
+    it('gives an order back exactly as written, every field, and starts its history', () => {
+      const j = open();
+      const row = full('f1');
+      j.insertOrders([row, journalRow('plain')]);
+      expect(j.order('f1')).toEqual(row);
+      expect(j.order('plain')).toEqual(journalRow('plain'));
+      expect(j.order('nope')).toBeUndefined();
+      expect(j.history('f1')).toEqual([{ event: 'written', state: 'untriggered', atMs: row.createdAtMs }]);
+      j.close();
+    });
+
+    it('changes an order with a patch, stamps updatedAtMs, and records each change with the state after it', () => {
+      const j = open();
+      j.insertOrders([journalRow('a', { createdAtMs: 10, updatedAtMs: 10 })]);
+      j.updateOrder('a', { state: 'open', orderId: '700000000000000001' }, 'accepted', 20);
+      // What the trading loop tells a change of a resting order by.
+      expect(j.order('a')).toMatchObject({ state: 'open', updatedAtMs: 20 });
+      expect(j.activeOrders()).toEqual([j.order('a')]);
+      j.updateOrder('a', { lastError: 'cancel refused' }, 'cancel not confirmed', 30);
+      expect(j.order('a')).toMatchObject({ state: 'open', updatedAtMs: 30, lastError: 'cancel refused' });
+      j.updateOrder('a', { state: 'filled', filledSize: '1', avgPrice: '1', fee: '0.001' }, 'venue says filled', 40);
+      expect(j.order('a')).toEqual(journalRow('a', {
+        createdAtMs: 10, updatedAtMs: 40, state: 'filled', orderId: '700000000000000001', filledSize: '1', avgPrice: '1', fee: '0.001', lastError: 'cancel refused',
+      }));
+      expect(j.history('a')).toEqual([
+        { event: 'written', state: 'sending', atMs: 10 },
+        { event: 'accepted', state: 'open', atMs: 20 },
+        { event: 'cancel not confirmed', state: 'open', atMs: 30 },
+        { event: 'venue says filled', state: 'filled', atMs: 40 },
+      ]);
+      j.close();
+    });
+
+    it('lists the orders not final, oldest first (then by client id); a final one leaves, one made active again returns', () => {
+      const j = open();
+      j.insertOrders([
+        journalRow('c', { createdAtMs: 5 }), journalRow('b', { createdAtMs: 5, state: 'open' }), journalRow('a', { createdAtMs: 9, state: 'lost' }),
+        journalRow('z', { createdAtMs: 1, state: 'filled' }), journalRow('y', { createdAtMs: 2, state: 'unknown' }),
+      ]);
+      expect(j.activeOrders().map((r) => r.clientOid)).toEqual(['y', 'b', 'c', 'a']);
+      j.updateOrder('b', { state: 'canceled' }, 'canceled', 10);
+      j.updateOrder('z', { state: 'canceling' }, 'cancel outcome to resolve', 11);
+      expect(j.activeOrders().map((r) => [r.clientOid, r.state])).toEqual([['z', 'canceling'], ['y', 'unknown'], ['c', 'sending'], ['a', 'lost']]);
+      expect(j.allOrders().map((r) => r.clientOid)).toEqual(['z', 'y', 'b', 'c', 'a']);
+      expect(j.countByState()).toEqual({ canceling: 1, unknown: 1, canceled: 1, sending: 1, lost: 1 });
+      j.close();
+    });
+
+    it('hands out copies: what a caller does with a row does not change the journal', () => {
+      const j = open();
+      j.insertOrders([journalRow('a', { state: 'open' })]);
+      const listed = j.activeOrders();
+      listed[0]!.state = 'filled';
+      const one = j.order('a')!;
+      one.filledSize = '9';
+      expect(j.order('a')).toMatchObject({ state: 'open', filledSize: '0' });
+      expect(j.activeOrders().map((r) => r.state)).toEqual(['open']);
+      j.close();
+    });
+
+    it('finds an order by venue id: the active one first, then the newest (a replaced venue numbers from 1 again)', () => {
+      const j = open();
+      j.insertOrders([journalRow('old', { createdAtMs: 1, orderId: '7', state: 'open' }), journalRow('older', { createdAtMs: 0, orderId: '7', state: 'canceled' })]);
+      j.insertOrders([journalRow('new', { createdAtMs: 5, orderId: '7', state: 'filled' })]);
+      expect(j.orderByOrderId('7')!.clientOid).toBe('old');
+      j.updateOrder('old', { state: 'vanished' }, 'vanished', 6);
+      expect(j.orderByOrderId('7')!.clientOid).toBe('new');
+      expect(j.orderByOrderId('8')).toBeUndefined();
+      j.close();
+    });
+
+    it('records each fill once', () => {
+      const j = open();
+      const fill = { clientOid: 'a', orderId: '1', fillId: 'f1', price: '100.5', size: '0.25', fee: '0.01', atMs: 7 };
+      expect(j.recordFill(fill)).toBe(true);
+      expect(j.recordFill(fill)).toBe(false);
+      expect(j.recordFill({ ...fill, fillId: 'f2' })).toBe(true);
+      j.close();
+    });
+
+    it('records risk decisions, one or many at once, in order', () => {
+      const j = open();
+      j.recordRiskDecision('s', 'place', 'price-band', 'far', 1);
+      j.recordRiskDecisions([]);
+      j.recordRiskDecisions([
+        { strategyId: 's', intentKind: 'place', reason: 'halted', detail: 'kill-switch', atMs: 2 },
+        { strategyId: 't', intentKind: 'cancel', reason: 'not-own-order', detail: 'x', atMs: 3 },
+      ]);
+      expect(j.riskDecisions()).toEqual([
+        { strategyId: 's', reason: 'price-band', detail: 'far', atMs: 1 },
+        { strategyId: 's', reason: 'halted', detail: 'kill-switch', atMs: 2 },
+        { strategyId: 't', reason: 'not-own-order', detail: 'x', atMs: 3 },
+      ]);
+      j.close();
+    });
+
+    it('keeps latches by name: the first reason stays until cleared', () => {
+      const j = open();
+      expect(j.latch('kill-switch:drawdown')).toBeUndefined();
+      j.setLatch('kill-switch:drawdown', 'drawdown 10 %', 5);
+      j.setLatch('kill-switch:drawdown', 'drawdown 12 %', 6);
+      j.setLatch('reduce:operator', 'wind down', 7);
+      expect(j.latch('kill-switch:drawdown')).toEqual({ name: 'kill-switch:drawdown', reason: 'drawdown 10 %', atMs: 5 });
+      j.clearLatch('kill-switch:drawdown');
+      j.clearLatch('never-set');
+      expect(j.latch('kill-switch:drawdown')).toBeUndefined();
+      expect(j.latch('reduce:operator')).toEqual({ name: 'reduce:operator', reason: 'wind down', atMs: 7 });
+      j.close();
+    });
+
+    it('keeps a strategy instance\'s state, the latest saved', () => {
+      const j = open();
+      expect(j.strategyState('mm')).toBeUndefined();
+      j.saveStrategyState('mm', '{"n":1}', 1);
+      j.saveStrategyState('mm', '{"n":2}', 2);
+      j.saveStrategyState('other', '{}', 2);
+      expect(j.strategyState('mm')).toBe('{"n":2}');
+      j.close();
+    });
+
+    it('belongs to one venue and account once bound', () => {
+      const j = open();
+      expect(j.venueBinding()).toBeUndefined();
+      bindJournal(j, { venue: 'https://a.example', account: 'k1' }, 'here', 1);
+      bindJournal(j, { venue: 'https://a.example', account: 'k1' }, 'here', 2);
+      expect(j.venueBinding()).toEqual({ venue: 'https://a.example', account: 'k1' });
+      expect(() => bindJournal(j, { venue: 'https://a.example', account: 'k2' }, 'here', 3)).toThrow(JournalVenueError);
+      j.close();
+    });
+
+    it('records equity and keeps working through housekeeping and a refresh with nobody else writing', () => {
+      const j = open();
+      j.insertOrders([journalRow('a', { state: 'open' })]);
+      j.recordEquity('spot', '100', 1);
+      j.recordEquity('spot', '100', 2);
+      j.maintain();
+      j.refresh();
+      j.updateOrder('a', { state: 'canceling' }, 'cancel requested', 3);
+      expect(j.activeOrders().map((r) => [r.clientOid, r.state])).toEqual([['a', 'canceling']]);
+      j.close();
+    });
+
+    durableIt('keeps everything across a reopen, and never hands out a client id again', () => {
+      const store = subject.fresh();
+      const a = store.open();
+      const firstIds = a.nextClientOids('mm', 3);
+      const intent = a.recordIntent('mm', 'place', '{}', 1);
+      a.insertOrders([full('f1'), journalRow('done', { state: 'open' })]);
+      a.updateOrder('done', { state: 'filled' }, 'venue says filled', 9);
+      a.recordFill({ clientOid: 'f1', orderId: '1', fillId: 'f1', price: '1', size: '1', fee: '0', atMs: 2 });
+      a.recordRiskDecision('mm', 'place', 'halted', 'x', 3);
+      a.setLatch('reduce:operator', 'wind down', 4);
+      a.saveStrategyState('mm', '{"k":1}', 5);
+      a.bindVenue({ venue: 'v', account: 'acc' }, 6);
+      a.close();
+      const b = store.open();
+      expect(b.activeOrders()).toEqual([full('f1')]);
+      expect(b.order('done')).toMatchObject({ state: 'filled', updatedAtMs: 9 });
+      expect(b.history('done').map((h) => h.event)).toEqual(['written', 'venue says filled']);
+      expect(b.recordFill({ clientOid: 'f1', orderId: '1', fillId: 'f1', price: '1', size: '1', fee: '0', atMs: 2 })).toBe(false);
+      expect(b.riskDecisions()).toHaveLength(1);
+      expect(b.latch('reduce:operator')).toMatchObject({ reason: 'wind down' });
+      expect(b.strategyState('mm')).toBe('{"k":1}');
+      expect(b.venueBinding()).toEqual({ venue: 'v', account: 'acc' });
+      expect(b.recordIntent('mm', 'place', '{}', 7)).toBeGreaterThan(intent);
+      const again = b.nextClientOids('mm', 3);
+      for (const id of again) expect(firstIds).not.toContain(id);
+      b.close();
+    });
+
+    durableIt('sees what another connection committed: latches at once, orders after a refresh', () => {
+      const store = subject.fresh();
+      const daemon = store.open();
+      const operator = store.open();
+      daemon.insertOrders([journalRow('u', { state: 'unknown' }), journalRow('o', { state: 'open' })]);
+      operator.setLatch('reduce:operator', 'from the command line', 1);
+      expect(daemon.latch('reduce:operator')).toMatchObject({ reason: 'from the command line' });
+      operator.clearLatch('reduce:operator');
+      expect(daemon.latch('reduce:operator')).toBeUndefined();
+      operator.updateOrder('u', { state: 'canceled' }, 'settled by an operator as canceled: gone', 2);
+      daemon.refresh();
+      expect(daemon.activeOrders().map((r) => r.clientOid)).toEqual(['o']);
+      expect(daemon.order('u')).toMatchObject({ state: 'canceled', updatedAtMs: 2 });
+      operator.close();
+      daemon.close();
+    });
+  });
+}
