@@ -116,11 +116,7 @@ for (const [name, strategy, note] of [
 {
   const { loadConfig } = await import('../dist/config/load.js');
   const { createSimServer, createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
-  const { Executor } = await import('../dist/execution/executor.js');
-  const { RiskGate } = await import('../dist/execution/risk.js');
-  const { StrategyRunner } = await import('../dist/strategy/runner.js');
-  const { loadStrategy } = await import('../dist/strategy/loader.js');
-  const { LatestTickers, startTradingLoop } = await import('../dist/app/trading-loop.js');
+  const { buildCore } = await import('../dist/app/core.js');
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
   const cfgFile = join(dir, 'live.yaml');
   writeFileSync(cfgFile, [
@@ -143,19 +139,17 @@ for (const [name, strategy, note] of [
   const effective = { ...loaded, credentials: SIM_DEMO_CREDENTIALS, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } } };
   const client = createLiveClient(effective, silentLogger, systemClock);
   const journal = openJournal(loaded);
-  const risk = new RiskGate(riskLimits(loaded), journal);
   const instruments = new Map();
   for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
-  // As the daemon runs hooks: inside their time budget.
-  const runner = new StrategyRunner([{ cfg: loaded.config.strategies[0], def: await loadStrategy('bench-trade', ['bench/strategies']) }], instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: loaded.config.daemon.hookTimeoutMs });
   const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-  const latest = new LatestTickers(riskLimits(loaded).outlierPct);
-  const executor = new Executor({
-    client, journal, risk, clock: systemClock, logger: silentLogger, instruments,
-    reference: latest.reference,
+  // As the daemon runs hooks: inside their time budget.
+  const core = await buildCore({
+    instruments, bind: () => ({ trading: client, streams }), journal, clock: systemClock, logger: silentLogger, limits: riskLimits(loaded), tracking: loaded.config.execution,
+    strategies: { instances: loaded.config.strategies, dirs: loaded.config.strategyDirs, maxErrors: 5, hookTimeoutMs: loaded.config.daemon.hookTimeoutMs },
+    fencedUntilReconciled: false,
   });
-  executor.unfence();
-  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock: systemClock, logger: silentLogger, instruments });
+  const { executor } = core;
+  core.start();
   // An order that does not go out (denied, refused) ends the measurement with the reason, not a wait.
   executor.events$.subscribe((e) => {
     if (e.type === 'denied' || e.type === 'rejected' || e.type === 'unknown') failed?.(new Error(`order ${e.type}: ${e.reason}`));
@@ -167,7 +161,7 @@ for (const [name, strategy, note] of [
     const t0 = performance.now();
     streams.tickers$.next({ value: new Map([[t.symbol, t]]), atMs: Date.now() });
     ours.push((await at) - t0);
-    while (loop.inFlight.size > 0) await Promise.all([...loop.inFlight]);
+    while (core.inFlight.size > 0) await Promise.all([...core.inFlight]);
   }
   const bare = [];
   const agent = new http.Agent({ keepAlive: true });
@@ -181,7 +175,7 @@ for (const [name, strategy, note] of [
     bare.push((await at) - t0);
   }
   agent.destroy();
-  loop.stop();
+  core.stopIntake();
   await client.close();
   journal.close();
   await sim.close();

@@ -1,19 +1,15 @@
-// Soak: the daemon's components (the trading loop: streams, strategies, risk gate, executor; order tracker,
+// Soak: the daemon's trading core (the trading loop: streams, strategies, risk gate, executor; order tracker,
 // journal) against the in-process simulator in virtual time, for N poll cycles (default 1,000,000). Reports RSS and
 // heap after each 100k cycles (after a full GC) and the slope after warm-up. Run: npm run soak [-- cycles]
 import { SyntheticMarket } from '../dist/exchange/sim/market.js';
 import { SimulatedExchange } from '../dist/exchange/sim/simulated-exchange.js';
 import { DEFAULT_INSTRUMENTS } from '../dist/exchange/sim/instruments.js';
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
-import { RiskGate } from '../dist/execution/risk.js';
-import { Executor } from '../dist/execution/executor.js';
-import { OrderTracker } from '../dist/execution/order-tracker.js';
-import { StrategyRunner } from '../dist/strategy/runner.js';
-import { loadStrategy } from '../dist/strategy/loader.js';
 import { Decimal } from '../dist/domain/decimal.js';
 import { silentLogger } from '../dist/util/logger.js';
 import { Subject } from 'rxjs';
-import { LatestTickers, startTradingLoop } from '../dist/app/trading-loop.js';
+import { buildCore } from '../dist/app/core.js';
+import { nextTurn } from '../dist/util/clock.js';
 
 if (typeof global.gc !== 'function') {
   console.error('run with node --expose-gc (npm run soak does)');
@@ -34,23 +30,24 @@ const { tmpdir } = await import('node:os');
 const journalDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sextant-soak-'));
 const journal = new SqliteJournal(join(journalDir, 'journal.sqlite'), { clientOidPrefix: 'sx' });
 const d = (s) => Decimal.from(s);
-const risk = new RiskGate({ maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99'), maxOrdersPerIntent: 1000, outlierPct: d('20') }, journal);
 const instruments = new Map();
 for (const s of ['spot', 'futures']) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
-const latest = new LatestTickers(d('20'));
-const executor = new Executor({
-  client: sim, journal, risk, clock, logger: silentLogger, instruments,
-  reference: latest.reference,
-});
-const tracker = new OrderTracker({ client: sim, journal, clock, logger: silentLogger, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_ethusdt'] }, events$: executor.events$ });
-const runner = new StrategyRunner([
-  { cfg: { id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 4, size: '0.002', maxInventory: '0.05' } }, def: await loadStrategy('spot-market-maker', ['strategies']) },
-  { cfg: { id: 'grid', name: 'futures-grid', symbols: ['cmt_ethusdt'], params: { levels: 4, stepBps: 5, size: '0.05' } }, def: await loadStrategy('futures-grid', ['strategies']) },
-], instruments, silentLogger, 1_000_000);
 const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger: silentLogger, instruments });
-await tracker.reconcile({ scanForeign: true });
-executor.unfence();
+const core = await buildCore({
+  instruments, bind: () => ({ trading: sim, streams }), journal, clock, logger: silentLogger,
+  limits: { maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99'), maxOrdersPerIntent: 1000, outlierPct: d('20') },
+  tracking: { graceMs: 0, lostAfterChecks: 2 },
+  strategies: {
+    instances: [
+      { id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 4, size: '0.002', maxInventory: '0.05' } },
+      { id: 'grid', name: 'futures-grid', symbols: ['cmt_ethusdt'], params: { levels: 4, stepBps: 5, size: '0.05' } },
+    ],
+    dirs: ['strategies'], maxErrors: 1_000_000,
+  },
+});
+const { tracker } = core;
+core.start();
+await core.reconcile({ scanForeign: true });
 
 /** One poll of every stream, as the daemon's would see it, then the intents it caused, one at a time. */
 async function cycle() {
@@ -62,7 +59,7 @@ async function cycle() {
   const tickers = new Map([['cmt_ethusdt', (await sim.tickers()).find((t) => t.symbol === 'cmt_ethusdt')]]);
   tickers.set('BTCUSDT_SPBL', { symbol: 'BTCUSDT_SPBL', last: spot.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: spot.timestampMs });
   streams.tickers$.next({ ...at, value: tickers });
-  while (loop.inFlight.size > 0 || loop.queued() > 0) await Promise.all([...loop.inFlight, new Promise((r) => setImmediate(r))]);
+  while (core.inFlight.size > 0 || core.queued() > 0) await Promise.all([...core.inFlight, nextTurn()]);
 }
 
 const samples = [];
@@ -91,5 +88,5 @@ const slope = (key) => {
   return (num / den) * 100_000;
 };
 console.log(`slope after warm-up: rss ${slope('rss').toFixed(3)} MiB / 100k cycles, heap ${slope('heap').toFixed(3)} MiB / 100k cycles (target <= 1); ${(CYCLES / ((performance.now() - t0) / 1000)).toFixed(0)} cycles/s; engine ticks ${sim.engine.stats.ticks}, fills ${sim.engine.stats.fills}`);
-loop.stop();
+core.stopIntake();
 journal.close();

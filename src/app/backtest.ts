@@ -5,12 +5,12 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Balance, Fill } from '../domain/market.js';
-import type { ExecutionEvent } from '../domain/events.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { writeBacktestFiles, type BacktestFault, type BacktestReport } from '../report/backtest-files.js';
 import { EquitySamples } from '../report/equity-samples.js';
-import { computeMetrics, realize, strategyPnls, type Metrics, type StrategyPnl } from '../report/metrics.js';
-import { countByReason, describeCounts, rejectionReason } from '../report/rejections.js';
+import { computeMetrics, realize, strategyPnls, type StrategyPnl } from '../report/metrics.js';
+import { BacktestFaultError, backtestSummary, type BacktestResult } from '../report/backtest-result.js';
+import { ExecutionTally } from '../report/execution-tally.js';
 import { stopwatch } from '../util/clock.js';
 import { withClock, type Logger } from '../util/logger.js';
 import { Replay } from './backtest-driver.js';
@@ -19,6 +19,7 @@ import { Schedules } from './cron.js';
 import { openVenue, riskLimits } from './kernel.js';
 
 export type { BacktestFault };
+export { BacktestFaultError, backtestSummary, type BacktestResult };
 
 export interface BacktestOptions {
   dataFile?: string;
@@ -29,40 +30,7 @@ export interface BacktestOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface BacktestResult {
-  outDir: string;
-  metrics: Metrics;
-  events: number;
-  orders: Record<string, number>;
-  /** Orders the venue refused, by reason (post-only, insufficient...); strategies[].rejected splits them. */
-  rejected: Record<string, number>;
-  /** Orders and cancels the risk gate or the executor denied, by reason. */
-  denied: Record<string, number>;
-  /** Strategies that faulted: the run failed (runBacktest throws a BacktestFaultError carrying this result). */
-  faults: BacktestFault[];
-  requests: number;
-  rateLimited: number;
-  /** Wall time of the phases: reading the data, the replay itself, writing the report. */
-  timings: { loadMs: number; runMs: number; reportMs: number };
-}
-
 const YEAR_MS = 365 * 24 * 3600 * 1000;
-
-/** A run whose strategies faulted: its report is written, the run failed. */
-export class BacktestFaultError extends Error {
-  constructor(readonly result: BacktestResult) {
-    super(result.faults.map((f) => `strategy ${f.strategy} faulted at ${f.at}: ${f.reason}`).join('; ') + ` (report in ${result.outDir})`);
-  }
-}
-
-/** The lines a command prints after a run. */
-export function backtestSummary(r: BacktestResult): string[] {
-  const m = r.metrics;
-  return [
-    `${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`,
-    `strategy PnL ${m.strategyPnl} (${m.strategyReturnPct} %) vs buy-and-hold ${m.buyAndHoldPnl} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe}, fills ${m.fills}, fees ${m.feesPaid}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
-  ];
-}
 
 /**
  * Runs a backtest and writes its files. Logs go to `logger`'s destination at the config's `log.level` (a silent
@@ -93,14 +61,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   });
   const { symbols, runner, instruments } = core;
   // For the report: refusals and denials by strategy and reason, and whose each venue order is (its fills' owner).
-  const refusals: Array<{ strategy: string; reason: string }> = [];
-  const denials: string[] = [];
-  const ownerOf = new Map<string, string>();
-  core.executor.events$.subscribe((e: ExecutionEvent) => {
-    if (e.type === 'accepted' || e.type === 'resolved') ownerOf.set(e.orderId, e.strategyId);
-    else if (e.type === 'rejected') refusals.push({ strategy: e.strategyId, reason: rejectionReason(e.code, e.reason) });
-    else if (e.type === 'denied') denials.push(e.reason);
-  });
+  const tally = new ExecutionTally();
+  core.executor.events$.subscribe(tally.observe);
   const fills: Fill[] = [];
   simulator.engine.onFill = (f) => fills.push(f);
   // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
@@ -135,7 +97,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   opts.onProgress?.(events, events);
   const orders = journal.countByState();
   const finalTickers = venue.tickersNow(symbols);
-  const pnls = strategyPnls(fills, (f) => ownerOf.get(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)', (s) => finalTickers.get(s)?.last);
+  const pnls = strategyPnls(fills, (f) => tally.ownerOf(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)', (s) => finalTickers.get(s)?.last);
   journal.saveTo(journalPath);
   journal.close();
 
@@ -145,14 +107,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const faults: BacktestFault[] = runner.status().flatMap((s) =>
     s.faulted ? [{ strategy: s.id, atMs: s.atMs!, at: new Date(s.atMs!).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }] : [],
   );
-  const rejected = countByReason(refusals.map((r) => r.reason));
-  const denied = countByReason(denials);
+  const rejected = tally.rejected();
+  const denied = tally.denied();
   const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', pnl: '0', fills: 0 };
   const report: BacktestReport = {
     data: { file: dataFile, records: events, fromMs: start, toMs: end },
     strategies: cfg.strategies.map((s) => ({
       id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, errors: status.get(s.id)?.errors ?? 0,
-      rejected: countByReason(refusals.filter((r) => r.strategy === s.id).map((r) => r.reason)),
+      rejected: tally.rejected(s.id),
     })),
     faults, latencyMs: bt.latencyMs, sampleMs, metrics, orders, rejected, denied,
     simulated: {

@@ -22,6 +22,7 @@ import { systemClock, VirtualClock, type Clock } from '../util/clock.js';
 import type { Instrument } from '../domain/market.js';
 import { MarketData } from '../data/market-data.js';
 import { MeteredClient } from '../exchange/sim/metered-client.js';
+import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
 import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
@@ -85,7 +86,7 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     market: createMarket(sim, clock.now()),
     accounts: simAccounts(sim),
     credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS,
-    budget: { spot: sim.budget.spot, futures: sim.budget.futures, windowMs: sim.budget.windowMs, orderRequestsPerSecond: sim.budget.orderRequestsPerSecond },
+    budget: sim.budget,
     clock,
     logger,
     retain: sim.retainOrders,
@@ -279,10 +280,6 @@ function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, 
   const clock = new VirtualClock(market.nextTs);
   const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock);
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
-  const rl = cfg.exchange.rateLimit;
-  const metered = new MeteredClient(simulator, {
-    spot: { ip: rl.spot.ip.budget, uid: rl.spot.uid.budget }, futures: { ip: rl.futures.ip.budget, uid: rl.futures.uid.budget },
-    windowMs: rl.spot.ip.windowMs, orderRequestsPerSecond: Math.floor((rl.orderRequests.budget * 1000) / rl.orderRequests.windowMs),
-  }, clock, cfg.exchange.spotOpenOrders);
+  const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
   return virtualVenue({ market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls, spotOpenOrders: cfg.exchange.spotOpenOrders });
 }

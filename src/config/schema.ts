@@ -1,6 +1,8 @@
 // The configuration schema (zod, strict: unknown keys fail), every default and every key's description, in one
 // place: docs/config.md is generated from it (`npm run docs:config`).
 import { z } from 'zod';
+import { VENUE_BUDGET } from '../domain/venue-budget.js';
+import { Decimal } from '../domain/decimal.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -12,8 +14,8 @@ const windowBudget = (budget: number, windowMs: number, what: string) =>
 
 const surfaceBudget = (ip: number, uid: number, surface: string) =>
   z.strictObject({
-    ip: windowBudget(ip, 10_000, `Weight budget per IP address on ${surface}.`),
-    uid: windowBudget(uid, 10_000, `Weight budget per account (UID) on ${surface}: signed requests only.`),
+    ip: windowBudget(ip, VENUE_BUDGET.windowMs, `Weight budget per IP address on ${surface}.`),
+    uid: windowBudget(uid, VENUE_BUDGET.windowMs, `Weight budget per account (UID) on ${surface}: signed requests only.`),
   }).prefault({});
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
@@ -32,11 +34,14 @@ export const decimalText = z
   ], { error: 'expected a non-negative decimal, e.g. "0.001"' })
   .meta({ decimal: true });
 
+/** The venue's documented budget of a surface, as the descriptions quote it. */
+const venueFigure = (surface: 'spot' | 'futures') => `${VENUE_BUDGET[surface].ip} weight per ${VENUE_BUDGET.windowMs / 1000} s per IP and per UID`;
+
 export const rateLimitSchema = z
   .strictObject({
-    spot: surfaceBudget(500, 500, 'spot').describe('Spot budgets (the venue: 500 weight per 10 s per IP and per UID).'),
-    futures: surfaceBudget(1000, 1000, 'futures').describe('Futures budgets (the venue: 1000 weight per 10 s per IP and per UID).'),
-    orderRequests: windowBudget(10, 1000, 'Place / cancel / trigger endpoints: the venue takes at most 10 requests per second.'),
+    spot: surfaceBudget(VENUE_BUDGET.spot.ip, VENUE_BUDGET.spot.uid, 'spot').describe(`Spot budgets (the venue: ${venueFigure('spot')}).`),
+    futures: surfaceBudget(VENUE_BUDGET.futures.ip, VENUE_BUDGET.futures.uid, 'futures').describe(`Futures budgets (the venue: ${venueFigure('futures')}).`),
+    orderRequests: windowBudget(VENUE_BUDGET.orderRequestsPerSecond, 1000, `Place / cancel / trigger endpoints: the venue takes at most ${VENUE_BUDGET.orderRequestsPerSecond} requests per second.`),
     usableFraction: z.number().gt(0).max(1).default(0.9).describe('Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key).'),
     cooloffMs: positiveInt.default(10_000).describe('After a 429, the whole surface pauses this long.'),
     redis: z
@@ -115,15 +120,15 @@ export const simSchema = z
     budget: z
       .strictObject({
         spot: z.strictObject({
-          ip: positiveInt.default(500).describe('Spot weight per IP per window.'),
-          uid: positiveInt.default(500).describe('Spot weight per UID per window.'),
+          ip: positiveInt.default(VENUE_BUDGET.spot.ip).describe('Spot weight per IP per window.'),
+          uid: positiveInt.default(VENUE_BUDGET.spot.uid).describe('Spot weight per UID per window.'),
         }).prefault({}).describe('Spot weight budgets the simulator enforces.'),
         futures: z.strictObject({
-          ip: positiveInt.default(1000).describe('Futures weight per IP per window.'),
-          uid: positiveInt.default(1000).describe('Futures weight per UID per window.'),
+          ip: positiveInt.default(VENUE_BUDGET.futures.ip).describe('Futures weight per IP per window.'),
+          uid: positiveInt.default(VENUE_BUDGET.futures.uid).describe('Futures weight per UID per window.'),
         }).prefault({}).describe('Futures weight budgets the simulator enforces.'),
-        windowMs: positiveInt.default(10_000).describe('Window of the weight budgets, in ms.'),
-        orderRequestsPerSecond: positiveInt.default(10).describe('Order-endpoint requests per second before a 429.'),
+        windowMs: positiveInt.default(VENUE_BUDGET.windowMs).describe('Window of the weight budgets, in ms.'),
+        orderRequestsPerSecond: positiveInt.default(VENUE_BUDGET.orderRequestsPerSecond).describe('Order-endpoint requests per second before a 429.'),
       })
       .prefault({})
       .describe('Budgets the simulator answers with 429 beyond, as the venue does.'),
@@ -143,10 +148,21 @@ export const riskSchema = z
       'Orders that reached the venue in any minute before the breaker latches halted. The shipped config peaks at about 105 a minute (measured: `npm run reliability -- rate`); the default leaves ~3× headroom while a runaway strategy (the venue takes 10 order requests a second, up to 20 orders each) is stopped within a minute.',
     ),
     maxDrawdownPct: decimalText.default('10').describe('Drawdown of equity from its peak, in percent, that latches the kill switch (halted until `sextant risk reset`).'),
+    reduceDrawdownPct: decimalText.optional().describe(
+      'Drawdown of equity from its peak, in percent, that latches reducing: only orders that shrink exposure until `sextant risk reset`. Below maxDrawdownPct; absent: no reducing stage.',
+    ),
     maxOrdersPerIntent: positiveInt.default(50).describe('Orders one place intent may carry; a larger intent is refused whole (a runaway strategy stalls nothing).'),
     outlierPct: decimalText.default('20').describe(
       'A price that moves more than this percent from the previous accepted one, or lies outside the ticker\'s own bid/ask, is an outlier: it is not used for equity (nor the drawdown kill switch) until a second reading confirms it.',
     ),
+  })
+  .superRefine((risk, ctx) => {
+    if (risk.reduceDrawdownPct !== undefined && Decimal.from(risk.reduceDrawdownPct).gte(Decimal.from(risk.maxDrawdownPct))) {
+      ctx.addIssue({
+        code: 'custom', path: ['reduceDrawdownPct'],
+        message: `reduceDrawdownPct (${risk.reduceDrawdownPct}) must be below maxDrawdownPct (${risk.maxDrawdownPct}): reducing comes before the kill switch halts`,
+      });
+    }
   })
   .prefault({})
   .describe('The risk gate every intent passes before anything is sent.');

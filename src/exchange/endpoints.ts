@@ -1,5 +1,6 @@
-// The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits.
-// S1–S9 and F1–F9 are the interface's; S15 and F18–F20 come from the extensions reference (§2, §4).
+// The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits, and
+// the budget pools each one charges (chargesOf). S1–S9 and F1–F9 are the interface's; S15 and F18–F20 come from
+// the extensions reference (§2, §4); S0 and F0 (server time) from the exchange facts.
 import type { Surface } from '../domain/market.js';
 
 export type EndpointId =
@@ -86,4 +87,31 @@ export function maxWeights(surface: Surface): { ip: number; uid: number } {
     uid = Math.max(uid, e.weight.uid);
   }
   return { ip, uid };
+}
+
+/** A budget pool of a surface: IP weight, UID weight, or requests to order endpoints. */
+export type PoolKind = 'ip' | 'uid' | 'orders';
+
+/** A pool's name, as meters, limiters and metrics key it: `futures:ip`, `spot:orders`. */
+export type PoolName = `${Surface}:${PoolKind}`;
+
+/** One pool a request is charged to, and how much. */
+export interface PoolCharge {
+  pool: PoolName;
+  kind: PoolKind;
+  weight: number;
+}
+
+/**
+ * The pools one request of `endpoint` is charged to, in this order: its IP weight always; its UID weight when it
+ * is signed and weighs on the UID (the venue counts unsigned requests per IP only); one request in the
+ * order-rate pool when it is an order endpoint. The account's order-creation rate is not here: it counts orders,
+ * not requests, and exists only when the account has one.
+ */
+export function chargesOf(endpoint: Endpoint): PoolCharge[] {
+  const s = endpoint.surface;
+  const out: PoolCharge[] = [{ pool: `${s}:ip`, kind: 'ip', weight: endpoint.weight.ip }];
+  if (endpoint.auth && endpoint.weight.uid > 0) out.push({ pool: `${s}:uid`, kind: 'uid', weight: endpoint.weight.uid });
+  if (endpoint.orderRateLimited) out.push({ pool: `${s}:orders`, kind: 'orders', weight: 1 });
+  return out;
 }

@@ -4,17 +4,18 @@ import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
+import { VENUE_BUDGET, type VenueBudget } from '../../src/domain/venue-budget.js';
 import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../src/exchange/sim/market.js';
-import { DEFAULT_SIM_BUDGET, SimServer, type SimBudget } from '../../src/exchange/sim/server.js';
+import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { clientFor } from '../fixtures/live-client.js';
 
 const CREDS = { apiKey: 'k-sim', apiSecret: 's-sim', passphrase: 'p-sim' };
 const ACCOUNTS = { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 };
-const BIG: SimBudget = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
+const BIG: VenueBudget = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
 
 let server: SimServer | undefined;
 let client: LiveClient | undefined;
@@ -24,7 +25,7 @@ afterEach(async () => {
   client = server = undefined;
 });
 
-async function start(budget: SimBudget = BIG, seed = 3): Promise<{ server: SimServer; url: string }> {
+async function start(budget: VenueBudget = BIG, seed = 3): Promise<{ server: SimServer; url: string }> {
   const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs: systemClock.now(), tickIntervalMs: 50 });
   server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget, clock: systemClock, logger: silentLogger });
   const url = await server.listen(0, '127.0.0.1');
@@ -79,7 +80,7 @@ describe('authentication like the venue', () => {
 
 describe('weight budgets', () => {
   it('answers 429 with the error body once a window is spent, and counts it', async () => {
-    const { server: s, url } = await start({ ...DEFAULT_SIM_BUDGET, futures: { ip: 100, uid: 1000 }, windowMs: 60_000 });
+    const { server: s, url } = await start({ ...VENUE_BUDGET, futures: { ip: 100, uid: 1000 }, windowMs: 60_000 });
     const results = [];
     for (let i = 0; i < 4; i++) results.push((await raw(url, '/capi/v2/market/tickers', {})).status); // 40 IP each
     expect(results).toEqual([200, 200, 429, 429]);
@@ -91,7 +92,7 @@ describe('weight budgets', () => {
   });
 
   it('caps order endpoints at 10 requests per second', async () => {
-    const { server: s, url } = await start({ ...DEFAULT_SIM_BUDGET, spot: { ip: 1e6, uid: 1e6 } });
+    const { server: s, url } = await start({ ...VENUE_BUDGET, spot: { ip: 1e6, uid: 1e6 } });
     const path = '/api/v2/trade/cancel-symbol-order';
     const body = '{"symbol":"BTCUSDT_SPBL"}';
     // 30 at once, past our own limiter: at most two one-second windows, so at least 10 are over the cap.
@@ -102,7 +103,7 @@ describe('weight budgets', () => {
   });
 
   it('our own limiter keeps a flood under the simulator\'s budget: zero 429s', async () => {
-    const { server: s, url } = await start({ ...DEFAULT_SIM_BUDGET, futures: { ip: 300, uid: 300 }, windowMs: 1000 });
+    const { server: s, url } = await start({ ...VENUE_BUDGET, futures: { ip: 300, uid: 300 }, windowMs: 1000 });
     const c = connect(url, { rateLimit: { spot: { ip: { budget: 500, windowMs: 1000 }, uid: { budget: 500, windowMs: 1000 } }, futures: { ip: { budget: 300, windowMs: 1000 }, uid: { budget: 300, windowMs: 1000 } }, orderRequests: { budget: 10, windowMs: 1000 }, usableFraction: 0.9, cooloffMs: 1000 } });
     await Promise.all([...Array.from({ length: 10 }, () => c.tickers()), ...Array.from({ length: 60 }, () => c.openOrders('futures'))]);
     expect(s.snapshot().rejected429).toBe(0);

@@ -12,7 +12,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Surface } from '../../domain/market.js';
 import type { Logger } from '../../util/logger.js';
-import { maxWeights, type Endpoint, type EndpointKind } from '../endpoints.js';
+import { chargesOf, maxWeights, type Endpoint, type EndpointKind, type PoolKind } from '../endpoints.js';
 
 export interface WindowBudget {
   /** Weight (or requests) allowed in any interval of windowMs. */
@@ -66,7 +66,10 @@ export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: n
 
 const PRIORITY: Record<EndpointKind, number> = { cancel: 1, place: 3, read: 6 };
 
-type PoolName = 'ip' | 'uid' | 'orders' | 'creates';
+type PoolName = PoolKind | 'creates';
+
+/** The order a request takes its endpoint's pools in, innermost last (see the invariant above). */
+const TAKE_ORDER: Record<PoolKind, number> = { orders: 0, uid: 1, ip: 2 };
 
 class Pool {
   readonly limiter: Bottleneck;
@@ -180,9 +183,9 @@ export class RateLimiter {
 
   /** The pools a request of this endpoint takes, outermost first. */
   private poolsFor(endpoint: Endpoint, orders: number): Array<{ pool: Pool; weight: number }> {
-    const s = endpoint.surface;
+    const surface = endpoint.surface;
     const out: Array<{ pool: Pool; weight: number }> = [];
-    const creates = this.pools.get(`${s}:creates`);
+    const creates = this.pools.get(`${surface}:creates`);
     if (creates && endpoint.createsOrders) {
       const most = Math.min(creates.plan.burst, creates.plan.held);
       if (orders > most) {
@@ -190,9 +193,8 @@ export class RateLimiter {
       }
       out.push({ pool: creates, weight: orders });
     }
-    if (endpoint.orderRateLimited) out.push({ pool: this.pool(s, 'orders'), weight: 1 });
-    if (endpoint.auth && endpoint.weight.uid > 0) out.push({ pool: this.pool(s, 'uid'), weight: endpoint.weight.uid });
-    out.push({ pool: this.pool(s, 'ip'), weight: endpoint.weight.ip });
+    const charges = chargesOf(endpoint).sort((a, b) => TAKE_ORDER[a.kind] - TAKE_ORDER[b.kind]);
+    for (const c of charges) out.push({ pool: this.pool(surface, c.kind), weight: c.weight });
     return out;
   }
 

@@ -1,7 +1,8 @@
 // The one signing base every endpoint method goes through: local request checks, the limiter, signing, the
 // transport, the envelope/error interpretation and validation of every answer against its documented shape.
-// Reads retry retryable errors with jittered backoff (spot reads are POSTs too); writes are sent once. Consecutive authentication failures on
-// signed requests stop every further signed request locally (the venue disables keys after repeated invalid ones).
+// Reads retry retryable errors with jittered backoff on the clock (spot reads are POSTs too); writes are sent once.
+// Consecutive authentication failures on signed requests stop every further signed request locally (the venue
+// disables keys after repeated invalid ones).
 import type { z } from 'zod';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -159,8 +160,8 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
     if (e.maxBatch !== undefined && batch.length > e.maxBatch) fail(`${batch.length} items, at most ${e.maxBatch} per request`);
   }
   const oids: unknown[] = [];
-  if (Array.isArray(p.orderList)) for (const o of p.orderList as Array<Record<string, unknown>>) oids.push(o.clientOrderId);
-  if (Array.isArray(p.orderDataList)) for (const o of p.orderDataList as Array<Record<string, unknown>>) oids.push(o.client_oid);
+  if (Array.isArray(p.orderList)) for (const item of p.orderList as Array<Record<string, unknown>>) oids.push(item.clientOrderId);
+  if (Array.isArray(p.orderDataList)) for (const item of p.orderDataList as Array<Record<string, unknown>>) oids.push(item.client_oid);
   if (id === 'F8') oids.push(p.client_oid);
   for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
   if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || (id === 'F18' && !p.orderId) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
@@ -175,9 +176,9 @@ export class RestClient {
   private authFailures = 0;
   private halt: AuthHalt | undefined;
 
-  constructor(private readonly o: RestClientOptions) {
-    this.random = o.random ?? Math.random;
-    this.authFailuresBeforeHalt = Math.max(1, o.authFailuresBeforeHalt ?? 3);
+  constructor(private readonly opts: RestClientOptions) {
+    this.random = opts.random ?? Math.random;
+    this.authFailuresBeforeHalt = Math.max(1, opts.authFailuresBeforeHalt ?? 3);
   }
 
   /** Set once signed requests have stopped after repeated authentication failures; cleared by resetAuthHalt(). */
@@ -187,7 +188,7 @@ export class RestClient {
 
   /** Lets signed requests go again (an operator fixed the keys) and clears the failure count. */
   resetAuthHalt(): void {
-    if (this.halt) this.o.logger.warn({ reason: this.halt.reason }, 'authentication halt reset: signed requests go again');
+    if (this.halt) this.opts.logger.warn({ reason: this.halt.reason }, 'authentication halt reset: signed requests go again');
     this.halt = undefined;
     this.authFailures = 0;
   }
@@ -210,9 +211,9 @@ export class RestClient {
     const last = err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
     this.halt = {
       reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then restart`,
-      atMs: this.o.clock.now(),
+      atMs: this.opts.clock.now(),
     };
-    this.o.logger.error({ endpoint: endpoint.id, code: err.code, httpStatus: err.httpStatus, failures: this.authFailures }, this.halt.reason);
+    this.opts.logger.error({ endpoint: endpoint.id, code: err.code, httpStatus: err.httpStatus, failures: this.authFailures }, this.halt.reason);
   }
 
   /** Milliseconds added to the local clock for ACCESS-TIMESTAMP (set by syncTime). */
@@ -221,65 +222,65 @@ export class RestClient {
   }
 
   /** Calls one endpoint and returns its validated payload. */
-  async call<E extends EndpointId>(id: E, params: RequestOf<E>, opts: { orders?: number } = {}): Promise<ResponseOf<E>> {
+  async call<E extends EndpointId>(id: E, params: RequestOf<E>, callOpts: { orders?: number } = {}): Promise<ResponseOf<E>> {
     const endpoint = ENDPOINTS[id];
     checkRequest(id, params);
-    if (endpoint.auth && !this.o.credentials) {
+    if (endpoint.auth && !this.opts.credentials) {
       throw new ExchangeError('auth', 'no API credentials configured (SEXTANT_API_KEY, SEXTANT_API_SECRET, SEXTANT_API_PASSPHRASE)', { endpoint: id, sent: false });
     }
     if (endpoint.auth && this.halt) throw this.haltError(id);
-    const attempts = endpoint.kind === 'read' ? Math.max(1, this.o.retry.attempts) : 1;
+    const attempts = endpoint.kind === 'read' ? Math.max(1, this.opts.retry.attempts) : 1;
     let resynced = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const out = await this.once(endpoint, params, opts.orders ?? 1);
+        const out = await this.once(endpoint, params, callOpts.orders ?? 1);
         this.countAuth(endpoint, undefined);
-        this.o.onAttempt?.(id, 'ok');
+        this.opts.onAttempt?.(id, 'ok');
         return out;
       } catch (err) {
         if (!(err instanceof ExchangeError)) throw err;
         this.countAuth(endpoint, err);
-        this.o.onAttempt?.(id, err.category);
-        if (err.category === 'rate-limit') await this.o.limiter.onRateLimited(endpoint.surface);
+        this.opts.onAttempt?.(id, err.category);
+        if (err.category === 'rate-limit') await this.opts.limiter.onRateLimited(endpoint.surface);
         if (err.category === 'timestamp' && !resynced) {
           resynced = true;
-          await this.syncTime(endpoint.surface).catch((e: unknown) => this.o.logger.warn({ err: String(e) }, 'clock sync failed'));
+          await this.syncTime(endpoint.surface).catch((e: unknown) => this.opts.logger.warn({ err: String(e) }, 'clock sync failed'));
         }
         const log = { endpoint: id, attempt, category: err.category, code: err.code, httpStatus: err.httpStatus, field: err.field };
         if (!err.retryable || attempt >= attempts) {
-          this.o.logger.warn({ ...log, outcomeUnknown: err.outcomeUnknown }, err.message);
+          this.opts.logger.warn({ ...log, outcomeUnknown: err.outcomeUnknown }, err.message);
           throw err;
         }
-        const delay = this.backoffMs(attempt);
-        this.o.logger.info({ ...log, retryInMs: delay }, `retrying: ${err.message}`);
-        await sleep(delay);
+        const delayMs = this.backoffMs(attempt);
+        this.opts.logger.info({ ...log, retryInMs: delayMs }, `retrying: ${err.message}`);
+        await this.opts.clock.sleep(delayMs);
       }
     }
   }
 
   private backoffMs(attempt: number): number {
-    const cap = Math.min(this.o.retry.maxDelayMs, this.o.retry.baseDelayMs * 2 ** (attempt - 1));
+    const cap = Math.min(this.opts.retry.maxDelayMs, this.opts.retry.baseDelayMs * 2 ** (attempt - 1));
     return Math.round(cap / 2 + (cap / 2) * this.random());
   }
 
   private async once<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
     const id = endpoint.id as E;
-    const base = endpoint.surface === 'spot' ? this.o.spotBaseUrl : this.o.futuresBaseUrl;
+    const base = endpoint.surface === 'spot' ? this.opts.spotBaseUrl : this.opts.futuresBaseUrl;
     const query = endpoint.method === 'GET' ? buildQuery(params as Record<string, string | number | undefined>) : '';
     const body = endpoint.method === 'POST' ? stringifyJson(params) : '';
     const url = `${base.replace(/\/+$/, '')}${endpoint.path}${query ? `?${query}` : ''}`;
-    const res = await this.o.limiter.schedule(
+    const res = await this.opts.limiter.schedule(
       endpoint,
       async () => {
         // A request queued in the limiter when signed requests stopped does not go out either.
         if (endpoint.auth && this.halt) throw this.haltError(id);
-        const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.o.locale };
-        if (endpoint.auth && this.o.credentials) {
-          const ts = String(Math.round(this.o.clock.now() + this.offsetMs));
-          Object.assign(headers, authHeaders(this.o.credentials, ts, sign(this.o.credentials.apiSecret, ts, endpoint.method, endpoint.path, query, body)));
+        const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.opts.locale };
+        if (endpoint.auth && this.opts.credentials) {
+          const ts = String(Math.round(this.opts.clock.now() + this.offsetMs));
+          Object.assign(headers, authHeaders(this.opts.credentials, ts, sign(this.opts.credentials.apiSecret, ts, endpoint.method, endpoint.path, query, body)));
         }
         try {
-          return await this.o.transport.send({ method: endpoint.method, url, headers, ...(endpoint.method === 'POST' ? { body } : {}) });
+          return await this.opts.transport.send({ method: endpoint.method, url, headers, ...(endpoint.method === 'POST' ? { body } : {}) });
         } catch (err) {
           if (err instanceof TransportError) {
             throw new ExchangeError(err.kind, err.message, { endpoint: id, sent: err.sent, code: err.code });
@@ -294,15 +295,11 @@ export class RestClient {
 
   /** Measures the offset between the venue's clock and ours (S0 / F0), halving the round trip. */
   async syncTime(surface: 'spot' | 'futures'): Promise<number> {
-    const t0 = this.o.clock.now();
+    const t0 = this.opts.clock.now();
     const server = surface === 'spot' ? Number(await this.call('S0', {})) : (await this.call('F0', {})).timestamp;
-    const t1 = this.o.clock.now();
+    const t1 = this.opts.clock.now();
     this.offsetMs = server - (t0 + t1) / 2;
-    this.o.logger.info({ surface, offsetMs: Math.round(this.offsetMs) }, 'clock offset measured');
+    this.opts.logger.info({ surface, offsetMs: Math.round(this.offsetMs) }, 'clock offset measured');
     return this.offsetMs;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -1,22 +1,25 @@
-// The simulator's matching engine: instruments, spot balances, futures positions and margin, resting and
-// trigger orders, fills with maker/taker fees, all exact. Market ticks come from a MarketSource; order and
-// account changes happen only through the methods here. No wall clock, no randomness: time comes from the clock.
+// The simulator's matching engine, the one entry point to its state: market ticks reach resting and trigger
+// orders; orders are placed, canceled and filled with maker/taker fees, all exact, settling into the spot wallet
+// or the futures account. Market ticks come from a MarketSource; order and account changes happen only through
+// the methods here. No wall clock, no randomness: time comes from the clock.
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
-import { futuresSide, type Order, type OrderKind, type OrderStatus, type Side, type TimeInForce } from '../../domain/order.js';
+import { futuresSide, type Order } from '../../domain/order.js';
 import type { TimeSource } from '../../util/clock.js';
 import type { OrderRequest, TriggerOrderRequest } from '../client.js';
-import { toInstrument, type SimInstrumentSpec } from './instruments.js';
+import { FOLD_AT, SWEEP_LEVELS, createBook, crossesMarket, hasLiveClientOid, priceOf, recordTrade, reindex, sizeOf, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
+import { FuturesAccount } from './futures-account.js';
+import type { SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
-import { TickerSnapshot } from './ticker-snapshot.js';
+import { OrderHistory } from './order-history.js';
+import { validateOrder, validateTrigger } from './order-validation.js';
+import { isRefusal, refusals, type CancelOutcome, type PlaceOutcome } from './refusals.js';
+import { requestedPositionSide, toDomainOrder, type SimOrder } from './sim-order.js';
+import { SpotWallet } from './spot-wallet.js';
 
-export interface Refusal {
-  code: string;
-  message: string;
-}
-
-export type PlaceOutcome = { ok: true; orderId: string; clientOid: string } | { ok: false; refusal: Refusal };
-export type CancelOutcome = { ok: true; orderId: string; clientOid: string } | { ok: false; orderId: string | null; clientOid: string | null; refusal: Refusal };
+export type { FuturesFillDetail } from './book.js';
+export type { CancelOutcome, PlaceOutcome, Refusal } from './refusals.js';
+export type { SimOrder } from './sim-order.js';
 
 export interface SimAccounts {
   /** Spot balances by asset. */
@@ -24,101 +27,6 @@ export interface SimAccounts {
   /** Futures collateral (USDT) and the leverage used for margin. */
   futuresCollateral: string;
   leverage: number;
-}
-
-/** Codes and messages the venue uses (exchange facts §3); messages say what exactly was wrong. */
-const R = {
-  spotFormat: (what: string): Refusal => ({ code: '40409', message: `Incorrect format: ${what}` }),
-  futuresParam: (what: string): Refusal => ({ code: '40020', message: `Parameter ${what} is invalid` }),
-  spotMin: (): Refusal => ({ code: '43006', message: 'Amount is less than the minimum order amount' }),
-  spotMax: (): Refusal => ({ code: '43007', message: 'Amount exceeds maximum order amount' }),
-  spotBand: (): Refusal => ({ code: '43009', message: 'The current order price exceeds the limit' }),
-  failed: (surface: Surface, why: string): Refusal => (surface === 'spot' ? { code: '43002', message: `Failed to place order: ${why}` } : { code: '40017', message: `Parameter validation failed: ${why}` }),
-  notFound: (surface: Surface): Refusal => (surface === 'spot' ? { code: 'FAILED_ORDER_NOT_FOUND', message: 'FAILED_ORDER_NOT_FOUND' } : { code: '50005', message: 'Order does not exist' }),
-  symbol: (surface: Surface, symbol: string): Refusal => (surface === 'spot' ? { code: '40102', message: `Trading pair configuration does not exist: ${symbol}` } : { code: '40020', message: 'Parameter symbol is invalid' }),
-};
-
-/** How deep a taker sweeps: levels beyond the best, one tick apart, each with the top size. */
-const SWEEP_LEVELS = 5;
-/** Precision kept when a position's open value is reduced pro rata (the last close absorbs the remainder). */
-const VALUE_SCALE = 18;
-
-export interface SimOrder {
-  orderId: string;
-  clientOid: string;
-  surface: Surface;
-  symbol: string;
-  side: Side;
-  positionSide: PositionSide | null;
-  reduceOnly: boolean;
-  kind: OrderKind;
-  tif: TimeInForce;
-  /** Limit price in ticks; null for market orders. */
-  priceTicks: number | null;
-  sizeSteps: number;
-  filledSteps: number;
-  filledValue: Decimal;
-  fee: Decimal;
-  status: OrderStatus;
-  createdAt: number;
-  updatedAt: number;
-  /** Spot: funds frozen for the rest of the order (quote for buys, base for sells). */
-  reserved: Decimal;
-  /** Trigger orders: price in ticks and the direction it fires in. */
-  triggerTicks: number | null;
-  triggerUp: boolean;
-  isTrigger: boolean;
-}
-
-interface PositionState {
-  size: Decimal;
-  openValue: Decimal;
-  openFee: Decimal;
-  realized: Decimal;
-  updatedAt: number;
-}
-
-interface Book {
-  inst: Instrument;
-  spec: SimInstrumentSpec;
-  m: SymbolMarket;
-  open: SimOrder[];
-  maxBuy: number;
-  minSell: number;
-  minTriggerUp: number;
-  maxTriggerDown: number;
-  high: number;
-  low: number;
-  volSteps: number;
-  /** Sum of price ticks × size steps; folded into volFolded before it leaves the safe-integer range. */
-  volTickSteps: number;
-  volFolded: bigint;
-  /** Ring buffer of recent public trades (spot S9). */
-  tradeTs: Float64Array;
-  tradePrice: Float64Array;
-  tradeSize: Float64Array;
-  tradeMaker: Uint8Array;
-  tradeHead: number;
-  tradeCount: number;
-  fills: Fill[];
-  /** The same fills by order, oldest first (lookups by order are per order, not per book); trimmed with `fills`. */
-  fillsByOrder: Map<string, Fill[]>;
-  /** Futures fills only, by fill id; dropped with their fill. */
-  fillDetails: Map<string, FuturesFillDetail>;
-  history: SimOrder[];
-  positions: { long: PositionState; short: PositionState };
-}
-
-const TRADE_RING = 1000;
-const FOLD_AT = 2 ** 50;
-
-/** What a futures fill record (F20) carries beyond the domain Fill. */
-export interface FuturesFillDetail {
-  taker: boolean;
-  positionSide: PositionSide;
-  reduceOnly: boolean;
-  /** Realised PnL of a closing fill (fees apart); null for an opening one. */
-  realizedPnl: Decimal | null;
 }
 
 export interface EngineStats {
@@ -129,11 +37,11 @@ export interface EngineStats {
 
 export class MatchingEngine {
   private readonly books = new Map<string, Book>();
+  /** The same books by market index: a tick finds its book without a lookup by name. */
   private readonly byIndex: Book[] = [];
-  private readonly orders = new Map<string, SimOrder>();
-  private readonly spot = new Map<string, { available: Decimal; frozen: Decimal }>();
-  private collateral: Decimal;
-  readonly leverage: Decimal;
+  private readonly orderHistory: OrderHistory;
+  private readonly spotWallet: SpotWallet;
+  private readonly futuresAccount: FuturesAccount;
   private nextSpotId = 700000000000000001n;
   private nextFuturesId = 600000000000000001n;
   private nextFillId = 800000000000000001n;
@@ -148,576 +56,306 @@ export class MatchingEngine {
     accounts: SimAccounts,
     private readonly clock: TimeSource,
     /** Final orders and fills kept per symbol for history reads (oldest dropped beyond it). */
-    private readonly retain = Number.POSITIVE_INFINITY,
+    retain = Number.POSITIVE_INFINITY,
   ) {
-    for (const m of markets) {
-      const book: Book = {
-        inst: toInstrument(m.spec), spec: m.spec, m, open: [],
-        maxBuy: -Infinity, minSell: Infinity, minTriggerUp: Infinity, maxTriggerDown: -Infinity,
-        high: m.last, low: m.last, volSteps: 0, volTickSteps: 0, volFolded: 0n,
-        tradeTs: new Float64Array(TRADE_RING), tradePrice: new Float64Array(TRADE_RING), tradeSize: new Float64Array(TRADE_RING),
-        tradeMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0,
-        fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [],
-        positions: { long: emptyPosition(), short: emptyPosition() },
-      };
-      this.books.set(m.spec.symbol, book);
-      this.byIndex[m.index] = book;
-      // The market's opening tick starts the trade tape.
-      if (m.ticks > 0) this.recordTrade(book, m);
+    for (const market of markets) {
+      const book = createBook(market);
+      this.books.set(market.spec.symbol, book);
+      this.byIndex[market.index] = book;
     }
-    for (const [asset, amount] of Object.entries(accounts.spot)) this.spot.set(asset, { available: Decimal.from(amount), frozen: Decimal.ZERO });
-    this.collateral = Decimal.from(accounts.futuresCollateral);
-    this.leverage = Decimal.fromInt(accounts.leverage);
+    this.orderHistory = new OrderHistory(retain);
+    this.spotWallet = new SpotWallet(accounts.spot);
+    this.futuresAccount = new FuturesAccount(accounts.futuresCollateral, accounts.leverage, [...this.books.values()].filter((book) => book.inst.surface === 'futures'));
   }
 
   // ---------------------------------------------------------------- market ticks
 
   /** Applies one market tick: statistics, the trade tape, and any resting or trigger order it reaches. */
-  onTick(m: SymbolMarket): void {
-    const b = this.byIndex[m.index]!;
+  onTick(market: SymbolMarket): void {
+    const book = this.byIndex[market.index]!;
     this.stats.ticks++;
-    const last = m.last;
-    if (last > b.high) b.high = last;
-    if (last < b.low) b.low = last;
-    b.volSteps += m.tradeSize;
-    b.volTickSteps += last * m.tradeSize;
-    if (b.volTickSteps > FOLD_AT) {
-      b.volFolded += BigInt(b.volTickSteps);
-      b.volTickSteps = 0;
+    const last = market.last;
+    if (last > book.highTicks) book.highTicks = last;
+    if (last < book.lowTicks) book.lowTicks = last;
+    book.volSteps += market.tradeSize;
+    book.volTickSteps += last * market.tradeSize;
+    if (book.volTickSteps > FOLD_AT) {
+      book.volFolded += BigInt(book.volTickSteps);
+      book.volTickSteps = 0;
     }
-    this.recordTrade(b, m);
-    if (b.open.length === 0) return;
+    recordTrade(book, market);
+    if (book.open.length === 0) return;
     // Quick reject: nothing resting is reached by this tick.
-    const low = last < m.ask ? last : m.ask;
-    const high = last > m.bid ? last : m.bid;
-    if (low > b.maxBuy && high < b.minSell && last < b.minTriggerUp && last > b.maxTriggerDown) return;
-    this.matchResting(b);
+    const low = last < market.ask ? last : market.ask;
+    const high = last > market.bid ? last : market.bid;
+    if (low > book.maxBuyTicks && high < book.minSellTicks && last < book.minTriggerUpTicks && last > book.maxTriggerDownTicks) return;
+    this.matchResting(book);
   }
 
-  private recordTrade(b: Book, m: SymbolMarket): void {
-    const h = b.tradeHead;
-    b.tradeTs[h] = m.ts;
-    b.tradePrice[h] = m.last;
-    b.tradeSize[h] = m.tradeSize;
-    b.tradeMaker[h] = m.buyerMaker ? 1 : 0;
-    b.tradeHead = (h + 1) % TRADE_RING;
-    if (b.tradeCount < TRADE_RING) b.tradeCount++;
-  }
-
-  private matchResting(b: Book): void {
-    const m = b.m;
+  private matchResting(book: Book): void {
+    const market = book.m;
     let changed = false;
-    for (const o of [...b.open]) {
-      if (o.isTrigger && o.status === 'untriggered') {
-        if (o.triggerUp ? m.last >= o.triggerTicks! : m.last <= o.triggerTicks!) {
-          this.trigger(b, o);
+    for (const order of [...book.open]) {
+      if (order.isTrigger && order.status === 'untriggered') {
+        if (order.triggerUp ? market.last >= order.triggerTicks! : market.last <= order.triggerTicks!) {
+          this.fire(book, order);
           changed = true;
         }
         continue;
       }
-      if (o.priceTicks === null || o.status !== 'open') continue;
-      const p = o.priceTicks;
-      let avail = 0;
-      if (o.side === 'buy') {
-        if (m.ask <= p || m.last < p) avail = m.topSize;
-        else if (m.last === p) avail = m.tradeSize;
+      if (order.priceTicks === null || order.status !== 'open') continue;
+      const limitTicks = order.priceTicks;
+      // What the tick offers at the order's price: the top of the book when the market crossed it, the trade when it met it.
+      let availableSteps = 0;
+      if (order.side === 'buy') {
+        if (market.ask <= limitTicks || market.last < limitTicks) availableSteps = market.topSize;
+        else if (market.last === limitTicks) availableSteps = market.tradeSize;
       } else {
-        if (m.bid >= p || m.last > p) avail = m.topSize;
-        else if (m.last === p) avail = m.tradeSize;
+        if (market.bid >= limitTicks || market.last > limitTicks) availableSteps = market.topSize;
+        else if (market.last === limitTicks) availableSteps = market.tradeSize;
       }
-      if (avail === 0) continue;
-      const q = Math.min(avail, o.sizeSteps - o.filledSteps);
-      this.fill(b, o, p, q, false);
-      if (o.filledSteps === o.sizeSteps) this.finish(b, o, 'filled');
+      if (availableSteps === 0) continue;
+      this.fill(book, order, limitTicks, Math.min(availableSteps, order.sizeSteps - order.filledSteps), false);
+      if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
       changed = true;
     }
     if (changed) {
       this.version++;
-      this.reindex(b);
+      reindex(book);
     }
   }
 
-  private trigger(b: Book, o: SimOrder): void {
-    o.status = 'open';
-    o.updatedAt = this.clock.now();
-    // Margin is checked when the order becomes live.
-    if (!o.reduceOnly) {
-      const need = this.openMargin(b, o, o.sizeSteps);
-      if (this.futuresAvailable(o).lt(need)) {
-        this.finish(b, o, 'canceled');
-        return;
-      }
-    } else if (this.closeExceedsPosition(b, o.positionSide!, o.sizeSteps, o)) {
-      this.finish(b, o, 'canceled');
+  /** A trigger order reached: it goes live as a taker, unless its margin (or position, for a close) is not there. */
+  private fire(book: Book, order: SimOrder): void {
+    order.status = 'open';
+    order.updatedAtMs = this.clock.now();
+    if (this.futuresAccount.refusesFiring(book, order)) {
+      this.finish(book, order, 'canceled');
       return;
     }
-    this.takeLiquidity(b, o);
-  }
-
-  /** Recomputes the quick-reject bounds of a book. */
-  private reindex(b: Book): void {
-    b.maxBuy = -Infinity;
-    b.minSell = Infinity;
-    b.minTriggerUp = Infinity;
-    b.maxTriggerDown = -Infinity;
-    for (const o of b.open) {
-      if (o.status === 'untriggered') {
-        if (o.triggerUp) b.minTriggerUp = Math.min(b.minTriggerUp, o.triggerTicks!);
-        else b.maxTriggerDown = Math.max(b.maxTriggerDown, o.triggerTicks!);
-      } else if (o.priceTicks !== null) {
-        if (o.side === 'buy') b.maxBuy = Math.max(b.maxBuy, o.priceTicks);
-        else b.minSell = Math.min(b.minSell, o.priceTicks);
-      }
-    }
+    this.takeLiquidity(book, order);
   }
 
   // ---------------------------------------------------------------- orders
 
-  book(symbol: string): Book | undefined {
-    return this.books.get(symbol);
-  }
-
-  private price(b: Book, ticks: number): Decimal {
-    return Decimal.ofSteps(ticks, b.inst.tickSize);
-  }
-  private size(b: Book, steps: number): Decimal {
-    return Decimal.ofSteps(steps, b.inst.stepSize);
-  }
-
-  /** Validates an order against the instrument and the market; returns its price in ticks and size in steps. */
-  private validate(b: Book, req: OrderRequest): { ticks: number | null; steps: number } | Refusal {
-    const surface = b.inst.surface;
-    const param = (what: string) => (surface === 'spot' ? R.spotFormat(what) : R.futuresParam(what));
-    if (!/^[A-Za-z0-9_]{1,40}$/.test(req.clientOid)) return param('clientOid');
-    if (req.size.isNegative() || req.size.isZero()) return param('size');
-    if (!req.size.isMultipleOf(b.inst.stepSize)) return param('size');
-    if (req.size.lt(b.inst.minSize)) return surface === 'spot' ? R.spotMin() : R.futuresParam('size: below the minimum order size');
-    if (b.inst.maxSize && req.size.gt(b.inst.maxSize)) return surface === 'spot' ? R.spotMax() : R.futuresParam('size: above the maximum order size');
-    const steps = req.size.steps(b.inst.stepSize);
-    if (req.kind === 'market') return { ticks: null, steps };
-    const price = req.price;
-    if (!price || price.isNegative() || price.isZero() || !price.isMultipleOf(b.inst.tickSize)) return param('price');
-    const ticks = price.steps(b.inst.tickSize);
-    // Price band around the market: buys at most (1 + ratio) above, sells at least (1 - ratio) below.
-    const ref = this.price(b, b.m.last);
-    const ratio = req.side === 'buy' ? b.inst.buyLimitPriceRatio : b.inst.sellLimitPriceRatio;
-    if (ratio) {
-      const hi = ref.mul(Decimal.fromInt(1).add(ratio));
-      const lo = ref.mul(Decimal.fromInt(1).sub(ratio));
-      if (price.gt(hi) || price.lt(lo)) return surface === 'spot' ? R.spotBand() : R.futuresParam('price: outside the allowed range');
-    }
-    return { ticks, steps };
-  }
-
-  private newOrder(b: Book, req: OrderRequest, ticks: number | null, steps: number): SimOrder {
-    const now = this.clock.now();
-    const surface = b.inst.surface;
+  private newOrder(book: Book, req: OrderRequest, ticks: number | null, steps: number): SimOrder {
+    const nowMs = this.clock.now();
+    const surface = book.inst.surface;
     const id = surface === 'spot' ? this.nextSpotId++ : this.nextFuturesId++;
     return {
-      orderId: id.toString(), clientOid: req.clientOid, surface, symbol: b.inst.symbol, side: req.side,
-      positionSide: surface === 'futures' ? (req.positionSide ?? (req.side === 'buy' ? 'long' : 'short')) : null,
+      orderId: id.toString(), clientOid: req.clientOid, surface, symbol: book.inst.symbol, side: req.side,
+      positionSide: surface === 'futures' ? requestedPositionSide(req) : null,
       reduceOnly: surface === 'futures' ? (req.reduceOnly ?? false) : false,
       kind: req.kind, tif: req.kind === 'market' ? 'ioc' : req.timeInForce, priceTicks: ticks, sizeSteps: steps, filledSteps: 0,
-      filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAt: now, updatedAt: now,
+      filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: nowMs, updatedAtMs: nowMs,
       reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false,
     };
-  }
-
-  private duplicate(b: Book, clientOid: string): boolean {
-    return b.open.some((o) => o.clientOid === clientOid);
   }
 
   /** Places a batch; each item stands alone (one refused item does not affect the others). */
   place(surface: Surface, symbol: string, reqs: OrderRequest[]): PlaceOutcome[] {
     this.version++;
-    const b = this.books.get(symbol);
+    const book = this.books.get(symbol);
     return reqs.map((req): PlaceOutcome => {
-      if (!b || b.inst.surface !== surface) return { ok: false, refusal: R.symbol(surface, symbol) };
-      const v = this.validate(b, req);
-      if ('code' in v) return { ok: false, refusal: v };
-      if (this.duplicate(b, req.clientOid)) return { ok: false, refusal: R.failed(surface, `duplicate client id ${req.clientOid}`) };
-      if (surface === 'futures') {
-        const ps = req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
-        const expectSide = futuresSide(ps, req.reduceOnly ?? false);
-        if (req.side !== expectSide) return { ok: false, refusal: R.futuresParam('type: side does not match the position') };
+      if (!book || book.inst.surface !== surface) return { ok: false, refusal: refusals.symbol(surface, symbol) };
+      const checked = validateOrder(book, req);
+      if (isRefusal(checked)) return { ok: false, refusal: checked };
+      if (hasLiveClientOid(book, req.clientOid)) return { ok: false, refusal: refusals.failed(surface, `duplicate client id ${req.clientOid}`) };
+      if (surface === 'futures' && req.side !== futuresSide(requestedPositionSide(req), req.reduceOnly ?? false)) {
+        return { ok: false, refusal: refusals.futuresParam('type: side does not match the position') };
       }
-      const o = this.newOrder(b, req, v.ticks, v.steps);
-      const crosses = this.crossesNow(b, o);
-      if (o.tif === 'post_only' && crosses) return { ok: false, refusal: R.failed(surface, 'post only order would take liquidity') };
-      const refusal = surface === 'spot' ? this.reserveSpot(b, o) : this.checkFutures(b, o);
+      const order = this.newOrder(book, req, checked.ticks, checked.steps);
+      if (order.tif === 'post_only' && crossesMarket(book, order)) return { ok: false, refusal: refusals.failed(surface, 'post only order would take liquidity') };
+      const refusal = surface === 'spot' ? this.spotWallet.reserve(book, order) : this.futuresAccount.check(book, order);
       if (refusal) return { ok: false, refusal };
       this.stats.ordersPlaced++;
-      this.remember(b, o);
-      b.open.push(o);
-      this.takeLiquidity(b, o);
-      this.reindex(b);
-      return { ok: true, orderId: o.orderId, clientOid: o.clientOid };
+      this.orderHistory.remember(book, order);
+      book.open.push(order);
+      this.takeLiquidity(book, order);
+      reindex(book);
+      return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
     });
   }
 
-  /** Adds an order to the history, dropping the oldest final ones (and old fills) beyond `retain`. */
-  private remember(b: Book, o: SimOrder): void {
-    this.orders.set(o.orderId, o);
-    b.history.push(o);
-    if (b.history.length > this.retain * 2) {
-      const keep: SimOrder[] = [];
-      const drop = b.history.length - this.retain;
-      let dropped = 0;
-      for (const x of b.history) {
-        if (dropped < drop && (x.status === 'filled' || x.status === 'canceled')) {
-          this.orders.delete(x.orderId);
-          dropped++;
-        } else keep.push(x);
-      }
-      b.history = keep;
-      if (b.fills.length > this.retain) {
-        const cut = b.fills.length - this.retain;
-        for (let k = 0; k < cut; k++) {
-          const f = b.fills[k]!;
-          b.fillDetails.delete(f.fillId);
-          // The oldest fills go first, so each is the first of its order's list.
-          const mine = b.fillsByOrder.get(f.orderId);
-          mine?.shift();
-          if (mine?.length === 0) b.fillsByOrder.delete(f.orderId);
-        }
-        b.fills = b.fills.slice(cut);
-      }
-    }
-  }
-
-  private crossesNow(b: Book, o: SimOrder): boolean {
-    if (o.priceTicks === null) return true;
-    return o.side === 'buy' ? o.priceTicks >= b.m.ask : o.priceTicks <= b.m.bid;
-  }
-
   /** Taker part of an order: sweeps the levels it reaches; then the rest rests, or is canceled (ioc, market), or the whole order is (fok). */
-  private takeLiquidity(b: Book, o: SimOrder): void {
-    const m = b.m;
-    const dir = o.side === 'buy' ? 1 : -1;
-    const best = o.side === 'buy' ? m.ask : m.bid;
-    const limit = o.priceTicks ?? best + dir * (SWEEP_LEVELS - 1);
-    const levels: Array<[number, number]> = [];
-    let fillable = 0;
-    for (let k = 0; k < SWEEP_LEVELS; k++) {
-      const p = best + dir * k;
-      if (dir * (p - limit) > 0) break;
-      const q = Math.min(m.topSize, o.sizeSteps - o.filledSteps - fillable);
-      if (q <= 0) break;
-      levels.push([p, q]);
-      fillable += q;
+  private takeLiquidity(book: Book, order: SimOrder): void {
+    const market = book.m;
+    const direction = order.side === 'buy' ? 1 : -1;
+    const bestTicks = order.side === 'buy' ? market.ask : market.bid;
+    const limitTicks = order.priceTicks ?? bestTicks + direction * (SWEEP_LEVELS - 1);
+    const levels: Array<[ticks: number, steps: number]> = [];
+    let fillableSteps = 0;
+    for (let level = 0; level < SWEEP_LEVELS; level++) {
+      const ticks = bestTicks + direction * level;
+      if (direction * (ticks - limitTicks) > 0) break;
+      const steps = Math.min(market.topSize, order.sizeSteps - order.filledSteps - fillableSteps);
+      if (steps <= 0) break;
+      levels.push([ticks, steps]);
+      fillableSteps += steps;
     }
-    if (o.tif === 'fok' && o.filledSteps + fillable < o.sizeSteps) {
-      this.finish(b, o, 'canceled');
+    if (order.tif === 'fok' && order.filledSteps + fillableSteps < order.sizeSteps) {
+      this.finish(book, order, 'canceled');
       return;
     }
-    for (const [p, q] of levels) this.fill(b, o, p, q, true);
-    if (o.filledSteps === o.sizeSteps) this.finish(b, o, 'filled');
-    else if (o.tif === 'ioc' || o.tif === 'fok' || o.kind === 'market') this.finish(b, o, 'canceled');
+    for (const [ticks, steps] of levels) this.fill(book, order, ticks, steps, true);
+    if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
+    else if (order.tif === 'ioc' || order.tif === 'fok' || order.kind === 'market') this.finish(book, order, 'canceled');
   }
 
-  private finish(b: Book, o: SimOrder, status: 'filled' | 'canceled'): void {
-    o.status = status;
-    o.updatedAt = this.clock.now();
-    const i = b.open.indexOf(o);
-    if (i >= 0) b.open.splice(i, 1);
-    if (o.surface === 'spot' && !o.reserved.isZero()) {
-      const asset = o.side === 'buy' ? b.inst.quote : b.inst.base;
-      const bal = this.balance(asset);
-      bal.frozen = bal.frozen.sub(o.reserved);
-      bal.available = bal.available.add(o.reserved);
-      o.reserved = Decimal.ZERO;
-    }
+  private finish(book: Book, order: SimOrder, status: 'filled' | 'canceled'): void {
+    order.status = status;
+    order.updatedAtMs = this.clock.now();
+    const i = book.open.indexOf(order);
+    if (i >= 0) book.open.splice(i, 1);
+    if (order.surface === 'spot') this.spotWallet.release(book, order);
   }
 
-  private fill(b: Book, o: SimOrder, ticks: number, steps: number, taker: boolean): void {
+  private fill(book: Book, order: SimOrder, ticks: number, steps: number, taker: boolean): void {
     this.version++;
-    const price = this.price(b, ticks);
-    const size = this.size(b, steps);
+    const price = priceOf(book, ticks);
+    const size = sizeOf(book, steps);
     const amount = price.mul(size);
-    const fee = amount.mul(taker ? b.inst.takerFeeRate : b.inst.makerFeeRate);
-    const now = this.clock.now();
-    o.filledSteps += steps;
-    o.filledValue = o.filledValue.add(amount);
-    o.fee = o.fee.add(fee);
-    o.updatedAt = now;
+    const fee = amount.mul(taker ? book.inst.takerFeeRate : book.inst.makerFeeRate);
+    const nowMs = this.clock.now();
+    order.filledSteps += steps;
+    order.filledValue = order.filledValue.add(amount);
+    order.fee = order.fee.add(fee);
+    order.updatedAtMs = nowMs;
     let pnl: Decimal | undefined;
-    if (o.surface === 'spot') this.settleSpot(b, o, size, amount, fee);
-    else pnl = this.settleFutures(b, o, size, amount, fee, now);
-    const f: Fill = { symbol: b.inst.symbol, orderId: o.orderId, fillId: (this.nextFillId++).toString(), side: o.side, price, size, amount, fee, timestampMs: now };
-    b.fills.push(f);
-    const mine = b.fillsByOrder.get(f.orderId);
-    if (mine) mine.push(f);
-    else b.fillsByOrder.set(f.orderId, [f]);
-    if (o.surface === 'futures') b.fillDetails.set(f.fillId, { taker, positionSide: o.positionSide!, reduceOnly: o.reduceOnly, realizedPnl: pnl ?? null });
+    if (order.surface === 'spot') this.spotWallet.settle(book, order, size, amount, fee);
+    else pnl = this.futuresAccount.settle(book, order, size, amount, fee, nowMs);
+    const fill: Fill = { symbol: book.inst.symbol, orderId: order.orderId, fillId: (this.nextFillId++).toString(), side: order.side, price, size, amount, fee, timestampMs: nowMs };
+    this.orderHistory.recordFill(book, fill, order.surface === 'futures' ? { taker, positionSide: order.positionSide!, reduceOnly: order.reduceOnly, realizedPnl: pnl ?? null } : undefined);
     this.stats.fills++;
-    this.onFill?.(f, o);
-  }
-
-  // ---------------------------------------------------------------- spot accounts
-
-  private balance(asset: string): { available: Decimal; frozen: Decimal } {
-    let bal = this.spot.get(asset);
-    if (!bal) {
-      bal = { available: Decimal.ZERO, frozen: Decimal.ZERO };
-      this.spot.set(asset, bal);
-    }
-    return bal;
-  }
-
-  /** Freezes what the order may spend: quote (worst price × size × (1 + taker fee)) for buys, base for sells. */
-  private reserveSpot(b: Book, o: SimOrder): Refusal | undefined {
-    let need: Decimal;
-    let asset: string;
-    if (o.side === 'buy') {
-      const worst = o.priceTicks ?? b.m.ask + SWEEP_LEVELS - 1;
-      need = this.price(b, worst).mul(this.size(b, o.sizeSteps)).mul(Decimal.fromInt(1).add(b.inst.takerFeeRate));
-      asset = b.inst.quote;
-    } else {
-      need = this.size(b, o.sizeSteps);
-      asset = b.inst.base;
-    }
-    const bal = this.balance(asset);
-    if (bal.available.lt(need)) return R.failed('spot', `insufficient balance: ${asset} available ${bal.available.toString()}, needs ${need.toString()}`);
-    bal.available = bal.available.sub(need);
-    bal.frozen = bal.frozen.add(need);
-    o.reserved = need;
-    return undefined;
-  }
-
-  /** Spot fees are paid in the quote currency. */
-  private settleSpot(b: Book, o: SimOrder, size: Decimal, amount: Decimal, fee: Decimal): void {
-    const base = this.balance(b.inst.base);
-    const quote = this.balance(b.inst.quote);
-    if (o.side === 'buy') {
-      const cost = amount.add(fee);
-      quote.frozen = quote.frozen.sub(cost);
-      o.reserved = o.reserved.sub(cost);
-      base.available = base.available.add(size);
-    } else {
-      base.frozen = base.frozen.sub(size);
-      o.reserved = o.reserved.sub(size);
-      quote.available = quote.available.add(amount.sub(fee));
-    }
-  }
-
-  // ---------------------------------------------------------------- futures accounts
-
-  private openMargin(b: Book, o: SimOrder, steps: number): Decimal {
-    const worst = o.priceTicks ?? (o.side === 'buy' ? b.m.ask + SWEEP_LEVELS - 1 : b.m.bid);
-    const notional = this.price(b, worst).mul(this.size(b, steps));
-    return notional.div(this.leverage, VALUE_SCALE, 'up').add(notional.mul(b.inst.takerFeeRate));
-  }
-
-  /** Collateral less the margin of open positions and of open opening orders (unrealised PnL is not counted). */
-  private futuresAvailable(except?: SimOrder): Decimal {
-    let used = Decimal.ZERO;
-    for (const b of this.books.values()) {
-      if (b.inst.surface !== 'futures') continue;
-      for (const p of [b.positions.long, b.positions.short]) if (!p.size.isZero()) used = used.add(p.openValue.div(this.leverage, VALUE_SCALE, 'up'));
-      for (const o of b.open) {
-        if (o === except || o.reduceOnly || o.status !== 'open') continue;
-        used = used.add(this.openMargin(b, o, o.sizeSteps - o.filledSteps));
-      }
-    }
-    return this.collateral.sub(used);
-  }
-
-  private closeExceedsPosition(b: Book, side: PositionSide, steps: number, except?: SimOrder): boolean {
-    const pos = b.positions[side];
-    let pending = 0;
-    for (const o of b.open) if (o !== except && o.reduceOnly && o.positionSide === side && o.status === 'open') pending += o.sizeSteps - o.filledSteps;
-    return this.size(b, steps + pending).gt(pos.size);
-  }
-
-  private checkFutures(b: Book, o: SimOrder): Refusal | undefined {
-    if (o.reduceOnly) {
-      if (this.closeExceedsPosition(b, o.positionSide!, o.sizeSteps)) return R.failed('futures', 'close size exceeds the position');
-      return undefined;
-    }
-    const need = this.openMargin(b, o, o.sizeSteps);
-    const available = this.futuresAvailable();
-    if (available.lt(need)) return R.failed('futures', `insufficient balance: margin available ${available.toString()}, needs ${need.toString()}`);
-    const max = b.inst.maxPositionSize;
-    if (max && b.positions[o.positionSide!].size.add(this.size(b, o.sizeSteps)).gt(max)) return R.futuresParam('size: above the maximum position size');
-    return undefined;
-  }
-
-  /** Settles a futures fill; returns the realised PnL of a close (undefined for an open). */
-  private settleFutures(b: Book, o: SimOrder, size: Decimal, amount: Decimal, fee: Decimal, now: number): Decimal | undefined {
-    const pos = b.positions[o.positionSide!];
-    this.collateral = this.collateral.sub(fee);
-    pos.updatedAt = now;
-    if (!o.reduceOnly) {
-      pos.size = pos.size.add(size);
-      pos.openValue = pos.openValue.add(amount);
-      pos.openFee = pos.openFee.add(fee);
-      return undefined;
-    }
-    // Close: the open value leaves pro rata; a full close takes what is left, so totals stay exact.
-    const reduced = size.eq(pos.size) ? pos.openValue : pos.openValue.mul(size).div(pos.size, VALUE_SCALE, 'half-up');
-    const pnl = o.positionSide === 'long' ? amount.sub(reduced) : reduced.sub(amount);
-    pos.size = pos.size.sub(size);
-    pos.openValue = pos.openValue.sub(reduced);
-    pos.realized = pos.realized.add(pnl);
-    this.collateral = this.collateral.add(pnl);
-    if (pos.size.isZero()) {
-      pos.openValue = Decimal.ZERO;
-      pos.openFee = Decimal.ZERO;
-    }
-    return pnl;
+    this.onFill?.(fill, order);
   }
 
   // ---------------------------------------------------------------- triggers
 
   placeTrigger(req: TriggerOrderRequest): PlaceOutcome {
     this.version++;
-    const b = this.books.get(req.symbol);
-    if (!b || b.inst.surface !== 'futures') return { ok: false, refusal: R.symbol('futures', req.symbol) };
+    const book = this.books.get(req.symbol);
+    if (!book || book.inst.surface !== 'futures') return { ok: false, refusal: refusals.symbol('futures', req.symbol) };
     const side = futuresSide(req.positionSide, req.reduceOnly);
     const orderReq: OrderRequest = {
       clientOid: req.clientOid, side, kind: req.executePrice ? 'limit' : 'market', timeInForce: 'gtc', size: req.size,
       positionSide: req.positionSide, reduceOnly: req.reduceOnly, ...(req.executePrice ? { price: req.executePrice } : {}),
     };
-    // The execution price is checked against the trigger price, not against today's market.
-    const v = this.validateTrigger(b, orderReq, req.triggerPrice);
-    if ('code' in v) return { ok: false, refusal: v };
-    if (this.duplicate(b, req.clientOid)) return { ok: false, refusal: R.failed('futures', `duplicate client id ${req.clientOid}`) };
-    const o = this.newOrder(b, orderReq, v.ticks, v.steps);
-    o.isTrigger = true;
-    o.status = 'untriggered';
-    o.triggerTicks = v.trigger;
+    const checked = validateTrigger(book, orderReq, req.triggerPrice);
+    if (isRefusal(checked)) return { ok: false, refusal: checked };
+    if (hasLiveClientOid(book, req.clientOid)) return { ok: false, refusal: refusals.failed('futures', `duplicate client id ${req.clientOid}`) };
+    const order = this.newOrder(book, orderReq, checked.ticks, checked.steps);
+    order.isTrigger = true;
+    order.status = 'untriggered';
+    order.triggerTicks = checked.trigger;
     // Fires when the last price reaches the trigger from the side it is on now.
-    o.triggerUp = v.trigger > b.m.last;
+    order.triggerUp = checked.trigger > book.m.last;
     this.stats.ordersPlaced++;
-    this.remember(b, o);
-    b.open.push(o);
-    if (v.trigger === b.m.last) this.trigger(b, o);
-    this.reindex(b);
-    return { ok: true, orderId: o.orderId, clientOid: o.clientOid };
-  }
-
-  private validateTrigger(b: Book, req: OrderRequest, triggerPrice: Decimal): { ticks: number | null; steps: number; trigger: number } | Refusal {
-    if (triggerPrice.isNegative() || triggerPrice.isZero() || !triggerPrice.isMultipleOf(b.inst.tickSize)) return R.futuresParam('trigger_price');
-    const trigger = triggerPrice.steps(b.inst.tickSize);
-    const saved = b.m.last;
-    b.m.last = trigger;
-    try {
-      const v = this.validate(b, req);
-      return 'code' in v ? v : { ...v, trigger };
-    } finally {
-      b.m.last = saved;
-    }
+    this.orderHistory.remember(book, order);
+    book.open.push(order);
+    if (checked.trigger === book.m.last) this.fire(book, order);
+    reindex(book);
+    return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
   }
 
   cancelTrigger(symbol: string, orderId: string): CancelOutcome {
     this.version++;
-    const o = this.orders.get(orderId);
-    const b = this.books.get(symbol);
-    if (!b || !o || !o.isTrigger || o.symbol !== symbol || o.status !== 'untriggered') {
-      return { ok: false, orderId, clientOid: o?.clientOid ?? null, refusal: R.notFound('futures') };
+    const order = this.orderHistory.get(orderId);
+    const book = this.books.get(symbol);
+    if (!book || !order || !order.isTrigger || order.symbol !== symbol || order.status !== 'untriggered') {
+      return { ok: false, orderId, clientOid: order?.clientOid ?? null, refusal: refusals.notFound('futures') };
     }
-    this.finish(b, o, 'canceled');
-    this.reindex(b);
-    return { ok: true, orderId, clientOid: o.clientOid };
+    this.finish(book, order, 'canceled');
+    reindex(book);
+    return { ok: true, orderId, clientOid: order.clientOid };
   }
 
   // ---------------------------------------------------------------- cancels
 
   cancel(surface: Surface, symbol: string, by: { orderIds?: string[]; clientOids?: string[] }): CancelOutcome[] {
     this.version++;
-    const b = this.books.get(symbol);
-    const keys = by.orderIds ? by.orderIds.map((id) => ({ id, oid: null as string | null })) : (by.clientOids ?? []).map((oid) => ({ id: null as string | null, oid }));
-    const out = keys.map((k): CancelOutcome => {
-      const o = k.id !== null ? this.orders.get(k.id) : b?.open.find((x) => x.clientOid === k.oid && !x.isTrigger);
-      if (!b || !o || o.symbol !== symbol || o.surface !== surface || o.isTrigger || (o.status !== 'open' && o.status !== 'pending')) {
-        return { ok: false, orderId: k.id, clientOid: k.oid, refusal: R.notFound(surface) };
+    const book = this.books.get(symbol);
+    const keys = by.orderIds ? by.orderIds.map((orderId) => ({ orderId, clientOid: null as string | null })) : (by.clientOids ?? []).map((clientOid) => ({ orderId: null as string | null, clientOid }));
+    const out = keys.map((key): CancelOutcome => {
+      const order = key.orderId !== null ? this.orderHistory.get(key.orderId) : book?.open.find((x) => x.clientOid === key.clientOid && !x.isTrigger);
+      if (!book || !order || order.symbol !== symbol || order.surface !== surface || order.isTrigger || (order.status !== 'open' && order.status !== 'pending')) {
+        return { ok: false, orderId: key.orderId, clientOid: key.clientOid, refusal: refusals.notFound(surface) };
       }
-      this.finish(b, o, 'canceled');
-      return { ok: true, orderId: o.orderId, clientOid: o.clientOid };
+      this.finish(book, order, 'canceled');
+      return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
     });
-    if (b) this.reindex(b);
+    if (book) reindex(book);
     return out;
   }
 
   cancelAll(surface: Surface, symbol: string): CancelOutcome[] {
     this.version++;
-    const b = this.books.get(symbol);
-    if (!b || b.inst.surface !== surface) return [];
-    const ids = b.open.filter((o) => !o.isTrigger && o.status === 'open').map((o) => o.orderId);
+    const book = this.books.get(symbol);
+    if (!book || book.inst.surface !== surface) return [];
+    const ids = book.open.filter((order) => !order.isTrigger && order.status === 'open').map((order) => order.orderId);
     return this.cancel(surface, symbol, { orderIds: ids });
   }
 
   // ---------------------------------------------------------------- reads
 
+  /** A symbol's book (tests and accounting checks read its instrument and market). */
+  book(symbol: string): Book | undefined {
+    return this.books.get(symbol);
+  }
+
+  private booksOf(surface: Surface): Book[] {
+    return [...this.books.values()].filter((book) => book.inst.surface === surface);
+  }
+
   instruments(surface: Surface): Instrument[] {
-    return [...this.books.values()].filter((b) => b.inst.surface === surface).map((b) => b.inst);
+    return this.booksOf(surface).map((book) => book.inst);
   }
 
   specs(surface: Surface): SimInstrumentSpec[] {
-    return [...this.books.values()].filter((b) => b.inst.surface === surface).map((b) => b.spec);
-  }
-
-  /** The symbol's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
-  ticker(symbol: string, tradeOnly = false): Ticker | undefined {
-    const b = this.books.get(symbol);
-    if (!b) return undefined;
-    const m = b.m;
-    return new TickerSnapshot(symbol, m.ts, m.last, m.bid, m.ask, b.high, b.low, b.volSteps, b.volTickSteps, b.volFolded, b.inst, b.spec.priceDecimals, tradeOnly);
+    return this.booksOf(surface).map((book) => book.spec);
   }
 
   instrument(symbol: string): Instrument | undefined {
     return this.books.get(symbol)?.inst;
   }
 
+  /** The symbol's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
+  ticker(symbol: string, tradeOnly = false): Ticker | undefined {
+    const book = this.books.get(symbol);
+    return book ? tickerOf(book, tradeOnly) : undefined;
+  }
+
   tickers(surface: Surface): Ticker[] {
-    return [...this.books.values()].filter((b) => b.inst.surface === surface).map((b) => this.ticker(b.inst.symbol)!);
+    return this.booksOf(surface).map((book) => tickerOf(book, false));
   }
 
   /** Recent public trades, newest first. */
-  trades(symbol: string, limit: number): Array<{ tradeId: string; ts: number; price: Decimal; size: Decimal; buyerMaker: boolean }> {
-    const b = this.books.get(symbol);
-    if (!b) return [];
-    const out = [];
-    const n = Math.min(limit, b.tradeCount);
-    for (let k = 0; k < n; k++) {
-      const i = (b.tradeHead - 1 - k + TRADE_RING) % TRADE_RING;
-      const seq = b.m.ticks - k;
-      out.push({ tradeId: `${symbol}-${seq}`, ts: b.tradeTs[i]!, price: this.price(b, b.tradePrice[i]!), size: this.size(b, b.tradeSize[i]!), buyerMaker: b.tradeMaker[i] === 1 });
-    }
-    return out;
+  trades(symbol: string, limit: number): TapeTrade[] {
+    const book = this.books.get(symbol);
+    return book ? tapeTrades(book, limit) : [];
   }
 
-  toOrder(o: SimOrder): Order {
-    const b = this.books.get(o.symbol)!;
-    const filled = this.size(b, o.filledSteps);
-    return {
-      surface: o.surface, symbol: o.symbol, orderId: o.orderId, clientOid: o.clientOid, side: o.side,
-      positionSide: o.positionSide, reduceOnly: o.reduceOnly, kind: o.kind, timeInForce: o.tif,
-      price: o.priceTicks === null ? null : this.price(b, o.priceTicks), size: this.size(b, o.sizeSteps), filledSize: filled,
-      avgFillPrice: o.filledSteps === 0 ? null : o.filledValue.div(filled, 12), fee: o.fee, status: o.status,
-      rawStatus: o.status, rawType: o.kind, createdAtMs: o.createdAt, updatedAtMs: o.updatedAt,
-    };
+  toOrder(order: SimOrder): Order {
+    return toDomainOrder(order, this.books.get(order.symbol)!.inst);
   }
 
   rawOrder(orderId: string): SimOrder | undefined {
-    return this.orders.get(orderId);
+    return this.orderHistory.get(orderId);
   }
 
+  /** By order id; or by client id, the newest order carrying it (ids are unique only among open orders). */
   findOrder(symbol: string | undefined, lookup: { orderId?: string; clientOid?: string }): SimOrder | undefined {
     if (lookup.orderId) {
-      const o = this.orders.get(lookup.orderId);
-      return o && (!symbol || o.symbol === symbol) ? o : undefined;
+      const order = this.orderHistory.get(lookup.orderId);
+      return order && (!symbol || order.symbol === symbol) ? order : undefined;
     }
-    // By client id: the newest order carrying it (ids are unique only among open orders).
-    const books = symbol ? [this.books.get(symbol)].filter((b): b is Book => !!b) : [...this.books.values()];
-    let found: SimOrder | undefined;
-    for (const b of books) for (const o of b.history) if (o.clientOid === lookup.clientOid && (!found || o.createdAt >= found.createdAt)) found = o;
-    return found;
+    const books = symbol ? [this.books.get(symbol)].filter((book): book is Book => !!book) : this.books.values();
+    return this.orderHistory.newestWithClientOid(books, lookup.clientOid);
   }
 
   openOrders(surface: Surface, symbol?: string): SimOrder[] {
     const out: SimOrder[] = [];
-    for (const b of this.books.values()) if (b.inst.surface === surface && (!symbol || b.inst.symbol === symbol)) out.push(...b.open);
+    for (const book of this.books.values()) if (book.inst.surface === surface && (!symbol || book.inst.symbol === symbol)) out.push(...book.open);
     return out;
   }
 
@@ -727,9 +365,8 @@ export class MatchingEngine {
   }
 
   fills(symbol: string, orderId?: string): Fill[] {
-    const b = this.books.get(symbol);
-    if (!b) return [];
-    return (orderId ? (b.fillsByOrder.get(orderId) ?? []) : b.fills).slice().reverse();
+    const book = this.books.get(symbol);
+    return book ? this.orderHistory.fills(book, orderId) : [];
   }
 
   /** Maker/taker, position and realised PnL of a futures fill still kept. */
@@ -738,34 +375,21 @@ export class MatchingEngine {
   }
 
   spotBalances(): Balance[] {
-    return [...this.spot.entries()].map(([asset, b]) => ({ surface: 'spot', asset, available: b.available, frozen: b.frozen, total: b.available.add(b.frozen) }));
+    return this.spotWallet.balances();
   }
 
   futuresCollateral(): Decimal {
-    return this.collateral;
+    return this.futuresAccount.total();
   }
 
   positions(symbol: string): Position[] {
-    const b = this.books.get(symbol);
-    if (!b || b.inst.surface !== 'futures') return [];
-    const out: Position[] = [];
-    for (const side of ['long', 'short'] as const) {
-      const p = b.positions[side];
-      if (p.size.isZero()) continue;
-      out.push({
-        symbol, side, size: p.size, openValue: p.openValue, entryPrice: p.openValue.div(p.size, 12), leverage: this.leverage,
-        marginMode: 'SHARED', isolatedMargin: Decimal.ZERO, openFee: p.openFee, fundingFee: Decimal.ZERO, updatedAtMs: p.updatedAt,
-      });
-    }
-    return out;
+    const book = this.books.get(symbol);
+    if (!book || book.inst.surface !== 'futures') return [];
+    return this.futuresAccount.positions(book);
   }
 
   /** Realised PnL of a position side since the start (for reports and accounting checks). */
   realized(symbol: string, side: PositionSide): Decimal {
     return this.books.get(symbol)?.positions[side].realized ?? Decimal.ZERO;
   }
-}
-
-function emptyPosition(): PositionState {
-  return { size: Decimal.ZERO, openValue: Decimal.ZERO, openFee: Decimal.ZERO, realized: Decimal.ZERO, updatedAt: 0 };
 }

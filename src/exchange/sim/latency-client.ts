@@ -14,11 +14,11 @@ export class LatencyClient implements ExchangeClient {
     private readonly sleep: (ms: number) => Promise<void>,
   ) {}
 
-  private async call<T>(f: () => Promise<T>): Promise<T> {
+  private async call<T>(request: () => Promise<T>): Promise<T> {
     await this.sleep(this.outMs);
     let out: T;
     try {
-      out = await f();
+      out = await request();
     } catch (err) {
       await this.sleep(this.backMs);
       throw err;

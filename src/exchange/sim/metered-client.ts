@@ -1,67 +1,39 @@
-// An ExchangeClient wrapper that charges every call the weights of the endpoints it stands for, in fixed
-// windows of (virtual) time as the venue counts, and refuses what goes over with the venue's 429 — so a
-// strategy that would exceed the budget live also does in a backtest.
+// An ExchangeClient wrapper that charges every call the weights of the endpoints it stands for on the venue's
+// meter (the simulator's own: fixed windows of virtual time), and refuses what goes over with the venue's 429 —
+// so a strategy that would exceed the budget live also does in a backtest.
 import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
+import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock } from '../../util/clock.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { classifyVenueError } from '../errors.js';
-
-export interface MeterBudget {
-  spot: { ip: number; uid: number };
-  futures: { ip: number; uid: number };
-  windowMs: number;
-  orderRequestsPerSecond: number;
-}
+import { BudgetMeter } from './budget-meter.js';
 
 export interface MeterStats {
   requests: number;
+  /** Weight charged since the start, per pool that was charged any. */
   weight: Record<string, number>;
   rateLimited: number;
 }
 
-interface Pool {
-  name: string;
-  windowMs: number;
-  limit: number;
-  window: number;
-  used: number;
-  /** Weight charged since the start. */
-  spent: number;
-}
-
 export class MeteredClient implements ExchangeClient {
-  private readonly pools: Pool[] = [];
-  /** Per endpoint: the pools it is charged to and its weight in each (pool, weight, pool, weight...). */
-  private readonly charges = new Map<EndpointId, Array<Pool | number>>();
+  private readonly meter: BudgetMeter;
   private requests = 0;
   private rateLimited = 0;
 
   constructor(
     private readonly inner: ExchangeClient,
-    budget: MeterBudget,
+    budget: VenueBudget,
     private readonly clock: Clock,
     /** The endpoint spot open orders are read from, as the live client is configured (S15 by default). */
     private readonly spotOpenOrders: 'S15' | 'S1' = 'S15',
   ) {
-    const pool = (name: string, windowMs: number, limit: number): Pool => {
-      let p = this.pools.find((x) => x.name === name);
-      if (!p) this.pools.push((p = { name, windowMs, limit, window: -1, used: 0, spent: 0 }));
-      return p;
-    };
-    for (const [id, e] of Object.entries(ENDPOINTS) as Array<[EndpointId, (typeof ENDPOINTS)[EndpointId]]>) {
-      const c: Array<Pool | number> = [pool(`${e.surface}:ip`, budget.windowMs, budget[e.surface].ip), e.weight.ip];
-      if (e.auth && e.weight.uid) c.push(pool(`${e.surface}:uid`, budget.windowMs, budget[e.surface].uid), e.weight.uid);
-      if (e.orderRateLimited) c.push(pool(`${e.surface}:orders`, 1000, budget.orderRequestsPerSecond), 1);
-      this.charges.set(id, c);
-    }
+    this.meter = new BudgetMeter(budget);
   }
 
   get stats(): MeterStats {
-    const weight: Record<string, number> = {};
-    for (const p of this.pools) if (p.spent > 0) weight[p.name] = p.spent;
-    return { requests: this.requests, weight, rateLimited: this.rateLimited };
+    return { requests: this.requests, weight: this.meter.spentByPool(), rateLimited: this.rateLimited };
   }
 
   /**
@@ -69,35 +41,22 @@ export class MeteredClient implements ExchangeClient {
    * answers 429). Reads made at an instant of virtual time (backtests) are charged here too.
    */
   admit(id: EndpointId): boolean {
-    const now = this.clock.now();
-    const c = this.charges.get(id)!;
     this.requests++;
-    let ok = true;
-    for (let i = 0; i < c.length; i += 2) {
-      const p = c[i] as Pool;
-      const w = c[i + 1] as number;
-      const win = Math.floor(now / p.windowMs);
-      if (p.window !== win) {
-        p.window = win;
-        p.used = 0;
-      }
-      p.used += w;
-      p.spent += w;
-      if (p.used > p.limit) ok = false;
-    }
+    const ok = this.meter.charge(ENDPOINTS[id], this.clock.now());
     if (!ok) this.rateLimited++;
     return ok;
   }
 
-  private read<T>(id: EndpointId, f: () => Promise<T>): Promise<T> {
+  private read<T>(id: EndpointId, call: () => Promise<T>): Promise<T> {
     if (!this.admit(id)) return Promise.reject(classifyVenueError(id, 429, '429', 'Too many requests'));
-    return f();
+    return call();
   }
 
-  private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, f: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
-    if (this.admit(id)) return f();
+  /** A write over the budget is refused whole: every item rejected with the venue's 429. */
+  private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, call: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
+    if (this.admit(id)) return call();
     const error = classifyVenueError(id, 429, '429', 'Too many requests');
-    return Promise.resolve(items.map((i) => ({ outcome: 'rejected', ...i, error })));
+    return Promise.resolve(items.map((item) => ({ outcome: 'rejected', ...item, error })));
   }
 
   instruments(surface: Surface): Promise<Instrument[]> {
@@ -117,9 +76,9 @@ export class MeteredClient implements ExchangeClient {
     if (surface === 'spot') return this.read('S3', () => this.inner.order(surface, symbol, lookup));
     if (lookup.orderId) return this.read('F18', () => this.inner.order(surface, symbol, lookup));
     return this.read('F5', async () => {
-      const o = await this.inner.order(surface, symbol, lookup);
-      if (o && o.status !== 'filled' && o.status !== 'canceled') return o;
-      return this.read('F19', async () => o);
+      const found = await this.inner.order(surface, symbol, lookup);
+      if (found && found.status !== 'filled' && found.status !== 'canceled') return found;
+      return this.read('F19', async () => found);
     });
   }
   fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
@@ -132,7 +91,7 @@ export class MeteredClient implements ExchangeClient {
     return this.read(surface === 'spot' ? 'S8' : 'F3', () => this.inner.balances(surface));
   }
   placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
-    return this.write(surface === 'spot' ? 'S6' : 'F6', orders.map((o) => ({ clientOid: o.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
+    return this.write(surface === 'spot' ? 'S6' : 'F6', orders.map((order) => ({ clientOid: order.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
   }
   cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
     const items = target.orderIds ? target.orderIds.map((orderId) => ({ clientOid: null, orderId })) : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));

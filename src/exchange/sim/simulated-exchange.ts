@@ -1,5 +1,6 @@
-// Face 1 of the simulator: an in-process ExchangeClient over the matching engine, in virtual time (backtests,
-// dry-run). No sockets, no serialisation; answers shaped exactly as the live client's normalised ones.
+// Face 1 of the simulator: an in-process ExchangeClient over the matching engine, in virtual time (backtests;
+// dry-run through the paper venue). No sockets, no serialisation; answers shaped exactly as the live client's
+// normalised ones.
 import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import { ManualClock } from '../../util/clock.js';
@@ -34,15 +35,15 @@ export class SimulatedExchange implements ExchangeClient {
     this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain);
   }
 
-  private readonly onTick = (m: SymbolMarket): void => {
-    this.clock.set(m.ts);
-    this.engine.onTick(m);
+  private readonly onTick = (market: SymbolMarket): void => {
+    this.clock.set(market.ts);
+    this.engine.onTick(market);
   };
 
-  /** Moves virtual time forward, applying every market tick up to `ts`. */
-  advanceTo(ts: number): void {
-    this.market.advanceTo(ts, this.onTick);
-    this.clock.set(Math.max(this.clock.now(), ts));
+  /** Moves virtual time forward, applying every market tick up to `timeMs`. */
+  advanceTo(timeMs: number): void {
+    this.market.advanceTo(timeMs, this.onTick);
+    this.clock.set(Math.max(this.clock.now(), timeMs));
   }
 
   async instruments(surface: Surface): Promise<Instrument[]> {
@@ -64,9 +65,9 @@ export class SimulatedExchange implements ExchangeClient {
   async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
     if (!lookup.orderId && !lookup.clientOid) throw new RangeError('an order id or a client id is required');
     // Any state, as S3 / F18 / F19 find it.
-    const o = this.engine.findOrder(surface === 'spot' ? undefined : symbol, lookup);
-    if (!o || o.surface !== surface) return null;
-    return this.engine.toOrder(o);
+    const found = this.engine.findOrder(surface === 'spot' ? undefined : symbol, lookup);
+    if (!found || found.surface !== surface) return null;
+    return this.engine.toOrder(found);
   }
 
   async fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
@@ -88,7 +89,7 @@ export class SimulatedExchange implements ExchangeClient {
 
   openOrdersNow(surface: Surface, symbol?: string): Order[] {
     if (surface === 'spot' && !symbol) throw new RangeError('spot open orders are read per pair: a symbol is required');
-    return this.engine.openOrders(surface, symbol).map((o) => this.engine.toOrder(o));
+    return this.engine.openOrders(surface, symbol).map((order) => this.engine.toOrder(order));
   }
 
   balancesNow(surface: Surface): Balance[] {
@@ -110,7 +111,7 @@ export class SimulatedExchange implements ExchangeClient {
     const max = ENDPOINTS[endpoint].maxBatch!;
     if (orders.length === 0 || orders.length > max) {
       const err = new ExchangeError('bad-request', `rejected before sending: ${orders.length} items, 1 to ${max} per request`, { endpoint, sent: false });
-      return orders.map((o) => ({ outcome: 'rejected', clientOid: o.clientOid, orderId: null, error: err }));
+      return orders.map((order) => ({ outcome: 'rejected', clientOid: order.clientOid, orderId: null, error: err }));
     }
     return this.engine.place(surface, symbol, orders).map((r, i) => placeResult(endpoint, r, orders[i]!.clientOid));
   }

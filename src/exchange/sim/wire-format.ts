@@ -1,28 +1,31 @@
-// Engine state -> the venue's wire shapes (spot records, futures records), exactly as the venue formats them.
+// Engine state -> the venue's wire shapes (spot records, futures records), exactly as the venue formats them,
+// each typed by its response schema.
 import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
 import { TIF_NAME, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
+import type { WireContract, WireFuturesFill, WireFuturesOrder, WirePosition, WireSpotFill, WireSpotOrder, WireSpotSymbol } from '../wire/responses.js';
 import type { FuturesFillDetail, MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
 
-const s = (d: Decimal | null | undefined): string => (d ? d.toString() : '0');
+/** A decimal field the venue fills with "0" when there is no value. */
+const orZero = (d: Decimal | null | undefined): string => (d ? d.toString() : '0');
 
 /** Spot status strings: "open" is confirmed; the others are what clients of the venue report seeing. */
-function spotStatus(o: SimOrder): string {
-  switch (o.status) {
+function spotStatus(order: SimOrder): string {
+  switch (order.status) {
     case 'filled':
       return 'full_fill';
     case 'canceled':
       return 'cancelled';
     default:
-      return o.filledSteps > 0 ? 'partial_fill' : 'open';
+      return order.filledSteps > 0 ? 'partial_fill' : 'open';
   }
 }
 
-export function spotOrderRecord(engine: MatchingEngine, o: SimOrder): Record<string, unknown> {
-  const order = engine.toOrder(o);
-  const fills = engine.fills(o.symbol, o.orderId);
+export function spotOrderRecord(engine: MatchingEngine, simOrder: SimOrder): WireSpotOrder {
+  const order = engine.toOrder(simOrder);
+  const fills = engine.fills(simOrder.symbol, simOrder.orderId);
   let max: Decimal | null = null;
   let min: Decimal | null = null;
   for (const f of fills) {
@@ -31,43 +34,43 @@ export function spotOrderRecord(engine: MatchingEngine, o: SimOrder): Record<str
   }
   return {
     accountId: '590105411156181178',
-    symbol: o.symbol,
-    orderId: o.orderId,
-    clientOrderId: o.clientOid,
-    price: s(order.price),
+    symbol: simOrder.symbol,
+    orderId: simOrder.orderId,
+    clientOrderId: simOrder.clientOid,
+    price: orZero(order.price),
     quantity: order.size.toString(),
-    orderType: o.kind,
-    side: o.side,
-    status: spotStatus(o),
-    latestFillPrice: s(fills[0]?.price),
-    maxFillPrice: s(max),
-    minFillPrice: s(min),
+    orderType: simOrder.kind,
+    side: simOrder.side,
+    status: spotStatus(simOrder),
+    latestFillPrice: orZero(fills[0]?.price),
+    maxFillPrice: orZero(max),
+    minFillPrice: orZero(min),
     fillQuantity: order.filledSize.toString(),
-    fillTotalAmount: o.filledValue.toString(),
-    cTime: String(o.createdAt),
-    uTime: String(o.updatedAt),
+    fillTotalAmount: simOrder.filledValue.toString(),
+    cTime: String(simOrder.createdAtMs),
+    uTime: String(simOrder.updatedAtMs),
   };
 }
 
-export function spotFillRecord(spec: SimInstrumentSpec, f: Fill): Record<string, unknown> {
+export function spotFillRecord(spec: SimInstrumentSpec, fill: Fill): WireSpotFill {
   return {
     accountId: '590105411156181178',
-    symbol: f.symbol,
+    symbol: fill.symbol,
     baseCoin: spec.base,
     quoteCoin: spec.quote,
-    orderId: f.orderId,
-    fillId: f.fillId,
+    orderId: fill.orderId,
+    fillId: fill.fillId,
     orderType: '',
-    side: f.side,
-    fillPrice: f.price.toString(),
-    fillQuantity: f.size.toString(),
-    fillTotalAmount: f.amount.toString(),
-    fees: f.fee.toString(),
-    cTime: String(f.timestampMs),
+    side: fill.side,
+    fillPrice: fill.price.toString(),
+    fillQuantity: fill.size.toString(),
+    fillTotalAmount: fill.amount.toString(),
+    fees: fill.fee.toString(),
+    cTime: String(fill.timestampMs),
   };
 }
 
-export function spotSymbolInfo(spec: SimInstrumentSpec): Record<string, unknown> {
+export function spotSymbolInfo(spec: SimInstrumentSpec): WireSpotSymbol {
   return {
     symbol: spec.symbol,
     baseCoin: spec.base,
@@ -93,7 +96,7 @@ export function spotSymbolInfo(spec: SimInstrumentSpec): Record<string, unknown>
   };
 }
 
-export function futuresContract(spec: SimInstrumentSpec): Record<string, unknown> {
+export function futuresContract(spec: SimInstrumentSpec): WireContract {
   return {
     symbol: spec.symbol,
     underlying_index: spec.base,
@@ -118,24 +121,23 @@ export function futuresContract(spec: SimInstrumentSpec): Record<string, unknown
   };
 }
 
-
-export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSpec, o: SimOrder): Record<string, unknown> {
-  const order = engine.toOrder(o);
+export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSpec, simOrder: SimOrder): WireFuturesOrder {
+  const order = engine.toOrder(simOrder);
   const cv = spec.contractValue ? Decimal.from(spec.contractValue) : null;
   return {
-    symbol: o.symbol,
+    symbol: simOrder.symbol,
     size: order.size.toString(),
-    client_oid: o.clientOid,
-    createTime: String(o.createdAt),
+    client_oid: simOrder.clientOid,
+    createTime: String(simOrder.createdAtMs),
     filled_qty: order.filledSize.toString(),
-    fee: o.fee.toString(),
-    order_id: o.orderId,
+    fee: simOrder.fee.toString(),
+    order_id: simOrder.orderId,
     // A market order reads back with price 0.
-    price: o.priceTicks === null ? '0' : s(order.price),
-    price_avg: s(order.avgFillPrice),
-    status: o.status,
-    type: futuresTypeName({ positionSide: o.positionSide!, reduceOnly: o.reduceOnly }),
-    order_type: TIF_NAME[o.tif],
+    price: simOrder.priceTicks === null ? '0' : orZero(order.price),
+    price_avg: orZero(order.avgFillPrice),
+    status: simOrder.status,
+    type: futuresTypeName({ positionSide: simOrder.positionSide!, reduceOnly: simOrder.reduceOnly }),
+    order_type: TIF_NAME[simOrder.tif],
     totalProfits: '0',
     contracts: cv ? order.size.steps(cv, 'down') : 0,
     filledQtyContracts: cv ? order.filledSize.steps(cv, 'down') : 0,
@@ -148,48 +150,48 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
  * An F20 fill record, with the field meanings of the venue's WS fill channel (direction MAKER/TAKER; liquidateFee a
  * decimal); tradeId and orderId as raw JSON numbers. realizePnl only on closing fills, as the venue documents.
  */
-export function futuresFillRecord(f: Fill, d: FuturesFillDetail | undefined): Record<string, unknown> {
+export function futuresFillRecord(fill: Fill, detail: FuturesFillDetail | undefined): WireFuturesFill {
   return {
-    tradeId: rawLong(f.fillId),
-    orderId: rawLong(f.orderId),
-    symbol: f.symbol,
+    tradeId: rawLong(fill.fillId),
+    orderId: rawLong(fill.orderId),
+    symbol: fill.symbol,
     marginMode: 'SHARED',
     separatedMode: 'COMBINED',
-    positionSide: d ? d.positionSide.toUpperCase() : 'UNKNOWN',
-    orderSide: f.side.toUpperCase(),
-    fillSize: f.size.toString(),
-    fillValue: f.amount.toString(),
-    fillFee: f.fee.toString(),
+    positionSide: detail ? detail.positionSide.toUpperCase() : 'UNKNOWN',
+    orderSide: fill.side.toUpperCase(),
+    fillSize: fill.size.toString(),
+    fillValue: fill.amount.toString(),
+    fillFee: fill.fee.toString(),
     liquidateFee: '0',
-    ...(d?.realizedPnl ? { realizePnl: d.realizedPnl.toString() } : {}),
-    ...(d ? { direction: d.taker ? 'TAKER' : 'MAKER', legacyOrdeDirection: futuresTypeName(d).toUpperCase() } : {}),
-    createdTime: f.timestampMs,
+    ...(detail?.realizedPnl ? { realizePnl: detail.realizedPnl.toString() } : {}),
+    ...(detail ? { direction: detail.taker ? 'TAKER' : 'MAKER', legacyOrdeDirection: futuresTypeName(detail).toUpperCase() } : {}),
+    createdTime: fill.timestampMs,
   };
 }
 
-export function futuresPositionRecord(engine: MatchingEngine, symbol: string, contractId: number, inAccountList: boolean): Array<Record<string, unknown>> {
-  return engine.positions(symbol).map((p) => {
+export function futuresPositionRecord(engine: MatchingEngine, symbol: string, contractId: number, inAccountList: boolean): WirePosition[] {
+  return engine.positions(symbol).map((position) => {
     const id = (v: number | string) => (inAccountList ? String(v) : v);
     return {
-      id: id(contractId * 10 + (p.side === 'long' ? 1 : 2)),
+      id: id(contractId * 10 + (position.side === 'long' ? 1 : 2)),
       account_id: id(1),
       coin_id: 2,
       contract_id: contractId,
       ...(inAccountList ? {} : { symbol }),
-      side: p.side === 'long' ? 'LONG' : 'SHORT',
+      side: position.side === 'long' ? 'LONG' : 'SHORT',
       margin_mode: 'SHARED',
       separated_mode: 'COMBINED',
       separated_open_order_id: id(0),
-      leverage: s(p.leverage),
-      size: p.size.toString(),
-      open_value: p.openValue.toString(),
-      open_fee: s(p.openFee),
+      leverage: orZero(position.leverage),
+      size: position.size.toString(),
+      open_value: position.openValue.toString(),
+      open_fee: orZero(position.openFee),
       funding_fee: '0',
       isolated_margin: '0',
       is_auto_append_isolated_margin: false,
-      cum_open_size: p.size.toString(),
-      cum_open_value: p.openValue.toString(),
-      cum_open_fee: s(p.openFee),
+      cum_open_size: position.size.toString(),
+      cum_open_value: position.openValue.toString(),
+      cum_open_fee: orZero(position.openFee),
       cum_close_size: '0',
       cum_close_value: '0',
       cum_close_fee: '0',
@@ -197,8 +199,8 @@ export function futuresPositionRecord(engine: MatchingEngine, symbol: string, co
       cum_liquidate_fee: '0',
       created_match_sequence_id: id(0),
       updated_match_sequence_id: id(0),
-      created_time: id(p.updatedAtMs ?? 0),
-      updated_time: id(p.updatedAtMs ?? 0),
+      created_time: id(position.updatedAtMs ?? 0),
+      updated_time: id(position.updatedAtMs ?? 0),
     };
   });
 }

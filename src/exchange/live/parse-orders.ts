@@ -1,0 +1,96 @@
+// Order records -> domain orders: spot (S1, S3, S15) and futures (F5, F18, F19). Unknown statuses, sides and
+// types are reported and kept as unknown; a market order's price "0" is no price.
+import { Decimal } from '../../domain/decimal.js';
+import { futuresSide, type Order, type OrderKind, type OrderStatus } from '../../domain/order.js';
+import { FUTURES_TYPE_FROM_NAME, TIF_FROM_NAME } from '../wire/enums.js';
+import { longToString } from '../wire/fields.js';
+import type { WireFuturesOrder, WireSpotOrder } from '../wire/responses.js';
+import { fieldsAt, type ParseContext } from './parse-context.js';
+
+// Spot status values: "open" is confirmed; the others are reported by third-party clients of this venue.
+const SPOT_STATUS: Record<string, OrderStatus> = {
+  open: 'open', new: 'open', init: 'pending', partial_fill: 'open', partially_filled: 'open',
+  full_fill: 'filled', filled: 'filled', cancelled: 'canceled', canceled: 'canceled', canceling: 'canceling',
+};
+
+const FUTURES_STATUS: Record<string, OrderStatus> = {
+  pending: 'pending', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered',
+};
+
+/** "0", "0.0", "0.000": how market orders report their price. */
+function isZeroText(text: string): boolean {
+  return /^0+(?:\.0*)?$/.test(text);
+}
+
+/** A spot order record; `path` locates it in the answer (`data[0]`, `data.orderInfoResultList[3]`). */
+export function spotOrder(ctx: ParseContext, record: WireSpotOrder, path: string): Order {
+  const field = fieldsAt(path);
+  const status = SPOT_STATUS[record.status];
+  if (status === undefined) ctx.report(field('status'), record.status, 'unknown spot order status');
+  const side = record.side === 'buy' || record.side === 'sell' ? record.side : null;
+  if (side === null) ctx.report(field('side'), record.side, 'unknown side');
+  const kind: OrderKind | null = record.orderType === 'limit' || record.orderType === 'market' ? record.orderType : null;
+  if (kind === null && record.orderType !== '') ctx.report(field('orderType'), record.orderType, 'unknown order type');
+  const filled = ctx.decOpt(record.fillQuantity) ?? Decimal.ZERO;
+  const total = ctx.decOpt(record.fillTotalAmount);
+  return {
+    surface: 'spot',
+    symbol: record.symbol,
+    orderId: longToString(record.orderId),
+    clientOid: record.clientOrderId || null,
+    side,
+    positionSide: null,
+    reduceOnly: false,
+    kind,
+    timeInForce: null,
+    // A market order carries price "0": no price. Any other non-positive price is reported and unknown.
+    price: kind === 'market' || isZeroText(record.price) ? null : ctx.priceOpt(field('price'), record.price),
+    size: ctx.dec(field('quantity'), record.quantity),
+    filledSize: filled,
+    avgFillPrice: total && !filled.isZero() ? total.div(filled, 12) : null,
+    fee: null,
+    status: status ?? 'unknown',
+    rawStatus: record.status,
+    rawType: record.orderType,
+    createdAtMs: ctx.time(record.cTime),
+    updatedAtMs: ctx.time(record.uTime),
+  };
+}
+
+/** A futures order record (F5, F18, F19); `path` locates it in the answer (`[3]`, or "" for a bare object). */
+export function futuresOrder(ctx: ParseContext, record: WireFuturesOrder, path: string): Order {
+  const field = fieldsAt(path);
+  const status = FUTURES_STATUS[record.status];
+  if (status === undefined) ctx.report(field('status'), record.status, 'unknown futures order status');
+  const action = FUTURES_TYPE_FROM_NAME[record.type];
+  if (action === undefined) ctx.report(field('type'), record.type, 'unknown futures order type');
+  const tif = TIF_FROM_NAME[record.order_type];
+  if (tif === undefined) ctx.report(field('order_type'), record.order_type, 'unknown futures order_type');
+  // A market order comes back as ioc with price "0" / "0.0"; a negative price is reported and unknown.
+  const market = isZeroText(record.price);
+  const price = market ? null : ctx.priceOpt(field('price'), record.price);
+  const avg = ctx.decOpt(record.price_avg);
+  const filled = ctx.decOpt(record.filled_qty) ?? Decimal.ZERO;
+  return {
+    surface: 'futures',
+    symbol: record.symbol,
+    orderId: longToString(record.order_id),
+    clientOid: record.client_oid || null,
+    side: action ? futuresSide(action.positionSide, action.reduceOnly) : null,
+    positionSide: action?.positionSide ?? null,
+    reduceOnly: action?.reduceOnly ?? false,
+    kind: market ? 'market' : 'limit',
+    timeInForce: tif ?? null,
+    price,
+    size: ctx.dec(field('size'), record.size),
+    filledSize: filled,
+    // price_avg is "0" until something fills.
+    avgFillPrice: avg !== null && avg.gt(Decimal.ZERO) ? avg : null,
+    fee: ctx.decOpt(record.fee),
+    status: status ?? 'unknown',
+    rawStatus: record.status,
+    rawType: record.type,
+    createdAtMs: ctx.time(record.createTime),
+    updatedAtMs: null,
+  };
+}

@@ -1,0 +1,167 @@
+// One symbol's state in the simulator: instrument and market, live orders with their quick-reject bounds, the
+// public trade tape, kept fills and orders, and the two futures position sides. Prices are integer ticks and
+// sizes integer steps of the instrument; they become decimals only here (priceOf, sizeOf) and in reads.
+import { Decimal } from '../../domain/decimal.js';
+import type { Fill, Instrument, PositionSide, Ticker } from '../../domain/market.js';
+import { toInstrument, type SimInstrumentSpec } from './instruments.js';
+import type { SymbolMarket } from './market.js';
+import type { SimOrder } from './sim-order.js';
+import { TickerSnapshot } from './ticker-snapshot.js';
+
+/** How deep a taker sweeps: levels beyond the best, one tick apart, each with the top size. */
+export const SWEEP_LEVELS = 5;
+/** Trades kept on a symbol's public tape (spot S9 reads the newest). */
+const TRADE_RING = 1000;
+/** volTickSteps is folded into volFolded above this, well inside the safe-integer range. */
+export const FOLD_AT = 2 ** 50;
+
+/** One futures position side; open value and fees are what the open part cost, realised PnL is since the start. */
+export interface PositionState {
+  size: Decimal;
+  openValue: Decimal;
+  openFee: Decimal;
+  realized: Decimal;
+  updatedAtMs: number;
+}
+
+/** What a futures fill record (F20) carries beyond the domain Fill. */
+export interface FuturesFillDetail {
+  taker: boolean;
+  positionSide: PositionSide;
+  reduceOnly: boolean;
+  /** Realised PnL of a closing fill (fees apart); null for an opening one. */
+  realizedPnl: Decimal | null;
+}
+
+export interface Book {
+  inst: Instrument;
+  spec: SimInstrumentSpec;
+  /** The symbol's market, updated in place by its source on every tick. */
+  m: SymbolMarket;
+  /** Live orders (open, and untriggered triggers), in placement order. */
+  open: SimOrder[];
+  /** Quick-reject bounds over `open` (see reindex): a tick that reaches none of them touches no order. */
+  maxBuyTicks: number;
+  minSellTicks: number;
+  minTriggerUpTicks: number;
+  maxTriggerDownTicks: number;
+  highTicks: number;
+  lowTicks: number;
+  volSteps: number;
+  /** Sum of price ticks × size steps; folded into volFolded before it leaves the safe-integer range. */
+  volTickSteps: number;
+  volFolded: bigint;
+  /** Ring buffer of recent public trades (spot S9): columns, so recording a trade allocates nothing. */
+  tradeTsMs: Float64Array;
+  tradePriceTicks: Float64Array;
+  tradeSizeSteps: Float64Array;
+  tradeBuyerMaker: Uint8Array;
+  tradeHead: number;
+  tradeCount: number;
+  fills: Fill[];
+  /** The same fills by order, oldest first (lookups by order are per order, not per book); trimmed with `fills`. */
+  fillsByOrder: Map<string, Fill[]>;
+  /** Futures fills only, by fill id; dropped with their fill. */
+  fillDetails: Map<string, FuturesFillDetail>;
+  /** Every order still kept, oldest first (see OrderHistory for the bound). */
+  history: SimOrder[];
+  positions: { long: PositionState; short: PositionState };
+}
+
+export function createBook(market: SymbolMarket): Book {
+  const book: Book = {
+    inst: toInstrument(market.spec), spec: market.spec, m: market, open: [],
+    maxBuyTicks: -Infinity, minSellTicks: Infinity, minTriggerUpTicks: Infinity, maxTriggerDownTicks: -Infinity,
+    highTicks: market.last, lowTicks: market.last, volSteps: 0, volTickSteps: 0, volFolded: 0n,
+    tradeTsMs: new Float64Array(TRADE_RING), tradePriceTicks: new Float64Array(TRADE_RING), tradeSizeSteps: new Float64Array(TRADE_RING),
+    tradeBuyerMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0,
+    fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [],
+    positions: { long: emptyPosition(), short: emptyPosition() },
+  };
+  // The market's opening tick starts the trade tape.
+  if (market.ticks > 0) recordTrade(book, market);
+  return book;
+}
+
+function emptyPosition(): PositionState {
+  return { size: Decimal.ZERO, openValue: Decimal.ZERO, openFee: Decimal.ZERO, realized: Decimal.ZERO, updatedAtMs: 0 };
+}
+
+/** Puts the market's latest trade on the tape, over the oldest one when the ring is full. */
+export function recordTrade(book: Book, market: SymbolMarket): void {
+  const head = book.tradeHead;
+  book.tradeTsMs[head] = market.ts;
+  book.tradePriceTicks[head] = market.last;
+  book.tradeSizeSteps[head] = market.tradeSize;
+  book.tradeBuyerMaker[head] = market.buyerMaker ? 1 : 0;
+  book.tradeHead = (head + 1) % TRADE_RING;
+  if (book.tradeCount < TRADE_RING) book.tradeCount++;
+}
+
+/** Recomputes the quick-reject bounds of a book from its live orders. */
+export function reindex(book: Book): void {
+  book.maxBuyTicks = -Infinity;
+  book.minSellTicks = Infinity;
+  book.minTriggerUpTicks = Infinity;
+  book.maxTriggerDownTicks = -Infinity;
+  for (const order of book.open) {
+    if (order.status === 'untriggered') {
+      if (order.triggerUp) book.minTriggerUpTicks = Math.min(book.minTriggerUpTicks, order.triggerTicks!);
+      else book.maxTriggerDownTicks = Math.max(book.maxTriggerDownTicks, order.triggerTicks!);
+    } else if (order.priceTicks !== null) {
+      if (order.side === 'buy') book.maxBuyTicks = Math.max(book.maxBuyTicks, order.priceTicks);
+      else book.minSellTicks = Math.min(book.minSellTicks, order.priceTicks);
+    }
+  }
+}
+
+/** Whether a live order of the book carries the client id (the venue refuses a second one). */
+export function hasLiveClientOid(book: Book, clientOid: string): boolean {
+  return book.open.some((order) => order.clientOid === clientOid);
+}
+
+/** Whether the order would take liquidity now: a market order always; a limit order priced at or through the far side. */
+export function crossesMarket(book: Book, order: SimOrder): boolean {
+  if (order.priceTicks === null) return true;
+  return order.side === 'buy' ? order.priceTicks >= book.m.ask : order.priceTicks <= book.m.bid;
+}
+
+export function priceOf(book: Book, ticks: number): Decimal {
+  return Decimal.ofSteps(ticks, book.inst.tickSize);
+}
+
+export function sizeOf(book: Book, steps: number): Decimal {
+  return Decimal.ofSteps(steps, book.inst.stepSize);
+}
+
+export interface TapeTrade {
+  tradeId: string;
+  ts: number;
+  price: Decimal;
+  size: Decimal;
+  buyerMaker: boolean;
+}
+
+/** The newest `limit` trades of the tape, newest first; a trade's id is the symbol and its tick's sequence number. */
+export function tapeTrades(book: Book, limit: number): TapeTrade[] {
+  const out: TapeTrade[] = [];
+  const count = Math.min(limit, book.tradeCount);
+  for (let back = 0; back < count; back++) {
+    const slot = (book.tradeHead - 1 - back + TRADE_RING) % TRADE_RING;
+    const seq = book.m.ticks - back;
+    out.push({
+      tradeId: `${book.inst.symbol}-${seq}`, ts: book.tradeTsMs[slot]!, price: priceOf(book, book.tradePriceTicks[slot]!),
+      size: sizeOf(book, book.tradeSizeSteps[slot]!), buyerMaker: book.tradeBuyerMaker[slot] === 1,
+    });
+  }
+  return out;
+}
+
+/** The book's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
+export function tickerOf(book: Book, tradeOnly: boolean): Ticker {
+  const market = book.m;
+  return new TickerSnapshot(
+    book.inst.symbol, market.ts, market.last, market.bid, market.ask, book.highTicks, book.lowTicks,
+    book.volSteps, book.volTickSteps, book.volFolded, book.inst, book.spec.priceDecimals, tradeOnly,
+  );
+}

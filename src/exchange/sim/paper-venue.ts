@@ -1,0 +1,95 @@
+// The paper venue of dry-run: the simulator's engine trading against market data followed from the live venue.
+// Each ticker poll is appended to a replay feed and the engine is moved to the poll's time, so resting orders
+// fill when the live price crosses them.
+import { Decimal } from '../../domain/decimal.js';
+import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Order } from '../../domain/order.js';
+import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { SimAccounts } from './engine.js';
+import { specFromInstrument } from './instruments.js';
+import { ReplayMarket } from './market.js';
+import { SimulatedExchange } from './simulated-exchange.js';
+
+/** Size of the trade a followed ticker stands for, in multiples of the instrument's minimum order size. */
+const FOLLOWED_TRADE_MIN_SIZES = Decimal.fromInt(100);
+
+export class PaperVenue implements ExchangeClient {
+  readonly simulator: SimulatedExchange;
+  private readonly feed: ReplayMarket;
+  /** The traded instruments by symbol. */
+  private readonly bySymbol: ReadonlyMap<string, Instrument>;
+
+  constructor(
+    /** The instruments traded, as the live venue lists them. */
+    instruments: readonly Instrument[],
+    accounts: SimAccounts,
+    /** Final orders and fills kept per symbol (history reads). */
+    retainOrders: number,
+  ) {
+    this.bySymbol = new Map(instruments.map((i) => [i.symbol, i]));
+    // The market starts empty: prices come only from what is followed.
+    this.feed = new ReplayMarket(instruments.map((i) => specFromInstrument(i, Decimal.fromInt(1))));
+    this.simulator = new SimulatedExchange(this.feed, accounts, retainOrders);
+  }
+
+  /**
+   * Follows the live market: every ticker with a last price becomes a trade of the feed (with its bid and ask when
+   * known), then the engine moves to `nowMs`. Tickers of symbols this venue does not trade are left out, and a
+   * ticker older than the feed's last record is dropped (the feed never goes back in time).
+   */
+  follow(tickers: Iterable<Ticker>, nowMs: number): void {
+    this.feed.append(
+      [...tickers]
+        .filter((t) => t.last && this.bySymbol.has(t.symbol))
+        .map((t) => ({
+          ts: t.timestampMs, symbol: t.symbol, price: t.last!.toString(),
+          size: this.bySymbol.get(t.symbol)!.minSize.mul(FOLLOWED_TRADE_MIN_SIZES).toString(),
+          ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
+        })),
+    );
+    this.simulator.advanceTo(nowMs);
+  }
+
+  instruments(surface: Surface): Promise<Instrument[]> {
+    return this.simulator.instruments(surface);
+  }
+  tickers(): Promise<Ticker[]> {
+    return this.simulator.tickers();
+  }
+  recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
+    return this.simulator.recentTrades(symbol, limit);
+  }
+  openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
+    return this.simulator.openOrders(surface, symbol);
+  }
+  order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
+    return this.simulator.order(surface, symbol, lookup);
+  }
+  fills(surface: Surface, symbol: string, orderId?: string): Promise<Fill[]> {
+    return this.simulator.fills(surface, symbol, orderId);
+  }
+  positions(symbol: string): Promise<Position[]> {
+    return this.simulator.positions(symbol);
+  }
+  balances(surface: Surface): Promise<Balance[]> {
+    return this.simulator.balances(surface);
+  }
+  placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
+    return this.simulator.placeOrders(surface, symbol, orders);
+  }
+  cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
+    return this.simulator.cancelOrders(surface, symbol, target);
+  }
+  cancelAll(surface: Surface, symbol: string): Promise<ItemResult[]> {
+    return this.simulator.cancelAll(surface, symbol);
+  }
+  placeTrigger(req: TriggerOrderRequest): Promise<ItemResult> {
+    return this.simulator.placeTrigger(req);
+  }
+  cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
+    return this.simulator.cancelTrigger(symbol, orderId);
+  }
+  close(): Promise<void> {
+    return this.simulator.close();
+  }
+}

@@ -1,0 +1,49 @@
+// An order as the simulator keeps it (price in ticks, sizes in steps of its instrument), and its domain view.
+import { Decimal } from '../../domain/decimal.js';
+import type { Instrument, PositionSide, Surface } from '../../domain/market.js';
+import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
+import type { OrderRequest } from '../client.js';
+
+export interface SimOrder {
+  orderId: string;
+  clientOid: string;
+  surface: Surface;
+  symbol: string;
+  side: Side;
+  positionSide: PositionSide | null;
+  reduceOnly: boolean;
+  kind: OrderKind;
+  tif: TimeInForce;
+  /** Limit price in ticks; null for market orders. */
+  priceTicks: number | null;
+  sizeSteps: number;
+  filledSteps: number;
+  filledValue: Decimal;
+  fee: Decimal;
+  status: OrderStatus;
+  createdAtMs: number;
+  updatedAtMs: number;
+  /** Spot: funds frozen for the rest of the order (quote for buys, base for sells). */
+  reserved: Decimal;
+  /** Trigger orders: price in ticks and the direction it fires in. */
+  triggerTicks: number | null;
+  triggerUp: boolean;
+  isTrigger: boolean;
+}
+
+/** The domain Order of a simulator order; `inst` is its symbol's instrument. */
+export function toDomainOrder(order: SimOrder, inst: Pick<Instrument, 'tickSize' | 'stepSize'>): Order {
+  const filled = Decimal.ofSteps(order.filledSteps, inst.stepSize);
+  return {
+    surface: order.surface, symbol: order.symbol, orderId: order.orderId, clientOid: order.clientOid, side: order.side,
+    positionSide: order.positionSide, reduceOnly: order.reduceOnly, kind: order.kind, timeInForce: order.tif,
+    price: order.priceTicks === null ? null : Decimal.ofSteps(order.priceTicks, inst.tickSize), size: Decimal.ofSteps(order.sizeSteps, inst.stepSize), filledSize: filled,
+    avgFillPrice: order.filledSteps === 0 ? null : order.filledValue.div(filled, 12), fee: order.fee, status: order.status,
+    rawStatus: order.status, rawType: order.kind, createdAtMs: order.createdAtMs, updatedAtMs: order.updatedAtMs,
+  };
+}
+
+/** The position a futures request touches: as given, else long for a buy and short for a sell. */
+export function requestedPositionSide(req: OrderRequest): PositionSide {
+  return req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
+}

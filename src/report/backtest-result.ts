@@ -1,0 +1,37 @@
+// What a backtest run returns and the lines a command prints of it; a run whose strategies faulted fails with it.
+import type { BacktestFault } from './backtest-files.js';
+import type { Metrics } from './metrics.js';
+import { describeCounts } from './rejections.js';
+
+export interface BacktestResult {
+  outDir: string;
+  metrics: Metrics;
+  events: number;
+  orders: Record<string, number>;
+  /** Orders the venue refused, by reason (post-only, insufficient...); strategies[].rejected splits them. */
+  rejected: Record<string, number>;
+  /** Orders and cancels the risk gate or the executor denied, by reason. */
+  denied: Record<string, number>;
+  /** Strategies that faulted: the run failed (runBacktest throws a BacktestFaultError carrying this result). */
+  faults: BacktestFault[];
+  requests: number;
+  rateLimited: number;
+  /** Wall time of the phases: reading the data, the replay itself, writing the report. */
+  timings: { loadMs: number; runMs: number; reportMs: number };
+}
+
+/** A run whose strategies faulted: its report is written, the run failed. */
+export class BacktestFaultError extends Error {
+  constructor(readonly result: BacktestResult) {
+    super(result.faults.map((f) => `strategy ${f.strategy} faulted at ${f.at}: ${f.reason}`).join('; ') + ` (report in ${result.outDir})`);
+  }
+}
+
+/** The lines a command prints after a run. */
+export function backtestSummary(r: BacktestResult): string[] {
+  const m = r.metrics;
+  return [
+    `${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`,
+    `strategy PnL ${m.strategyPnl} (${m.strategyReturnPct} %) vs buy-and-hold ${m.buyAndHoldPnl} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe}, fills ${m.fills}, fees ${m.feesPaid}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
+  ];
+}
