@@ -1,9 +1,11 @@
-// Everything `sextant run` would refuse in a loaded configuration, each as file:line:col: path: message.
+// Everything `sextant run` would refuse in a configuration, each as file:line:col: path: message, and the one
+// way commands, sweep workers and reloads load a config file.
 import { existsSync } from 'node:fs';
-import { inFileOrder, locatedIssues, type ConfigIssue, type LoadedConfig } from '../config/load.js';
+import { ConfigError, formatIssue, inFileOrder, loadConfig, locatedIssues, type ConfigIssue, type LoadedConfig } from '../config/load.js';
 import { safeParseNumbersAsWritten } from '../config/number-text.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { loadStrategy } from '../strategy/loader.js';
+import { registerUrlCredentials } from '../util/logger.js';
 import { cronProblem } from './cron.js';
 import { knownInstruments, tradesSimulator, type SymbolSource } from './instrument-list.js';
 import { checkPollingPlan } from './poll-plan.js';
@@ -123,4 +125,44 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
   }
 
   return { issues: inFileOrder(issues), notes, loaded: { ...loaded, config: { ...cfg, strategies } } };
+}
+
+export interface LoadCheckedOptions {
+  /** The list symbols are checked against, chosen once the file has loaded; by default knownInstruments. */
+  instrumentsFor?: (loaded: LoadedConfig) => SymbolSource | Promise<SymbolSource>;
+  /** false for a command that runs no strategies: only the schema and the polling plan are checked. */
+  strategies?: boolean;
+  /** The environment read for base-URL overrides and secrets (default: the process's). */
+  env?: Record<string, string | undefined>;
+}
+
+export type LoadChecked = { ok: true; check: ConfigCheck } | { ok: false; issues: ConfigIssue[] };
+
+/**
+ * Loads a config file and checks everything `run` would refuse (checkConfig), or with `strategies: false` the
+ * schema and the polling plan only: the one way every command, a sweep worker and a reload read a config.
+ */
+export async function loadCheckedConfig(file: string, opts: LoadCheckedOptions = {}): Promise<LoadChecked> {
+  const withStrategies = opts.strategies !== false;
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(file, opts.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    if (!withStrategies) return { ok: false, issues: err.issues };
+    // The rest of the file is checked too: every problem at once, the schema's and the others.
+    const partial = err.partial;
+    const rest = partial ? (await checkConfig(partial.loaded, { instruments: knownInstruments(partial.loaded.config), skipStrategies: partial.skipStrategies })).issues : [];
+    const seen = new Set(err.issues.map(formatIssue));
+    return { ok: false, issues: inFileOrder([...err.issues, ...rest.filter((issue) => !seen.has(formatIssue(issue)))]) };
+  }
+  const ex = loaded.config.exchange;
+  for (const url of [ex.spotBaseUrl, ex.futuresBaseUrl, ex.rateLimit.redis?.url]) registerUrlCredentials(url);
+  if (!withStrategies) {
+    const plan = checkPollingPlan(loaded);
+    return plan.length ? { ok: false, issues: plan } : { ok: true, check: { issues: [], notes: [], loaded } };
+  }
+  const instruments = opts.instrumentsFor ? await opts.instrumentsFor(loaded) : knownInstruments(loaded.config);
+  const check = await checkConfig(loaded, { instruments });
+  return check.issues.length ? { ok: false, issues: check.issues } : { ok: true, check };
 }

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Surface } from '../domain/market.js';
+import type { ExchangeClient } from '../exchange/client.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import type { Clock } from '../util/clock.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
@@ -98,6 +99,22 @@ export function knownInstruments(config: Config): SymbolSource {
   return tradesSimulator(config) ? simulatorInstruments(config) : readInstrumentCache(config);
 }
 
+/** The venue's instruments of both surfaces, read now (public endpoints S7 and F1). */
+export async function readVenueInstruments(client: Pick<ExchangeClient, 'instruments'>): Promise<Record<Surface, string[]>> {
+  const symbolsOf = async (surface: Surface) => (await client.instruments(surface)).map((instrument) => instrument.symbol);
+  return { spot: await symbolsOf('spot'), futures: await symbolsOf('futures') };
+}
+
+/** Symbols by the surface whose list has them; `unknown`: in neither list. */
+export function bySurface(symbols: readonly string[], listed: Record<Surface, readonly string[]>): Record<Surface | 'unknown', string[]> {
+  const surfaceOf = (symbol: string): Surface | 'unknown' => (listed.spot.includes(symbol) ? 'spot' : listed.futures.includes(symbol) ? 'futures' : 'unknown');
+  return {
+    spot: symbols.filter((symbol) => surfaceOf(symbol) === 'spot'),
+    futures: symbols.filter((symbol) => surfaceOf(symbol) === 'futures'),
+    unknown: symbols.filter((symbol) => surfaceOf(symbol) === 'unknown'),
+  };
+}
+
 /**
  * Reads the venue's instruments now (public endpoints S7 and F1) and caches them; when the venue cannot be read,
  * the cached list, with the reason said. The simulator's list when the config trades it (nothing is asked).
@@ -106,7 +123,7 @@ export async function fetchInstruments(loaded: LoadedConfig, logger: Logger, clo
   if (tradesSimulator(loaded.config)) return simulatorInstruments(loaded.config);
   const client = createLiveClient({ ...loaded, credentials: undefined }, logger, clock);
   try {
-    const symbols = { spot: (await client.instruments('spot')).map((i) => i.symbol), futures: (await client.instruments('futures')).map((i) => i.symbol) };
+    const symbols = await readVenueInstruments(client);
     writeInstrumentCache(loaded.config, symbols, clock.now());
     return { symbols: new Set([...symbols.spot, ...symbols.futures]), from: `the venue's instruments (${venueName(loaded.config)}), read just now` };
   } catch (err) {

@@ -5,13 +5,13 @@ import { SyntheticMarket } from '../exchange/sim/market.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
 import { writeReplayFile } from '../data/replay-file.js';
 
-export function synthesize(specs: SimInstrumentSpec[], o: { fromMs: number; toMs: number; intervalMs: number; seed: number; out: string }): number {
-  const market = new SyntheticMarket(specs, { seed: o.seed, startMs: o.fromMs, tickIntervalMs: o.intervalMs });
+export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; toMs: number; intervalMs: number; seed: number; out: string }): number {
+  const market = new SyntheticMarket(specs, { seed: opts.seed, startMs: opts.fromMs, tickIntervalMs: opts.intervalMs });
   const records: ReplayRecord[] = [];
-  const px = (ticks: number, tick: Decimal) => tick.mul(Decimal.fromInt(ticks)).toString();
-  market.advanceTo(o.toMs, (m) => {
-    records.push({ ts: m.ts, symbol: m.spec.symbol, price: px(m.last, m.tickSize), size: m.stepSize.mul(Decimal.fromInt(m.tradeSize)).toString(), bid: px(m.bid, m.tickSize), ask: px(m.ask, m.tickSize), buyerMaker: m.buyerMaker });
+  const price = (ticks: number, tickSize: Decimal) => tickSize.mul(Decimal.fromInt(ticks)).toString();
+  market.advanceTo(opts.toMs, (tick) => {
+    records.push({ ts: tick.ts, symbol: tick.spec.symbol, price: price(tick.last, tick.tickSize), size: tick.stepSize.mul(Decimal.fromInt(tick.tradeSize)).toString(), bid: price(tick.bid, tick.tickSize), ask: price(tick.ask, tick.tickSize), buyerMaker: tick.buyerMaker });
   });
-  writeReplayFile(o.out, records);
+  writeReplayFile(opts.out, records);
   return records.length;
 }

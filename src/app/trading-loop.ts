@@ -177,33 +177,33 @@ class RestingRows {
   }
 }
 
-export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
-  const log = o.logger.child({ component: 'trading-loop' });
+export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
+  const log = opts.logger.child({ component: 'trading-loop' });
   const subs = new Subscription();
   const inFlight = new Set<Promise<unknown>>();
   let queued = 0;
   // An instance's orders are those the journal says it placed: the polled ones (whatever state the journal holds
   // them in: the venue says they rest), and the resting rows the poll does not list yet.
-  const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && o.journal.order(x.clientOid)?.strategyId === id);
+  const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id);
   const resting = new RestingRows();
   const ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
 
   subs.add(
-    o.executor.events$.subscribe((e) => {
-      o.onEvent?.(e);
-      o.runner.onEvent(e);
+    opts.executor.events$.subscribe((e) => {
+      opts.onEvent?.(e);
+      opts.runner.onEvent(e);
     }),
   );
   // Intents run one at a time; the write in flight is tracked outside the stream so shutdown can wait for it.
   subs.add(
-    o.runner.intents$
+    opts.runner.intents$
       .pipe(
         tap(() => queued++),
         concatMap((intent) => {
           queued--;
-          o.onIntent?.(intent);
-          const sent = o.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
-          const p = o.yieldAfterIntent ? sent.then(o.yieldAfterIntent) : sent;
+          opts.onIntent?.(intent);
+          const sent = opts.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+          const p = opts.yieldAfterIntent ? sent.then(opts.yieldAfterIntent) : sent;
           inFlight.add(p);
           void p.finally(() => inFlight.delete(p));
           return from(p);
@@ -216,17 +216,17 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
   let orders: Order[] = [];
   let balances: Balance[] = [];
   let positions: Position[] = [];
-  subs.add(o.streams.openOrders$.subscribe((x) => (orders = x.value)));
-  subs.add(o.streams.balances$.subscribe((x) => (balances = x.value)));
-  subs.add(o.streams.positions$.subscribe((x) => (positions = x.value)));
+  subs.add(opts.streams.openOrders$.subscribe((x) => (orders = x.value)));
+  subs.add(opts.streams.balances$.subscribe((x) => (balances = x.value)));
+  subs.add(opts.streams.positions$.subscribe((x) => (positions = x.value)));
   subs.add(
-    o.streams.tickers$.subscribe((tickers) => {
-      o.latest.update(tickers);
-      o.beforeTickers?.(tickers);
-      const nowMs = o.clock.now();
+    opts.streams.tickers$.subscribe((tickers) => {
+      opts.latest.update(tickers);
+      opts.beforeTickers?.(tickers);
+      const nowMs = opts.clock.now();
       try {
-        resting.refresh(o.journal);
-        o.runner.onMarket((sc): MarketUpdate => ({
+        resting.refresh(opts.journal);
+        opts.runner.onMarket((sc): MarketUpdate => ({
           nowMs,
           tickers: tickers.value,
           openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
@@ -241,13 +241,13 @@ export function startTradingLoop(o: TradingLoopOptions): TradingLoop {
 
   // Equity feeds the drawdown kill switch and the journal.
   subs.add(
-    o.streams.balances$.subscribe((b) => {
-      const eq = equity(b.value, positions, o.latest.prices(), o.instruments);
+    opts.streams.balances$.subscribe((b) => {
+      const eq = equity(b.value, positions, opts.latest.prices(), opts.instruments);
       if (!eq) return;
-      const now = o.clock.now();
-      for (const [surface, value] of Object.entries(eq.bySurface)) o.journal.recordEquity(surface as Surface, value.toString(), now);
-      o.onEquity?.(eq.bySurface, now);
-      if (o.risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: o.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
+      const now = opts.clock.now();
+      for (const [surface, value] of Object.entries(eq.bySurface)) opts.journal.recordEquity(surface as Surface, value.toString(), now);
+      opts.onEquity?.(eq.bySurface, now);
+      if (opts.risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
     }),
   );
 

@@ -153,18 +153,42 @@ export function readCredentials(env: Env, issues: ConfigIssue[]): Credentials | 
   return values as Credentials;
 }
 
-/** Parses and validates config text. Throws ConfigError with every problem found. */
-export function parseConfig(text: string, file: string, env: Env = process.env): LoadedConfig {
-  const issues: ConfigIssue[] = [];
+/** A YAML text as read: its value (undefined when it has syntax errors), where things are, and its syntax errors. */
+export interface YamlText {
+  value: unknown;
+  source: ConfigSource;
+  issues: ConfigIssue[];
+}
+
+/** Parses YAML text keeping positions (duplicate keys are errors): what every file read in config/ goes through. */
+export function parseYaml(text: string, file: string): YamlText {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  for (const e of doc.errors) {
+  const issues = doc.errors.map((e): ConfigIssue => {
     const pos = lc.linePos(e.pos[0]);
-    issues.push({ file, line: pos.line, col: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
+    return { file, line: pos.line, col: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` };
+  });
+  return { value: issues.length === 0 ? doc.toJS() : undefined, source: sourceOf(doc, lc), issues };
+}
+
+/** The text of a file, or a ConfigError saying why it cannot be read. */
+export function readConfigFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ file, path: '', message: `cannot read file: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }]);
   }
+}
+
+/** Parses and validates config text. Throws ConfigError with every problem found. */
+export function parseConfig(text: string, file: string, env: Env = process.env): LoadedConfig {
+  const yaml = parseYaml(text, file);
+  const { source } = yaml;
+  const syntaxOk = yaml.issues.length === 0;
+  const issues: ConfigIssue[] = [...yaml.issues];
   let raw: unknown = {};
-  if (doc.errors.length === 0) {
-    raw = doc.toJS() ?? {};
+  if (syntaxOk) {
+    raw = yaml.value ?? {};
     if (typeof raw !== 'object' || Array.isArray(raw)) {
       issues.push({ file, line: 1, col: 1, path: '', message: 'expected a mapping at the top level' });
       raw = {};
@@ -179,23 +203,22 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
       if (typeof ex === 'object' && ex !== null) ex[key] = v;
     }
   }
-  if (doc.errors.length === 0) {
+  if (syntaxOk) {
     for (const secret of ['apiKey', 'apiSecret', 'passphrase', 'secret', 'key', 'password']) {
       const ex = data.exchange as Record<string, unknown> | undefined;
       if (ex && typeof ex === 'object' && secret in ex) {
-        const pos = locate(doc, lc, ['exchange'], secret);
+        const pos = source.locate(['exchange'], secret);
         issues.push({ file, ...pos, path: `exchange.${secret}`, message: 'secrets never live in YAML: use SEXTANT_API_KEY / SEXTANT_API_SECRET / SEXTANT_API_PASSPHRASE or their _FILE variants' });
         delete ex[secret];
       }
     }
   }
-  const source = sourceOf(doc, lc);
   // A number written where a decimal string is expected is read from the file's text, never through a float.
-  const parsed = safeParseNumbersAsWritten(configSchema, data, doc.errors.length === 0 ? source.numberText : () => undefined);
+  const parsed = safeParseNumbersAsWritten(configSchema, data, syntaxOk ? source.numberText : () => undefined);
   if (!parsed.success) issues.push(...locatedIssues(parsed.issues, { file, source, env }));
   const credentials = readCredentials(env, issues);
   if (issues.length > 0 || !parsed.success) {
-    const rest = doc.errors.length > 0 ? undefined : parsed.success ? { config: parsed.data, skipStrategies: new Set<number>() } : salvage(data, source.numberText);
+    const rest = !syntaxOk ? undefined : parsed.success ? { config: parsed.data, skipStrategies: new Set<number>() } : salvage(data, source.numberText);
     throw new ConfigError(inFileOrder(issues), rest && { loaded: { config: rest.config, file, source }, skipStrategies: rest.skipStrategies });
   }
   return { config: parsed.data, file, source, ...(credentials ? { credentials } : {}) };
@@ -270,11 +293,5 @@ export function locatedIssues(list: z.core.$ZodIssue[], at: { file: string; sour
 }
 
 export function loadConfig(file: string, env: Env = process.env): LoadedConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError([{ file, path: '', message: `cannot read file: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }]);
-  }
-  return parseConfig(text, file, env);
+  return parseConfig(readConfigFile(file), file, env);
 }

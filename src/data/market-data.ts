@@ -48,34 +48,34 @@ export class MarketData {
   /** On the tickers period, for recordings; nothing is read unless it is subscribed. */
   readonly tape$: Observable<Stamped<MarketTape>>;
 
-  constructor(client: ExchangeClient, o: MarketDataOptions) {
-    const account = o.trading ?? client;
-    const log = o.logger.child({ component: 'market-data' });
-    const opts = (name: string, periodMs: number) => ({
-      periodMs, retries: 1, retryDelayMs: 200, clock: o.clock, ...(o.scheduler ? { scheduler: o.scheduler } : {}),
+  constructor(client: ExchangeClient, opts: MarketDataOptions) {
+    const account = opts.trading ?? client;
+    const log = opts.logger.child({ component: 'market-data' });
+    const pollOptions = (name: string, periodMs: number) => ({
+      periodMs, retries: 1, retryDelayMs: 200, clock: opts.clock, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
       retryable: (e: unknown) => e instanceof ExchangeError && e.retryable,
       onError: (e: unknown) => log.warn({ poll: name, err: e instanceof ExchangeError ? e.summary() : String(e) }, 'poll failed: cycle skipped'),
     });
     const shared = <T>(name: string, src: Observable<Stamped<T>>) =>
       src.pipe(
-        map((s) => (o.onPolled?.(name, s.atMs), s)),
+        map((s) => (opts.onPolled?.(name, s.atMs), s)),
         shareReplay({ bufferSize: 1, refCount: true }),
       );
     const list = <T>(xs: Array<Promise<T[]>>): Promise<T[]> => (xs.length ? lastValueFrom(forkJoin(xs.map((p) => from(p))).pipe(map((a) => a.flat()))) : Promise.resolve([] as T[]));
 
-    const symbols: PolledSymbols = { spot: o.spotSymbols, futures: o.futuresSymbols };
+    const symbols: PolledSymbols = { spot: opts.spotSymbols, futures: opts.futuresSymbols };
     const stream = <N extends PollName>(name: N, read: () => Promise<PollValues[N]>) => {
       const spec = pollNamed(name);
-      return shared(name, poll(read, opts(name, o.polls[spec.periodKey])));
+      return shared(name, poll(read, pollOptions(name, opts.polls[spec.periodKey])));
     };
     const reads = (name: PollName) => activeReads(pollNamed(name), symbols);
     this.tickers$ = stream('tickers', async () => {
       const out = new Map<string, Ticker>();
       for (const r of reads('tickers')) {
         if (r.surface === 'futures') {
-          for (const t of await client.tickers()) if (o.futuresSymbols.includes(t.symbol)) out.set(t.symbol, t);
+          for (const t of await client.tickers()) if (opts.futuresSymbols.includes(t.symbol)) out.set(t.symbol, t);
         } else {
-          for (const s of o.spotSymbols) {
+          for (const s of opts.spotSymbols) {
             const t = tickerFromTrade(s, (await client.recentTrades(s, 1))[0]);
             if (t) out.set(s, t);
           }
@@ -89,12 +89,12 @@ export class MarketData {
     this.tape$ = shared(
       'tape',
       poll(async () => {
-        const tickers = o.futuresSymbols.length ? (await client.tickers()).filter((t) => o.futuresSymbols.includes(t.symbol)) : [];
+        const tickers = opts.futuresSymbols.length ? (await client.tickers()).filter((t) => opts.futuresSymbols.includes(t.symbol)) : [];
         const trades: PublicTrade[] = [];
         // Under the symbol asked for, as the spot tickers are.
-        for (const s of o.spotSymbols) for (const t of await client.recentTrades(s, TAPE_TRADES_LIMIT)) trades.push(t.symbol === s ? t : { ...t, symbol: s });
+        for (const s of opts.spotSymbols) for (const t of await client.recentTrades(s, TAPE_TRADES_LIMIT)) trades.push(t.symbol === s ? t : { ...t, symbol: s });
         return { tickers, trades };
-      }, opts('tape', o.polls.tickersMs)),
+      }, pollOptions('tape', opts.polls.tickersMs)),
     );
   }
 }

@@ -21,21 +21,21 @@ export interface PollOptions {
   onError?: (err: unknown) => void;
 }
 
-export function poll<T>(fetch: () => ObservableInput<T>, o: PollOptions): Observable<Stamped<T>> {
-  const retryable = o.retryable ?? (() => true);
-  return timer(0, o.periodMs, o.scheduler).pipe(
+export function poll<T>(fetch: () => ObservableInput<T>, opts: PollOptions): Observable<Stamped<T>> {
+  const retryable = opts.retryable ?? (() => true);
+  return timer(0, opts.periodMs, opts.scheduler).pipe(
     exhaustMap(() =>
       defer(fetch).pipe(
         retry({
-          count: o.retries,
+          count: opts.retries,
           delay: (err: unknown, attempt: number) => {
             if (!retryable(err)) throw err;
-            return timer(o.retryDelayMs * 2 ** (attempt - 1), o.scheduler);
+            return timer(opts.retryDelayMs * 2 ** (attempt - 1), opts.scheduler);
           },
         }),
-        map((value) => ({ value, atMs: o.clock.now() })),
+        map((value) => ({ value, atMs: opts.clock.now() })),
         catchError((err: unknown) => {
-          o.onError?.(err);
+          opts.onError?.(err);
           return EMPTY;
         }),
       ),

@@ -9,6 +9,11 @@ import type { ExchangeError } from './errors.js';
 /** An order as sent: what a strategy asked for, with the client id the executor gave it. */
 export type OrderRequest = OrderSpec & { clientOid: string };
 
+/** The position a futures request touches: as given, else long for a buy and short for a sell. */
+export function requestedPositionSide(req: Pick<OrderRequest, 'positionSide' | 'side'>): PositionSide {
+  return req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
+}
+
 export interface TriggerOrderRequest {
   symbol: string;
   clientOid: string;

@@ -178,6 +178,26 @@ describe('sextant risk', () => {
     expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^active: no kill switch latched\n/);
   });
 
+  it('reduce puts trading in reducing, kept in the journal with its reason; status shows it and reset clears it', async () => {
+    const cfgFile = join(dir, 'reduce.yaml');
+    const journalPath = join(dir, 'reduce', 'journal.sqlite');
+    writeFileSync(cfgFile, `journal:\n  path: ${journalPath}\n`);
+    mkdirSync(join(dir, 'reduce'));
+    const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
+    new SqliteJournal(journalPath, { clientOidPrefix: 'sx' }).close();
+    const noReason = await sextant(['risk', 'reduce', '-c', cfgFile]);
+    expect({ code: noReason.code, stderr: noReason.stderr }).toEqual({ code: 1, stderr: "error: required option '--reason <text>' not specified\n" });
+    const reduce = await sextant(['risk', 'reduce', '--reason', 'venue maintenance at 02:00', '-c', cfgFile]);
+    expect({ code: reduce.code, stdout: reduce.stdout, stderr: reduce.stderr }).toEqual({ code: 0, stdout: 'reducing: venue maintenance at 02:00\n', stderr: '' });
+    const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+    expect(j.latch('reduce:operator')?.reason).toBe('venue maintenance at 02:00');
+    j.close();
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^reducing: reduce:operator: venue maintenance at 02:00\nfence: no order with an unknown outcome/);
+    const reset = await sextant(['risk', 'reset', '-c', cfgFile]);
+    expect({ code: reset.code, stdout: reset.stdout }).toEqual({ code: 0, stdout: 'cleared: reduce:operator: venue maintenance at 02:00\n' });
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^active: no kill switch latched\n/);
+  });
+
   it('names the orders that hold the fence; `orders list` shows them and `orders resolve` settles one, journaled', async () => {
     const cfgFile = join(dir, 'fence.yaml');
     const journalPath = join(dir, 'fence', 'journal.sqlite');
@@ -185,7 +205,7 @@ describe('sextant risk', () => {
     mkdirSync(join(dir, 'fence'));
     const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
     const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
-    j.insertOrders([journalRow('sx_mm_7', { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAt: Date.now() - 30_000, updatedAt: Date.now(), absentChecks: 1 })]);
+    j.insertOrders([journalRow('sx_mm_7', { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAtMs: Date.now() - 30_000, updatedAtMs: Date.now(), absentChecks: 1 })]);
     j.close();
     const status = await sextant(['risk', 'status', '-c', cfgFile]);
     expect(status.stdout).toMatch(/fence: 1 order\(s\) with an unknown outcome: sx_mm_7 \(unknown, 3\d s old, not found 1×\)/);

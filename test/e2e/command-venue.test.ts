@@ -100,6 +100,20 @@ describe('against the venue', () => {
     expect(check.err[0]).toBe(offline.err[0]);
   });
 
+  it('record polls each symbol on the surface the venue lists it on, and refuses a symbol it does not list', async () => {
+    const file = config('rec-venue.yaml', false);
+    const out = join(dir, 'rec-venue.jsonl');
+    const refused = await run(['record', '-c', file, '--symbols', 'BTCUSDT_SPBL,ETHUSDT_SPBL', '--seconds', '1', '--out', out]);
+    expect(refused).toEqual({ code: 1, out: [], err: [`sextant record: unknown symbol "ETHUSDT_SPBL": not among the instruments of ${venue.url}`] });
+    expect(existsSync(out)).toBe(false);
+    const [spotTrades, futuresTickers] = [venue.calls('S9').length, venue.calls('F2').length];
+    const ok = await run(['record', '-c', file, '--symbols', 'cmt_btcusdt', '--seconds', '1.5', '--out', out]);
+    expect({ code: ok.code, err: ok.err }).toEqual({ code: 0, err: [`sextant record: recording cmt_btcusdt from ${venue.url}`] });
+    // A futures contract (F1 lists it): its tickers are polled, never the spot trade tape.
+    expect(venue.calls('F2').length).toBeGreaterThan(futuresTickers);
+    expect(venue.calls('S9').length).toBe(spotTrades);
+  });
+
   it('plan prints the base URLs it would trade', async () => {
     const r = await run(['plan', '-c', config('ok.yaml', false)]);
     expect(r.code).toBe(0);

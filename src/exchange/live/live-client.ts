@@ -49,23 +49,23 @@ export class LiveClient implements ExchangeClient {
   private readonly transport: Transport;
   private readonly logger: Logger;
 
-  constructor(private readonly o: LiveClientOptions) {
-    if (o.credentials) for (const v of Object.values(o.credentials)) registerSecret(v);
-    this.logger = o.logger.child({ component: 'exchange' });
-    this.transport = new Transport({ timeoutMs: o.timeoutMs });
-    this.limiter = new RateLimiter(o.rateLimit, this.logger);
+  constructor(private readonly opts: LiveClientOptions) {
+    if (opts.credentials) for (const v of Object.values(opts.credentials)) registerSecret(v);
+    this.logger = opts.logger.child({ component: 'exchange' });
+    this.transport = new Transport({ timeoutMs: opts.timeoutMs });
+    this.limiter = new RateLimiter(opts.rateLimit, this.logger);
     this.rest = new RestClient({
-      spotBaseUrl: o.spotBaseUrl,
-      futuresBaseUrl: o.futuresBaseUrl,
-      ...(o.credentials ? { credentials: o.credentials } : {}),
-      locale: o.locale,
+      spotBaseUrl: opts.spotBaseUrl,
+      futuresBaseUrl: opts.futuresBaseUrl,
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      locale: opts.locale,
       transport: this.transport,
       limiter: this.limiter,
-      clock: o.clock,
+      clock: opts.clock,
       logger: this.logger,
-      retry: o.retry,
-      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
-      ...(o.authFailuresBeforeHalt !== undefined ? { authFailuresBeforeHalt: o.authFailuresBeforeHalt } : {}),
+      retry: opts.retry,
+      ...(opts.onAttempt ? { onAttempt: opts.onAttempt } : {}),
+      ...(opts.authFailuresBeforeHalt !== undefined ? { authFailuresBeforeHalt: opts.authFailuresBeforeHalt } : {}),
     });
     this.spot = new SpotApi(this.rest);
     this.futures = new FuturesApi(this.rest);
@@ -119,16 +119,16 @@ export class LiveClient implements ExchangeClient {
     if (surface === 'futures') {
       const ctx = new parse.ParseContext('F5');
       const limit = ENDPOINTS.F5.maxPageSize!;
-      for (let page = 0; page < this.o.maxPages; page++) {
+      for (let page = 0; page < this.opts.maxPages; page++) {
         const rows = await this.futures.currentOrders({ ...(symbol ? { symbol } : {}), limit, page });
         rows.forEach((w, i) => out.push(parse.futuresOrder(ctx, w, `[${i}]`)));
         if (rows.length < limit) return this.done(ctx, out);
       }
-      this.logger.warn({ endpoint: 'F5', pages: this.o.maxPages }, 'open orders truncated at the page limit');
+      this.logger.warn({ endpoint: 'F5', pages: this.opts.maxPages }, 'open orders truncated at the page limit');
       return this.done(ctx, out);
     }
     if (!symbol) throw new RangeError('spot open orders are read per pair: a symbol is required');
-    return (this.o.spotOpenOrders ?? 'S15') === 'S15' ? this.spotOpenOrders(symbol) : this.spotOpenOrdersFromHistory(symbol);
+    return (this.opts.spotOpenOrders ?? 'S15') === 'S15' ? this.spotOpenOrders(symbol) : this.spotOpenOrdersFromHistory(symbol);
   }
 
   /** S15 pages of `limit` 100 from pageNo 0 until one comes back short. */
@@ -137,7 +137,7 @@ export class LiveClient implements ExchangeClient {
     const limit = ENDPOINTS.S15.maxPageSize!;
     const out: Order[] = [];
     const seen = new Set<string>();
-    for (let pageNo = 0; pageNo < this.o.maxPages; pageNo++) {
+    for (let pageNo = 0; pageNo < this.opts.maxPages; pageNo++) {
       const data = await this.spot.openOrders({ symbol, limit, pageNo });
       let fresh = 0;
       data.orderInfoResultList.forEach((w, i) => {
@@ -154,7 +154,7 @@ export class LiveClient implements ExchangeClient {
         return this.done(ctx, out);
       }
     }
-    this.logger.warn({ endpoint: 'S15', pages: this.o.maxPages }, 'open orders truncated at the page limit');
+    this.logger.warn({ endpoint: 'S15', pages: this.opts.maxPages }, 'open orders truncated at the page limit');
     return this.done(ctx, out);
   }
 
@@ -163,7 +163,7 @@ export class LiveClient implements ExchangeClient {
     const out: Order[] = [];
     const ctx = new parse.ParseContext('S1');
     const pageSize = ENDPOINTS.S1.maxPageSize!;
-    for (let pageIndex = 0; pageIndex < this.o.maxPages; pageIndex++) {
+    for (let pageIndex = 0; pageIndex < this.opts.maxPages; pageIndex++) {
       const data = await this.spot.orderHistory({ symbol, pageIndex, pageSize });
       data.orderInfoResultList.forEach((w, i) => {
         const order = parse.spotOrder(ctx, w, `data.orderInfoResultList[${i}]`);
@@ -171,7 +171,7 @@ export class LiveClient implements ExchangeClient {
       });
       if (data.nextPage !== true || data.orderInfoResultList.length === 0) return this.done(ctx, out);
     }
-    this.logger.warn({ endpoint: 'S1', pages: this.o.maxPages }, 'open orders truncated at the page limit');
+    this.logger.warn({ endpoint: 'S1', pages: this.opts.maxPages }, 'open orders truncated at the page limit');
     return this.done(ctx, out);
   }
 
@@ -239,7 +239,7 @@ export class LiveClient implements ExchangeClient {
     const from = createdAfterMs === undefined ? undefined : Math.max(0, Math.floor(createdAfterMs));
     const seen = new Set<string>();
     let end: number | undefined;
-    for (let page = 0; page < this.o.maxPages; page++) {
+    for (let page = 0; page < this.opts.maxPages; page++) {
       const rows = await this.futures.orderHistory({ symbol, pageSize, ...(from !== undefined ? { createDate: from } : {}), ...(end !== undefined ? { endCreateDate: end } : {}) });
       let found: Order | null = null;
       let oldest = Number.POSITIVE_INFINITY;
@@ -258,7 +258,7 @@ export class LiveClient implements ExchangeClient {
       if (rows.length < pageSize || fresh === 0 || oldest === Number.POSITIVE_INFINITY) return this.done(ctx, null);
       end = oldest;
     }
-    this.logger.warn({ endpoint: 'F19', pages: this.o.maxPages, clientOid }, 'order history searched up to the page limit without finding the order');
+    this.logger.warn({ endpoint: 'F19', pages: this.opts.maxPages, clientOid }, 'order history searched up to the page limit without finding the order');
     return this.done(ctx, null);
   }
 
@@ -282,7 +282,7 @@ export class LiveClient implements ExchangeClient {
     const byId = new Map<string, Fill>();
     const seen = new Set<string>();
     let endTime: number | undefined;
-    for (let page = 0; page < this.o.maxPages; page++) {
+    for (let page = 0; page < this.opts.maxPages; page++) {
       const data = await this.futures.fills({ symbol, ...(orderId ? { orderId } : {}), ...(endTime !== undefined ? { endTime } : {}), limit });
       let oldest = Number.POSITIVE_INFINITY;
       let fresh = 0;
@@ -301,7 +301,7 @@ export class LiveClient implements ExchangeClient {
       if (data.nextFlag !== true || fresh === 0) return this.done(ctx, newestFirst(byId));
       endTime = oldest;
     }
-    this.logger.warn({ endpoint: 'F20', pages: this.o.maxPages, symbol, orderId }, 'fills truncated at the page limit');
+    this.logger.warn({ endpoint: 'F20', pages: this.opts.maxPages, symbol, orderId }, 'fills truncated at the page limit');
     return this.done(ctx, newestFirst(byId));
   }
 

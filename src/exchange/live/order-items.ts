@@ -1,5 +1,5 @@
 // Domain order requests -> the venue's batch items: spot S6 `orderList` items and futures F6 `orderDataList` items.
-import type { OrderRequest } from '../client.js';
+import { requestedPositionSide, type OrderRequest } from '../client.js';
 import { TIF_CODE, TIF_NAME, futuresTypeCode } from '../wire/enums.js';
 import type { WireFuturesOrderItem, WireSpotOrderItem } from '../wire/requests.js';
 
@@ -15,7 +15,7 @@ export function spotOrderItem(req: OrderRequest): WireSpotOrderItem {
 }
 
 export function futuresOrderItem(req: OrderRequest): WireFuturesOrderItem {
-  const positionSide = req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
+  const positionSide = requestedPositionSide(req);
   return {
     client_oid: req.clientOid,
     size: req.size.toString(),

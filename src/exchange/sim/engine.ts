@@ -6,7 +6,7 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
 import { futuresSide, type Order } from '../../domain/order.js';
 import type { TimeSource } from '../../util/clock.js';
-import type { OrderRequest, TriggerOrderRequest } from '../client.js';
+import { requestedPositionSide, type OrderRequest, type TriggerOrderRequest } from '../client.js';
 import { FOLD_AT, SWEEP_LEVELS, createBook, crossesMarket, hasLiveClientOid, priceOf, recordTrade, reindex, sizeOf, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
 import { FuturesAccount } from './futures-account.js';
 import type { SimInstrumentSpec } from './instruments.js';
@@ -14,7 +14,7 @@ import type { SymbolMarket } from './market.js';
 import { OrderHistory } from './order-history.js';
 import { validateOrder, validateTrigger } from './order-validation.js';
 import { isRefusal, refusals, type CancelOutcome, type PlaceOutcome } from './refusals.js';
-import { requestedPositionSide, toDomainOrder, type SimOrder } from './sim-order.js';
+import { toDomainOrder, type SimOrder } from './sim-order.js';
 import { SpotWallet } from './spot-wallet.js';
 
 export type { FuturesFillDetail } from './book.js';

@@ -60,19 +60,19 @@ export class SyntheticMarket implements MarketSource {
 
   constructor(
     specs: SimInstrumentSpec[],
-    private readonly o: SyntheticMarketOptions,
+    private readonly opts: SyntheticMarketOptions,
   ) {
     this.symbols = symbolMarkets(specs);
-    this.rng = specs.map((s) => new Prng(deriveSeed(o.seed, s.symbol)));
+    this.rng = specs.map((s) => new Prng(deriveSeed(opts.seed, s.symbol)));
     this.mid = this.symbols.map((m) => ticksOf(Decimal.from(m.spec.startPrice), m.tickSize));
     this.regime = specs.map(() => 1);
     this.minSteps = this.symbols.map((m) => Math.max(1, Decimal.from(m.spec.minSize).steps(m.stepSize, 'up')));
-    this.now = o.startMs;
-    for (const m of this.symbols) this.tick(m, o.startMs);
+    this.now = opts.startMs;
+    for (const m of this.symbols) this.tick(m, opts.startMs);
   }
 
   advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {
-    const step = this.o.tickIntervalMs;
+    const step = this.opts.tickIntervalMs;
     while (this.now + step <= ts) {
       this.now += step;
       for (const m of this.symbols) {

@@ -2,7 +2,6 @@
 import { Decimal } from '../../domain/decimal.js';
 import type { Instrument, PositionSide, Surface } from '../../domain/market.js';
 import type { Order, OrderKind, OrderStatus, Side, TimeInForce } from '../../domain/order.js';
-import type { OrderRequest } from '../client.js';
 
 export interface SimOrder {
   orderId: string;
@@ -41,9 +40,4 @@ export function toDomainOrder(order: SimOrder, inst: Pick<Instrument, 'tickSize'
     avgFillPrice: order.filledSteps === 0 ? null : order.filledValue.div(filled, 12), fee: order.fee, status: order.status,
     rawStatus: order.status, rawType: order.kind, createdAtMs: order.createdAtMs, updatedAtMs: order.updatedAtMs,
   };
-}
-
-/** The position a futures request touches: as given, else long for a buy and short for a sell. */
-export function requestedPositionSide(req: OrderRequest): PositionSide {
-  return req.positionSide ?? (req.side === 'buy' ? 'long' : 'short');
 }

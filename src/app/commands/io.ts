@@ -1,0 +1,20 @@
+// What every command writes to and reports with: the output streams, the exit code, the default config file.
+import { scrubSecrets } from '../../util/logger.js';
+
+/** Where a command writes: stdout for results, stderr for problems and notes (secrets scrubbed). */
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Takes the exit code of the command that ran. */
+export type SetCode = (code: number) => void;
+
+export const DEFAULT_CONFIG = 'config/default.yaml';
+
+const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+export const stdio: Io = {
+  out: (text) => process.stdout.write(withNewline(text)),
+  err: (text) => process.stderr.write(scrubSecrets(withNewline(text))),
+};

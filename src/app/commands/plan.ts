@@ -1,0 +1,54 @@
+// `sextant plan`: the config checked as `config check` does, then the venue, endpoints, weights and rate-limit plan.
+import type { Command } from 'commander';
+import type { LoadedConfig } from '../../config/load.js';
+import { ENDPOINTS, ENDPOINT_IDS, maxWeights } from '../../exchange/endpoints.js';
+import { planBucket } from '../../exchange/live/rate-limiter.js';
+import { systemClock } from '../../util/clock.js';
+import { createLogger, redactUrlCredentials } from '../../util/logger.js';
+import { describeVenue } from '../command-venue.js';
+import { fetchInstruments, knownInstruments } from '../instrument-list.js';
+import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
+import { loadForCommand } from './load-for-command.js';
+
+async function plan(opts: { config: string; offline?: boolean }, io: Io): Promise<number> {
+  // The venue's instrument list is read (and cached) unless --offline: symbols are checked against what `run` would see.
+  const logger = createLogger({ level: 'silent' });
+  const instrumentsFor = (loaded: LoadedConfig) => (opts.offline ? knownInstruments(loaded.config) : fetchInstruments(loaded, logger, systemClock));
+  const check = await loadForCommand(opts.config, io, { instrumentsFor });
+  if (!check) return 1;
+  const { loaded } = check;
+  const { config } = loaded;
+  io.out(`sextant — ${config.mode} configuration ${loaded.file} is valid`);
+  for (const line of describeVenue(loaded)) io.out(line);
+  io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : config.sim.embedded ? 'not set (the simulator\'s demo keys)' : 'not set (public endpoints only)'}`);
+  for (const note of check.notes) io.out(`  ${note}`);
+  io.out('');
+  io.out('Endpoints (weights IP/UID):');
+  for (const id of ENDPOINT_IDS) {
+    const endpoint = ENDPOINTS[id];
+    io.out(`  ${id.padEnd(3)} ${endpoint.method.padEnd(4)} ${endpoint.path.padEnd(42)} ${String(endpoint.weight.ip).padStart(3)}/${String(endpoint.weight.uid).padEnd(3)} ${endpoint.auth ? 'signed' : 'public'}`);
+  }
+  io.out('');
+  io.out('Rate-limit plan (token buckets; worst case in any window):');
+  const rateLimit = config.exchange.rateLimit;
+  for (const surface of ['spot', 'futures'] as const) {
+    const weights = maxWeights(surface);
+    const ip = planBucket(rateLimit[surface].ip, rateLimit.usableFraction, weights.ip, 0);
+    const uid = planBucket(rateLimit[surface].uid, rateLimit.usableFraction, weights.uid, 2 * weights.uid);
+    io.out(`  ${surface.padEnd(8)} IP  ${ip.worstCase}/${rateLimit[surface].ip.budget} per ${rateLimit[surface].ip.windowMs} ms (burst ${ip.burst}, +${ip.amount} every ${ip.intervalMs} ms)`);
+    io.out(`  ${surface.padEnd(8)} UID ${uid.worstCase}/${rateLimit[surface].uid.budget} per ${rateLimit[surface].uid.windowMs} ms (burst ${uid.burst}, +${uid.amount} every ${uid.intervalMs} ms)`);
+  }
+  io.out(`  order endpoints ${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms; cool-off after a 429: ${rateLimit.cooloffMs} ms${rateLimit.redis ? `; shared through ${redactUrlCredentials(rateLimit.redis.url)}` : ''}`);
+  io.out('');
+  io.out('Try: npx sextant api F2 --config FILE   (any endpoint S1–S9, F1–F9)');
+  return 0;
+}
+
+export function registerPlan(program: Command, io: Io, setCode: SetCode): void {
+  program
+    .command('plan')
+    .description('check the configuration as `config check` does and show what the daemon will use: the venue, endpoints, weights, rate-limit plan (reads and caches the venue\'s instrument list)')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .option('--offline', 'do not read the venue\'s instrument list: check symbols against the cached one')
+    .action(async (opts: { config: string; offline?: boolean }) => setCode(await plan(opts, io)));
+}
