@@ -1,7 +1,8 @@
 // `sextant orders`: what the journal holds, and an operator's hand to settle an order the venue cannot answer
 // for. Every settlement is a journal event with its reason; a running daemon takes it in at its next reconciliation.
 import { Decimal } from '../domain/decimal.js';
-import { FINAL_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import { transition } from '../domain/order-lifecycle.js';
+import type { Journal, JournalOrder } from '../journal/journal.js';
 
 export type SettleAs = 'canceled' | 'filled' | 'vanished';
 export const SETTLE_AS: readonly SettleAs[] = ['canceled', 'filled', 'vanished'];
@@ -33,9 +34,11 @@ export function findOrder(journal: Journal, id: string): JournalOrder | undefine
 export function settleOrder(journal: Journal, id: string, as: SettleAs, reason: string, nowMs: number): JournalOrder {
   const row = findOrder(journal, id);
   if (!row) throw new Error(`no order ${id} in the journal (give its client id or venue order id)`);
-  if (FINAL_STATES.has(row.state)) throw new Error(`order ${row.clientOid} is already final (${row.state}): nothing to settle`);
+  const next = transition(row.state, { type: 'operator-settled', as });
+  // The lifecycle refuses only a final order: the venue answered for it.
+  if (!next.ok) throw new Error(`order ${row.clientOid} is already final (${row.state}): nothing to settle`);
   if (reason.trim() === '') throw new Error('--reason is required: say why, it is kept in the order\'s history');
-  const state: OrderState = as;
+  const state = next.to;
   const patch: Partial<JournalOrder> = as === 'filled' ? { state, filledSize: Decimal.from(row.size).toString() } : { state };
   journal.updateOrder(row.clientOid, patch, `settled by an operator as ${as}: ${reason.trim()}`, nowMs);
   return journal.order(row.clientOid)!;

@@ -2,15 +2,24 @@
 import type { ConfigIssue, LoadedConfig } from '../config/load.js';
 import { surfaceOfSymbol } from '../domain/market.js';
 import { ENDPOINTS, chargesOf, type EndpointId } from '../exchange/endpoints.js';
-import { POLLS, openOrderPages, pollCycle, type PollPeriodKey } from '../data/polls.js';
-
-export { openOrderPages };
+import { POLLS, pollCycle, type PollPeriodKey } from '../data/polls.js';
 
 interface Use {
   poll: PollPeriodKey;
   endpoint: EndpointId;
   /** Requests per cycle: symbols × pages. */
   times: number;
+}
+
+/**
+ * Pages one open-orders read of a symbol takes. F5 and S15 list open orders only: pages of their maximum size until
+ * one comes back short, so `expected` rows (the risk cap on open orders per symbol) take floor(expected / size) + 1.
+ * S1 lists the pair's whole order history, which only grows: a long-running daemon walks every page it may.
+ */
+export function openOrderPages(endpoint: EndpointId, expected: number, maxPages: number): number {
+  if (endpoint === 'S1') return maxPages;
+  const size = ENDPOINTS[endpoint].maxPageSize;
+  return size ? Math.min(maxPages, Math.floor(expected / size) + 1) : 1;
 }
 
 /** The requests each poll makes per cycle, per the strategies' symbols. */

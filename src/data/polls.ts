@@ -3,7 +3,6 @@
 // check and the backtest's virtual polls all read it.
 import type { Balance, Position, Surface, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
-import { ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
 
 /** The key of `daemon.polls` that sets a poll's period. */
 export type PollPeriodKey = 'tickersMs' | 'ordersMs' | 'balancesMs' | 'positionsMs';
@@ -21,10 +20,13 @@ export type PollName = keyof PollValues;
 /** The spot open-orders source (config `exchange.spotOpenOrders`). */
 export type SpotOpenOrders = 'S15' | 'S1';
 
+/** The endpoints polls read (ids of exchange/endpoints.ts, whose weights the plan and the meters look up). */
+export type PollEndpoint = 'F2' | 'S9' | 'F5' | SpotOpenOrders | 'F3' | 'S8' | 'F4';
+
 /** One endpoint a poll reads: `'spot-open-orders'` stands for the configured spot source. */
 export interface PollRead {
   surface: Surface;
-  endpoint: EndpointId | 'spot-open-orders';
+  endpoint: Exclude<PollEndpoint, SpotOpenOrders> | 'spot-open-orders';
   /** Read once per cycle for the surface, or once per symbol of it. */
   per: 'surface' | 'symbol';
   /** A listing walked page by page (open orders). */
@@ -55,12 +57,12 @@ export interface PolledSymbols {
 
 /** One endpoint of a poll's cycle and how many requests it makes. */
 export interface PollRequest {
-  endpoint: EndpointId;
+  endpoint: PollEndpoint;
   times: number;
 }
 
 /** The endpoint a read sends (the configured spot open-orders source for that placeholder). */
-export function readEndpoint(read: PollRead, spotOpenOrders: SpotOpenOrders): EndpointId {
+export function readEndpoint(read: PollRead, spotOpenOrders: SpotOpenOrders): PollEndpoint {
   return read.endpoint === 'spot-open-orders' ? spotOpenOrders : read.endpoint;
 }
 
@@ -73,7 +75,7 @@ export function activeReads(poll: PollSpec, symbols: PolledSymbols): PollRead[] 
  * The requests one cycle of `poll` makes, in its reading order. `pages` says how many pages a paged listing takes
  * per symbol (1 unless given).
  */
-export function pollCycle(poll: PollSpec, symbols: PolledSymbols, spotOpenOrders: SpotOpenOrders, pages?: (endpoint: EndpointId) => number): PollRequest[] {
+export function pollCycle(poll: PollSpec, symbols: PolledSymbols, spotOpenOrders: SpotOpenOrders, pages?: (endpoint: PollEndpoint) => number): PollRequest[] {
   return activeReads(poll, symbols).map((read) => {
     const endpoint = readEndpoint(read, spotOpenOrders);
     return { endpoint, times: (read.per === 'symbol' ? symbols[read.surface].length : 1) * (read.paged && pages ? pages(endpoint) : 1) };
@@ -83,15 +85,4 @@ export function pollCycle(poll: PollSpec, symbols: PolledSymbols, spotOpenOrders
 /** A poll by name. */
 export function pollNamed(name: PollName): PollSpec {
   return POLLS.find((p) => p.name === name)!;
-}
-
-/**
- * Pages one open-orders read of a symbol takes. F5 and S15 list open orders only: pages of their maximum size until
- * one comes back short, so `expected` rows (the risk cap on open orders per symbol) take floor(expected / size) + 1.
- * S1 lists the pair's whole order history, which only grows: a long-running daemon walks every page it may.
- */
-export function openOrderPages(endpoint: EndpointId, expected: number, maxPages: number): number {
-  if (endpoint === 'S1') return maxPages;
-  const size = ENDPOINTS[endpoint].maxPageSize;
-  return size ? Math.min(maxPages, Math.floor(expected / size) + 1) : 1;
 }

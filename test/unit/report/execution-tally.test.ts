@@ -1,0 +1,25 @@
+// The report's tally of execution events: refusals by strategy and reason, denials by reason, venue orders' owners.
+import { describe, expect, it } from '@jest/globals';
+import { ExecutionTally } from '../../../src/report/execution-tally.js';
+
+const base = { surface: 'spot' as const, symbol: 'BTCUSDT_SPBL', atMs: 1 };
+
+describe('ExecutionTally', () => {
+  it('counts refusals per strategy and reason, denials by reason, and keeps whose each order is', () => {
+    const tally = new ExecutionTally();
+    tally.observe({ ...base, type: 'accepted', strategyId: 'mm', clientOid: 'a', orderId: '11', trigger: false });
+    tally.observe({ ...base, type: 'resolved', strategyId: 'grid', clientOid: 'b', orderId: '12', state: 'open' });
+    tally.observe({ ...base, type: 'rejected', strategyId: 'mm', clientOid: 'c', code: '40762', reason: 'insufficient balance' });
+    tally.observe({ ...base, type: 'rejected', strategyId: 'grid', clientOid: 'd', code: '40762', reason: 'insufficient balance' });
+    tally.observe({ ...base, type: 'denied', strategyId: 'mm', reason: 'price-band', detail: 'x' });
+    tally.observe({ ...base, type: 'denied', strategyId: 'mm', reason: 'price-band', detail: 'y' });
+    expect(tally.ownerOf('11')).toBe('mm');
+    expect(tally.ownerOf('12')).toBe('grid');
+    expect(tally.ownerOf('13')).toBeUndefined();
+    const all = tally.rejected();
+    expect(Object.values(all).reduce((a, b) => a + b, 0)).toBe(2);
+    expect(Object.values(tally.rejected('mm')).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(tally.rejected('nobody')).toEqual({});
+    expect(tally.denied()).toEqual({ 'price-band': 2 });
+  });
+});
