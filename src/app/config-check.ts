@@ -7,7 +7,8 @@ import type { StrategyDefinition } from '../strategy/api.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { registerUrlCredentials } from '../util/logger.js';
 import { cronProblem } from './cron.js';
-import { knownInstruments, tradesSimulator, type SymbolSource } from './instrument-list.js';
+import { knownInstruments, type SymbolSource } from './instrument-list.js';
+import { missingCredentials, tradesSimulator } from './kernel.js';
 import { checkPollingPlan } from './poll-plan.js';
 
 export interface ConfigCheck {
@@ -120,7 +121,7 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
     else issues.push(...locatedIssues(params.issues, { file, ...(source ? { source } : {}), base: [...base, 'params'] }));
   }
 
-  if (cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials) {
+  if (missingCredentials(loaded)) {
     notes.push('credentials: not set here; `run` in live mode needs SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their _FILE variants)');
   }
 

@@ -197,7 +197,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     reconciling = (async () => {
       if (!(await keysUsable())) return;
       if (idle()) return;
-      lastReport = (await reconcileAndOpen(tracker, executor, logger, ropts)) ?? lastReport;
+      lastReport = (await reconcileAndOpen(tracker, executor, log, ropts)) ?? lastReport;
     })().finally(() => (reconciling = undefined));
     return reconciling;
   };

@@ -8,7 +8,7 @@ import type { ExchangeClient } from '../exchange/client.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import type { Clock } from '../util/clock.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
-import { createLiveClient } from './kernel.js';
+import { createLiveClient, tradesSimulator } from './kernel.js';
 
 /** A list to check symbols against, and what it is (said in every message that uses it). */
 export interface InstrumentList {
@@ -26,10 +26,6 @@ export interface NoInstrumentList {
 
 export type SymbolSource = InstrumentList | NoInstrumentList;
 
-/** Whether the configuration trades the simulator (the embedded one, or the in-process one of a backtest). */
-export function tradesSimulator(config: Config): boolean {
-  return config.sim.embedded || config.mode === 'backtest';
-}
 
 /** The simulator's instruments: sim.instruments, or the built-in list. */
 export function simulatorInstruments(config: Config): InstrumentList {

@@ -1,11 +1,11 @@
 // The kernel chooses: which venue a mode trades (the exchange, the embedded simulator, dry-run's paper venue
-// following live data, a backtest's virtual venue), where its market data comes from, and on which clock. No mode
-// branch lives anywhere else.
+// following live data, a backtest's virtual venue), where its market data comes from, on which clock, which journal
+// it belongs to, and the venue a command (`api`, `record`) talks to. No mode branch lives anywhere else.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import type { SimConfig } from '../config/schema.js';
+import type { Config, SimConfig } from '../config/schema.js';
 import type { Credentials } from '../domain/credentials.js';
 import { Decimal } from '../domain/decimal.js';
 import type { RiskLimits } from '../execution/risk.js';
@@ -26,7 +26,7 @@ import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
 import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
-import type { Logger } from '../util/logger.js';
+import { redactUrlCredentials, type Logger } from '../util/logger.js';
 
 export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
   const ex = loaded.config.exchange;
@@ -226,7 +226,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
   const cfg = loaded.config;
   if ('backtest' in opts) return backtestVenue(loaded, opts.backtest.dataFile, opts.backtest.fromMs, opts.backtest.toMs);
   const { logger, clock } = opts;
-  if (cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials) {
+  if (missingCredentials(loaded)) {
     throw new Error('live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run');
   }
   const sim = cfg.sim.embedded ? await startEmbeddedSimulator(loaded, logger, clock, cfg.sim.port) : undefined;
@@ -282,4 +282,68 @@ function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, 
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
   const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
   return virtualVenue({ market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls, spotOpenOrders: cfg.exchange.spotOpenOrders });
+}
+
+/** Whether the configuration trades the simulator (the embedded one, or the in-process one of a backtest). */
+export function tradesSimulator(config: Config): boolean {
+  return config.sim.embedded || config.mode === 'backtest';
+}
+
+/** What stops `run` for want of keys: live mode at the exchange with no credentials. */
+export function missingCredentials(loaded: LoadedConfig): boolean {
+  const cfg = loaded.config;
+  return cfg.mode === 'live' && !cfg.sim.embedded && !loaded.credentials;
+}
+
+/** The credentials line of `plan`: where the keys come from for the venue in use. */
+export function describeCredentials(loaded: LoadedConfig): string {
+  return loaded.credentials ? 'set (from the environment)' : loaded.config.sim.embedded ? 'not set (the simulator\'s demo keys)' : 'not set (public endpoints only)';
+}
+
+export interface CommandVenue {
+  /** The configuration to build clients from: the base URLs and keys of the venue in use. */
+  loaded: LoadedConfig;
+  /** Where requests go, in a sentence. */
+  where: string;
+  /** Whether it is a simulator started for this command (gone when the command ends). */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** The lines of `plan` that say which venue `run` would trade. */
+export function describeVenue(loaded: LoadedConfig): string[] {
+  const cfg = loaded.config;
+  const ex = cfg.exchange;
+  const urls = [`  spot     ${redactUrlCredentials(ex.spotBaseUrl)}`, `  futures  ${redactUrlCredentials(ex.futuresBaseUrl)}`];
+  if (cfg.sim.embedded) {
+    const port = cfg.sim.port === 0 ? 'any free port' : `port ${cfg.sim.port}`;
+    return [
+      `  venue    the embedded simulator (sim.embedded): \`run\` starts it on 127.0.0.1, ${port}, seed ${cfg.sim.seed}; exchange base URLs are not used`,
+      `           \`api\` and \`record\` start one of their own on a free port (a fresh market: not the one a running daemon trades)`,
+    ];
+  }
+  if (cfg.mode === 'dry-run') return ['  venue    market data from the venue\'s public endpoints; orders filled by a paper venue (the simulator\'s engine): none is sent', ...urls];
+  if (cfg.mode === 'backtest') return ['  venue    `sextant backtest` replays backtest.data against the in-process simulator; `run` would trade the venue:', ...urls];
+  return ['  venue    the exchange at the base URLs:', ...urls];
+}
+
+/**
+ * Opens the venue for a command that talks to it (`api`, `record`): for sim.embedded, a simulator on a free
+ * loopback port (never the configured one: a running daemon's simulator may hold it) with the demo keys unless
+ * keys are set, as `run` trades it; otherwise the configured base URLs as they are.
+ */
+export async function openCommandVenue(loaded: LoadedConfig, logger: Logger, clock: Clock): Promise<CommandVenue> {
+  const cfg = loaded.config;
+  if (!cfg.sim.embedded) {
+    const ex = cfg.exchange;
+    const where = ex.spotBaseUrl === ex.futuresBaseUrl ? redactUrlCredentials(ex.spotBaseUrl) : `${redactUrlCredentials(ex.spotBaseUrl)} (spot), ${redactUrlCredentials(ex.futuresBaseUrl)} (futures)`;
+    return { loaded, where, embedded: false, close: async () => {} };
+  }
+  const sim = await startEmbeddedSimulator(loaded, logger, clock, 0);
+  return {
+    loaded: sim.loaded,
+    where: `an embedded simulator started for this command at ${sim.url} (sim.embedded in ${loaded.file}: a fresh market, not a running daemon's; the exchange base URLs are not used)`,
+    embedded: true,
+    close: () => sim.close(),
+  };
 }

@@ -1,7 +1,7 @@
-// The kernel's wiring, the same in every mode: market-data streams -> strategies (each sees its own orders)
-// -> intents, one at a time, -> risk gate and executor; execution events back to the strategies; balances and
-// positions -> equity (at trusted prices) -> journal and the drawdown kill switch. The daemon feeds it polled
-// streams, backtests streams replayed in virtual time.
+// The trading loop of the core (core.ts), the same in every mode: market-data streams -> strategies (each sees its
+// own orders) -> intents, one at a time, -> risk gate and executor; execution events back to the strategies;
+// balances and positions -> equity (at trusted prices) -> journal and the drawdown kill switch. The venue the kernel
+// chose feeds it: polled streams live, virtual polls in backtests.
 import { Subscription, concatMap, from, tap, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
 import { Decimal } from '../domain/decimal.js';

@@ -6,7 +6,7 @@ import { parseJson, stringifyJson } from '../../exchange/wire/json.js';
 import type { RequestOf } from '../../exchange/wire/requests.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, type LogLevel } from '../../util/logger.js';
-import { openCommandVenue } from '../command-venue.js';
+import { openCommandVenue } from '../kernel.js';
 import { createLiveClient } from '../kernel.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { loadForCommand } from './load-for-command.js';

@@ -5,7 +5,7 @@ import { ENDPOINTS, ENDPOINT_IDS, maxWeights } from '../../exchange/endpoints.js
 import { planBucket } from '../../exchange/live/rate-limiter.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, redactUrlCredentials } from '../../util/logger.js';
-import { describeVenue } from '../command-venue.js';
+import { describeCredentials, describeVenue } from '../kernel.js';
 import { fetchInstruments, knownInstruments } from '../instrument-list.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { loadForCommand } from './load-for-command.js';
@@ -20,7 +20,7 @@ async function plan(opts: { config: string; offline?: boolean }, io: Io): Promis
   const { config } = loaded;
   io.out(`sextant — ${config.mode} configuration ${loaded.file} is valid`);
   for (const line of describeVenue(loaded)) io.out(line);
-  io.out(`  credentials: ${loaded.credentials ? 'set (from the environment)' : config.sim.embedded ? 'not set (the simulator\'s demo keys)' : 'not set (public endpoints only)'}`);
+  io.out(`  credentials: ${describeCredentials(loaded)}`);
   for (const note of check.notes) io.out(`  ${note}`);
   io.out('');
   io.out('Endpoints (weights IP/UID):');

@@ -5,7 +5,7 @@ import { record } from '../../data/recorder.js';
 import { ExchangeError } from '../../exchange/errors.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
-import { openCommandVenue } from '../command-venue.js';
+import { openCommandVenue } from '../kernel.js';
 import { bySurface, readVenueInstruments } from '../instrument-list.js';
 import { createLiveClient } from '../kernel.js';
 import { waitForStop } from '../signals.js';
