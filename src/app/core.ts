@@ -108,7 +108,7 @@ export interface Core {
   readonly tracker: OrderTracker;
   readonly runner: StrategyRunner;
   readonly venue: BoundVenue;
-  /** Reconciles the journal with the venue (the first one lifts the fence once nothing is unsettled). */
+  /** Reconciles the journal with the venue (the first one lifts the fence once nothing is unsettled); asked while one runs, joins it. */
   reconcile(opts?: { scanForeign?: boolean; startup?: boolean }): Promise<void>;
   /** Starts trading: the loop over the streams, the strategies' onStart, then the schedules (reconciliation first). */
   start(schedules?: Schedules, reconcileCron?: string, strategySchedules?: Array<{ id: string; schedule: Record<string, string> }>): void;

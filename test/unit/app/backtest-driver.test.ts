@@ -11,7 +11,7 @@ import { DEFAULT_INSTRUMENTS } from '../../../src/exchange/sim/instruments.js';
 import { ReplayMarket } from '../../../src/exchange/sim/market.js';
 import { MeteredClient } from '../../../src/exchange/sim/metered-client.js';
 import { SimulatedExchange } from '../../../src/exchange/sim/simulated-exchange.js';
-import { VirtualClock } from '../../../src/util/clock.js';
+import { nextTurn, VirtualClock } from '../../../src/util/clock.js';
 
 const SPOT = 'BTCUSDT_SPBL';
 const FUT = 'cmt_btcusdt';
@@ -139,6 +139,8 @@ describe('virtualVenue: polls', () => {
     expect(got.orders).toEqual([]);
     expect(got.balances).toEqual([]);
     expect(times(got.positions)).toEqual([1000]);
+    // Every request of a refused poll still reached the venue and was charged: 2 + 2 + 2 + 1.
+    expect(venue.metered.stats.requests).toBe(7);
     drive(venue, 2000);
     expect(venue.pollsSkipped()).toBe(4);
     expect(venue.metered.stats.rateLimited).toBeGreaterThanOrEqual(4);
@@ -186,7 +188,8 @@ describe('Replay.run', () => {
     const venue = venueOver(threeTrades);
     const at: number[] = [];
     venue.clock.at(2500, () => at.push(venue.clock.now()));
-    await new Replay(venue, () => true).run(Number.POSITIVE_INFINITY, () => undefined);
+    await new Replay(venue, () => true).run(1e12, () => undefined);
+    expect(venue.clock.nextAt()).toBe(Number.POSITIVE_INFINITY);
     expect(at).toEqual([2500]);
     expect(venue.market.done).toBe(true);
     expect(venue.simulator.tickerNow(SPOT)!.last!.toString()).toBe('90200');
@@ -213,5 +216,29 @@ describe('Replay.run', () => {
     venue.clock.at(2000, () => seen.push('timer at 2000'));
     await replay.run(2500, () => undefined);
     expect(seen).toEqual(['continued at 1500', 'woke at 1800 seeing 90000', 'timer at 2000']);
+  });
+
+  it('work waiting on anything but virtual time gets a turn of the event loop before time moves on; quiet work does not', async () => {
+    const venue = venueOver(threeTrades);
+    const seen: string[] = [];
+    let done = false;
+    const replay = new Replay(venue, () => done);
+    venue.clock.at(1500, () => {
+      replay.touch();
+      void nextTurn().then(() => {
+        seen.push(`turned at ${venue.clock.now()}`);
+        done = true;
+      });
+    });
+    // Quiet already: nothing is waited for, so this turn comes only after the run.
+    venue.clock.at(2000, () => {
+      replay.touch();
+      void nextTurn().then(() => seen.push(`late turn at ${venue.clock.now()}`));
+    });
+    venue.clock.at(2200, () => seen.push('timer at 2200'));
+    venue.clock.at(2600, () => seen.push('timer at 2600'));
+    await replay.run(2500, () => undefined);
+    await nextTurn();
+    expect(seen).toEqual(['turned at 1500', 'timer at 2200', 'late turn at 2200']);
   });
 });

@@ -86,6 +86,38 @@ describe('shutdownCore: orders at the venue', () => {
   });
 });
 
+describe('shutdownCore: trigger orders', () => {
+  const FUT = 'cmt_btcusdt';
+  async function withTrigger() {
+    const venue = simVenue();
+    const core = await simCore(venue, { instances: [bidderInstance('t1', { symbols: [FUT] })], fencedUntilReconciled: false });
+    const events = await core.executor.submit({ kind: 'place-trigger', strategyId: 't1', symbol: FUT, positionSide: 'long', reduceOnly: false, size: Decimal.from('0.01'), triggerPrice: priceNear(venue, FUT, '98') });
+    expect(events.map((e) => e.type)).toEqual(['accepted']);
+    return { venue, core };
+  }
+
+  it('cancelTriggers false: the trigger stays, and the log says it is kept by choice', async () => {
+    const { venue, core } = await withTrigger();
+    const rec = recorder();
+    await shutdownCore(core, { ...SETTINGS, cancelTriggers: false }, venue.clock, rec.logger, venue.clock.now());
+    const [row] = core.journal.activeOrders();
+    expect(row).toMatchObject({ isTrigger: true, state: 'untriggered' });
+    expect(rec.named('open orders canceled on shutdown').map((l) => [l.canceled, l.triggersKept])).toEqual([[0, 1]]);
+    const [left] = rec.named('orders left at the venue');
+    expect(left!.open).toEqual([]);
+    expect(left!.triggers).toEqual([{ clientOid: row!.clientOid, symbol: FUT, side: 'buy', price: row!.price, state: 'untriggered', triggerPrice: row!.triggerPrice }]);
+    expect(left!.kept).toMatch(/cancelTriggers: false/);
+  });
+
+  it('cancelTriggers true: the trigger is cancelled too', async () => {
+    const { venue, core } = await withTrigger();
+    const rec = recorder();
+    await shutdownCore(core, SETTINGS, venue.clock, rec.logger, venue.clock.now());
+    expect(core.journal.activeOrders()).toEqual([]);
+    expect(rec.named('orders left at the venue')).toEqual([]);
+  });
+});
+
 describe('shutdownCore: writes in flight', () => {
   /** A core whose placing answers only when the test says (or never), with one write in flight. */
   async function oneWriteInFlight() {
