@@ -3,7 +3,7 @@
 // market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
 import { Subject } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
-import { POLLS, activeReads, pollCycle, type PolledSymbols, type PollName, type PollValues, type SpotOpenOrders } from '../data/polls.js';
+import { POLLS, activeReads, pollCycle, pollNamed, type PolledSymbols, type PollName, type PollValues, type SpotOpenOrders } from '../data/polls.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -52,11 +52,13 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   const backMs = parts.latencyMs - outMs;
   const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
   let skipped = 0;
-  const tickersNow = (symbols: PolledSymbols) => {
+  /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: its last trade). */
+  const tickersOf = (ordered: readonly string[]) => {
     const m = new Map<string, Ticker>();
-    for (const s of [...symbols.futures, ...symbols.spot]) m.set(s, simulator.tickerNow(s)!);
+    for (const s of ordered) m.set(s, simulator.tickerNow(s)!);
     return m;
   };
+  const tickersNow = (symbols: PolledSymbols) => tickersOf([...symbols.futures, ...symbols.spot]);
   // What the engine shows changes only with its version: reads in between hand back the same answer.
   const cached = <T>(read: () => T) => {
     let version = -1;
@@ -71,12 +73,17 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   };
   /** What each poll reads at the venue, now, in the order of its reads. */
   const readers = (symbols: PolledSymbols): { [N in PollName]: () => PollValues[N] } => {
-    const reads = (name: PollName) => activeReads(POLLS.find((p) => p.name === name)!, symbols);
+    // Worked out once: a poll reads the same things every cycle.
+    const reads = (name: PollName) => activeReads(pollNamed(name), symbols);
+    const tickerSymbols = [...symbols.futures, ...symbols.spot];
+    const orders = reads('orders').flatMap((r) => symbols[r.surface].map((s) => [r.surface, s] as const));
+    const balances = reads('balances').map((r) => r.surface);
+    const positions = reads('positions').flatMap((r) => symbols[r.surface]);
     return {
-      tickers: () => tickersNow(symbols),
-      orders: cached(() => reads('orders').flatMap((r) => symbols[r.surface].flatMap((s) => simulator.openOrdersNow(r.surface, s)))),
-      balances: cached(() => reads('balances').flatMap((r) => simulator.balancesNow(r.surface))),
-      positions: cached(() => reads('positions').flatMap((r) => symbols[r.surface].flatMap((s) => simulator.positionsNow(s)))),
+      tickers: () => tickersOf(tickerSymbols),
+      orders: cached(() => orders.flatMap(([surface, s]) => simulator.openOrdersNow(surface, s))),
+      balances: cached(() => balances.flatMap((surface) => simulator.balancesNow(surface))),
+      positions: cached(() => positions.flatMap((s) => simulator.positionsNow(s))),
     };
   };
   return {

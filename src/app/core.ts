@@ -188,12 +188,13 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       return false;
     }
   };
-  const reconcile = (ropts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<void> => {
+  /** A reconciliation, or undefined when it is skipped as idle (a schedule then has nothing to wait for). */
+  const reconcileUnlessIdle = (ropts: { scanForeign?: boolean; startup?: boolean }): Promise<void> | undefined => {
     if (reconciling) return reconciling;
     // With nothing to resolve and nothing to scan, a reconciliation sends no request: it is skipped (decided as it
     // is asked for; a venue with keys to check checks them first).
     const idle = () => !ropts.scanForeign && !ropts.startup && !executor.fenced && journal.activeOrders().length === 0;
-    if (!venue.keys && idle()) return Promise.resolve();
+    if (!venue.keys && idle()) return undefined;
     reconciling = (async () => {
       if (!(await keysUsable())) return;
       if (idle()) return;
@@ -201,6 +202,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     })().finally(() => (reconciling = undefined));
     return reconciling;
   };
+  const reconcile = (ropts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<void> => reconcileUnlessIdle(ropts) ?? Promise.resolve();
 
   let loop: TradingLoop | undefined;
   let schedules: Schedules | undefined;
@@ -229,7 +231,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
         });
       }
       schedules = sched;
-      if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => reconcile({}));
+      if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => reconcileUnlessIdle({}));
       for (const s of strategySchedules) for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
       runner.start();
     },
