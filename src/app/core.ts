@@ -93,6 +93,8 @@ export interface CoreState {
   orders: JournalOrder[];
   positions: Position[];
   balances: Balance[];
+  /** Equity by surface at trusted prices, as last valued (undefined before the first valuation). */
+  equity: { bySurface: Record<string, Decimal>; atMs: number } | undefined;
   tradingState: TradingState;
   fenced: string | null;
   /** The orders that hold the fence, from the last reconciliation. */
@@ -145,6 +147,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   let listed: Order[] = [];
   let positions: Position[] = [];
   let balances: Balance[] = [];
+  let equity: CoreState['equity'];
   const streams = venue.streams;
   const latest = new LatestTickers(opts.limits.outlierPct);
   const executor = new Executor({
@@ -227,7 +230,11 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
           streams, latest, runner, executor, journal, risk, clock, logger, instruments,
           ...(venue.beforeTickers ? { beforeTickers: venue.beforeTickers } : {}),
           ...(opts.onIntent ? { onIntent: opts.onIntent } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-          ...(opts.onEquity ? { onEquity: opts.onEquity } : {}), ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
+          onEquity: (bySurface, atMs) => {
+            equity = { bySurface, atMs };
+            opts.onEquity?.(bySurface, atMs);
+          },
+          ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
         });
       }
       schedules = sched;
@@ -262,7 +269,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       return [];
     },
     state: () => ({
-      strategies: runner.status(), orders: journal.activeOrders(), positions, balances,
+      strategies: runner.status(), orders: journal.activeOrders(), positions, balances, equity,
       tradingState: risk.state(), fenced: executor.fenced, pending: executor.fenced ? (lastReport?.pending ?? []) : [],
     }),
   };

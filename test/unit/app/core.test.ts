@@ -160,6 +160,22 @@ describe('core: state()', () => {
     core.stopIntake();
   });
 
+  it('holds equity by surface once balances are valued at trusted prices, not before', async () => {
+    const venue = simVenue();
+    const streams = pushStreams();
+    const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { streams } });
+    core.start();
+    const usdt: Balance = { surface: 'spot', asset: 'USDT', available: d('100'), frozen: d('0'), total: d('100') };
+    streams.balances$.next({ value: [usdt], atMs: venue.clock.now() });
+    expect(core.state().equity).toBeUndefined();
+    streams.tickers$.next({ value: new Map([[SPOT, venue.sim.tickerNow(SPOT)!]]), atMs: venue.clock.now() });
+    streams.balances$.next({ value: [usdt], atMs: venue.clock.now() });
+    const equity = core.state().equity!;
+    expect(equity.bySurface.spot!.toString()).toBe('100');
+    expect(equity.atMs).toBe(venue.clock.now());
+    core.stopIntake();
+  });
+
   it('while unanswered orders hold the fence, lists them as pending and among the orders', async () => {
     const venue = simVenue();
     const core = await simCore(venue, { instances: [bidderInstance('b1')], tracking: { graceMs: 60_000, lostAfterChecks: 2 } });
