@@ -43,7 +43,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const outDir = opts.outDir ?? bt.out;
   const elapsed = stopwatch();
   const dataFile = opts.dataFile ?? bt.data;
-  const venue = await openVenue(loaded, { logger: parentLogger, backtest: { dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
+  const venue = await openVenue(loaded, { backtest: { dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
   mkdirSync(outDir, { recursive: true });
   const journalPath = join(outDir, 'journal.sqlite');
   for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);

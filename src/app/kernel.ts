@@ -211,7 +211,6 @@ export interface VenueOptions {
 }
 
 export interface BacktestVenueOptions {
-  logger: Logger;
   backtest: { dataFile: string; fromMs?: number; toMs?: number };
 }
 
