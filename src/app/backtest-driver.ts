@@ -3,7 +3,7 @@
 // market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
 import { Subject } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
-import { POLLS, activeReads, pollCycle, pollNamed, type PolledSymbols, type PollName, type PollValues, type SpotOpenOrders } from '../data/polls.js';
+import { POLLS, activeReads, pollCycle, pollNamed, type PolledSymbols, type PollName, type PollPeriodKey, type PollValues, type SpotOpenOrders } from '../data/polls.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -39,7 +39,7 @@ export interface BacktestVenueParts {
   metered: MeteredClient;
   clock: VirtualClock;
   latencyMs: number;
-  polls: Record<(typeof POLLS)[number]['periodKey'], number>;
+  polls: Record<PollPeriodKey, number>;
   spotOpenOrders: SpotOpenOrders;
 }
 

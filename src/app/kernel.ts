@@ -15,6 +15,7 @@ import type { SimAccounts } from '../exchange/sim/engine.js';
 import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
 import { ReplayMarket, SyntheticMarket, type MarketSource } from '../exchange/sim/market.js';
 import { eachReplayRecord } from '../data/replay-file.js';
+import type { ReplayRecord } from '../domain/replay-record.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
@@ -62,12 +63,22 @@ function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
   return sim.instruments ?? DEFAULT_INSTRUMENTS;
 }
 
+/**
+ * A replay file's records in a replay market, read a chunk at a time (`keep` picks records, all by default). A
+ * recording interleaves symbols read one after another: the replay sorts them stably by time.
+ */
+function replayMarket(specs: SimInstrumentSpec[], file: string, keep: (r: ReplayRecord) => boolean = () => true): ReplayMarket {
+  const market = new ReplayMarket(specs);
+  eachReplayRecord(file, (r) => {
+    if (keep(r)) market.add(r);
+  });
+  return market;
+}
+
 export function createMarket(sim: SimConfig, startMs: number): MarketSource {
   const specs = simSpecs(sim);
   if (sim.replayFile) {
-    // A recording interleaves symbols read one after another: sorted stably by time, as backtests read it.
-    const market = new ReplayMarket(specs);
-    eachReplayRecord(sim.replayFile, (r) => market.add(r));
+    const market = replayMarket(specs, sim.replayFile);
     market.begin();
     return market;
   }
@@ -268,12 +279,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
 /** The backtest's virtual venue: the replayed data, the in-process simulator behind the venue's meter and the round trip. */
 function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, toMs?: number): BacktestVenue {
   const cfg = loaded.config;
-  // Read a chunk at a time into the replay's columns. Recorded files interleave symbols polled together, so their
-  // times can step back a little: the replay sorts them stably by time.
-  const market = new ReplayMarket(simSpecs(cfg.sim));
-  eachReplayRecord(dataFile, (r) => {
-    if ((fromMs === undefined || r.ts >= fromMs) && (toMs === undefined || r.ts <= toMs)) market.add(r);
-  });
+  const market = replayMarket(simSpecs(cfg.sim), dataFile, (r) => (fromMs === undefined || r.ts >= fromMs) && (toMs === undefined || r.ts <= toMs));
   if (market.length === 0) throw new Error('no market data in the chosen range');
   market.begin();
   const clock = new VirtualClock(market.nextTs);

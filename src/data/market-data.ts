@@ -9,7 +9,7 @@ import { ExchangeError } from '../exchange/errors.js';
 import type { TimeSource } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { poll, type Stamped } from './poll.js';
-import { activeReads, pollNamed, type PolledSymbols, type PollName, type PollValues } from './polls.js';
+import { POLLS, activeReads, pollNamed, type PolledSymbols, type PollName, type PollRead, type PollValues } from './polls.js';
 
 export interface MarketDataOptions {
   spotSymbols: string[];
@@ -68,7 +68,9 @@ export class MarketData {
       const spec = pollNamed(name);
       return shared(name, poll(read, pollOptions(name, opts.polls[spec.periodKey])));
     };
-    const reads = (name: PollName) => activeReads(pollNamed(name), symbols);
+    // What each poll reads, worked out once: the symbols do not change while the streams live.
+    const readsOf = Object.fromEntries(POLLS.map((p) => [p.name, activeReads(p, symbols)])) as Record<PollName, PollRead[]>;
+    const reads = (name: PollName) => readsOf[name];
     this.tickers$ = stream('tickers', async () => {
       const out = new Map<string, Ticker>();
       for (const r of reads('tickers')) {
