@@ -7,8 +7,11 @@ import { loadConfig } from '../dist/config/load.js';
 import { runBacktest } from '../dist/app/backtest.js';
 import { silentLogger } from '../dist/util/logger.js';
 
-/** Writes `n` one-second futures ticks (a seeded random walk) and a config running `strategy` over them. */
-export function prepare(n, strategy) {
+/**
+ * Writes `n` one-second futures ticks (a seeded random walk) and a config running `strategy` over them (with bars of
+ * `timeframes` when given).
+ */
+export function prepare(n, strategy, timeframes) {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-'));
   const data = join(dir, 'ticks.jsonl');
   const lines = [];
@@ -26,7 +29,7 @@ export function prepare(n, strategy) {
     'mode: backtest',
     `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
     'strategyDirs: [bench/strategies]',
-    `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt] }]`,
+    `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt]${timeframes ? `, timeframes: [${timeframes.join(', ')}]` : ''} }]`,
     'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
     'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',
     'log: { level: error }',

@@ -77,21 +77,28 @@ function childRun(cfg) {
   const out = execFileSync(process.execPath, ['bench/backtest-bench.js', cfg], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
-for (const [name, strategy, note] of [
+const backtestEps = {};
+const cases = [
   ['no_orders', 'bench-watch', 'strategy reads every price, never trades'],
+  ['bars_built', 'bench-watch', 'as no_orders, and 1-minute bars built from every tick (the strategy takes none)', ['1m']],
+  ['bars_indicator', 'bench-bars', 'strategy reads a 14-period RSI of 1-minute bars, never trades', ['1m']],
   ['orders', 'bench-trade', 'a futures market order on every tenth event'],
-]) {
-  const p = prepare(EVENTS, strategy);
-  const runs = [];
-  for (let k = 0; k < (quick ? 1 : 3); k++) runs.push(childRun(p.cfg));
+].map(([name, strategy, note, timeframes]) => ({ name, note, p: prepare(EVENTS, strategy, timeframes), runs: [] }));
+// Round by round, each case once a round: the machine's slow spells fall on every case alike.
+for (let k = 0; k < (quick ? 1 : 3); k++) for (const c of cases) c.runs.push(childRun(c.p.cfg));
+for (const { name, note, p, runs } of cases) {
   const eps = median(runs.map((r) => r.events / (r.timings.runMs / 1000)));
   // Bare: the same prices, parsed and compared (the strategy's work, without the pipeline).
   const bare = opsPerSecond(p.prices.length, (i) => { const x = Number(p.prices[i]); if (!(x <= p.high)) p.high = x; });
   const r = runs[runs.length - 1];
   emit(`backtest_events_per_second_${name}`, eps, 'events/s', bare, `${EVENTS} one-second ticks, one poll each (replay -> streams -> strategy -> risk -> executor -> journal -> simulator, 50 ms round trip); ${note}; median of ${runs.length} processes; reading the file (${r.timings.loadMs} ms) and the report (${r.timings.reportMs} ms) not counted; orders ${JSON.stringify(r.orders)}`);
+  backtestEps[name] = eps;
   emit(`backtest_memory_peak_${name}`, median(runs.map((x) => x.maxRssMiB)), 'MiB', undefined, `peak RSS of the whole backtest process, ${EVENTS} events`);
   cleanup(p.dir);
 }
+
+// What building bars costs the no-order backtest: its events/s over the same run with bars built (≤ 1.15 target).
+emit('backtest_bar_building_overhead', backtestEps.no_orders / backtestEps.bars_built, 'ratio', undefined, 'no_orders events/s ÷ bars_built events/s (1.00 = free; target ≤ 1.15); rounds alternate the cases in fresh processes, so the machine\'s slow spells fall on both');
 
 // Memory: the same backtest repeated in one process; the heap after each run (collected) should stay flat.
 {

@@ -3,7 +3,8 @@
 // market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
 import { Subject } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
-import { POLLS, activeReads, pollCycle, pollNamed, type PolledSymbols, type PollName, type PollPeriodKey, type PollValues, type SpotOpenOrders } from '../data/polls.js';
+import { BarFeed } from '../data/bar-feed.js';
+import { POLLS, activeReads, pollCycle, pollNamed, symbolsOf, type PollChoices, type PolledSymbols, type PollName, type PollPeriodKey, type PollValues } from '../data/polls.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -12,7 +13,7 @@ import type { ReplayMarket } from '../exchange/sim/market.js';
 import type { MeteredClient } from '../exchange/sim/metered-client.js';
 import type { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { nextTurn, type VirtualClock } from '../util/clock.js';
-import type { BoundVenue } from './core.js';
+import type { BoundVenue, TradedSymbols } from './core.js';
 import type { MarketStreams } from './trading-loop.js';
 
 /** The virtual venue of a backtest: what the kernel builds, the run drives and the report reads. */
@@ -27,8 +28,8 @@ export interface BacktestVenue {
   /** Polls skipped because the meter refused them (the venue would have answered 429). */
   pollsSkipped(): number;
   instruments(): Promise<Map<string, Instrument>>;
-  /** Binds the venue to the traded symbols: the virtual polls start on their periods. */
-  bind(symbols: PolledSymbols): BoundVenue;
+  /** Binds the venue to the traded symbols: the virtual polls start on their periods, bars are built from the ticks. */
+  bind(symbols: TradedSymbols): BoundVenue;
   /** The tickers the daemon would read now (a spot pair: its last trade). */
   tickersNow(symbols: PolledSymbols): Map<string, Ticker>;
 }
@@ -40,7 +41,9 @@ export interface BacktestVenueParts {
   clock: VirtualClock;
   latencyMs: number;
   polls: Record<PollPeriodKey, number>;
-  spotOpenOrders: SpotOpenOrders;
+  choices: PollChoices;
+  /** A bar with no later tick closes this long after its end (config daemon.bars.closeDelayMs). */
+  closeDelayMs: number;
 }
 
 /** Builds the virtual venue from the simulator parts the kernel chose. */
@@ -52,10 +55,11 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   const backMs = parts.latencyMs - outMs;
   const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
   let skipped = 0;
-  /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: its last trade). */
+  /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: per exchange.spotTickers). */
+  const spotFromTrade = parts.choices.spotTickers === 'trade';
   const tickersOf = (ordered: readonly string[]) => {
     const m = new Map<string, Ticker>();
-    for (const s of ordered) m.set(s, simulator.tickerNow(s)!);
+    for (const s of ordered) m.set(s, simulator.engine.ticker(s, spotFromTrade && simulator.engine.instrument(s)?.surface === 'spot')!);
     return m;
   };
   const tickersNow = (symbols: PolledSymbols) => tickersOf([...symbols.futures, ...symbols.spot]);
@@ -74,16 +78,18 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   /** What each poll reads at the venue, now, in the order of its reads. */
   const readers = (symbols: PolledSymbols): { [N in PollName]: () => PollValues[N] } => {
     // Worked out once: a poll reads the same things every cycle.
-    const reads = (name: PollName) => activeReads(pollNamed(name), symbols);
+    const reads = (name: PollName) => activeReads(pollNamed(name), symbols, parts.choices);
     const tickerSymbols = [...symbols.futures, ...symbols.spot];
-    const orders = reads('orders').flatMap((r) => symbols[r.surface].map((s) => [r.surface, s] as const));
+    const orders = reads('orders').flatMap((r) => symbolsOf(r, symbols).map((s) => [r.surface, s] as const));
     const balances = reads('balances').map((r) => r.surface);
-    const positions = reads('positions').flatMap((r) => symbols[r.surface]);
+    const positions = reads('positions').flatMap((r) => symbolsOf(r, symbols));
     return {
       tickers: () => tickersOf(tickerSymbols),
       orders: cached(() => orders.flatMap(([surface, s]) => simulator.openOrdersNow(surface, s))),
       balances: cached(() => balances.flatMap((surface) => simulator.balancesNow(surface))),
       positions: cached(() => positions.flatMap((s) => simulator.positionsNow(s))),
+      // Charged as live polls them; the bars are built from every replayed tick (what the tape shows).
+      trades: () => [],
     };
   };
   return {
@@ -107,11 +113,12 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
         orders: (v) => streams.openOrders$.next(v),
         balances: (v) => streams.balances$.next(v),
         positions: (v) => streams.positions$.next(v),
+        trades: () => undefined,
       };
       const read = readers(symbols);
       // Polls: charged and read at the venue at one instant, answered one way later.
       for (const poll of POLLS) {
-        const endpoints = pollCycle(poll, symbols, parts.spotOpenOrders).flatMap((r) => Array<typeof r.endpoint>(r.times).fill(r.endpoint));
+        const endpoints = pollCycle(poll, symbols, parts.choices).flatMap((r) => Array<typeof r.endpoint>(r.times).fill(r.endpoint));
         if (endpoints.length === 0) continue;
         const name = poll.name;
         const send = deliver[name] as (v: Stamped<unknown>) => void;
@@ -127,7 +134,13 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
           else send(v);
         });
       }
-      return { trading, streams: streams as MarketStreams };
+      // Bars from every replayed tick of their symbols, in integer ticks and steps (the hot path allocates nothing).
+      if (symbols.bars.length === 0) return { trading, streams: streams as MarketStreams };
+      const units = new Map(market.symbols.map((m) => [m.spec.symbol, { tickSize: m.tickSize, stepSize: m.stepSize }]));
+      const feed = new BarFeed({ needs: symbols.bars, units, clock, closeDelayMs: parts.closeDelayMs });
+      const builders = market.symbols.map((m) => feed.builder(m.spec.symbol));
+      simulator.afterTick = (m) => builders[m.index]?.trade(m.ts, m.last, m.tradeSize);
+      return { trading, streams: streams as MarketStreams, bars: feed };
     },
   };
 }

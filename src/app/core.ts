@@ -4,6 +4,7 @@
 // future operator API read and drive; which venue, streams and clock it gets is the kernel's choice.
 import { Subscription } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
+import type { BarNeed, BarSource } from '../data/bar-feed.js';
 import type { PolledSymbols } from '../data/polls.js';
 import type { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent, TradingState } from '../domain/events.js';
@@ -29,6 +30,9 @@ export interface TradedSymbols extends PolledSymbols {
   all: string[];
   spot: string[];
   futures: string[];
+  /** The bar series the strategies asked for, and the spot pairs among their symbols (their trades are polled). */
+  bars: BarNeed[];
+  barSpot: string[];
 }
 
 /** Checks that the venue takes our keys (live venues only): trading stays fenced until it does. */
@@ -46,6 +50,8 @@ export interface BoundVenue {
   /** Before the strategies see a tickers update (a paper venue follows the market here). */
   beforeTickers?: (tickers: Stamped<Map<string, Ticker>>) => void;
   keys?: KeyCheck;
+  /** The bars of the series asked for (none asked: absent). */
+  bars?: BarSource;
 }
 
 /** The execution settings of the order tracker (config `execution`). */
@@ -140,15 +146,24 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     { ...(st?.hookTimeoutMs !== undefined ? { hookTimeoutMs: st.hookTimeoutMs } : {}), clock },
   );
   const all = runner.symbols();
-  const symbols: TradedSymbols = { all, spot: all.filter((s) => instruments.get(s)?.surface === 'spot'), futures: all.filter((s) => instruments.get(s)?.surface === 'futures') };
+  const bars = runner.barNeeds();
+  const spot = all.filter((s) => instruments.get(s)?.surface === 'spot');
+  const barSymbols = new Set(bars.map((n) => n.symbol));
+  const symbols: TradedSymbols = { all, spot, futures: all.filter((s) => instruments.get(s)?.surface === 'futures'), bars, barSpot: spot.filter((s) => barSymbols.has(s)) };
   const venue = opts.bind(symbols);
+  // Bars: the forming one read where it is built; the history warmed before the strategies start.
+  if (venue.bars) {
+    const source = venue.bars;
+    for (const n of bars) runner.formingFrom(n.symbol, n.timeframe, () => source.forming(n.symbol, n.timeframe));
+    for (const { need, bars: history } of (await source.warm?.()) ?? []) runner.warm(need.symbol, need.timeframe, history);
+  }
 
   // What the venue listed at the last poll, and the account as last read.
   let listed: Order[] = [];
   let positions: Position[] = [];
   let balances: Balance[] = [];
   let equity: CoreState['equity'];
-  const streams = venue.streams;
+  const streams = venue.streams && venue.bars ? { ...venue.streams, bar$: venue.bars.bar$ } : venue.streams;
   const latest = new LatestTickers(opts.limits.outlierPct);
   const executor = new Executor({
     client: venue.trading, journal, risk, clock, logger, instruments,
@@ -237,12 +252,14 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
           ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
         });
       }
+      venue.bars?.start();
       schedules = sched;
       if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => reconcileUnlessIdle({}));
       for (const s of strategySchedules) for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
       runner.start();
     },
     stopIntake: () => {
+      venue.bars?.stop();
       loop?.stop();
       subs.unsubscribe();
       schedules?.stop();

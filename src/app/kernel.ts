@@ -22,6 +22,8 @@ import { LiveClient } from '../exchange/live/live-client.js';
 import { systemClock, VirtualClock, type Clock } from '../util/clock.js';
 import type { Instrument } from '../domain/market.js';
 import { MarketData } from '../data/market-data.js';
+import { BarFeed, liveBars, warmFromVenue, type BarSource } from '../data/bar-feed.js';
+import { pollChoices } from './poll-plan.js';
 import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
@@ -89,6 +91,12 @@ function simAccounts(sim: SimConfig): SimAccounts {
   return { spot: sim.accounts.spot, futuresCollateral: sim.accounts.futuresCollateral, leverage: sim.accounts.leverage };
 }
 
+
+/** The bar feed of the series the strategies asked for (none: undefined), as `wrap` makes it a venue's bar source. */
+function barsOf(symbols: TradedSymbols, units: ReadonlyMap<string, Pick<Instrument, 'tickSize' | 'stepSize'>>, cfg: Config, clock: Clock, wrap: (feed: BarFeed) => BarSource): BarSource | undefined {
+  if (symbols.bars.length === 0) return undefined;
+  return wrap(new BarFeed({ needs: symbols.bars, units, clock, closeDelayMs: cfg.daemon.bars.closeDelayMs }));
+}
 
 /** The simulator's HTTP face on the wall clock. */
 export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock, onRequest?: (method: string, path: string) => void): SimServer {
@@ -257,12 +265,19 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
         : undefined;
       if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
       const streams = new MarketData(client, {
-        spotSymbols: symbols.spot, futuresSymbols: symbols.futures, polls: cfg.daemon.polls, clock, logger,
+        spotSymbols: symbols.spot, futuresSymbols: symbols.futures, barSpotSymbols: symbols.barSpot, polls: cfg.daemon.polls, clock, logger,
+        choices: pollChoices(cfg, symbols.futures.length),
         ...(paper ? { trading: paper } : {}), ...(opts.onPolled ? { onPolled: opts.onPolled } : {}),
       });
-      if (paper) return { trading: paper, streams, beforeTickers: (tickers) => paper.follow(tickers.value.values(), clock.now()) };
+      const bars = barsOf(symbols, instruments, cfg, clock, (feed) => liveBars(
+        feed,
+        { tickers$: streams.tickers$, ...(symbols.barSpot.length ? { trades$: streams.trades$ } : {}), futuresSymbols: symbols.futures.filter((s) => symbols.bars.some((n) => n.symbol === s)) },
+        cfg.daemon.bars.warmup ? () => warmFromVenue(feed, client, instruments, clock, logger) : undefined,
+      ));
+      const withBars = bars ? { bars } : {};
+      if (paper) return { trading: paper, streams, ...withBars, beforeTickers: (tickers) => paper.follow(tickers.value.values(), clock.now()) };
       return {
-        trading: client, streams,
+        trading: client, streams, ...withBars,
         keys: { authHalt: () => client.authHalt(), probe: async (surfaces) => {
           for (const s of surfaces) await client.balances(s);
         } },
@@ -286,7 +301,16 @@ function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, 
   const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock);
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
   const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
-  return virtualVenue({ market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls, spotOpenOrders: cfg.exchange.spotOpenOrders });
+  return virtualVenue({
+    market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls,
+    choices: pollChoices(cfg, futuresTraded(cfg, market)), closeDelayMs: cfg.daemon.bars.closeDelayMs,
+  });
+}
+
+/** How many futures contracts the strategies trade (the choice of the futures tickers read depends on it). */
+function futuresTraded(cfg: Config, market: ReplayMarket): number {
+  const futures = new Set(market.symbols.filter((m) => m.spec.surface === 'futures').map((m) => m.spec.symbol));
+  return new Set(cfg.strategies.flatMap((s) => s.symbols).filter((s) => futures.has(s))).size;
 }
 
 /** Whether the configuration trades the simulator (the embedded one, or the in-process one of a backtest). */

@@ -2,7 +2,8 @@
 import type { ConfigIssue, LoadedConfig } from '../config/load.js';
 import { surfaceOfSymbol } from '../domain/market.js';
 import { ENDPOINTS, chargesOf, type EndpointId } from '../exchange/endpoints.js';
-import { POLLS, pollCycle, type PollPeriodKey } from '../data/polls.js';
+import { POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PollPeriodKey } from '../data/polls.js';
+import type { Config } from '../config/schema.js';
 
 interface Use {
   poll: PollPeriodKey;
@@ -22,14 +23,27 @@ export function openOrderPages(endpoint: EndpointId, expected: number, maxPages:
   return size ? Math.min(maxPages, Math.floor(expected / size) + 1) : 1;
 }
 
-/** The requests each poll makes per cycle, per the strategies' symbols. */
+/** How the configurable reads are made for `futuresContracts` traded contracts (config `exchange`). */
+export function pollChoices(cfg: Config, futuresContracts: number): PollChoices {
+  const weight = (id: 'F2' | 'F12') => ENDPOINTS[id].weight.ip;
+  return {
+    spotOpenOrders: cfg.exchange.spotOpenOrders,
+    futuresTickers: chooseFuturesTickers(cfg.exchange.futuresTickers, futuresContracts, { F2: weight('F2'), F12: weight('F12') }),
+    spotTickers: cfg.exchange.spotTickers,
+  };
+}
+
+/** The requests each poll makes per cycle, per the strategies' symbols (and the spot pairs of those with bars). */
 export function pollRequests(loaded: LoadedConfig): Use[] {
   const cfg = loaded.config;
   const symbols = [...new Set(cfg.strategies.flatMap((s) => s.symbols))];
-  const polled = { spot: symbols.filter((s) => surfaceOfSymbol(s) === 'spot'), futures: symbols.filter((s) => surfaceOfSymbol(s) === 'futures') };
+  const barSymbols = new Set(cfg.strategies.filter((s) => s.timeframes?.length).flatMap((s) => s.symbols));
+  const spot = symbols.filter((s) => surfaceOfSymbol(s) === 'spot');
+  const polled = { spot, futures: symbols.filter((s) => surfaceOfSymbol(s) === 'futures'), barSpot: spot.filter((s) => barSymbols.has(s)) };
   const pages = (endpoint: EndpointId) => openOrderPages(endpoint, cfg.risk.maxOpenOrdersPerSymbol, cfg.exchange.maxPages);
   const uses: Use[] = [];
-  for (const poll of POLLS) for (const r of pollCycle(poll, polled, cfg.exchange.spotOpenOrders, pages)) uses.push({ poll: poll.periodKey, ...r });
+  const choices = pollChoices(cfg, polled.futures.length);
+  for (const poll of POLLS) for (const r of pollCycle(poll, polled, choices, pages)) uses.push({ poll: poll.periodKey, ...r });
   return uses;
 }
 
@@ -66,4 +80,44 @@ export function checkPollingPlan(loaded: LoadedConfig): ConfigIssue[] {
     }
   }
   return issues;
+}
+
+/**
+ * The polling plan as `sextant plan` prints it: how tickers are read (and why), then each poll's requests per cycle
+ * and the weight they take per window of each pool, against the share polls may use.
+ */
+export function describePollingPlan(loaded: LoadedConfig): string[] {
+  const cfg = loaded.config;
+  const rl = cfg.exchange.rateLimit;
+  const uses = pollRequests(loaded);
+  const futures = new Set(cfg.strategies.flatMap((s) => s.symbols).filter((s) => surfaceOfSymbol(s) === 'futures')).size;
+  const choices = pollChoices(cfg, futures);
+  const lines: string[] = [];
+  const f2 = ENDPOINTS.F2.weight.ip;
+  const f12 = ENDPOINTS.F12.weight.ip;
+  lines.push(
+    `  futures tickers: ${choices.futuresTickers} (${cfg.exchange.futuresTickers}${cfg.exchange.futuresTickers === 'auto' ? `: ${futures} contract(s) × F12 ${f12} ${choices.futuresTickers === 'F12' ? '<' : '≥'} F2 ${f2}` : ''}); spot tickers: ${choices.spotTickers === 'depth' ? 'S11 + S13 (bid and ask from the book)' : 'S9 (last trade, no bid or ask)'}; spot open orders: ${choices.spotOpenOrders}`,
+  );
+  for (const u of uses) {
+    const e = ENDPOINTS[u.endpoint];
+    const perWindow = (pool: 'ip' | 'uid') => {
+      const w = chargesOf(e).find((c) => c.kind === pool)?.weight ?? 0;
+      return (w * u.times * rl[e.surface][pool].windowMs) / cfg.daemon.polls[u.poll];
+    };
+    const uid = perWindow('uid');
+    lines.push(`  ${u.poll.padEnd(12)} ${u.endpoint.padEnd(4)} ${String(u.times).padStart(3)} request(s) per ${cfg.daemon.polls[u.poll]} ms: ${Math.ceil(perWindow('ip'))} IP${uid > 0 ? ` / ${Math.ceil(uid)} UID` : ''} weight per ${rl[e.surface].ip.windowMs} ms on ${e.surface}`);
+  }
+  for (const surface of ['spot', 'futures'] as const) {
+    for (const pool of ['ip', 'uid'] as const) {
+      const budget = rl[surface][pool];
+      const used = uses.reduce((sum, u) => {
+        const e = ENDPOINTS[u.endpoint];
+        if (e.surface !== surface) return sum;
+        const w = chargesOf(e).find((c) => c.kind === pool)?.weight ?? 0;
+        return sum + (w * u.times * budget.windowMs) / cfg.daemon.polls[u.poll];
+      }, 0);
+      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(budget.budget * rl.usableFraction * cfg.daemon.pollShare)} allowed per ${budget.windowMs} ms (pollShare ${cfg.daemon.pollShare})`);
+    }
+  }
+  return lines;
 }

@@ -1,8 +1,9 @@
-// Synthetic market data files (JSON lines, the replay format) from the seeded synthetic market.
+// Synthetic market data files (tick files with their header) from the seeded synthetic market.
 import { Decimal } from '../domain/decimal.js';
 import type { SimInstrumentSpec } from '../exchange/sim/instruments.js';
 import { SyntheticMarket } from '../exchange/sim/market.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
+import { dataFileMeta } from '../data/data-file.js';
 import { writeReplayFile } from '../data/replay-file.js';
 
 export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; toMs: number; intervalMs: number; seed: number; out: string }): number {
@@ -12,6 +13,7 @@ export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; t
   market.advanceTo(opts.toMs, (tick) => {
     records.push({ ts: tick.ts, symbol: tick.spec.symbol, price: price(tick.last, tick.tickSize), size: tick.stepSize.mul(Decimal.fromInt(tick.tradeSize)).toString(), bid: price(tick.bid, tick.tickSize), ask: price(tick.ask, tick.tickSize), buyerMaker: tick.buyerMaker });
   });
-  writeReplayFile(opts.out, records);
+  const meta = dataFileMeta({ kind: 'ticks', symbols: specs.map((spec) => spec.symbol), source: `synth seed ${opts.seed}`, fromMs: opts.fromMs, toMs: opts.toMs });
+  writeReplayFile(opts.out, meta, records);
   return records.length;
 }

@@ -4,6 +4,7 @@
 // chose feeds it: polled streams live, virtual polls in backtests.
 import { Subscription, concatMap, from, tap, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
+import type { Bar } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
 import type { Balance, Instrument, Position, PositionSide, Surface, Ticker } from '../domain/market.js';
@@ -24,6 +25,8 @@ export interface MarketStreams {
   openOrders$: Observable<Stamped<Order[]>>;
   balances$: Observable<Stamped<Balance[]>>;
   positions$: Observable<Stamped<Position[]>>;
+  /** Closed bars of the series the strategies asked for, oldest first per series. */
+  bar$?: Observable<Bar>;
 }
 
 /**
@@ -219,25 +222,41 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   subs.add(opts.streams.openOrders$.subscribe((x) => (orders = x.value)));
   subs.add(opts.streams.balances$.subscribe((x) => (balances = x.value)));
   subs.add(opts.streams.positions$.subscribe((x) => (positions = x.value)));
+  // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
+  let tickers: Map<string, Ticker> = new Map();
+  const updateFor = (nowMs: number) => {
+    resting.refresh(opts.journal);
+    return (sc: { id: string; symbols: string[] }): MarketUpdate => ({
+      nowMs,
+      tickers,
+      openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
+      positions: ownPositions.of(sc.id, sc.symbols, positions),
+      balances,
+    });
+  };
   subs.add(
-    opts.streams.tickers$.subscribe((tickers) => {
-      opts.latest.update(tickers);
-      opts.beforeTickers?.(tickers);
-      const nowMs = opts.clock.now();
+    opts.streams.tickers$.subscribe((update) => {
+      opts.latest.update(update);
+      opts.beforeTickers?.(update);
+      tickers = update.value;
       try {
-        resting.refresh(opts.journal);
-        opts.runner.onMarket((sc): MarketUpdate => ({
-          nowMs,
-          tickers: tickers.value,
-          openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
-          positions: ownPositions.of(sc.id, sc.symbols, positions),
-          balances,
-        }));
+        opts.runner.onMarket(updateFor(opts.clock.now()));
       } catch (err) {
         log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
       }
     }),
   );
+  if (opts.streams.bar$) {
+    subs.add(
+      opts.streams.bar$.subscribe((bar) => {
+        try {
+          opts.runner.onBar(bar, updateFor(opts.clock.now()));
+        } catch (err) {
+          log.error({ err: String(err), symbol: bar.symbol, timeframe: bar.timeframe }, 'bar failed: strategies skipped it');
+        }
+      }),
+    );
+  }
 
   // Equity feeds the drawdown kill switch and the journal.
   subs.add(

@@ -1,6 +1,7 @@
 // The configuration schema (zod, strict: unknown keys fail), every default and every key's description, in one
 // place: docs/config.md is generated from it (`npm run docs:config`).
 import { z } from 'zod';
+import { TIMEFRAMES } from '../domain/candles.js';
 import { VENUE_BUDGET } from '../domain/venue-budget.js';
 import { Decimal } from '../domain/decimal.js';
 
@@ -71,6 +72,12 @@ export const exchangeSchema = z
       .describe('Retries of reads (network, timeout, 429, 5xx). Writes are never retried blindly.'),
     maxPages: positiveInt.max(1000).default(20).describe('Most pages one paged read walks (open orders, order history).'),
     spotOpenOrders: z.enum(['S15', 'S1']).default('S15').describe('How spot open orders are read: S15 (the venue\'s current-orders endpoint) or S1 (order history pages).'),
+    futuresTickers: z.enum(['auto', 'F2', 'F12']).default('auto').describe(
+      'How futures tickers are polled: F2 (every contract in one request, weight 40), F12 (one request per traded contract, weight 1 each) or auto (F12 while the traded contracts weigh less than one F2). `sextant plan` shows the choice and its cost.',
+    ),
+    spotTickers: z.enum(['depth', 'trade']).default('depth').describe(
+      'How spot tickers are polled: depth (S11 for the last price and 24 h figures, S13 for the best bid and ask: the spot ticker has none) or trade (the pair\'s last public trade, S9: no bid or ask).',
+    ),
     authFailuresBeforeHalt: positiveInt.max(100).default(3).describe(
       'Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed requests stop: the venue disables keys after frequent invalid requests. A success clears the count.',
     ),
@@ -194,6 +201,7 @@ export const strategySchema = z.strictObject({
   symbols: z.array(z.string().min(1)).min(1).describe('Symbols it trades; checked against the venue\'s (or the simulator\'s) instruments.'),
   params: z.record(z.string(), z.unknown()).default({}).describe('Checked by the strategy\'s own schema; a plain number where it expects a decimal string is read as written.'),
   schedule: z.record(z.string(), z.string()).default({}).describe('Scheduled hooks: onSchedule hook name -> cron expression, UTC (seconds field allowed).'),
+  timeframes: z.array(z.enum(TIMEFRAMES)).min(1).optional().describe('Bar timeframes its onBar hook gets for each of its symbols (1m … 1w); absent: the strategy\'s own default, if any.'),
 });
 
 export const daemonSchema = z
@@ -210,13 +218,23 @@ export const daemonSchema = z
       .describe('The ops endpoints.'),
     polls: z
       .strictObject({
-        tickersMs: positiveInt.default(1000).describe('Tickers (F2, S9) every this many ms.'),
+        tickersMs: positiveInt.default(1000).describe('Tickers (F2 or F12; S11 and S13, or S9) every this many ms.'),
         ordersMs: positiveInt.default(2000).describe('Open orders (F5, S15 or S1) every this many ms.'),
         balancesMs: positiveInt.default(5000).describe('Balances (S8, F3) every this many ms.'),
         positionsMs: positiveInt.default(5000).describe('Futures positions (F4) every this many ms.'),
+        tradesMs: positiveInt.default(1000).describe('Public trades (S9) of the spot pairs whose bars are built, every this many ms (only when a strategy asks for bars).'),
       })
       .prefault({})
       .describe('Polling periods; the plan must fit pollShare of the weight budgets (`sextant config check` says which poll to slow).'),
+    bars: z
+      .strictObject({
+        closeDelayMs: positiveInt.max(600_000).default(3000).describe(
+          'A bar with no later trade is closed this long after its end (its last trades may still be on their way: make it longer than the tickers and trades periods).',
+        ),
+        warmup: z.boolean().default(true).describe('Fill each strategy\'s bar history from the venue\'s candles at start (S10 spot, F10/F11 futures); backtests start from their data.'),
+      })
+      .prefault({})
+      .describe('Bars for strategies that declare timeframes: built from the public trade tape (spot) and the tickers (futures).'),
     reconcileCron: z.string().default('*/5 * * * * *').describe('Reconciliation of the journal with the venue, as a cron expression in UTC (seconds field allowed); backtests follow it in virtual time.'),
     shutdown: z
       .strictObject({

@@ -1,9 +1,8 @@
-// OHLCV CSV import into the replay format, with a documented intrabar path.
+// OHLCV CSV import: bars read, checked and written as a candle file (data-file.ts), which a backtest replays along
+// the documented intrabar path.
 import { readFileSync } from 'node:fs';
-import { Decimal } from '../domain/decimal.js';
-import type { ReplayRecord } from '../domain/replay-record.js';
-
-export class DataFileError extends Error {}
+import { TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from '../domain/candles.js';
+import { DataFileError, candleRow, checkedCandle, type CandleRow } from './data-file.js';
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -11,7 +10,7 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1
  * An ISO 8601 date or date-time (`T` or a space between them) in ms. A time without a zone is UTC, as the date
  * alone is: never the machine's local time (Date.parse reads `2026-01-05 00:00:00` in the local zone).
  */
-function isoMs(text: string): number | undefined {
+export function isoMs(text: string): number | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;
@@ -29,14 +28,13 @@ function isoMs(text: string): number | undefined {
 
 /**
  * Reads `timestamp,open,high,low,close,volume` rows (a header row is optional; timestamps in ms, s or ISO 8601,
- * UTC unless they name their zone) and turns each bar into four ticks: open, then the extreme the bar went to
- * first, then the other, then close.
- * A bar that closes up is taken to have gone down first (open, low, high, close); one that closes down, up
- * first (open, high, low, close). The ticks sit at 0, ¼, ½ and ¾ of the bar, each with a quarter of its volume.
+ * UTC unless they name their zone) as candles of one symbol. Their timeframe is `timeframe`, or else the shortest
+ * gap between two bars, which must be one of the timeframes; bars closer than it are refused. A backtest replays
+ * each bar along the intrabar path of its timeframe (data-file.ts `candleTicks`).
  */
-export function importOhlcvCsv(file: string, symbol: string): ReplayRecord[] {
+export function importOhlcvCsv(file: string, symbol: string, timeframe?: Timeframe): { timeframe: Timeframe; candles: CandleRow[] } {
   const lines = readFileSync(file, 'utf8').split(/\r?\n/);
-  const bars: Array<{ ts: number; o: Decimal; h: Decimal; l: Decimal; c: Decimal; v: Decimal; line: number }> = [];
+  const bars: Array<{ row: CandleRow; line: number }> = [];
   lines.forEach((text, i) => {
     if (text.trim() === '') return;
     const cols = text.split(',').map((c) => c.trim());
@@ -46,25 +44,24 @@ export function importOhlcvCsv(file: string, symbol: string): ReplayRecord[] {
     const raw = cols[0]!;
     const ts = /^\d{13}$/.test(raw) ? Number(raw) : /^\d{10}$/.test(raw) ? Number(raw) * 1000 : isoMs(raw);
     if (ts === undefined || !Number.isFinite(ts)) throw new DataFileError(at(0, `timestamp ${JSON.stringify(raw)} is not ms, s or ISO`));
-    const num = (col: number, name: string) => {
-      const d = Decimal.parse(cols[col]!);
-      if (!d || d.isNegative()) throw new DataFileError(at(col, `${name} ${JSON.stringify(cols[col])} is not a non-negative decimal`));
-      return d;
-    };
-    const [o, h, l, c, v] = [num(1, 'open'), num(2, 'high'), num(3, 'low'), num(4, 'close'), num(5, 'volume')];
-    if (h.lt(o) || h.lt(c) || h.lt(l) || l.gt(o) || l.gt(c)) throw new DataFileError(at(2, 'high and low do not bound open and close'));
+    const column = { open: 1, high: 2, low: 3, close: 4, volume: 5 } as const;
+    const candle = checkedCandle({ open: cols[1]!, high: cols[2]!, low: cols[3]!, close: cols[4]!, volume: cols[5]! }, (field, what) => new DataFileError(at(column[field], what)));
     const prev = bars[bars.length - 1];
-    if (prev && ts <= prev.ts) throw new DataFileError(at(0, 'timestamps must increase'));
-    bars.push({ ts, o, h, l, c, v, line: i + 1 });
+    if (prev && ts <= prev.row.ts) throw new DataFileError(at(0, 'timestamps must increase'));
+    bars.push({ row: candleRow(symbol, ts, candle), line: i + 1 });
   });
   if (bars.length === 0) throw new DataFileError(`${file}: no rows`);
-  const out: ReplayRecord[] = [];
-  bars.forEach((b, k) => {
-    const next = bars[k + 1];
-    const span = next ? next.ts - b.ts : k > 0 ? b.ts - bars[k - 1]!.ts : 60_000;
-    const path = b.c.gte(b.o) ? [b.o, b.l, b.h, b.c] : [b.o, b.h, b.l, b.c];
-    const size = b.v.div(Decimal.fromInt(4), 12);
-    path.forEach((p, j) => out.push({ ts: b.ts + Math.floor((span * j) / 4), symbol, price: p.toString(), size: size.isZero() ? '0.000001' : size.toString() }));
-  });
-  return out;
+  let shortest: { gapMs: number; line: number } | undefined;
+  for (let k = 1; k < bars.length; k++) {
+    const gapMs = bars[k]!.row.ts - bars[k - 1]!.row.ts;
+    if (!shortest || gapMs < shortest.gapMs) shortest = { gapMs, line: bars[k]!.line };
+  }
+  const tf = timeframe ?? TIMEFRAMES.find((t) => TIMEFRAME_MS[t] === shortest?.gapMs);
+  if (!tf) {
+    throw new DataFileError(shortest
+      ? `${file}:${shortest.line}: bars ${shortest.gapMs / 1000} s apart, which is no timeframe (${TIMEFRAMES.join(', ')}): name the bars' timeframe`
+      : `${file}: a single bar: name its timeframe`);
+  }
+  if (shortest && shortest.gapMs < TIMEFRAME_MS[tf]) throw new DataFileError(`${file}:${shortest.line}: bars ${shortest.gapMs / 1000} s apart: closer than their timeframe ${tf}`);
+  return { timeframe: tf, candles: bars.map((b) => b.row) };
 }

@@ -1,10 +1,12 @@
-// Recordings of the venue's tape (spot trades, futures tickers) into the replay format.
+// Recordings of the venue's tape (spot trades, futures tickers) into tick files (data-file.ts), header first.
+import { writeFileSync } from 'node:fs';
 import type { Observable } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { PublicTrade } from '../domain/market.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
 import type { Logger } from '../util/logger.js';
 import { TAPE_TRADES_LIMIT, type MarketTape } from './market-data.js';
+import { dataFileMeta } from './data-file.js';
 import { appendReplayRecords, writeReplayFile } from './replay-file.js';
 
 /**
@@ -69,14 +71,28 @@ export class TapeRecorder {
   }
 }
 
-/** Records the polled tape (see TapeRecorder) as replay records until `stop` resolves; returns how many. */
+/** What a recording's header says: its symbols, the venue recorded (`record <venue>`) and when it started. */
+export interface RecordingHeader {
+  symbols: string[];
+  venue: string;
+  startMs: number;
+}
+
+/**
+ * Records the polled tape (see TapeRecorder) into a tick file until `stop` resolves; returns how many records. The
+ * header (`sextant record` always gives one) is written first; its span has a start only: the file grows as the
+ * recording goes.
+ */
 export async function record(
   data: { tape$: Observable<{ value: MarketTape }> },
   out: string,
   stop: Promise<void>,
-  opts: { logger?: Logger } = {},
+  opts: { logger?: Logger; header?: RecordingHeader } = {},
 ): Promise<number> {
-  writeReplayFile(out, []);
+  const header = opts.header;
+  const meta = header ? dataFileMeta({ kind: 'ticks', symbols: header.symbols, source: `record ${header.venue}`, fromMs: header.startMs }) : undefined;
+  if (meta) writeReplayFile(out, meta, []);
+  else writeFileSync(out, '');
   let n = 0;
   const recorder = new TapeRecorder();
   const log = opts.logger?.child({ component: 'recorder' });

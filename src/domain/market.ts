@@ -106,3 +106,44 @@ export interface Fill {
   fee: Decimal;
   timestampMs: number;
 }
+
+/** One price level of an order book: price and size (base currency). */
+export interface BookLevel {
+  price: Decimal;
+  size: Decimal;
+}
+
+/** The top of an order book (S13 / F13): bids best first (descending), asks best first (ascending). */
+export interface OrderBook {
+  symbol: string;
+  bids: BookLevel[];
+  asks: BookLevel[];
+  /** The venue's time of the book (ms). */
+  timestampMs: number;
+}
+
+/** A contract's current funding rate (F14): the rate, the settlement cycle and the venue's time of the reading. */
+export interface FundingRate {
+  symbol: string;
+  /** A ratio (0.0001 = 0.01 %): positive, longs pay shorts. */
+  rate: Decimal;
+  /** Minutes between settlements (`collectCycle`). */
+  cycleMinutes: number;
+  /** The reading's time as the venue gives it (not the next settlement: F15 says when that is). */
+  timestampMs: number;
+}
+
+/** One settled funding rate (F16). */
+export interface FundingSettlement {
+  symbol: string;
+  rate: Decimal;
+  fundingTimeMs: number;
+}
+
+/** A contract's index or mark price (F17). */
+export interface PriceIndex {
+  symbol: string;
+  kind: 'index' | 'mark';
+  price: Decimal;
+  timestampMs: number;
+}

@@ -1,7 +1,8 @@
 // The ExchangeClient port: the normalised reads and writes the layers above use, whichever adapter (live HTTP
 // client or simulated exchange) stands behind it. Writes answer per item: accepted, rejected or unknown.
 import type { Decimal } from '../domain/decimal.js';
-import type { Balance, Fill, Instrument, Position, PositionSide, PublicTrade, Surface, Ticker } from '../domain/market.js';
+import type { CandlePriceType, Timeframe, VenueCandle } from '../domain/candles.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PositionSide, PriceIndex, PublicTrade, Surface, Ticker } from '../domain/market.js';
 import type { OrderSpec } from '../domain/intent.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeError } from './errors.js';
@@ -47,6 +48,28 @@ export interface OrderLookup {
   createdAfterMs?: number;
 }
 
+/** A futures trigger order as F21 / F22 list it: the order, its trigger price and when it fired (null: not yet). */
+export interface TriggerOrder extends Order {
+  triggerPrice: Decimal | null;
+  triggeredAtMs: number | null;
+}
+
+/** A window of candle history (F11): `limit` rows (1–100) ending at `endMs`, from `startMs`. */
+export interface CandleWindow {
+  startMs: number;
+  endMs: number;
+  limit?: number;
+  priceType?: CandlePriceType;
+}
+
+/** A window of trigger-order history (F22). */
+export interface TriggerHistoryQuery {
+  startMs?: number;
+  endMs?: number;
+  /** 1–100 (the venue's default 100). */
+  limit?: number;
+}
+
 export interface ExchangeClient {
   /** Tradable instruments of one surface (S7 / F1). */
   instruments(surface: Surface): Promise<Instrument[]>;
@@ -54,6 +77,35 @@ export interface ExchangeClient {
   tickers(): Promise<Ticker[]>;
   /** Recent public trades of a spot pair (S9). */
   recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]>;
+  /**
+   * One symbol's ticker: spot S11 (last price and 24 h figures; the venue's spot ticker has no bid or ask), futures
+   * F12 (the F2 fields for one contract).
+   */
+  ticker(symbol: string): Promise<Ticker>;
+  /** The top of a symbol's order book (S13 / F13): `limit` levels a side, 15 (default) or 200. */
+  depth(symbol: string, limit?: 15 | 200): Promise<OrderBook>;
+  /**
+   * The latest candles of a symbol (S10 / F10), oldest first; the last one may still be forming. `limit`: futures
+   * 1–1000 (default 100); spot rows the venue chooses (about 300 at most). `priceType` other than last: futures only.
+   */
+  candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]>;
+  /**
+   * Futures candle history (F11), oldest first, at most 100 rows in the window. Spot has no history endpoint:
+   * a spot symbol is refused before sending (ExchangeError 'bad-request', `sent: false`).
+   */
+  historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]>;
+  /** Current funding rates (F14): one contract, or every contract when no symbol is given. */
+  fundingRates(symbol?: string): Promise<FundingRate[]>;
+  /** A contract's next funding settlement time in ms (F15). */
+  nextFundingTime(symbol: string): Promise<number>;
+  /** A contract's latest settled funding rates (F16), newest first; `limit` 1–100 (default 10). */
+  fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]>;
+  /** A contract's index or mark price (F17). */
+  priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex>;
+  /** Open futures trigger orders (F21), every page; of one contract when a symbol is given. */
+  triggerOrders(symbol?: string): Promise<TriggerOrder[]>;
+  /** Futures trigger-order history of one contract (F22), newest first, one window. */
+  triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]>;
   /**
    * Orders not yet final. Futures: F5, every page. Spot (a symbol is required): S15 pages of one pair, or S1 order
    * history pages with final orders left out, as configured.

@@ -1,11 +1,12 @@
 // The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits, and
-// the budget pools each one charges (chargesOf). S1–S9 and F1–F9 are the interface's; S15 and F18–F20 come from
-// the extensions reference (§2, §4); S0 and F0 (server time) from the exchange facts.
+// the budget pools each one charges (chargesOf). S1–S9 and F1–F9 are the interface's; S10, S11, S13, S15 and
+// F10–F22 come from the extensions reference (§1.1–§4); S0 and F0 (server time) from the exchange facts.
 import type { Surface } from '../domain/market.js';
 
 export type EndpointId =
-  | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9' | 'S15'
-  | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9' | 'F18' | 'F19' | 'F20'
+  | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9' | 'S10' | 'S11' | 'S13' | 'S15'
+  | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9'
+  | 'F10' | 'F11' | 'F12' | 'F13' | 'F14' | 'F15' | 'F16' | 'F17' | 'F18' | 'F19' | 'F20' | 'F21' | 'F22'
   | 'S0' | 'F0';
 
 /** What a request does: decides its priority in the limiter (cancel > place > read). */
@@ -26,6 +27,8 @@ export interface Endpoint {
   createsOrders: boolean;
   /** Largest page (pageSize / limit) the endpoint accepts. */
   maxPageSize?: number;
+  /** The only `limit` values the endpoint accepts, where it takes a fixed set (order-book depth gears). */
+  limitChoices?: readonly number[];
   /** Largest batch (orders per request) the endpoint accepts, where known. */
   maxBatch?: number;
 }
@@ -46,6 +49,13 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   S7: ep({ id: 'S7', name: 'public/exchangeInfo', method: 'GET', path: '/api/v2/public/exchangeInfo', surface: 'spot', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
   S8: ep({ id: 'S8', name: 'account/assets', method: 'GET', path: '/api/v2/account/assets', surface: 'spot', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read' }),
   S9: ep({ id: 'S9', name: 'market/fills', method: 'GET', path: '/api/v2/market/fills', surface: 'spot', auth: false, weight: { ip: 5, uid: 0 }, kind: 'read', maxPageSize: 1000 }),
+  // Spot candles: `period` 1m…1w (and 1M); the latest rows only, about 300 in a live probe (no documented maximum,
+  // no paging: the older revision's startTime/endTime are gone from the current one). Rows newest first.
+  S10: ep({ id: 'S10', name: 'market/candles', method: 'GET', path: '/api/v2/market/candles', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  // One pair's ticker: last price and 24 h figures, no best bid or ask (those need S13).
+  S11: ep({ id: 'S11', name: 'market/ticker', method: 'GET', path: '/api/v2/market/ticker', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  // Spot order book: `limit` "Only 15 and 200"; the default when omitted is undocumented.
+  S13: ep({ id: 'S13', name: 'market/depth', method: 'GET', path: '/api/v2/market/depth', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read', limitChoices: [15, 200] }),
   // Spot open orders: a read sent as POST; pages are `pageNo` (from 0) and `limit` (1–100).
   S15: ep({ id: 'S15', name: 'trade/open-orders', method: 'POST', path: '/api/v2/trade/open-orders', surface: 'spot', auth: true, weight: { ip: 3, uid: 3 }, kind: 'read', maxPageSize: 100 }),
   F1: ep({ id: 'F1', name: 'market/contracts', method: 'GET', path: '/capi/v2/market/contracts', surface: 'futures', auth: false, weight: { ip: 10, uid: 0 }, kind: 'read' }),
@@ -58,6 +68,22 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   F7: ep({ id: 'F7', name: 'order/cancel_batch_orders', method: 'POST', path: '/capi/v2/order/cancel_batch_orders', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'cancel', orderRateLimited: true, maxBatch: 20 }),
   F8: ep({ id: 'F8', name: 'order/plan_order', method: 'POST', path: '/capi/v2/order/plan_order', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
   F9: ep({ id: 'F9', name: 'order/cancel_plan', method: 'POST', path: '/capi/v2/order/cancel_plan', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'cancel', orderRateLimited: true }),
+  // Latest futures candles: `limit` 1–1000 (default 100), newest first, the newest still forming; start and end
+  // times are silently ignored (a live probe), so older rows come from F11.
+  F10: ep({ id: 'F10', name: 'market/candles', method: 'GET', path: '/capi/v2/market/candles', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read', maxPageSize: 1000 }),
+  // Candle history: at most 100 rows a request, paged by the time window.
+  F11: ep({ id: 'F11', name: 'market/historyCandles', method: 'GET', path: '/capi/v2/market/historyCandles', surface: 'futures', auth: false, weight: { ip: 5, uid: 0 }, kind: 'read', maxPageSize: 100 }),
+  // One contract's ticker (weight 1, 40 times cheaper than F2). A third-party SDK says 5/2; the venue's docs say 1.
+  F12: ep({ id: 'F12', name: 'market/ticker', method: 'GET', path: '/capi/v2/market/ticker', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  // Futures order book: `limit` is a gear, 15 (default) or 200.
+  F13: ep({ id: 'F13', name: 'market/depth', method: 'GET', path: '/capi/v2/market/depth', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read', limitChoices: [15, 200] }),
+  // Current funding rates: every contract when no symbol is given.
+  F14: ep({ id: 'F14', name: 'market/currentFundRate', method: 'GET', path: '/capi/v2/market/currentFundRate', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  F15: ep({ id: 'F15', name: 'market/funding_time', method: 'GET', path: '/capi/v2/market/funding_time', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
+  // Settled funding rates: the latest `limit` (1–100, default 10); no time window, so about 33 days at 8 h.
+  F16: ep({ id: 'F16', name: 'market/getHistoryFundRate', method: 'GET', path: '/capi/v2/market/getHistoryFundRate', surface: 'futures', auth: false, weight: { ip: 5, uid: 0 }, kind: 'read', maxPageSize: 100 }),
+  // Index or mark price (`priceType`); a third-party SDK says 5/2, the venue's docs 1.
+  F17: ep({ id: 'F17', name: 'market/index', method: 'GET', path: '/capi/v2/market/index', surface: 'futures', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),
   // One order in any state, by order id only (an unknown id answers 50005).
   F18: ep({ id: 'F18', name: 'order/detail', method: 'GET', path: '/capi/v2/order/detail', surface: 'futures', auth: true, weight: { ip: 2, uid: 2 }, kind: 'read' }),
   // Order history: no page or cursor, only `pageSize` (maximum undocumented: 100 as the other futures lists) and a
@@ -65,6 +91,11 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   F19: ep({ id: 'F19', name: 'order/history', method: 'GET', path: '/capi/v2/order/history', surface: 'futures', auth: true, weight: { ip: 10, uid: 10 }, kind: 'read', maxPageSize: 100 }),
   // The account's fills: `limit` up to 100, `nextFlag` says more exist (older ones: lower `endTime`).
   F20: ep({ id: 'F20', name: 'order/fills', method: 'GET', path: '/capi/v2/order/fills', surface: 'futures', auth: true, weight: { ip: 5, uid: 5 }, kind: 'read', maxPageSize: 100 }),
+  // Open trigger orders: `limit` up to 100 and `page` from 0.
+  F21: ep({ id: 'F21', name: 'order/currentPlan', method: 'GET', path: '/capi/v2/order/currentPlan', surface: 'futures', auth: true, weight: { ip: 3, uid: 3 }, kind: 'read', maxPageSize: 100 }),
+  // Trigger-order history of one contract: `pageSize` 1–100 and a time window (no page index: older rows come from
+  // moving the window).
+  F22: ep({ id: 'F22', name: 'order/historyPlan', method: 'GET', path: '/capi/v2/order/historyPlan', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'read', maxPageSize: 100 }),
   // Server time, for clock-skew correction (the venue rejects timestamps more than 30 s off with 40008).
   // Their weights are not published; 1 is charged so they still pass the limiter.
   S0: ep({ id: 'S0', name: 'public/time', method: 'GET', path: '/api/v2/public/time', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),

@@ -5,7 +5,7 @@
 // order's state goes through the lifecycle (domain/order-lifecycle.ts).
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
-import type { ExecutionEvent } from '../domain/events.js';
+import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
 import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
 import { futuresSide, type Order } from '../domain/order.js';
@@ -331,7 +331,7 @@ export class Executor {
       const now = this.opts.clock.now();
       await recordVenueFills(this.opts.client, this.opts.journal, r, v.orderId).catch(() => 0);
       this.opts.journal.updateOrder(r.clientOid, { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null }, 'filled before the cancel', now);
-      this.emit(out, { strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, clientOid: r.clientOid, atMs: now, type: 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
+      this.emit(out, { strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, clientOid: r.clientOid, atMs: now, type: 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(r) });
     }
   }
 

@@ -8,7 +8,7 @@
 // lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are reported, not touched.
 // What a lookup or an absence does to an order's state is the lifecycle's (domain/order-lifecycle.ts); when, the bounds here.
 import type { Subject } from 'rxjs';
-import type { ExecutionEvent } from '../domain/events.js';
+import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
 import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -214,7 +214,7 @@ export class OrderTracker {
     if (row.state === 'untriggered' && next !== 'untriggered') this.emit({ ...base, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
       report.fills += fills;
-      this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice });
+      this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(row) });
     }
     if (next === 'canceled' && row.state !== 'canceled') this.emit({ ...base, type: 'canceled', orderId: v.orderId });
   }

@@ -1,27 +1,48 @@
 // Runs strategy instances safely: params validated by each strategy's schema, hooks called in try/catch, a
 // throwing instance counted and faulted after too many errors, a hook over its time budget stopped and its
 // instance faulted, while the others keep running. Strategies see plain data; what they return becomes
-// intents with their instance id.
+// intents with their instance id. Bars closed for the instances' symbols and timeframes are kept in a shared history
+// and handed to the instances that declared them; each instance's fills keep its inventory.
 import vm from 'node:vm';
 import { Subject } from 'rxjs';
+import { TIMEFRAMES, isTimeframe, type Bar, type BarNeed, type Timeframe } from '../domain/candles.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
-import type { Instrument } from '../domain/market.js';
+import { surfaceOfSymbol, type Instrument } from '../domain/market.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } from './api.js';
+import { BarHistory, type BarRing, type BarSeries } from './bar-history.js';
+import { Inventory } from './inventory.js';
 
 export interface StrategyInstanceConfig {
   id: string;
   name: string;
   symbols: string[];
   params: unknown;
+  /** Bar timeframes for each of its symbols; absent: the strategy's own. */
+  timeframes?: Timeframe[];
+}
+
+/** Closed bars kept per symbol and timeframe when a strategy does not say, and the most it may ask for. */
+export const DEFAULT_LOOKBACK = 100;
+export const MAX_LOOKBACK = 5000;
+
+/** One (symbol, timeframe) of bars: its history and the instances whose onBar takes its bars. */
+interface BarRoute {
+  ring: BarRing;
+  takers: Instance[];
 }
 
 interface Instance {
   cfg: StrategyInstanceConfig;
   def: StrategyDefinition<unknown>;
   ctx: StrategyContext<unknown>;
+  timeframes: Timeframe[];
+  lookback: number;
+  /** Its series, by symbol then timeframe. */
+  series: Map<string, Map<Timeframe, BarSeries>>;
+  inventory: Inventory;
   errors: number;
   /** While faulted: when, in which hook, the error and why it faulted (shown in the status). */
   fault: StrategyFault | undefined;
@@ -99,6 +120,8 @@ export class StrategyRunner {
   private readonly instances: Instance[] = [];
   private readonly deadline: Deadline | undefined;
   private readonly clock: Clock | undefined;
+  private readonly history = new BarHistory();
+  private readonly routes = new Map<string, Map<Timeframe, BarRoute>>();
 
   constructor(
     loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>,
@@ -123,15 +146,50 @@ export class StrategyRunner {
         continue;
       }
       for (const s of cfg.symbols) if (!instruments.has(s)) problems.push(`strategies[${cfg.id}].symbols: unknown symbol ${s}`);
+      const timeframes = timeframesOf(cfg, def, problems);
+      const lookback = lookbackOf(cfg, def, parsed.data, problems);
       const log = logger.child({ component: 'strategy', strategy: cfg.id });
       const saved = store?.load(cfg.id);
       const state = saved ? (JSON.parse(saved) as Record<string, unknown>) : {};
+      const series = new Map<string, Map<Timeframe, BarSeries>>();
+      const inventory = new Inventory((symbol) => instruments.get(symbol)?.surface ?? surfaceOfSymbol(symbol));
+      const bars = (symbol: string, timeframe: Timeframe): BarSeries => {
+        const found = series.get(symbol)?.get(timeframe);
+        if (found) return found;
+        throw new Error(`bars(${symbol}, ${timeframe}): strategies[${cfg.id}] did not declare them (symbols: ${cfg.symbols.join(', ') || 'none'}; timeframes: ${timeframes.join(', ') || 'none'})`);
+      };
+      const holding = (symbol: string) => {
+        if (!cfg.symbols.includes(symbol)) throw new Error(`inventory(${symbol}): not among the symbols of strategies[${cfg.id}] (${cfg.symbols.join(', ')})`);
+        return inventory.of(symbol);
+      };
       this.instances.push({
-        cfg, def, errors: 0, fault: undefined, savedState: saved ?? '{}',
-        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) } },
+        cfg, def, errors: 0, fault: undefined, savedState: saved ?? '{}', timeframes, lookback, series, inventory,
+        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) }, bars, inventory: holding },
       });
     }
     if (problems.length) throw new StrategyConfigError(problems.join('\n'));
+    this.routeBars();
+  }
+
+  /** The shared history (one ring per symbol and timeframe, as long as the longest lookback), each instance's series over it, and who takes which bars. */
+  private routeBars(): void {
+    for (const i of this.instances) for (const s of i.cfg.symbols) for (const tf of i.timeframes) this.history.want(s, tf, i.lookback);
+    this.history.build();
+    for (const i of this.instances) {
+      for (const s of i.cfg.symbols) {
+        const bySymbol = new Map<Timeframe, BarSeries>();
+        i.series.set(s, bySymbol);
+        const routes = this.routes.get(s) ?? new Map<Timeframe, BarRoute>();
+        this.routes.set(s, routes);
+        for (const tf of i.timeframes) {
+          const ring = this.history.ring(s, tf)!;
+          bySymbol.set(tf, ring.series(i.lookback));
+          const route = routes.get(tf) ?? { ring, takers: [] };
+          routes.set(tf, route);
+          if (i.def.onBar) route.takers.push(i);
+        }
+      }
+    }
   }
 
   get ids(): string[] {
@@ -146,8 +204,8 @@ export class StrategyRunner {
     return [...new Set(this.instances.flatMap((i) => i.cfg.symbols))];
   }
 
-  /** Calls one hook of an instance with its context and `arg`, safely. */
-  private call<A>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A) => HookResult, arg: A): void {
+  /** Calls one hook of an instance with its context and `arg` (and `arg2`), safely. */
+  private call<A, B = undefined>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult, arg: A, arg2?: B): void {
     if (inst.fault) {
       if (!this.restart || this.clock!.now() - inst.fault.atMs! < this.restart.afterMs) return;
       inst.fault = undefined;
@@ -157,7 +215,7 @@ export class StrategyRunner {
       if (inst.fault) return;
     }
     try {
-      const { intents, stateJson } = this.deadline ? this.deadline.run(() => this.produce(inst, fn, arg)) : this.produce(inst, fn, arg);
+      const { intents, stateJson } = this.deadline ? this.deadline.run(() => this.produce(inst, fn, arg, arg2 as B)) : this.produce(inst, fn, arg, arg2 as B);
       for (const intent of intents) this.intents$.next(intent);
       if (stateJson !== undefined && stateJson !== inst.savedState) {
         this.store!.save(inst.cfg.id, stateJson);
@@ -176,8 +234,8 @@ export class StrategyRunner {
    * Everything strategy code does for one hook call, under the deadline when there is one: the call, its
    * intents checked and stamped with the instance id (getters run here too), its state serialised.
    */
-  private produce<A>(inst: Instance, fn: (ctx: StrategyContext<unknown>, arg: A) => HookResult, arg: A): { intents: Intent[]; stateJson: string | undefined } {
-    const out = fn.call(inst.def, inst.ctx, arg);
+  private produce<A, B>(inst: Instance, fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult, arg: A, arg2: B): { intents: Intent[]; stateJson: string | undefined } {
+    const out = fn.call(inst.def, inst.ctx, arg, arg2);
     // Most calls return nothing and a backtest keeps no state: nothing is allocated for them.
     if (!this.store && (!out || (Array.isArray(out) && out.length === 0))) return NOTHING;
     const intents: Intent[] = [];
@@ -222,9 +280,51 @@ export class StrategyRunner {
     for (const i of this.instances) if (i.def.onMarket) this.call(i, 'onMarket', i.def.onMarket, build(i.cfg));
   }
 
+  /** An execution event of an instance: its inventory takes it (even while faulted), then its onEvent hook. */
   onEvent(e: ExecutionEvent): void {
     if (!('strategyId' in e)) return;
-    for (const i of this.instances) if (i.cfg.id === e.strategyId && i.def.onEvent) this.call(i, 'onEvent', i.def.onEvent, e);
+    for (const i of this.instances) {
+      if (i.cfg.id !== e.strategyId) continue;
+      i.inventory.apply(e);
+      if (i.def.onEvent) this.call(i, 'onEvent', i.def.onEvent, e);
+    }
+  }
+
+  /** The bars the instances read: each (symbol, timeframe) once, with the longest lookback asking for it. */
+  barNeeds(): BarNeed[] {
+    return this.history.all().map((r) => ({ symbol: r.symbol, timeframe: r.timeframe, lookback: r.capacity }));
+  }
+
+  /** History from before the start (oldest first): kept, no hook called. Bars not newer than those held are skipped. */
+  warm(symbol: string, timeframe: Timeframe, bars: readonly Bar[]): void {
+    const ring = this.history.ring(symbol, timeframe);
+    if (!ring) return;
+    for (const b of bars) ring.push(b);
+  }
+
+  /** Where `forming` of a (symbol, timeframe) is read, each time a strategy reads it. */
+  formingFrom(symbol: string, timeframe: Timeframe, source: () => Bar | null): void {
+    const ring = this.history.ring(symbol, timeframe);
+    if (ring) ring.formingSource = source;
+  }
+
+  /**
+   * A closed bar: kept in the history, then given to the onBar of each instance that declared its symbol and
+   * timeframe, with its update (`build`, called only for those). A bar not newer than the newest held (a repeat)
+   * is dropped; a bar nobody declared is ignored.
+   */
+  onBar(bar: Bar, build: (cfg: StrategyInstanceConfig) => MarketUpdate): void {
+    const route = this.routes.get(bar.symbol)?.get(bar.timeframe);
+    if (!route) return;
+    if (!route.ring.push(bar)) {
+      this.logger.warn({ symbol: bar.symbol, timeframe: bar.timeframe, openMs: bar.openMs, newestOpenMs: route.ring.lastOpenMs }, 'bar not newer than the history: dropped');
+      return;
+    }
+    const takers = route.takers;
+    for (let k = 0; k < takers.length; k++) {
+      const i = takers[k]!;
+      this.call(i, 'onBar', i.def.onBar!, bar, build(i.cfg));
+    }
   }
 
   onSchedule(id: string, hook: string, nowMs: number): void {
@@ -232,4 +332,38 @@ export class StrategyRunner {
     const fn = i?.def.onSchedule?.[hook];
     if (i && fn) this.call(i, `onSchedule.${hook}`, fn, nowMs);
   }
+}
+
+/** The instance's timeframes (its config's, else its strategy's), each once; problems for unknown ones. */
+function timeframesOf(cfg: StrategyInstanceConfig, def: StrategyDefinition<unknown>, problems: string[]): Timeframe[] {
+  const from = cfg.timeframes ?? def.timeframes ?? [];
+  const where = cfg.timeframes ? `strategies[${cfg.id}].timeframes` : `strategies[${cfg.id}]: strategy ${def.name} timeframes`;
+  const out: Timeframe[] = [];
+  const before = problems.length;
+  if (!Array.isArray(from)) {
+    problems.push(`${where}: not a list of timeframes`);
+    return out;
+  }
+  for (const tf of from as unknown[]) {
+    if (typeof tf !== 'string' || !isTimeframe(tf)) problems.push(`${where}: unknown timeframe ${JSON.stringify(tf)} (one of ${TIMEFRAMES.join(', ')})`);
+    else if (!out.includes(tf)) out.push(tf);
+  }
+  if (def.onBar && out.length === 0 && problems.length === before) problems.push(`strategies[${cfg.id}].timeframes: strategy ${def.name} has an onBar hook but no timeframes: name them in the config`);
+  return out;
+}
+
+/** The instance's lookback (the strategy's, from its params when a function), checked: a whole number 1–5000. */
+function lookbackOf(cfg: StrategyInstanceConfig, def: StrategyDefinition<unknown>, params: unknown, problems: string[]): number {
+  let n: unknown;
+  try {
+    n = typeof def.lookback === 'function' ? def.lookback(params) : (def.lookback ?? DEFAULT_LOOKBACK);
+  } catch (err) {
+    problems.push(`strategies[${cfg.id}]: strategy ${def.name} lookback failed: ${err instanceof Error ? err.message : String(err)}`);
+    return DEFAULT_LOOKBACK;
+  }
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_LOOKBACK) {
+    problems.push(`strategies[${cfg.id}]: strategy ${def.name} lookback ${String(n)} is not a whole number from 1 to ${MAX_LOOKBACK}`);
+    return DEFAULT_LOOKBACK;
+  }
+  return n;
 }

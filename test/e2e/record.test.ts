@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { record } from '../../src/data/recorder.js';
 import { createLiveClient } from '../../src/app/kernel.js';
+import { readDataFileMeta } from '../../src/data/data-file.js';
 import { readReplayFile } from '../../src/data/replay-file.js';
 import { parseConfig } from '../../src/config/load.js';
 import { MarketData } from '../../src/data/market-data.js';
@@ -34,8 +35,11 @@ describe('recording the simulator over HTTP', () => {
     const client = createLiveClient(loaded, silentLogger, systemClock);
     const out = join(dir, 'tape.jsonl');
     try {
-      const data = new MarketData(client, { spotSymbols: ['BTCUSDT_SPBL'], futuresSymbols: ['cmt_btcusdt'], polls: loaded.config.daemon.polls, clock: systemClock, logger: silentLogger });
-      const n = await record(data, out, new Promise((resolve) => setTimeout(resolve, 2500)));
+      const data = new MarketData(client, { spotSymbols: ['BTCUSDT_SPBL'], futuresSymbols: ['cmt_btcusdt'], polls: loaded.config.daemon.polls, clock: systemClock, logger: silentLogger, choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' } });
+      const startMs = systemClock.now();
+      const n = await record(data, out, new Promise((resolve) => setTimeout(resolve, 2500)), { header: { symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], venue: url, startMs } });
+      // The file says what it is: ticks of the symbols recorded, from this venue, since the start.
+      expect(readDataFileMeta(out)).toEqual({ sextant: 'market-data', version: 1, kind: 'ticks', symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], source: `record ${url}`, fromMs: startMs });
       const records = readReplayFile(out);
       expect(records).toHaveLength(n);
       expect(readFileSync(out, 'utf8')).not.toMatch(/"size":"0"/);
@@ -77,6 +81,7 @@ describe('sextant record', () => {
     });
     await venue.close();
     expect(code).toBe(0);
+    expect(readDataFileMeta(out)).toEqual({ sextant: 'market-data', version: 1, kind: 'ticks', symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], source: `record ${url}`, fromMs: expect.any(Number) });
     const records = readReplayFile(out);
     expect(new Set(records.map((r) => r.symbol))).toEqual(new Set(['BTCUSDT_SPBL', 'cmt_btcusdt']));
     expect(records.length).toBeGreaterThan(6);

@@ -10,7 +10,8 @@ const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_btcu
 const d = (s: string) => Decimal.from(s);
 
 function ctx(): StrategyContext<ReturnType<typeof grid.params.parse>> {
-  return { id: 'g', params: grid.params.parse({ levels: 3, stepBps: 100, size: '0.01', stopLossSteps: 1 }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+  return { id: 'g', params: grid.params.parse({ levels: 3, stepBps: 100, size: '0.01', stopLossSteps: 1 }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {},
+    bars: () => { throw new Error('no bars in this test'); }, inventory: () => { throw new Error('no inventory in this test'); } };
 }
 function u(last: string, positions: Position[] = [], openOrders: Order[] = []): MarketUpdate {
   return { nowMs: 0, tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]), openOrders, positions, balances: [] };
@@ -125,7 +126,7 @@ describe('futures-grid: a fill before the positions poll shows it', () => {
     const c = ctx();
     grid.onMarket!(c, u('10000'));
     // The 9900 level filled: its order is gone from our orders; the positions poll still says flat.
-    grid.onEvent!(c, { type: 'filled', orderId: 'o9900', strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'c9900', atMs: 1000, filledSize: d('0.01'), avgPrice: d('9900') });
+    grid.onEvent!(c, { type: 'filled', orderId: 'o9900', strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'c9900', atMs: 1000, filledSize: d('0.01'), avgPrice: d('9900'), side: 'buy', positionSide: 'long', reduceOnly: false });
     const stale = grid.onMarket!(c, { ...u('9950', [], [resting('9800'), resting('9700')]), nowMs: 2000 }) as StrategyIntent[];
     expect(stale.filter((i) => i.kind === 'place' || i.kind === 'place-trigger')).toEqual([]);
     // The position shows: the take-profit and the stop go out; the filled level is not bought again.

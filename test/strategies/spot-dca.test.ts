@@ -7,7 +7,8 @@ import dca from '../../strategies/spot-dca/index.js';
 const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 
 function ctx(params: Record<string, unknown> = {}): StrategyContext<ReturnType<typeof dca.params.parse>> {
-  return { id: 'dca', params: dca.params.parse(params), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+  return { id: 'dca', params: dca.params.parse(params), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {},
+    bars: () => { throw new Error('no bars in this test'); }, inventory: () => { throw new Error('no inventory in this test'); } };
 }
 
 describe('spot-dca', () => {

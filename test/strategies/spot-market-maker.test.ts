@@ -9,7 +9,8 @@ const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_
 const d = (s: string) => Decimal.from(s);
 
 function ctx(): StrategyContext<ReturnType<typeof mm.params.parse>> {
-  return { id: 'mm', params: mm.params.parse({}), symbols: ['BTCUSDT_SPBL'], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+  return { id: 'mm', params: mm.params.parse({}), symbols: ['BTCUSDT_SPBL'], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {},
+    bars: () => { throw new Error('no bars in this test'); }, inventory: () => { throw new Error('no inventory in this test'); } };
 }
 
 function update(last: string, base: string, open: Order[] = [], book?: { bid: string; ask: string }): MarketUpdate {

@@ -9,7 +9,8 @@ const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_ethu
 const d = (s: string) => Decimal.from(s);
 
 function ctx(): StrategyContext<ReturnType<typeof trend.params.parse>> {
-  return { id: 't', params: trend.params.parse({ fast: 2, slow: 4, size: '0.05' }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {} };
+  return { id: 't', params: trend.params.parse({ fast: 2, slow: 4, size: '0.05' }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {},
+    bars: () => { throw new Error('no bars in this test'); }, inventory: () => { throw new Error('no inventory in this test'); } };
 }
 function u(last: string, positions: Position[] = []): MarketUpdate {
   return { nowMs: 0, tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]), openOrders: [], positions, balances: [] };

@@ -1,10 +1,22 @@
-// `sextant data synth|import`: market data files for backtests, synthetic or from OHLCV CSV.
+// `sextant data synth|import|download`: market data files for backtests: synthetic, from OHLCV CSV, or the venue's
+// candle history.
+import { basename } from 'node:path';
+import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { importOhlcvCsv } from '../../data/csv-import.js';
-import { writeReplayFile } from '../../data/replay-file.js';
+import { isoMs, importOhlcvCsv } from '../../data/csv-import.js';
+import { dataFileMeta, isoOf, writeDataFile } from '../../data/data-file.js';
+import { downloadCandles, type CandleGap, type DownloadResult } from '../../data/download.js';
+import { isTimeframe, TIMEFRAMES, TIMEFRAME_MS, type Timeframe } from '../../domain/candles.js';
+import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS } from '../../exchange/sim/instruments.js';
+import { systemClock } from '../../util/clock.js';
+import { createLogger, redactUrlCredentials } from '../../util/logger.js';
+import { bySurface, readVenueInstruments } from '../instrument-list.js';
+import { createLiveClient, openCommandVenue, type CommandVenue } from '../kernel.js';
+import { waitForStop } from '../signals.js';
 import { synthesize } from '../synth.js';
-import type { Io, SetCode } from './io.js';
+import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
+import { loadForCommand } from './load-for-command.js';
 
 interface SynthOptions {
   symbol: string;
@@ -21,17 +33,17 @@ function synth(opts: SynthOptions, io: Io): number {
   const symbols = opts.symbol.split(',');
   const specs = DEFAULT_INSTRUMENTS.filter((spec) => symbols.includes(spec.symbol));
   const unknown = symbols.filter((symbol) => !specs.some((spec) => spec.symbol === symbol));
-  const fromMs = Date.parse(opts.from);
-  const toMs = Date.parse(opts.to);
+  const fromMs = isoMs(opts.from);
+  const toMs = isoMs(opts.to);
   const interval = /^(\d+)(ms|s|m)$/.exec(opts.interval);
   const problems = [
     ...unknown.map((symbol) => `--symbol: unknown instrument ${symbol} (known: ${DEFAULT_INSTRUMENTS.map((spec) => spec.symbol).join(', ')})`),
-    ...(Number.isNaN(fromMs) ? [`--from: not a date: ${opts.from}`] : []),
-    ...(Number.isNaN(toMs) || toMs <= fromMs ? [`--to: must be a date after --from: ${opts.to}`] : []),
+    ...(fromMs === undefined ? [`--from: not an ISO 8601 time (UTC unless it names its zone): ${opts.from}`] : []),
+    ...(toMs === undefined || (fromMs !== undefined && toMs <= fromMs) ? [`--to: must be an ISO 8601 time after --from: ${opts.to}`] : []),
     ...(!interval ? [`--interval: expected e.g. 250ms, 1s, 1m; got ${opts.interval}`] : []),
     ...(!/^\d+$/.test(opts.seed) ? [`--seed: expected a whole number, got ${opts.seed}`] : []),
   ];
-  if (problems.length || !interval) {
+  if (problems.length || !interval || fromMs === undefined || toMs === undefined) {
     problems.forEach((problem) => io.err(problem));
     return 1;
   }
@@ -41,15 +53,146 @@ function synth(opts: SynthOptions, io: Io): number {
   return 0;
 }
 
-function importCsv(opts: { csv: string; symbol: string; out: string }, io: Io): number {
+interface ImportOptions {
+  csv: string;
+  symbol: string;
+  timeframe?: string;
+  out: string;
+}
+
+function importCsv(opts: ImportOptions, io: Io): number {
+  if (opts.timeframe !== undefined && !isTimeframe(opts.timeframe)) {
+    io.err(`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`);
+    return 1;
+  }
   try {
-    const records = importOhlcvCsv(opts.csv, opts.symbol);
-    writeReplayFile(opts.out, records);
-    io.out(`${opts.out}: ${records.length} ticks from ${records.length / 4} bars`);
+    const { timeframe, candles } = importOhlcvCsv(opts.csv, opts.symbol, opts.timeframe as Timeframe | undefined);
+    const meta = dataFileMeta({
+      kind: 'candles', timeframe, symbols: [opts.symbol], source: `import ${basename(opts.csv)}`,
+      fromMs: candles[0]!.ts, toMs: candles[candles.length - 1]!.ts + TIMEFRAME_MS[timeframe],
+    });
+    writeDataFile(opts.out, meta, candles);
+    io.out(`${opts.out}: ${candles.length} ${timeframe} candles of ${opts.symbol}, ${isoOf(meta.fromMs!)} to ${isoOf(meta.toMs!)}`);
     return 0;
   } catch (err) {
     io.err((err as Error).message);
     return 1;
+  }
+}
+
+/**
+ * The venue as a data file's header names it: its base URL (both surfaces', when they differ), or the embedded
+ * simulator with its seed. A download resumes only into a file from the same venue.
+ */
+export function headerVenueName(venue: CommandVenue): string {
+  if (venue.embedded) return `embedded-simulator seed ${venue.loaded.config.sim.seed}`;
+  const ex = venue.loaded.config.exchange;
+  const spot = redactUrlCredentials(ex.spotBaseUrl);
+  const futures = redactUrlCredentials(ex.futuresBaseUrl);
+  return spot === futures ? spot : `${spot} ${futures}`;
+}
+
+interface DownloadOptions {
+  symbol: string;
+  timeframe: string;
+  from?: string;
+  to?: string;
+  latest?: boolean;
+  out: string;
+  config: string;
+}
+
+/** Gaps listed one a line, at most this many (then a count of the rest). */
+const GAPS_LISTED = 20;
+
+function gapLines(gaps: CandleGap[], tf: Timeframe): string[] {
+  const lines = gaps.slice(0, GAPS_LISTED).map((g) => `gap: ${g.symbol} ${isoOf(g.fromMs)} to ${isoOf(g.toMs)} (${g.candles} ${tf} candle${g.candles === 1 ? '' : 's'}): the venue served none`);
+  const rest = gaps.slice(GAPS_LISTED);
+  if (rest.length) lines.push(`… and ${rest.length} more gaps (${rest.reduce((n, g) => n + g.candles, 0)} candles)`);
+  return lines;
+}
+
+function summary(out: string, tf: Timeframe, r: DownloadResult): string {
+  const asked = [r.requests.F11 ? `${r.requests.F11} F11 request${r.requests.F11 === 1 ? '' : 's'}` : '', r.requests.S10 ? `${r.requests.S10} S10 request${r.requests.S10 === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+  return `${out}: ${r.candles} ${tf} candles of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${asked || 'no request'}`;
+}
+
+async function download(opts: DownloadOptions, io: Io): Promise<number> {
+  const symbols = [...new Set(opts.symbol.split(',').map((s) => s.trim()).filter(Boolean))];
+  const fromMs = opts.from !== undefined ? isoMs(opts.from) : undefined;
+  const toMs = opts.to !== undefined ? isoMs(opts.to) : undefined;
+  const problems = [
+    ...(symbols.length ? [] : ['--symbol: no symbol given']),
+    ...(!isTimeframe(opts.timeframe) ? [`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`] : []),
+    ...(opts.from === undefined && !opts.latest ? ['--from: required (or --latest for spot pairs: the candles the venue serves now)'] : []),
+    ...(opts.from !== undefined && fromMs === undefined ? [`--from: not an ISO 8601 time (UTC unless it names its zone): ${opts.from}`] : []),
+    ...(opts.to !== undefined && toMs === undefined ? [`--to: not an ISO 8601 time (UTC unless it names its zone): ${opts.to}`] : []),
+    ...(fromMs !== undefined && toMs !== undefined && toMs <= fromMs ? ['--to: must be after --from'] : []),
+  ];
+  if (problems.length) {
+    problems.forEach((problem) => io.err(problem));
+    return 1;
+  }
+  const tf = opts.timeframe as Timeframe;
+  const check = await loadForCommand(opts.config, io, { strategies: false });
+  if (!check) return 1;
+  const logger = createLogger({ level: 'warn', fd: 2 });
+  const venue = await openCommandVenue(check.loaded, logger, systemClock);
+  // Public reads only: no keys go out.
+  const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
+  let bar: cliProgress.SingleBar | undefined;
+  try {
+    let surfaces: ReturnType<typeof bySurface>;
+    try {
+      surfaces = bySurface(symbols, await readVenueInstruments(client));
+    } catch (err) {
+      if (!(err instanceof ExchangeError)) throw err;
+      io.err(`sextant data download: cannot read the instruments of ${venue.where}: ${err.summary()}`);
+      return 1;
+    }
+    if (surfaces.unknown.length) {
+      for (const symbol of surfaces.unknown) io.err(`sextant data download: unknown symbol ${JSON.stringify(symbol)}: not among the instruments of ${venue.where}`);
+      return 1;
+    }
+    io.err(`sextant data download: ${tf} candles of ${symbols.join(', ')} from ${venue.where}`);
+    for (const symbol of surfaces.spot) io.err(`${symbol}: a spot pair: the venue has no spot candle history in v2, only the latest ~300 candles (S10)`);
+    let stopped = false;
+    void waitForStop().then(() => (stopped = true));
+    // A progress bar on a terminal; a summary at the end when the output is piped.
+    bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: `download [{bar}] {percentage}% | {value}/{total} ${tf} candles | eta {eta}s` }, cliProgress.Presets.shades_classic) : undefined;
+    const result = await downloadCandles(client, {
+      out: opts.out, timeframe: tf, venue: headerVenueName(venue),
+      targets: symbols.map((symbol) => ({ symbol, surface: surfaces.spot.includes(symbol) ? 'spot' : 'futures' })),
+      ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), latest: opts.latest === true,
+      clock: systemClock, stopped: () => stopped,
+      onProgress: (done, total) => {
+        if (!bar) return;
+        if (done === 0) bar.start(total, 0);
+        else bar.update(done);
+      },
+    });
+    bar?.stop();
+    bar = undefined;
+    io.out(summary(opts.out, tf, result));
+    for (const line of gapLines(result.gaps, tf)) io.out(line);
+    if (result.failure) {
+      const why = result.failure instanceof ExchangeError ? result.failure.summary() : result.failure.message;
+      io.err(`sextant data download: stopped: ${why}; ${opts.out} keeps what came: run the same command again to resume`);
+      return 1;
+    }
+    if (result.stopped) {
+      io.err(`sextant data download: interrupted; ${opts.out} keeps what came: run the same command again to resume`);
+      return 1;
+    }
+    return 0;
+  } catch (err) {
+    bar?.stop();
+    // A refusal, a venue error before the first page, a file that cannot be written: one line, exit 1.
+    io.err(`sextant data download: ${err instanceof ExchangeError ? err.summary() : (err as Error).message}`);
+    return 1;
+  } finally {
+    await client.close();
+    await venue.close();
   }
 }
 
@@ -59,7 +202,7 @@ export function registerData(program: Command, io: Io, setCode: SetCode): void {
     .command('synth')
     .description('write synthetic market data (the seeded synthetic market) for backtests')
     .requiredOption('--symbol <sym>', 'instrument, e.g. BTCUSDT_SPBL or cmt_btcusdt (repeat with commas)')
-    .requiredOption('--from <iso>', 'start time')
+    .requiredOption('--from <iso>', 'start time (ISO 8601, UTC unless it names its zone)')
     .requiredOption('--to <iso>', 'end time')
     .option('--interval <dur>', 'tick interval: 250ms, 1s, 1m', '1s')
     .option('--seed <n>', 'seed', '42')
@@ -67,9 +210,21 @@ export function registerData(program: Command, io: Io, setCode: SetCode): void {
     .action((opts: SynthOptions) => setCode(synth(opts, io)));
   data
     .command('import')
-    .description('import OHLCV CSV (timestamp,open,high,low,close,volume) into the replay format')
+    .description('import OHLCV CSV (timestamp,open,high,low,close,volume) as a candle file')
     .requiredOption('--csv <file>', 'CSV file')
     .requiredOption('--symbol <sym>', 'instrument the bars belong to')
+    .option('--timeframe <tf>', `the bars' timeframe (${TIMEFRAMES.join(', ')}); default: the shortest gap between two bars`)
     .requiredOption('--out <file>', 'output file (JSON lines)')
-    .action((opts: { csv: string; symbol: string; out: string }) => setCode(importCsv(opts, io)));
+    .action((opts: ImportOptions) => setCode(importCsv(opts, io)));
+  data
+    .command('download')
+    .description('download candle history (futures: F11, paged; spot: the latest candles S10 serves) into a candle file; resumable')
+    .requiredOption('--symbol <sym>', 'instrument (several: comma-separated)')
+    .requiredOption('--timeframe <tf>', `candle timeframe (${TIMEFRAMES.join(', ')})`)
+    .option('--from <iso>', 'first time wanted (ISO 8601, UTC unless it names its zone)')
+    .option('--to <iso>', 'end of the window, exclusive (default: now; a candle still forming is never written)')
+    .option('--latest', 'spot pairs: take the candles S10 serves now, even when they do not reach back to --from')
+    .requiredOption('--out <file>', 'candle file (JSON lines); an existing one is resumed: only what it lacks is fetched')
+    .option('-c, --config <file>', 'config file (the venue: base URLs, rate limits)', DEFAULT_CONFIG)
+    .action(async (opts: DownloadOptions) => setCode(await download(opts, io)));
 }

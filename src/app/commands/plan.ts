@@ -6,6 +6,7 @@ import { planBucket } from '../../exchange/live/rate-limiter.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, redactUrlCredentials } from '../../util/logger.js';
 import { describeCredentials, describeVenue } from '../kernel.js';
+import { describePollingPlan } from '../poll-plan.js';
 import { fetchInstruments, knownInstruments } from '../instrument-list.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { loadForCommand } from './load-for-command.js';
@@ -29,6 +30,9 @@ async function plan(opts: { config: string; offline?: boolean }, io: Io): Promis
     io.out(`  ${id.padEnd(3)} ${endpoint.method.padEnd(4)} ${endpoint.path.padEnd(42)} ${String(endpoint.weight.ip).padStart(3)}/${String(endpoint.weight.uid).padEnd(3)} ${endpoint.auth ? 'signed' : 'public'}`);
   }
   io.out('');
+  io.out('Polls (what the daemon reads on its own, per cycle):');
+  for (const line of describePollingPlan(loaded)) io.out(line);
+  io.out('');
   io.out('Rate-limit plan (token buckets; worst case in any window):');
   const rateLimit = config.exchange.rateLimit;
   for (const surface of ['spot', 'futures'] as const) {
@@ -40,7 +44,7 @@ async function plan(opts: { config: string; offline?: boolean }, io: Io): Promis
   }
   io.out(`  order endpoints ${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms; cool-off after a 429: ${rateLimit.cooloffMs} ms${rateLimit.redis ? `; shared through ${redactUrlCredentials(rateLimit.redis.url)}` : ''}`);
   io.out('');
-  io.out('Try: npx sextant api F2 --config FILE   (any endpoint S1–S9, F1–F9)');
+  io.out('Try: npx sextant api F2 --config FILE   (any endpoint of the table above)');
   return 0;
 }
 

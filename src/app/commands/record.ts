@@ -8,6 +8,7 @@ import { createLogger } from '../../util/logger.js';
 import { openCommandVenue } from '../kernel.js';
 import { bySurface, readVenueInstruments } from '../instrument-list.js';
 import { createLiveClient } from '../kernel.js';
+import { pollChoices } from '../poll-plan.js';
 import { waitForStop } from '../signals.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { loadForCommand } from './load-for-command.js';
@@ -45,7 +46,7 @@ async function recordCommand(opts: RecordOptions, io: Io): Promise<number> {
     io.err(`sextant record: recording ${symbols.join(', ')} from ${venue.where}`);
     const data = new MarketData(client, {
       spotSymbols: surfaces.spot, futuresSymbols: surfaces.futures,
-      polls: loaded.config.daemon.polls, clock: systemClock, logger,
+      polls: loaded.config.daemon.polls, clock: systemClock, logger, choices: pollChoices(loaded.config, surfaces.futures.length),
     });
     const timeout = opts.seconds ? { afterMs: Number(opts.seconds) * 1000, clock: systemClock } : undefined;
     const recorded = await record(data, opts.out, waitForStop({ timeout }).then(() => undefined));

@@ -1,4 +1,4 @@
-// Typed futures methods, one per endpoint (F0–F9, F18–F20), over the signing base.
+// Typed futures methods, one per endpoint (F0–F22), over the signing base.
 import type { RequestOf } from '../wire/requests.js';
 import type { ResponseOf } from '../wire/responses.js';
 import type { RestClient } from './rest-client.js';
@@ -46,6 +46,38 @@ export class FuturesApi {
   cancelTrigger(p: RequestOf<'F9'>): Promise<ResponseOf<'F9'>> {
     return this.rest.call('F9', p);
   }
+  /** F10: the latest candles of one contract, newest first, the newest still forming (limit 1–1000). */
+  candles(p: RequestOf<'F10'>): Promise<ResponseOf<'F10'>> {
+    return this.rest.call('F10', p);
+  }
+  /** F11: candle history of one contract in a time window (limit 1–100). */
+  historyCandles(p: RequestOf<'F11'>): Promise<ResponseOf<'F11'>> {
+    return this.rest.call('F11', p);
+  }
+  /** F12: one contract's ticker. */
+  ticker(p: RequestOf<'F12'>): Promise<ResponseOf<'F12'>> {
+    return this.rest.call('F12', p);
+  }
+  /** F13: one contract's order book (limit 15 or 200). */
+  depth(p: RequestOf<'F13'>): Promise<ResponseOf<'F13'>> {
+    return this.rest.call('F13', p);
+  }
+  /** F14: current funding rates, of one contract or of all. */
+  currentFundRate(p: RequestOf<'F14'> = {}): Promise<ResponseOf<'F14'>> {
+    return this.rest.call('F14', p);
+  }
+  /** F15: a contract's next funding settlement time. */
+  fundingTime(p: RequestOf<'F15'>): Promise<ResponseOf<'F15'>> {
+    return this.rest.call('F15', p);
+  }
+  /** F16: a contract's latest settled funding rates (limit 1–100). */
+  historyFundRate(p: RequestOf<'F16'>): Promise<ResponseOf<'F16'>> {
+    return this.rest.call('F16', p);
+  }
+  /** F17: a contract's index price, or its mark price with priceType MARK. */
+  index(p: RequestOf<'F17'>): Promise<ResponseOf<'F17'>> {
+    return this.rest.call('F17', p);
+  }
   /** F18: one order in any state, by order id (50005 when the venue does not know it). */
   orderDetail(p: RequestOf<'F18'>): Promise<ResponseOf<'F18'>> {
     return this.rest.call('F18', p);
@@ -57,5 +89,13 @@ export class FuturesApi {
   /** F20: the account's fills (limit 1–100; nextFlag when more exist). */
   fills(p: RequestOf<'F20'> = {}): Promise<ResponseOf<'F20'>> {
     return this.rest.call('F20', p);
+  }
+  /** F21: open trigger orders (limit 1–100, page from 0). */
+  currentPlan(p: RequestOf<'F21'> = {}): Promise<ResponseOf<'F21'>> {
+    return this.rest.call('F21', p);
+  }
+  /** F22: trigger-order history of one contract in a time window (pageSize 1–100). */
+  historyPlan(p: RequestOf<'F22'>): Promise<ResponseOf<'F22'>> {
+    return this.rest.call('F22', p);
   }
 }

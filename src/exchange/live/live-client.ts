@@ -1,14 +1,16 @@
 // The live ExchangeClient: typed spot and futures APIs over one signing base, plus the normalised reads.
-import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
+import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Order } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { registerSecret } from '../../util/secrets.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { ExchangeError, classifyItemError } from '../errors.js';
-import { futuresTypeCode } from '../wire/enums.js';
+import { candleEndpoint } from '../request-checks.js';
+import { PRICE_TYPE_CODE, futuresTypeCode } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
 import { JsonBigInt } from '../wire/json.js';
 import { FuturesApi } from './futures-api.js';
@@ -26,7 +28,7 @@ export interface LiveClientOptions {
   timeoutMs: number;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   rateLimit: RateLimiterConfig;
-  /** Most pages one paged read walks through (F5, S15 / S1, F19, F20). */
+  /** Most pages one paged read walks through (F5, S15 / S1, F19, F20, F21). */
   maxPages: number;
   /** Where spot open orders are read: S15 (the venue's open orders, default) or S1 (order history pages). */
   spotOpenOrders?: 'S15' | 'S1';
@@ -35,6 +37,11 @@ export interface LiveClientOptions {
   clock: Clock;
   logger: Logger;
   onAttempt?: RestClientOptions['onAttempt'];
+}
+
+/** A one-record answer about another symbol than asked for is not the answer asked for. */
+function sameSymbol(ctx: parse.ParseContext, field: string, got: string, asked: string): void {
+  if (got !== asked) ctx.fail(field, `the answer is about ${JSON.stringify(got)}, not ${JSON.stringify(asked)}`);
 }
 
 function newestFirst(fills: Map<string, Fill>): Fill[] {
@@ -112,6 +119,138 @@ export class LiveClient implements ExchangeClient {
       if (t) out.push(t);
     });
     return this.done(ctx, out);
+  }
+
+  async ticker(symbol: string): Promise<Ticker> {
+    if (surfaceOfSymbol(symbol) === 'spot') {
+      const ctx = new parse.ParseContext('S11');
+      const data = await this.spot.ticker({ symbol });
+      sameSymbol(ctx, 'data.symbol', data.symbol, symbol);
+      return this.done(ctx, parse.spotTicker(ctx, data));
+    }
+    const ctx = new parse.ParseContext('F12');
+    const data = await this.futures.ticker({ symbol });
+    sameSymbol(ctx, 'symbol', data.symbol, symbol);
+    return this.done(ctx, parse.ticker(ctx, data, ''));
+  }
+
+  async depth(symbol: string, limit: 15 | 200 = 15): Promise<OrderBook> {
+    if (surfaceOfSymbol(symbol) === 'spot') {
+      const ctx = new parse.ParseContext('S13');
+      const data = await this.spot.depth({ symbol, limit });
+      return this.done(ctx, parse.orderBook(ctx, data, 'data', symbol, limit, this.opts.clock.now()));
+    }
+    const ctx = new parse.ParseContext('F13');
+    const data = await this.futures.depth({ symbol, limit });
+    return this.done(ctx, parse.orderBook(ctx, data, '', symbol, limit, this.opts.clock.now()));
+  }
+
+  async candles(symbol: string, timeframe: Timeframe, opts: { limit?: number; priceType?: CandlePriceType } = {}): Promise<VenueCandle[]> {
+    const id = candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, false, opts.priceType);
+    const ctx = new parse.ParseContext(id);
+    const limit = opts.limit !== undefined ? { limit: opts.limit } : {};
+    const out =
+      id === 'S10'
+        ? parse.candles(ctx, await this.spot.candles({ symbol, period: timeframe, ...limit }), 'data')
+        : parse.candles(ctx, await this.futures.candles({ symbol, granularity: timeframe, ...limit, ...(opts.priceType ? { priceType: PRICE_TYPE_CODE[opts.priceType] } : {}) }), '');
+    // The spot venue serves the rows it chooses (about 300): the newest `limit` are kept.
+    return this.done(ctx, opts.limit !== undefined ? out.slice(-opts.limit) : out);
+  }
+
+  /**
+   * F11 with both bounds of the window. The docs say endTime alone pages backwards and, given both, endTime wins and
+   * startTime is ignored; a client that measured the venue found endTime alone has no effect and both bounds are
+   * needed. Sending both works under either reading; rows before startMs (the docs' reading may serve some) are left
+   * out here, and of more than `limit` rows the newest are kept.
+   */
+  async historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
+    candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, true, window.priceType);
+    const ctx = new parse.ParseContext('F11');
+    const rows = await this.futures.historyCandles({
+      symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs,
+      ...(window.limit !== undefined ? { limit: window.limit } : {}), ...(window.priceType ? { priceType: PRICE_TYPE_CODE[window.priceType] } : {}),
+    });
+    const inWindow = parse.candles(ctx, rows, '').filter((c) => c.openMs >= window.startMs && c.openMs <= window.endMs);
+    return this.done(ctx, inWindow.slice(-(window.limit ?? ENDPOINTS.F11.maxPageSize!)));
+  }
+
+  async fundingRates(symbol?: string): Promise<FundingRate[]> {
+    const ctx = new parse.ParseContext('F14');
+    const rows = await this.futures.currentFundRate(symbol ? { symbol } : {});
+    const out: FundingRate[] = [];
+    rows.forEach((w, i) => {
+      if (symbol && w.symbol !== symbol) return ctx.report(`[${i}].symbol`, w.symbol, 'funding rate of another contract than asked for: left out');
+      out.push(parse.fundingRate(ctx, w, i));
+    });
+    return this.done(ctx, out);
+  }
+
+  async nextFundingTime(symbol: string): Promise<number> {
+    const ctx = new parse.ParseContext('F15');
+    const data = await this.futures.fundingTime({ symbol });
+    sameSymbol(ctx, 'symbol', data.symbol, symbol);
+    return this.done(ctx, ctx.time(data.fundingTime) ?? ctx.fail('fundingTime', `not a millisecond timestamp: ${JSON.stringify(data.fundingTime)}`));
+  }
+
+  /** F16, newest first (the venue's row order is undocumented). */
+  async fundingHistory(symbol: string, limit = 10): Promise<FundingSettlement[]> {
+    const ctx = new parse.ParseContext('F16');
+    const rows = await this.futures.historyFundRate({ symbol, limit });
+    const out: FundingSettlement[] = [];
+    rows.forEach((w, i) => {
+      if (w.symbol !== symbol) return ctx.report(`[${i}].symbol`, w.symbol, 'funding rate of another contract than asked for: left out');
+      out.push(parse.fundingSettlement(ctx, w, i));
+    });
+    return this.done(ctx, out.sort((a, b) => b.fundingTimeMs - a.fundingTimeMs).slice(0, limit));
+  }
+
+  async priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
+    const ctx = new parse.ParseContext('F17');
+    const data = await this.futures.index({ symbol, priceType: kind === 'mark' ? 'MARK' : 'INDEX' });
+    sameSymbol(ctx, 'symbol', data.symbol, symbol);
+    return this.done(ctx, parse.priceIndex(ctx, data, kind));
+  }
+
+  /** F21 pages of `limit` 100 from page 0 until one comes back short (a page bringing nothing new ends the walk). */
+  async triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
+    const ctx = new parse.ParseContext('F21');
+    const limit = ENDPOINTS.F21.maxPageSize!;
+    const out: TriggerOrder[] = [];
+    const seen = new Set<string>();
+    for (let page = 0; page < this.opts.maxPages; page++) {
+      const rows = await this.futures.currentPlan({ ...(symbol ? { symbol } : {}), limit, page });
+      let fresh = 0;
+      rows.forEach((w, i) => {
+        const order = parse.triggerOrder(ctx, w, `[${i}]`);
+        if (seen.has(order.orderId)) return;
+        seen.add(order.orderId);
+        fresh++;
+        if (symbol && order.symbol !== symbol) return ctx.report(`[${i}].symbol`, order.symbol, 'trigger order of another contract than asked for: left out');
+        out.push(order);
+      });
+      if (rows.length < limit) return this.done(ctx, out);
+      if (fresh === 0) {
+        ctx.report('', page, 'the page repeats the previous ones (page ignored?): trigger orders may be incomplete');
+        return this.done(ctx, out);
+      }
+    }
+    this.logger.warn({ endpoint: 'F21', pages: this.opts.maxPages }, 'trigger orders truncated at the page limit');
+    return this.done(ctx, out);
+  }
+
+  /** F22, one window: `limit` rows at most (the venue's default 100), newest first. */
+  async triggerOrderHistory(symbol: string, query: TriggerHistoryQuery = {}): Promise<TriggerOrder[]> {
+    const ctx = new parse.ParseContext('F22');
+    const data = await this.futures.historyPlan({
+      symbol, ...(query.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query.endMs !== undefined ? { endTime: query.endMs } : {}),
+      ...(query.limit !== undefined ? { pageSize: query.limit } : {}),
+    });
+    const out: TriggerOrder[] = [];
+    data.list.forEach((w, i) => {
+      if (w.symbol !== symbol) return ctx.report(`list[${i}].symbol`, w.symbol, 'trigger order of another contract than asked for: left out');
+      out.push(parse.triggerOrder(ctx, w, `list[${i}]`));
+    });
+    return this.done(ctx, out.sort((a, b) => (b.createdAtMs ?? 0) - (a.createdAtMs ?? 0)));
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {

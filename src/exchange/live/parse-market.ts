@@ -1,8 +1,9 @@
-// Market data records -> domain values: spot pairs (S7) and futures contracts (F1) as instruments, futures
-// tickers (F2), spot public trades (S9).
+// Market data records -> domain values: spot pairs (S7) and futures contracts (F1) as instruments, tickers
+// (futures F2 / F12, spot S11), spot public trades (S9), order books (S13 / F13), funding rates (F14, F16) and
+// index or mark prices (F17).
 import { Decimal } from '../../domain/decimal.js';
-import type { Instrument, PublicTrade, Ticker } from '../../domain/market.js';
-import type { WireContract, WireSpotSymbol, WireSpotTrade, WireTicker } from '../wire/responses.js';
+import type { BookLevel, FundingRate, FundingSettlement, Instrument, OrderBook, PriceIndex, PublicTrade, Ticker } from '../../domain/market.js';
+import type { WireContract, WireFundingRate, WireFundingSettlement, WireOrderBook, WireSpotSymbol, WireSpotTicker, WireSpotTrade, WireTicker } from '../wire/responses.js';
 import { fieldsAt, type FieldNamer, type ParseContext } from './parse-context.js';
 
 /** "4" (decimal places, as futures contracts give it) or "0.0001" (a step) -> the step. */
@@ -74,9 +75,10 @@ function knownContractValue(value: Decimal | null): Decimal | null {
   return value && !value.isZero() ? value : null;
 }
 
-export function ticker(ctx: ParseContext, record: WireTicker, i: number): Ticker {
+/** A futures ticker: an item of F2 (`at` its index) or F12's bare object (`at` ""). */
+export function ticker(ctx: ParseContext, record: WireTicker, at: number | string): Ticker {
   const ts = ctx.time(record.timestamp);
-  const field = fieldsAt(`[${i}]`);
+  const field = fieldsAt(typeof at === 'number' ? `[${at}]` : at);
   return {
     symbol: record.symbol,
     last: ctx.priceOpt(field('last'), record.last),
@@ -109,5 +111,81 @@ export function publicTrade(ctx: ParseContext, record: WireSpotTrade, i: number)
     price,
     size,
     buyerMaker: record.buyerMaker,
+  };
+}
+
+/**
+ * A spot pair's ticker (S11): last price and 24 h figures (volume24h the quote turnover `value`, baseVolume24h the
+ * base `size`). The venue's spot ticker has no bid or ask, and its mark and index prices ("0") are no prices.
+ */
+export function spotTicker(ctx: ParseContext, record: WireSpotTicker): Ticker {
+  return {
+    symbol: record.symbol,
+    last: ctx.priceOpt('data.lastPrice', record.lastPrice),
+    bestBid: null,
+    bestAsk: null,
+    markPrice: null,
+    indexPrice: null,
+    high24h: ctx.decOpt(record.high),
+    low24h: ctx.decOpt(record.low),
+    volume24h: ctx.decOpt(record.value),
+    baseVolume24h: ctx.decOpt(record.size),
+    timestampMs: ctx.time(record.ts) ?? ctx.fail('data.ts', `not a millisecond timestamp: ${JSON.stringify(record.ts)}`),
+  };
+}
+
+/**
+ * An order book (S13 at `data`, F13 at ""): every level's price above zero and size known, bids best (highest)
+ * first, asks best (lowest) first, at most `limit` a side. Without the venue's timestamp (the spot field table has
+ * none) the book is stamped `receivedAtMs`.
+ */
+export function orderBook(ctx: ParseContext, record: WireOrderBook, path: string, symbol: string, limit: number, receivedAtMs: number): OrderBook {
+  const field = fieldsAt(path);
+  const levels = (side: 'bids' | 'asks'): BookLevel[] =>
+    record[side].map(([price, size], i) => ({
+      price: ctx.positive(`${field(side)}[${i}][0]`, price),
+      size: nonNegative(ctx, `${field(side)}[${i}][1]`, size),
+    }));
+  const bids = levels('bids').sort((a, b) => b.price.cmp(a.price)).slice(0, limit);
+  const asks = levels('asks').sort((a, b) => a.price.cmp(b.price)).slice(0, limit);
+  return { symbol, bids, asks, timestampMs: record.timestamp === undefined ? receivedAtMs : (ctx.time(record.timestamp) ?? ctx.fail(field('timestamp'), 'not a millisecond timestamp')) };
+}
+
+/** A decimal that must be known and not negative (sizes and volumes). */
+export function nonNegative(ctx: ParseContext, field: string, text: string | undefined): Decimal {
+  const value = ctx.dec(field, text);
+  return value.isNegative() ? ctx.fail(field, `must not be negative, got ${JSON.stringify(text)}`) : value;
+}
+
+/** A current funding rate (F14). The rate must be known: "" is no rate, never 0. */
+export function fundingRate(ctx: ParseContext, record: WireFundingRate, i: number): FundingRate {
+  const field = fieldsAt(`[${i}]`);
+  const cycleMinutes = Number(record.collectCycle);
+  if (!Number.isSafeInteger(cycleMinutes) || cycleMinutes <= 0) ctx.fail(field('collectCycle'), `must be a positive count of minutes, got ${JSON.stringify(record.collectCycle)}`);
+  return {
+    symbol: record.symbol,
+    rate: ctx.dec(field('fundingRate'), record.fundingRate),
+    cycleMinutes,
+    timestampMs: ctx.time(record.timestamp) ?? ctx.fail(field('timestamp'), 'not a millisecond timestamp'),
+  };
+}
+
+/** A settled funding rate (F16). */
+export function fundingSettlement(ctx: ParseContext, record: WireFundingSettlement, i: number): FundingSettlement {
+  const field = fieldsAt(`[${i}]`);
+  return {
+    symbol: record.symbol,
+    rate: ctx.dec(field('fundingRate'), record.fundingRate),
+    fundingTimeMs: ctx.time(record.fundingTime) ?? ctx.fail(field('fundingTime'), 'not a millisecond timestamp'),
+  };
+}
+
+/** An index or mark price (F17): the venue answers either in the field `index`. */
+export function priceIndex(ctx: ParseContext, record: { symbol: string; index: string; timestamp: number | string }, kind: PriceIndex['kind']): PriceIndex {
+  return {
+    symbol: record.symbol,
+    kind,
+    price: ctx.positive('index', record.index),
+    timestampMs: ctx.time(record.timestamp) ?? ctx.fail('timestamp', 'not a millisecond timestamp'),
   };
 }

@@ -1,10 +1,11 @@
-// Order records -> domain orders: spot (S1, S3, S15) and futures (F5, F18, F19). Unknown statuses, sides and
-// types are reported and kept as unknown; a market order's price "0" is no price.
+// Order records -> domain orders: spot (S1, S3, S15), futures (F5, F18, F19) and futures trigger orders (F21,
+// F22). Unknown statuses, sides and types are reported and kept as unknown; a market order's price "0" is no price.
 import { Decimal } from '../../domain/decimal.js';
 import { futuresSide, type Order, type OrderKind, type OrderStatus } from '../../domain/order.js';
-import { FUTURES_TYPE_FROM_NAME, TIF_FROM_NAME } from '../wire/enums.js';
+import type { TriggerOrder } from '../client.js';
+import { FUTURES_TYPE_FROM_NAME, PLAN_STATUS_FROM_CODE, PLAN_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
-import type { WireFuturesOrder, WireSpotOrder } from '../wire/responses.js';
+import type { WireFuturesOrder, WirePlanOrder, WireSpotOrder } from '../wire/responses.js';
 import { fieldsAt, type ParseContext } from './parse-context.js';
 
 // Spot status values: "open" is confirmed; the others are reported by third-party clients of this venue.
@@ -92,5 +93,48 @@ export function futuresOrder(ctx: ParseContext, record: WireFuturesOrder, path: 
     rawType: record.type,
     createdAtMs: ctx.time(record.createTime),
     updatedAtMs: null,
+  };
+}
+
+/**
+ * A futures trigger order record (F21, F22); `path` locates it in the answer (`[3]`, `list[3]`). Status, type and
+ * order_type come as digits. Execution at market shows as price "0". `triggerTime` is taken as the firing time
+ * only once the order is past pending: a pending order has not fired, whatever the field holds ("0", "" or, in the
+ * documented sample, the creation time).
+ */
+export function triggerOrder(ctx: ParseContext, record: WirePlanOrder, path: string): TriggerOrder {
+  const field = fieldsAt(path);
+  const [rawStatus, rawType, rawTif] = [String(record.status), String(record.type), String(record.order_type)];
+  const status = PLAN_STATUS_FROM_CODE[rawStatus];
+  if (status === undefined) ctx.report(field('status'), record.status, 'unknown trigger order status');
+  const action = PLAN_TYPE_FROM_CODE[rawType];
+  if (action === undefined) ctx.report(field('type'), record.type, 'unknown trigger order type');
+  const tif = TIF_FROM_CODE[rawTif] ?? TIF_FROM_NAME[rawTif];
+  if (tif === undefined) ctx.report(field('order_type'), record.order_type, 'unknown trigger order order_type');
+  const market = isZeroText(record.price);
+  const avg = ctx.decOpt(record.price_avg);
+  const firedMs = status === 'untriggered' || record.triggerTime === null ? null : ctx.time(record.triggerTime);
+  return {
+    surface: 'futures',
+    symbol: record.symbol,
+    orderId: longToString(record.order_id),
+    clientOid: record.client_oid || null,
+    side: action ? futuresSide(action.positionSide, action.reduceOnly) : null,
+    positionSide: action?.positionSide ?? null,
+    reduceOnly: action?.reduceOnly ?? false,
+    kind: market ? 'market' : 'limit',
+    timeInForce: tif ?? null,
+    price: market ? null : ctx.priceOpt(field('price'), record.price),
+    size: ctx.dec(field('size'), record.size),
+    filledSize: ctx.decOpt(record.filled_qty) ?? Decimal.ZERO,
+    avgFillPrice: avg !== null && avg.gt(Decimal.ZERO) ? avg : null,
+    fee: ctx.decOpt(record.fee),
+    status: status ?? 'unknown',
+    rawStatus,
+    rawType,
+    createdAtMs: ctx.time(record.createTime),
+    updatedAtMs: null,
+    triggerPrice: ctx.priceOpt(field('triggerPrice'), record.triggerPrice),
+    triggeredAtMs: firedMs !== null && firedMs > 0 ? firedMs : null,
   };
 }

@@ -2,8 +2,9 @@
 // account, fills), domain requests -> batch items, and batch answers -> per-item results, each kind in its own
 // module and re-exported here.
 export { ParseContext, fieldsAt, type Anomaly, type FieldNamer } from './parse-context.js';
-export { futuresInstrument, publicTrade, spotInstrument, ticker } from './parse-market.js';
-export { futuresOrder, spotOrder } from './parse-orders.js';
+export { fundingRate, fundingSettlement, futuresInstrument, orderBook, priceIndex, publicTrade, spotInstrument, spotTicker, ticker } from './parse-market.js';
+export { candles } from './parse-candles.js';
+export { futuresOrder, spotOrder, triggerOrder } from './parse-orders.js';
 export { futuresBalance, position, spotBalance } from './parse-account.js';
 export { futuresFill, quotient, spotFill } from './parse-fills.js';
 export { futuresOrderItem, spotOrderItem } from './order-items.js';

@@ -9,7 +9,8 @@ import type { Logger } from '../../util/logger.js';
 import { ENDPOINTS, type Endpoint, type EndpointId } from '../endpoints.js';
 import { ExchangeError, classifyVenueError } from '../errors.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
-import { CLIENT_OID_RE, type RequestOf } from '../wire/requests.js';
+import type { RequestOf } from '../wire/requests.js';
+import { checkRequest } from '../request-checks.js';
 import { RESPONSE_SCHEMAS, envelope, type ResponseOf } from '../wire/responses.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Credentials } from '../../domain/credentials.js';
@@ -138,35 +139,6 @@ function isEnvelope(body: unknown): boolean {
 
 function throwVenue(id: EndpointId, status: number, code: string | undefined, msg: string | undefined): never {
   throw classifyVenueError(id, status, code, msg);
-}
-
-/** Checks a request against the venue's documented limits before anything is sent. */
-export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>): void {
-  const e = ENDPOINTS[id];
-  const p = params as Record<string, unknown>;
-  const fail = (msg: string): never => {
-    throw new ExchangeError('bad-request', `rejected before sending: ${msg}`, { endpoint: id, sent: false });
-  };
-  for (const key of ['pageSize', 'limit'] as const) {
-    const raw = p[key];
-    const v = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-    if (v !== undefined && e.maxPageSize !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > e.maxPageSize)) {
-      fail(`${key} must be an integer from 1 to ${e.maxPageSize}, got ${String(v)}`);
-    }
-  }
-  const batch = (p.orderList ?? p.orderDataList ?? p.orderIds ?? p.clientOids ?? p.ids ?? p.cids) as unknown[] | undefined;
-  if (Array.isArray(batch)) {
-    if (batch.length === 0) fail('empty batch');
-    if (e.maxBatch !== undefined && batch.length > e.maxBatch) fail(`${batch.length} items, at most ${e.maxBatch} per request`);
-  }
-  const oids: unknown[] = [];
-  if (Array.isArray(p.orderList)) for (const item of p.orderList as Array<Record<string, unknown>>) oids.push(item.clientOrderId);
-  if (Array.isArray(p.orderDataList)) for (const item of p.orderDataList as Array<Record<string, unknown>>) oids.push(item.client_oid);
-  if (id === 'F8') oids.push(p.client_oid);
-  for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
-  if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || (id === 'F18' && !p.orderId) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
-    fail('an order id or a client id is required');
-  }
 }
 
 export class RestClient {

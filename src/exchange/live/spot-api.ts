@@ -1,4 +1,4 @@
-// Typed spot methods, one per endpoint (S0–S9, S15), over the signing base.
+// Typed spot methods, one per endpoint (S0–S11, S13, S15), over the signing base.
 import type { RequestOf } from '../wire/requests.js';
 import type { ResponseOf } from '../wire/responses.js';
 import type { RestClient } from './rest-client.js';
@@ -45,6 +45,18 @@ export class SpotApi {
   /** S9: recent public trades (limit up to 1000). */
   publicTrades(p: RequestOf<'S9'>): Promise<ResponseOf<'S9'>> {
     return this.rest.call('S9', p);
+  }
+  /** S10: the latest candles of one pair, newest first (`period` 1m…1w; about 300 rows at most). */
+  candles(p: RequestOf<'S10'>): Promise<ResponseOf<'S10'>> {
+    return this.rest.call('S10', p);
+  }
+  /** S11: one pair's ticker (last price, 24 h figures; no bid or ask). */
+  ticker(p: RequestOf<'S11'>): Promise<ResponseOf<'S11'>> {
+    return this.rest.call('S11', p);
+  }
+  /** S13: one pair's order book (limit 15 or 200). */
+  depth(p: RequestOf<'S13'>): Promise<ResponseOf<'S13'>> {
+    return this.rest.call('S13', p);
   }
   /** S15: open orders of one pair (limit 1–100, pageNo from 0). */
   openOrders(p: RequestOf<'S15'>): Promise<ResponseOf<'S15'>> {

@@ -1,12 +1,13 @@
 // One symbol's state in the simulator: instrument and market, live orders with their quick-reject bounds, the
-// public trade tape, kept fills and orders, and the two futures position sides. Prices are integer ticks and
+// public trade tape and candles, the day's figures, kept fills and orders, and the two futures position sides. Prices are integer ticks and
 // sizes integer steps of the instrument; they become decimals only here (priceOf, sizeOf) and in reads.
 import { Decimal } from '../../domain/decimal.js';
 import type { Fill, Instrument, PositionSide, Ticker } from '../../domain/market.js';
 import { toInstrument, type SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
 import type { SimOrder } from './sim-order.js';
-import { TickerSnapshot } from './ticker-snapshot.js';
+import { SymbolCandles } from './symbol-candles.js';
+import { TickerSnapshot, type TickerView } from './ticker-snapshot.js';
 
 /** How deep a taker sweeps: levels beyond the best, one tick apart, each with the top size. */
 export const SWEEP_LEVELS = 5;
@@ -45,8 +46,16 @@ export interface Book {
   minSellTicks: number;
   minTriggerUpTicks: number;
   maxTriggerDownTicks: number;
+  /**
+   * The "24 h" figures, which are the figures since the first tick (the simulator's day starts with it): first
+   * price and its time (-1: no tick yet), high and low with their times, volumes.
+   */
+  firstTicks: number;
+  firstTs: number;
   highTicks: number;
+  highTs: number;
   lowTicks: number;
+  lowTs: number;
   volSteps: number;
   /** Sum of price ticks × size steps; folded into volFolded before it leaves the safe-integer range. */
   volTickSteps: number;
@@ -58,6 +67,7 @@ export interface Book {
   tradeBuyerMaker: Uint8Array;
   tradeHead: number;
   tradeCount: number;
+  candles: SymbolCandles;
   fills: Fill[];
   /** The same fills by order, oldest first (lookups by order are per order, not per book); trimmed with `fills`. */
   fillsByOrder: Map<string, Fill[]>;
@@ -72,15 +82,35 @@ export function createBook(market: SymbolMarket): Book {
   const book: Book = {
     inst: toInstrument(market.spec), spec: market.spec, m: market, open: [],
     maxBuyTicks: -Infinity, minSellTicks: Infinity, minTriggerUpTicks: Infinity, maxTriggerDownTicks: -Infinity,
-    highTicks: market.last, lowTicks: market.last, volSteps: 0, volTickSteps: 0, volFolded: 0n,
+    firstTicks: market.last, firstTs: -1, highTicks: market.last, highTs: market.ts, lowTicks: market.last, lowTs: market.ts,
+    volSteps: 0, volTickSteps: 0, volFolded: 0n,
     tradeTsMs: new Float64Array(TRADE_RING), tradePriceTicks: new Float64Array(TRADE_RING), tradeSizeSteps: new Float64Array(TRADE_RING),
-    tradeBuyerMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0,
+    tradeBuyerMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0, candles: new SymbolCandles(market.past),
     fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [],
     positions: { long: emptyPosition(), short: emptyPosition() },
   };
-  // The market's opening tick starts the trade tape.
-  if (market.ticks > 0) recordTrade(book, market);
+  // The market's opening tick starts the day, the trade tape and the candles.
+  if (market.ticks > 0) {
+    book.firstTs = market.ts;
+    recordTrade(book, market);
+    book.candles.onTick(market.ts, market.last, market.tradeSize);
+  }
   return book;
+}
+
+/** Applies a tick's last price to the day's figures: the first tick opens the day. */
+export function recordDay(book: Book, market: SymbolMarket): void {
+  const last = market.last;
+  if (book.firstTs < 0) {
+    book.firstTs = book.highTs = book.lowTs = market.ts;
+    book.firstTicks = book.highTicks = book.lowTicks = last;
+  } else if (last > book.highTicks) {
+    book.highTicks = last;
+    book.highTs = market.ts;
+  } else if (last < book.lowTicks) {
+    book.lowTicks = last;
+    book.lowTs = market.ts;
+  }
 }
 
 function emptyPosition(): PositionState {
@@ -157,11 +187,31 @@ export function tapeTrades(book: Book, limit: number): TapeTrade[] {
   return out;
 }
 
-/** The book's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
-export function tickerOf(book: Book, tradeOnly: boolean): Ticker {
+/** The book's ticker now, in one of the venue's views. */
+export function tickerOf(book: Book, view: TickerView): Ticker {
   const market = book.m;
   return new TickerSnapshot(
     book.inst.symbol, market.ts, market.last, market.bid, market.ask, book.highTicks, book.lowTicks,
-    book.volSteps, book.volTickSteps, book.volFolded, book.inst, book.spec.priceDecimals, tradeOnly,
+    book.volSteps, book.volTickSteps, book.volFolded, book.inst, book.spec.priceDecimals, view,
   );
+}
+
+/**
+ * The top of the book as the venue's depth shows it (S13 / F13): the market's best bid and ask with the size resting
+ * there, then deeper levels one tick apart. The levels a taker sweeps (SWEEP_LEVELS) carry the top size, which is
+ * what the engine fills there; each further run of SWEEP_LEVELS levels one more top size. Prices stay above zero.
+ * Our own resting orders are not in it (the simulated market does not see them).
+ */
+export function depthOf(book: Book, levels: number): { bids: Array<[ticks: number, steps: number]>; asks: Array<[ticks: number, steps: number]> } {
+  const market = book.m;
+  const bids: Array<[number, number]> = [];
+  const asks: Array<[number, number]> = [];
+  // A market that has not ticked yet (a paper venue before its first followed price) has no book.
+  if (market.bid <= 0 || market.ask <= 0) return { bids, asks };
+  for (let k = 0; k < levels; k++) {
+    const steps = market.topSize * (1 + Math.floor(k / SWEEP_LEVELS));
+    if (market.bid - k > 0) bids.push([market.bid - k, steps]);
+    asks.push([market.ask + k, steps]);
+  }
+  return { bids, asks };
 }

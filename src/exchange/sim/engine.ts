@@ -1,13 +1,14 @@
 // The simulator's matching engine, the one entry point to its state: market ticks reach resting and trigger
-// orders; orders are placed, canceled and filled with maker/taker fees, all exact, settling into the spot wallet
-// or the futures account. Market ticks come from a MarketSource; order and account changes happen only through
-// the methods here. No wall clock, no randomness: time comes from the clock.
+// orders and build the candles; orders are placed, canceled and filled with maker/taker fees, all exact, settling
+// into the spot wallet or the futures account. Market ticks come from a MarketSource; order and account changes
+// happen only through the methods here. No wall clock, no randomness: time comes from the clock.
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
 import { futuresSide, type Order } from '../../domain/order.js';
 import type { TimeSource } from '../../util/clock.js';
 import { requestedPositionSide, type OrderRequest, type TriggerOrderRequest } from '../client.js';
-import { FOLD_AT, SWEEP_LEVELS, createBook, crossesMarket, hasLiveClientOid, priceOf, recordTrade, reindex, sizeOf, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
+import { FOLD_AT, SWEEP_LEVELS, createBook, crossesMarket, depthOf, hasLiveClientOid, priceOf, recordDay, recordTrade, reindex, sizeOf, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
+import { FundingSchedule } from './funding-schedule.js';
 import { FuturesAccount } from './futures-account.js';
 import type { SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
@@ -16,6 +17,8 @@ import { validateOrder, validateTrigger } from './order-validation.js';
 import { isRefusal, refusals, type CancelOutcome, type PlaceOutcome } from './refusals.js';
 import { toDomainOrder, type SimOrder } from './sim-order.js';
 import { SpotWallet } from './spot-wallet.js';
+import type { SymbolCandles } from './symbol-candles.js';
+import type { TickerView } from './ticker-snapshot.js';
 
 export type { FuturesFillDetail } from './book.js';
 export type { CancelOutcome, PlaceOutcome, Refusal } from './refusals.js';
@@ -50,6 +53,8 @@ export class MatchingEngine {
   version = 0;
   /** Called after every fill (journal, reports, tests). */
   onFill: ((fill: Fill, order: SimOrder) => void) | undefined;
+  /** When funding settles and at which rates. */
+  readonly funding: FundingSchedule;
 
   constructor(
     markets: SymbolMarket[],
@@ -57,7 +62,10 @@ export class MatchingEngine {
     private readonly clock: TimeSource,
     /** Final orders and fills kept per symbol for history reads (oldest dropped beyond it). */
     retain = Number.POSITIVE_INFINITY,
+    /** The market's seed: funding rates follow it (0 for a replay). */
+    seed = 0,
   ) {
+    this.funding = new FundingSchedule(seed);
     for (const market of markets) {
       const book = createBook(market);
       this.books.set(market.spec.symbol, book);
@@ -70,13 +78,12 @@ export class MatchingEngine {
 
   // ---------------------------------------------------------------- market ticks
 
-  /** Applies one market tick: statistics, the trade tape, and any resting or trigger order it reaches. */
+  /** Applies one market tick: statistics, the trade tape, the candles, and any resting or trigger order it reaches. */
   onTick(market: SymbolMarket): void {
     const book = this.byIndex[market.index]!;
     this.stats.ticks++;
     const last = market.last;
-    if (last > book.highTicks) book.highTicks = last;
-    if (last < book.lowTicks) book.lowTicks = last;
+    recordDay(book, market);
     book.volSteps += market.tradeSize;
     book.volTickSteps += last * market.tradeSize;
     if (book.volTickSteps > FOLD_AT) {
@@ -84,6 +91,7 @@ export class MatchingEngine {
       book.volTickSteps = 0;
     }
     recordTrade(book, market);
+    book.candles.onTick(market.ts, last, market.tradeSize);
     if (book.open.length === 0) return;
     // Quick reject: nothing resting is reached by this tick.
     const low = last < market.ask ? last : market.ask;
@@ -128,7 +136,7 @@ export class MatchingEngine {
   /** A trigger order reached: it goes live as a taker, unless its margin (or position, for a close) is not there. */
   private fire(book: Book, order: SimOrder): void {
     order.status = 'open';
-    order.updatedAtMs = this.clock.now();
+    order.updatedAtMs = order.firedAtMs = this.clock.now();
     if (this.futuresAccount.refusesFiring(book, order)) {
       this.finish(book, order, 'canceled');
       return;
@@ -148,7 +156,7 @@ export class MatchingEngine {
       reduceOnly: surface === 'futures' ? (req.reduceOnly ?? false) : false,
       kind: req.kind, tif: req.kind === 'market' ? 'ioc' : req.timeInForce, priceTicks: ticks, sizeSteps: steps, filledSteps: 0,
       filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: nowMs, updatedAtMs: nowMs,
-      reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false,
+      reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null,
     };
   }
 
@@ -319,14 +327,38 @@ export class MatchingEngine {
     return this.books.get(symbol)?.inst;
   }
 
-  /** The symbol's ticker now; `tradeOnly` keeps just the latest trade (what a spot pair's S9 read shows). */
-  ticker(symbol: string, tradeOnly = false): Ticker | undefined {
+  /**
+   * The symbol's ticker now: every field, or one of the venue's views (`true`: the latest trade only, what a spot
+   * pair's S9 read shows).
+   */
+  ticker(symbol: string, view: boolean | TickerView = false): Ticker | undefined {
     const book = this.books.get(symbol);
-    return book ? tickerOf(book, tradeOnly) : undefined;
+    return book ? tickerOf(book, view === true ? 'trade' : view === false ? 'full' : view) : undefined;
   }
 
   tickers(surface: Surface): Ticker[] {
-    return this.booksOf(surface).map((book) => tickerOf(book, false));
+    return this.booksOf(surface).map((book) => tickerOf(book, 'full'));
+  }
+
+  /** The symbol's book `levels` deep a side (see depthOf), in ticks and steps; undefined for an unknown symbol. */
+  depth(symbol: string, levels: number): ReturnType<typeof depthOf> | undefined {
+    const book = this.books.get(symbol);
+    return book ? depthOf(book, levels) : undefined;
+  }
+
+  /** The symbol's candles. */
+  candles(symbol: string): SymbolCandles | undefined {
+    return this.books.get(symbol)?.candles;
+  }
+
+  /** Trigger orders not triggered yet, of one contract or of all, in placement order. */
+  pendingTriggers(symbol?: string): SimOrder[] {
+    return this.openOrders('futures', symbol).filter((order) => order.isTrigger && order.status === 'untriggered');
+  }
+
+  /** Final trigger orders of a contract still kept (filled, or canceled before or after firing), newest first. */
+  finishedTriggers(symbol: string): SimOrder[] {
+    return this.history(symbol).filter((order) => order.isTrigger && (order.status === 'filled' || order.status === 'canceled'));
   }
 
   /** Recent public trades, newest first. */

@@ -1,10 +1,12 @@
 // Market sources for the simulator: a seeded synthetic price process (random walk in integer ticks with
-// volatility regimes and jumps, a spread, public trades with sizes) or a replay of recorded ticks.
-// Prices are integer ticks and sizes integer steps of the instrument; the same seed gives the same market.
+// volatility regimes and jumps, a spread, public trades with sizes, and a seeded past before its start) or a
+// replay of recorded ticks. Prices are integer ticks and sizes integer steps of the instrument; the same seed gives
+// the same market.
 import { Decimal } from '../../domain/decimal.js';
 import { Prng, deriveSeed } from './prng.js';
 import type { SimInstrumentSpec } from './instruments.js';
 import type { ReplayRecord } from '../../domain/replay-record.js';
+import { SyntheticPast } from './synthetic-past.js';
 
 /** The state of one symbol's market after its latest tick; updated in place (no allocation per tick). */
 export class SymbolMarket {
@@ -19,6 +21,8 @@ export class SymbolMarket {
   topSize = 0;
   /** Count of ticks seen. */
   ticks = 0;
+  /** Candle history before the first tick (a synthetic market's seeded past); null for a replay. */
+  past: SyntheticPast | null = null;
   constructor(
     readonly index: number,
     readonly spec: SimInstrumentSpec,
@@ -33,6 +37,8 @@ export interface MarketSource {
   advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void;
   /** Time of the latest tick emitted. */
   readonly now: number;
+  /** The seed of a synthetic market (what else the simulator derives, like funding rates, follows it too). */
+  readonly seed?: number;
 }
 
 function ticksOf(price: Decimal, tick: Decimal): number {
@@ -68,7 +74,17 @@ export class SyntheticMarket implements MarketSource {
     this.regime = specs.map(() => 1);
     this.minSteps = this.symbols.map((m) => Math.max(1, Decimal.from(m.spec.minSize).steps(m.stepSize, 'up')));
     this.now = opts.startMs;
-    for (const m of this.symbols) this.tick(m, opts.startMs);
+    for (const m of this.symbols) {
+      this.tick(m, opts.startMs);
+      m.past = new SyntheticPast({
+        seed: opts.seed, symbol: m.spec.symbol, startMs: opts.startMs, firstTicks: m.last, volBps: m.spec.volBps,
+        ticksPerMinute: Math.max(1, Math.round(60_000 / opts.tickIntervalMs)), minSteps: this.minSteps[m.index]!,
+      });
+    }
+  }
+
+  get seed(): number {
+    return this.opts.seed;
   }
 
   advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {

@@ -19,12 +19,13 @@ import { control, type ControlTarget, type SimStats } from './http/control.js';
 import { HTML_502_PAGE, noFaults, takeFault, type FaultSettings } from './http/faults.js';
 import { WireError, parseBody, parseQuery, splitUrl } from './http/request.js';
 import { errorBody, send } from './http/respond.js';
-import type { RouteContext } from './http/route-context.js';
+import type { F11Reading, RouteContext } from './http/route-context.js';
 import { answer, endpointAt } from './http/routes.js';
 import type { MarketSource } from './market.js';
 
 export type { FaultKind, FaultSettings, ScriptedFault } from './http/faults.js';
 export type { SimStats } from './http/control.js';
+export type { F11Reading } from './http/route-context.js';
 
 export interface SimServerOptions {
   market: MarketSource;
@@ -37,6 +38,8 @@ export interface SimServerOptions {
   retain?: number;
   /** Told of each request as it arrives, before it is read (benchmarks measure arrival times). */
   onRequest?: (method: string, path: string) => void;
+  /** How F11 reads its time window (default `both-bounds`, as the venue was measured to). */
+  f11Reading?: F11Reading;
 }
 
 export class SimServer {
@@ -54,7 +57,7 @@ export class SimServer {
   constructor(private readonly opts: SimServerOptions) {
     this.meter = new BudgetMeter(opts.budget);
     this.engineClock = { now: () => this.venueNowMs() };
-    this.engine = new MatchingEngine(opts.market.symbols, opts.accounts, this.engineClock, opts.retain);
+    this.engine = new MatchingEngine(opts.market.symbols, opts.accounts, this.engineClock, opts.retain, opts.market.seed);
     opts.market.symbols.forEach((m, i) => this.contractIds.set(m.spec.symbol, 10000001 + i));
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
@@ -153,6 +156,7 @@ export class SimServer {
   private routeContext(): RouteContext {
     return {
       engine: this.engine,
+      f11Reading: this.opts.f11Reading ?? 'both-bounds',
       nowMs: this.venueNowMs(),
       visible: (order: SimOrder) => this.faults.visibilityLagMs <= 0 || order.createdAtMs <= this.venueNowMs() - this.faults.visibilityLagMs,
       fillVisible: (fill: Fill) => this.faults.visibilityLagMs <= 0 || fill.timestampMs <= this.venueNowMs() - this.faults.visibilityLagMs,

@@ -24,10 +24,11 @@ export interface SimOrder {
   updatedAtMs: number;
   /** Spot: funds frozen for the rest of the order (quote for buys, base for sells). */
   reserved: Decimal;
-  /** Trigger orders: price in ticks and the direction it fires in. */
+  /** Trigger orders: price in ticks, the direction it fires in, and when it fired (null: not yet). */
   triggerTicks: number | null;
   triggerUp: boolean;
   isTrigger: boolean;
+  firedAtMs: number | null;
 }
 
 /** The domain Order of a simulator order; `inst` is its symbol's instrument. */

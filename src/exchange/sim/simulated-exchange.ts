@@ -1,14 +1,24 @@
 // Face 1 of the simulator: an in-process ExchangeClient over the matching engine, in virtual time (backtests;
 // dry-run through the paper venue). No sockets, no serialisation; answers shaped exactly as the live client's
-// normalised ones.
-import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+// normalised ones, and what the live client refuses before sending is refused here the same way.
+import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
+import { Decimal } from '../../domain/decimal.js';
+import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import { ManualClock } from '../../util/clock.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
-import { ExchangeError, classifyItemError } from '../errors.js';
-import { MatchingEngine, type CancelOutcome, type PlaceOutcome, type SimAccounts } from './engine.js';
+import { ExchangeError, classifyItemError, classifyVenueError } from '../errors.js';
+import { candleEndpoint, checkRequest } from '../request-checks.js';
+import { futuresTypeCode } from '../wire/enums.js';
+import type { Book } from './book.js';
+import { MatchingEngine, type CancelOutcome, type PlaceOutcome, type SimAccounts, type SimOrder } from './engine.js';
+import { FUNDING_CYCLE_MINUTES } from './funding-schedule.js';
 import type { MarketSource, SymbolMarket } from './market.js';
+import { refusals } from './refusals.js';
+import { SPOT_CANDLE_ROWS } from './symbol-candles.js';
+import { toVenueCandle, type TickBar } from './tick-bar.js';
+import { planStatusCode } from './wire-format.js';
 
 function placeResult(endpoint: EndpointId, r: PlaceOutcome, clientOid: string): ItemResult {
   return r.ok ? { outcome: 'accepted', clientOid, orderId: r.orderId } : { outcome: 'rejected', clientOid, orderId: null, error: classifyItemError(endpoint, r.refusal.code, r.refusal.message) };
@@ -32,7 +42,24 @@ export class SimulatedExchange implements ExchangeClient {
     clock?: ManualClock,
   ) {
     this.clock = clock ?? new ManualClock(market.now);
-    this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain);
+    this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain, market.seed);
+  }
+
+  /** The book of a symbol on a surface, or the venue's refusal of an unknown symbol, as `endpoint` answers it. */
+  private bookOf(endpoint: EndpointId, symbol: string, surface: Surface): Book {
+    const book = this.engine.book(symbol);
+    if (book && book.inst.surface === surface) return book;
+    const refusal = refusals.symbol(surface, symbol);
+    throw classifyVenueError(endpoint, 400, refusal.code, refusal.message);
+  }
+
+  /** The surface of a symbol: its instrument's, else the venue's naming rule. */
+  private surfaceOf(symbol: string): Surface {
+    return this.engine.instrument(symbol)?.surface ?? surfaceOfSymbol(symbol);
+  }
+
+  private venueCandles(book: Book, bars: TickBar[]): VenueCandle[] {
+    return bars.reverse().map((bar) => toVenueCandle(bar, book.inst.tickSize, book.inst.stepSize));
   }
 
   private readonly onTick = (market: SymbolMarket): void => {
@@ -56,6 +83,92 @@ export class SimulatedExchange implements ExchangeClient {
 
   async recentTrades(symbol: string, limit = 100): Promise<PublicTrade[]> {
     return this.engine.trades(symbol, limit).map((t) => ({ symbol, tradeId: t.tradeId, timestampMs: t.ts, price: t.price, size: t.size, buyerMaker: t.buyerMaker }));
+  }
+
+  async ticker(symbol: string): Promise<Ticker> {
+    const surface = this.surfaceOf(symbol);
+    this.bookOf(surface === 'spot' ? 'S11' : 'F12', symbol, surface);
+    return this.engine.ticker(symbol, surface === 'spot' ? 'spot' : 'full')!;
+  }
+
+  async depth(symbol: string, limit: 15 | 200 = 15): Promise<OrderBook> {
+    const surface = this.surfaceOf(symbol);
+    const endpoint = surface === 'spot' ? 'S13' : 'F13';
+    checkRequest(endpoint, { symbol, limit });
+    const book = this.bookOf(endpoint, symbol, surface);
+    const { bids, asks } = this.engine.depth(symbol, limit)!;
+    const level = ([ticks, steps]: [number, number]) => ({ price: Decimal.ofSteps(ticks, book.inst.tickSize), size: Decimal.ofSteps(steps, book.inst.stepSize) });
+    return { symbol, bids: bids.map(level), asks: asks.map(level), timestampMs: this.clock.now() };
+  }
+
+  /** Spot: the newest `limit` of the rows S10 serves (SPOT_CANDLE_ROWS); futures: F10's `limit` (default 100). */
+  async candles(symbol: string, timeframe: Timeframe, opts: { limit?: number; priceType?: CandlePriceType } = {}): Promise<VenueCandle[]> {
+    const surface = this.surfaceOf(symbol);
+    const endpoint = candleEndpoint(surface, symbol, timeframe, false, opts.priceType);
+    checkRequest(endpoint, { symbol, period: timeframe, granularity: timeframe, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+    const book = this.bookOf(endpoint, symbol, surface);
+    const rows = surface === 'spot' ? Math.min(opts.limit ?? SPOT_CANDLE_ROWS, SPOT_CANDLE_ROWS) : (opts.limit ?? 100);
+    return this.venueCandles(book, book.candles.latest(timeframe, rows));
+  }
+
+  async historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
+    const surface = this.surfaceOf(symbol);
+    candleEndpoint(surface, symbol, timeframe, true, window.priceType);
+    checkRequest('F11', { symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs, ...(window.limit !== undefined ? { limit: window.limit } : {}) });
+    const book = this.bookOf('F11', symbol, surface);
+    return this.venueCandles(book, book.candles.between(timeframe, window.startMs, window.endMs, window.limit ?? ENDPOINTS.F11.maxPageSize!));
+  }
+
+  async fundingRates(symbol?: string): Promise<FundingRate[]> {
+    const symbols = symbol ? [this.bookOf('F14', symbol, 'futures').inst.symbol] : this.engine.instruments('futures').map((i) => i.symbol);
+    const nowMs = this.clock.now();
+    return symbols.map((s) => ({ symbol: s, rate: this.engine.funding.currentRate(s, nowMs), cycleMinutes: FUNDING_CYCLE_MINUTES, timestampMs: nowMs }));
+  }
+
+  async nextFundingTime(symbol: string): Promise<number> {
+    this.bookOf('F15', symbol, 'futures');
+    return this.engine.funding.nextSettlementMs(this.clock.now());
+  }
+
+  async fundingHistory(symbol: string, limit = 10): Promise<FundingSettlement[]> {
+    checkRequest('F16', { symbol, limit });
+    this.bookOf('F16', symbol, 'futures');
+    return this.engine.funding.history(symbol, this.clock.now(), limit).map((s) => ({ symbol, rate: s.rate, fundingTimeMs: s.settlementMs }));
+  }
+
+  /** Mark = the market's last price, index = its mid, as F17 serves them. */
+  async priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
+    this.bookOf('F17', symbol, 'futures');
+    const t = this.engine.ticker(symbol)!;
+    return { symbol, kind, price: (kind === 'mark' ? t.markPrice : t.indexPrice)!, timestampMs: this.clock.now() };
+  }
+
+  async triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
+    if (symbol) this.bookOf('F21', symbol, 'futures');
+    return this.engine.pendingTriggers(symbol).map((order) => this.toTriggerOrder(order));
+  }
+
+  async triggerOrderHistory(symbol: string, query: TriggerHistoryQuery = {}): Promise<TriggerOrder[]> {
+    checkRequest('F22', { symbol, ...(query.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query.limit !== undefined ? { pageSize: query.limit } : {}) });
+    this.bookOf('F22', symbol, 'futures');
+    const [from, to] = [query.startMs ?? Number.NEGATIVE_INFINITY, query.endMs ?? Number.POSITIVE_INFINITY];
+    return this.engine
+      .finishedTriggers(symbol)
+      .filter((order) => order.createdAtMs >= from && order.createdAtMs <= to)
+      .slice(0, query.limit ?? ENDPOINTS.F22.maxPageSize!)
+      .map((order) => this.toTriggerOrder(order));
+  }
+
+  /** A trigger order as F21 / F22 show it: the raw status and type are the venue's digits. */
+  private toTriggerOrder(order: SimOrder): TriggerOrder {
+    const inst = this.engine.instrument(order.symbol)!;
+    return {
+      ...this.engine.toOrder(order),
+      rawStatus: planStatusCode(order),
+      rawType: futuresTypeCode(order.positionSide!, order.reduceOnly),
+      triggerPrice: order.triggerTicks === null ? null : Decimal.ofSteps(order.triggerTicks, inst.tickSize),
+      triggeredAtMs: order.firedAtMs,
+    };
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {

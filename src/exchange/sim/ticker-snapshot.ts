@@ -1,14 +1,21 @@
-// A ticker taken from the simulator's integer market state at one instant. Its decimal fields are built when
-// first read: a backtest reads millions of tickers and a strategy looks at few of their fields.
+// A ticker taken from the simulator's integer market state at one instant, in one of the venue's views. Its decimal
+// fields are built when first read: a backtest reads millions of tickers and a strategy looks at few of their
+// fields. The mark price is the last price, the index price the mid (as F17 serves them).
 import { Decimal } from '../../domain/decimal.js';
 import type { Instrument, Ticker } from '../../domain/market.js';
+
+/**
+ * What a ticker shows: `full` every field (a futures ticker, F2 / F12); `spot` the last price and the 24 h figures,
+ * no bid, ask, mark or index (S11); `trade` the latest trade only (a spot pair's S9 read, as the daemon takes it).
+ */
+export type TickerView = 'full' | 'spot' | 'trade';
 
 export class TickerSnapshot implements Ticker {
   // Built on first read (undefined: not yet).
   private lastD: Decimal | null | undefined;
   private bidD: Decimal | null | undefined;
   private askD: Decimal | null | undefined;
-  private markD: Decimal | null | undefined;
+  private midD: Decimal | null | undefined;
 
   constructor(
     readonly symbol: string,
@@ -25,45 +32,50 @@ export class TickerSnapshot implements Ticker {
     private readonly volFolded: bigint,
     private readonly inst: Pick<Instrument, 'tickSize' | 'stepSize'>,
     private readonly priceDecimals: number,
-    /** Spot: only the latest trade is known (the daemon reads a pair's last trade, S9, as its ticker). */
-    private readonly tradeOnly: boolean,
+    private readonly view: TickerView,
   ) {}
 
-  private price(ticks: number): Decimal | null {
-    return this.tradeOnly ? null : Decimal.ofSteps(ticks, this.inst.tickSize);
+  /** A price of the book (bid, ask): in the full view only. */
+  private bookPrice(ticks: number): Decimal | null {
+    return this.view === 'full' ? Decimal.ofSteps(ticks, this.inst.tickSize) : null;
+  }
+
+  /** A 24 h figure: in the full and spot views. */
+  private dayPrice(ticks: number): Decimal | null {
+    return this.view === 'trade' ? null : Decimal.ofSteps(ticks, this.inst.tickSize);
   }
 
   get last(): Decimal | null {
     return this.lastD === undefined ? (this.lastD = Decimal.ofSteps(this.lastTicks, this.inst.tickSize)) : this.lastD;
   }
   get bestBid(): Decimal | null {
-    return this.bidD === undefined ? (this.bidD = this.price(this.bidTicks)) : this.bidD;
+    return this.bidD === undefined ? (this.bidD = this.bookPrice(this.bidTicks)) : this.bidD;
   }
   get bestAsk(): Decimal | null {
-    return this.askD === undefined ? (this.askD = this.price(this.askTicks)) : this.askD;
+    return this.askD === undefined ? (this.askD = this.bookPrice(this.askTicks)) : this.askD;
   }
   get markPrice(): Decimal | null {
-    if (this.markD === undefined) {
-      const bid = this.bestBid;
-      const ask = this.bestAsk;
-      this.markD = bid && ask ? bid.add(ask).div(Decimal.fromInt(2), this.priceDecimals + 1) : null;
-    }
-    return this.markD;
+    return this.view === 'full' ? this.last : null;
   }
   get indexPrice(): Decimal | null {
-    return this.markPrice;
+    if (this.midD === undefined) {
+      const bid = this.bestBid;
+      const ask = this.bestAsk;
+      this.midD = bid && ask ? bid.add(ask).div(Decimal.fromInt(2), this.priceDecimals + 1) : null;
+    }
+    return this.midD;
   }
   get high24h(): Decimal | null {
-    return this.price(this.highTicks);
+    return this.dayPrice(this.highTicks);
   }
   get low24h(): Decimal | null {
-    return this.price(this.lowTicks);
+    return this.dayPrice(this.lowTicks);
   }
   get volume24h(): Decimal | null {
-    return this.tradeOnly ? null : this.inst.tickSize.mul(this.inst.stepSize).mul(Decimal.of(this.volFolded + BigInt(this.volTickSteps)));
+    return this.view === 'trade' ? null : this.inst.tickSize.mul(this.inst.stepSize).mul(Decimal.of(this.volFolded + BigInt(this.volTickSteps)));
   }
   get baseVolume24h(): Decimal | null {
-    return this.tradeOnly ? null : Decimal.ofSteps(this.volSteps, this.inst.stepSize);
+    return this.view === 'trade' ? null : Decimal.ofSteps(this.volSteps, this.inst.stepSize);
   }
 
   /** The plain object (JSON, spreading and logging see every field). */

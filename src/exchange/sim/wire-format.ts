@@ -1,12 +1,14 @@
-// Engine state -> the venue's wire shapes (spot records, futures records), exactly as the venue formats them,
-// each typed by its response schema.
+// Engine state -> the venue's wire shapes (spot records, futures records, market data), exactly as the venue
+// formats them, each typed by its response schema.
 import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
-import { TIF_NAME, futuresTypeName } from '../wire/enums.js';
+import { TIF_CODE, TIF_NAME, futuresTypeCode, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
-import type { WireContract, WireFuturesFill, WireFuturesOrder, WirePosition, WireSpotFill, WireSpotOrder, WireSpotSymbol } from '../wire/responses.js';
+import type { WireCandleRow, WireContract, WireFuturesFill, WireFuturesOrder, WireOrderBook, WirePlanOrder, WirePosition, WireSpotFill, WireSpotOrder, WireSpotSymbol, WireSpotTicker, WireTicker } from '../wire/responses.js';
+import { depthOf, tickerOf, type Book } from './book.js';
 import type { FuturesFillDetail, MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
+import { toVenueCandle, type TickBar } from './tick-bar.js';
 
 /** A decimal field the venue fills with "0" when there is no value. */
 const orZero = (d: Decimal | null | undefined): string => (d ? d.toString() : '0');
@@ -208,4 +210,90 @@ export function futuresPositionRecord(engine: MatchingEngine, symbol: string, co
 /** S6 answers carry orderId as a raw JSON number (beyond 2^53): JsonBigInt keeps it exact on the way out. */
 export function rawLong(id: string): JsonBigInt {
   return new JsonBigInt(id);
+}
+
+/** A candle row: spot with the open time as a JSON number, futures as seven strings. */
+export function candleRow(book: Book, bar: TickBar): WireCandleRow {
+  const c = toVenueCandle(bar, book.inst.tickSize, book.inst.stepSize);
+  const rest = [c.open, c.high, c.low, c.close, c.baseVolume, c.quoteVolume].map((d) => d.toString()) as [string, string, string, string, string, string];
+  return [book.inst.surface === 'spot' ? bar.openMs : String(bar.openMs), ...rest];
+}
+
+/** The change since the day's first price as a ratio, six decimals ("-0.011451"); "0" before any tick. */
+function changeRatio(book: Book): string {
+  const first = book.firstTicks;
+  return first > 0 ? Decimal.fromInt(book.m.last - first).div(Decimal.fromInt(first), 6).toString() : '0';
+}
+
+/** A futures ticker (F2 item, F12). */
+export function futuresTickerRecord(book: Book): WireTicker {
+  const t = tickerOf(book, 'full');
+  return {
+    symbol: t.symbol, last: t.last!.toString(), best_ask: t.bestAsk!.toString(), best_bid: t.bestBid!.toString(),
+    high_24h: t.high24h!.toString(), low_24h: t.low24h!.toString(), volume_24h: t.volume24h!.toString(), timestamp: String(t.timestampMs),
+    priceChangePercent: changeRatio(book), base_volume: t.baseVolume24h!.toString(), markPrice: t.markPrice!.toString(), indexPrice: t.indexPrice!.toString(),
+  };
+}
+
+/**
+ * A spot ticker (S11): the "24 h" figures are those since the first tick (as F2's are), `ts` the time of the
+ * latest tick (as F2's `timestamp`); mark, index and open interest "0" as the venue sends them for spot.
+ */
+export function spotTickerRecord(book: Book, nowMs: number): WireSpotTicker {
+  const t = tickerOf(book, 'spot');
+  const price = (ticks: number) => Decimal.ofSteps(ticks, book.inst.tickSize).toString();
+  return {
+    symbol: t.symbol, priceChange: price(book.m.last - book.firstTicks), priceChangePercent: changeRatio(book), trades: book.m.ticks,
+    size: t.baseVolume24h!.toString(), value: t.volume24h!.toString(), high: t.high24h!.toString(), low: t.low24h!.toString(),
+    open: price(book.firstTicks), close: t.last!.toString(), highTime: book.highTs, lowTime: book.lowTs, startTime: Math.max(0, book.firstTs), endTime: nowMs,
+    lastPrice: t.last!.toString(), markPrice: '0', indexPrice: '0', openInterest: '0', ts: t.timestampMs,
+  };
+}
+
+/** An order book `levels` deep (S13 / F13; see depthOf). */
+export function depthRecord(book: Book, levels: number, nowMs: number): WireOrderBook {
+  const { bids, asks } = depthOf(book, levels);
+  const level = ([ticks, steps]: [number, number]): [string, string] => [Decimal.ofSteps(ticks, book.inst.tickSize).toString(), Decimal.ofSteps(steps, book.inst.stepSize).toString()];
+  return { asks: asks.map(level), bids: bids.map(level), timestamp: String(nowMs) };
+}
+
+/** A trigger order's status digit: -1 canceled, 0 pending, 1 partially filled, 2 filled. */
+export function planStatusCode(order: SimOrder): string {
+  switch (order.status) {
+    case 'filled':
+      return '2';
+    case 'canceled':
+      return '-1';
+    default:
+      return order.filledSteps > 0 ? '1' : '0';
+  }
+}
+
+/**
+ * A trigger order (F21, F22): digits for status, type and order_type; execution at market reads back as price "0";
+ * triggerTime "0" until it fires.
+ */
+export function planOrderRecord(engine: MatchingEngine, simOrder: SimOrder): WirePlanOrder {
+  const order = engine.toOrder(simOrder);
+  const inst = engine.instrument(simOrder.symbol)!;
+  return {
+    symbol: simOrder.symbol,
+    size: order.size.toString(),
+    client_oid: simOrder.clientOid,
+    createTime: String(simOrder.createdAtMs),
+    filled_qty: order.filledSize.toString(),
+    fee: simOrder.fee.toString(),
+    order_id: simOrder.orderId,
+    price: simOrder.priceTicks === null ? '0' : orZero(order.price),
+    price_avg: orZero(order.avgFillPrice),
+    status: planStatusCode(simOrder),
+    type: futuresTypeCode(simOrder.positionSide!, simOrder.reduceOnly),
+    order_type: TIF_CODE[simOrder.tif],
+    totalProfits: '0',
+    triggerPrice: Decimal.ofSteps(simOrder.triggerTicks!, inst.tickSize).toString(),
+    triggerPriceType: '',
+    triggerTime: String(simOrder.firedAtMs ?? 0),
+    presetTakeProfitPrice: null,
+    presetStopLossPrice: null,
+  };
 }

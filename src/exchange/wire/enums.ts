@@ -1,7 +1,9 @@
-// The venue's order enums and their meaning, both ways: spot `force`, futures `order_type` (names in records,
-// digits in requests) and futures `type` (digits 1–4 in requests, names in records).
+// The venue's enums and their meaning, both ways: spot `force`, futures `order_type` (names in records, digits in
+// requests and trigger-order records), futures `type` (digits 1–4 in requests, names in records, digits 1–10 in
+// trigger-order records), trigger-order statuses, candle periods and candle price types.
+import type { CandlePriceType, Timeframe } from '../../domain/candles.js';
 import type { PositionSide } from '../../domain/market.js';
-import type { TimeInForce } from '../../domain/order.js';
+import type { OrderStatus, TimeInForce } from '../../domain/order.js';
 
 /** Spot `force` and futures record `order_type` names. */
 export const TIF_NAME: Readonly<Record<TimeInForce, 'normal' | 'postOnly' | 'fok' | 'ioc'>> = { gtc: 'normal', post_only: 'postOnly', fok: 'fok', ioc: 'ioc' };
@@ -45,3 +47,36 @@ export const FUTURES_TYPE_FROM_NAME: Readonly<Record<string, FuturesAction>> = {
 export function futuresTypeName(a: FuturesAction): string {
   return `${a.reduceOnly ? 'close' : 'open'}_${a.positionSide}`;
 }
+
+/**
+ * Trigger-order record `type` digits (F21, F22): 1–4 as in requests; 5/6 partial close, 7/8 auto-deleveraging close,
+ * 9/10 liquidation close, of a long / short.
+ */
+export const PLAN_TYPE_FROM_CODE: Readonly<Record<string, FuturesAction>> = {
+  ...FUTURES_TYPE_FROM_CODE,
+  '5': { positionSide: 'long', reduceOnly: true },
+  '6': { positionSide: 'short', reduceOnly: true },
+  '7': { positionSide: 'long', reduceOnly: true },
+  '8': { positionSide: 'short', reduceOnly: true },
+  '9': { positionSide: 'long', reduceOnly: true },
+  '10': { positionSide: 'short', reduceOnly: true },
+};
+
+/**
+ * Trigger-order record `status` digits: -1 canceled, 0 pending (not triggered yet), 1 partially filled, 2 filled.
+ * A triggered order still resting unfilled has no documented digit of its own.
+ */
+export const PLAN_STATUS_FROM_CODE: Readonly<Record<string, OrderStatus>> = { '-1': 'canceled', '0': 'untriggered', '1': 'open', '2': 'filled' };
+
+/**
+ * The candle periods each candle endpoint takes, named as our timeframes (the venue's names are the same): spot
+ * S10 `period` has every timeframe (and `1M`, which is no fixed length); futures `granularity` (F10, F11) has no
+ * 2h, 6h or 8h.
+ */
+export const CANDLE_PERIODS: Readonly<Record<'S10' | 'F10' | 'F11', ReadonlySet<Timeframe>>> = (() => {
+  const futures: ReadonlySet<Timeframe> = new Set<Timeframe>(['1m', '5m', '15m', '30m', '1h', '4h', '12h', '1d', '1w']);
+  return { S10: new Set<Timeframe>(['1m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '1w']), F10: futures, F11: futures };
+})();
+
+/** Futures candle `priceType` values (F10, F11). */
+export const PRICE_TYPE_CODE: Readonly<Record<CandlePriceType, 'LAST' | 'MARK' | 'INDEX'>> = { last: 'LAST', mark: 'MARK', index: 'INDEX' };

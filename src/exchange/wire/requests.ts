@@ -28,6 +28,10 @@ export interface WireFuturesOrderItem {
 }
 
 type Ms = number;
+/** A candle period as S10 (`period`) and F10/F11 (`granularity`) name it: `1m`, `4h`, `1d`, `1w`. */
+type CandlePeriod = string;
+/** Which price futures candles follow. */
+type WirePriceType = 'LAST' | 'MARK' | 'INDEX';
 /** A `long` the venue takes as a JSON number; JsonBigInt keeps ids beyond 2^53 exact on the way out. */
 type WireLongOut = number | JsonBigInt;
 
@@ -42,6 +46,10 @@ export interface RequestParams {
   S7: { symbol?: string; symbols?: string };
   S8: Record<string, never>;
   S9: { symbol: string; limit?: number };
+  S10: { symbol: string; period: CandlePeriod; limit?: number };
+  S11: { symbol: string };
+  /** `type`: depth merge step0 (default, none) … step5; `limit` 15 or 200. */
+  S13: { symbol: string; type?: string; limit?: number };
   S15: { symbol: string; limit?: number; pageNo?: number };
   F0: Record<string, never>;
   F1: { symbol?: string };
@@ -62,10 +70,21 @@ export interface RequestParams {
     marginMode?: 1 | 3;
   };
   F9: { symbol: string; orderId: string };
+  F10: { symbol: string; granularity: CandlePeriod; limit?: number; priceType?: WirePriceType };
+  F11: { symbol: string; granularity: CandlePeriod; startTime?: Ms; endTime?: Ms; limit?: number; priceType?: WirePriceType };
+  F12: { symbol: string };
+  F13: { symbol: string; limit?: number };
+  F14: { symbol?: string };
+  F15: { symbol: string };
+  F16: { symbol: string; limit?: number };
+  F17: { symbol: string; priceType?: 'MARK' | 'INDEX' };
   F18: { orderId: string };
   /** createDate / endCreateDate: creation-time window in ms (look-back at most 90 days). */
   F19: { symbol?: string; pageSize?: number; createDate?: Ms; endCreateDate?: Ms };
   F20: { symbol?: string; orderId?: string; startTime?: Ms; endTime?: Ms; limit?: number };
+  F21: { symbol?: string; orderId?: string; startTime?: Ms; endTime?: Ms; limit?: number; page?: number };
+  /** delegateType: 1 open long, 2 open short, 3 close long, 4 close short. */
+  F22: { symbol: string; startTime?: Ms; endTime?: Ms; delegateType?: 1 | 2 | 3 | 4; pageSize?: number };
 }
 
 export type RequestOf<E extends EndpointId> = RequestParams[E];

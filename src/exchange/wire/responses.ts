@@ -112,6 +112,93 @@ export const spotCancelResult = z.looseObject({
   failureList: z.array(cancelFailure),
 });
 
+// ---- market data (S10, S11, S13; F10–F17) ----
+
+/**
+ * A candle row (S10, F10, F11): [open time ms, open, high, low, close, base volume, quote volume]. Spot sends
+ * [0] as a JSON number, futures all seven as strings; items after the seventh pass through.
+ */
+export const candleRow = z.tuple([timeMs, decStr, decStr, decStr, decStr, decStr, decStr], z.unknown());
+export type WireCandleRow = z.infer<typeof candleRow>;
+
+/**
+ * A spot pair's ticker (S11): last price and 24 h figures; `priceChangePercent` is a ratio. markPrice, indexPrice
+ * and openInterest appear in some revisions only, as "0". There is no best bid or ask.
+ */
+export const spotTicker = z.looseObject({
+  symbol: str,
+  priceChange: opt(decStr),
+  priceChangePercent: opt(decStr),
+  trades: opt(long),
+  size: opt(decStr),
+  value: opt(decStr),
+  high: opt(decStr),
+  low: opt(decStr),
+  open: opt(decStr),
+  close: opt(decStr),
+  highTime: opt(timeMs),
+  lowTime: opt(timeMs),
+  startTime: opt(timeMs),
+  endTime: opt(timeMs),
+  lastPrice: decStr,
+  markPrice: opt(decStr),
+  indexPrice: opt(decStr),
+  openInterest: opt(decStr),
+  ts: timeMs,
+});
+export type WireSpotTicker = z.infer<typeof spotTicker>;
+
+/** One order-book level: [price, quantity in base currency]. */
+const bookLevel = z.tuple([decStr, decStr], z.unknown());
+
+/**
+ * An order book (S13 inside the envelope, F13 bare): asks ascending, bids descending. The spot field table lists no
+ * `timestamp` although its sample carries one.
+ */
+export const orderBook = z.looseObject({ asks: z.array(bookLevel), bids: z.array(bookLevel), timestamp: opt(timeMs) });
+export type WireOrderBook = z.infer<typeof orderBook>;
+
+/** F14: `collectCycle` minutes between settlements; `timestamp` is a reading time, not a settlement. */
+export const fundingRateRecord = z.looseObject({
+  symbol: str,
+  fundingRate: decStr,
+  collectCycle: z.union([int, z.string().regex(/^\d+$/, { error: (iss) => `expected minutes, got ${JSON.stringify(iss.input)}` })]),
+  timestamp: timeMs,
+  baseCurrency: opt(z.string().nullable()),
+});
+export type WireFundingRate = z.infer<typeof fundingRateRecord>;
+
+export const fundingSettlementRecord = z.looseObject({ symbol: str, fundingRate: decStr, fundingTime: timeMs });
+export type WireFundingSettlement = z.infer<typeof fundingSettlementRecord>;
+
+/**
+ * A futures trigger (plan) order as F21 and F22 list it: `status` -1 canceled, 0 pending, 1 partially filled,
+ * 2 filled; `type` 1–10 and `order_type` 0–3 as digits (numeric strings, unlike the order records of F5/F18/F19).
+ * `order_id` may exceed 2^53.
+ */
+export const futuresPlanRecord = z.looseObject({
+  symbol: str,
+  size: decStr,
+  client_oid: opt(z.string().nullable()),
+  createTime: timeMs,
+  filled_qty: opt(decStr),
+  fee: opt(decStr),
+  order_id: long,
+  price: decStr,
+  price_avg: opt(decStr),
+  status: z.union([str, int]),
+  type: z.union([str, int]),
+  order_type: z.union([str, int]),
+  totalProfits: opt(decStr),
+  triggerPrice: decStr,
+  // "LIMIT" and "" are the values seen; the others are undocumented.
+  triggerPriceType: opt(z.string().nullable()),
+  triggerTime: opt(z.union([timeMs, z.literal('')]).nullable()),
+  presetTakeProfitPrice: opt(decStr.nullable()),
+  presetStopLossPrice: opt(decStr.nullable()),
+});
+export type WirePlanOrder = z.infer<typeof futuresPlanRecord>;
+
 // ---- futures ----
 export const futuresContract = z.looseObject({
   symbol: str,
@@ -340,6 +427,9 @@ export const RESPONSE_SCHEMAS = {
   S7: z.array(spotSymbolInfo),
   S8: z.array(spotAsset),
   S9: z.array(spotPublicTrade),
+  S10: z.array(candleRow),
+  S11: spotTicker,
+  S13: orderBook,
   S15: z.looseObject({ orderInfoResultList: z.array(spotOrderRecord), ...loosePaging }),
   S0: z.union([z.number().int(), z.string().regex(/^\d+$/)]),
   F1: z.array(futuresContract),
@@ -351,9 +441,19 @@ export const RESPONSE_SCHEMAS = {
   F7: futuresBatchCancel,
   F8: futuresPlanOrder,
   F9: futuresCancelPlan,
+  F10: z.array(candleRow),
+  F11: z.array(candleRow),
+  F12: futuresTicker,
+  F13: orderBook,
+  F14: z.array(fundingRateRecord),
+  F15: z.looseObject({ symbol: str, fundingTime: timeMs }),
+  F16: z.array(fundingSettlementRecord),
+  F17: z.looseObject({ symbol: str, index: decStr, timestamp: timeMs }),
   F18: futuresOrder,
   F19: z.array(futuresOrder),
   F20: z.looseObject({ list: z.array(futuresFillRecord), nextFlag: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) }),
+  F21: z.array(futuresPlanRecord),
+  F22: z.looseObject({ list: z.array(futuresPlanRecord), nextPage: opt(z.boolean().nullable()) }),
   F0: z.looseObject({ epoch: opt(str), iso: opt(str), timestamp: z.number().int() }),
 } satisfies Record<EndpointId, z.ZodType>;
 

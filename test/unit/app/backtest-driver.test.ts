@@ -3,7 +3,7 @@
 // read), and the replay moving market events and timers in time order.
 import { describe, expect, it } from '@jest/globals';
 import { Replay, virtualVenue, type BacktestVenue } from '../../../src/app/backtest-driver.js';
-import type { PolledSymbols } from '../../../src/data/polls.js';
+import type { TradedSymbols } from '../../../src/app/core.js';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { ReplayRecord } from '../../../src/domain/replay-record.js';
 import { venueBudgetOf } from '../../../src/domain/venue-budget.js';
@@ -15,8 +15,8 @@ import { nextTurn, VirtualClock } from '../../../src/util/clock.js';
 
 const SPOT = 'BTCUSDT_SPBL';
 const FUT = 'cmt_btcusdt';
-const POLLS = { tickersMs: 1000, ordersMs: 2000, balancesMs: 3000, positionsMs: 4000 };
-const BOTH: PolledSymbols = { spot: [SPOT], futures: [FUT] };
+const POLLS = { tickersMs: 1000, ordersMs: 2000, balancesMs: 3000, positionsMs: 4000, tradesMs: 1000 };
+const BOTH: TradedSymbols = { all: [FUT, SPOT], spot: [SPOT], futures: [FUT], bars: [], barSpot: [] };
 
 /** A trade of both symbols every 500 ms from 1000 to 10000, the price one up each time. */
 function everyHalfSecond(): ReplayRecord[] {
@@ -37,7 +37,7 @@ function venueOver(records: ReplayRecord[], opts: { latencyMs?: number; spotBudg
   const clock = new VirtualClock(market.nextTs);
   const simulator = new SimulatedExchange(market, { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 10 }, undefined, clock);
   const metered = new MeteredClient(simulator, budget(opts.spotBudget ?? 100_000, 100_000), clock, 'S15');
-  return virtualVenue({ market, simulator, metered, clock, latencyMs: opts.latencyMs ?? 0, polls: POLLS, spotOpenOrders: 'S15' });
+  return virtualVenue({ market, simulator, metered, clock, latencyMs: opts.latencyMs ?? 0, polls: POLLS, choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' }, closeDelayMs: 3000 });
 }
 
 /** Moves the venue to `untilMs`: market events and timers in time order, a tick first at the same instant. */
@@ -54,7 +54,7 @@ function drive(venue: BacktestVenue, untilMs: number): void {
 type Delivery = { atMs: number; deliveredAtMs: number; value: unknown };
 
 /** Binds the venue and records what each stream delivers, and when. */
-function bindAndRecord(venue: BacktestVenue, symbols: PolledSymbols) {
+function bindAndRecord(venue: BacktestVenue, symbols: TradedSymbols) {
   const bound = venue.bind(symbols);
   const got: Record<'tickers' | 'orders' | 'balances' | 'positions', Delivery[]> = { tickers: [], orders: [], balances: [], positions: [] };
   const streams = bound.streams!;
@@ -92,7 +92,7 @@ describe('virtualVenue: polls', () => {
 
   it('only the polls with symbols to read run: no futures symbol, no positions poll and no futures read', () => {
     const venue = venueOver(everyHalfSecond());
-    const { got } = bindAndRecord(venue, { spot: [SPOT], futures: [] });
+    const { got } = bindAndRecord(venue, { all: [SPOT], spot: [SPOT], futures: [], bars: [], barSpot: [] });
     drive(venue, 5000);
     expect(times(got.tickers)).toHaveLength(5);
     expect(got.positions).toEqual([]);
@@ -109,7 +109,7 @@ describe('virtualVenue: polls', () => {
       { ts: 3000, symbol: SPOT, price: '90200', size: '0.01' },
     ];
     const venue = venueOver(records, { latencyMs: 10 });
-    const { bound, got } = bindAndRecord(venue, { spot: [SPOT], futures: [] });
+    const { bound, got } = bindAndRecord(venue, { all: [SPOT], spot: [SPOT], futures: [], bars: [], barSpot: [] });
     expect(bound.trading).not.toBe(venue.metered);
     drive(venue, 1009);
     expect(got.tickers).toEqual([]);

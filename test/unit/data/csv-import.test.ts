@@ -1,10 +1,13 @@
-// Data files: OHLCV CSV import (its intrabar path, its errors, times without a zone read as UTC) and the recorder.
+// Data files: OHLCV CSV import (candles of a timeframe, replayed along the intrabar path; its errors; times without a
+// zone read as UTC) and the recorder.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { importOhlcvCsv } from '../../../src/data/csv-import.js';
+import { dataFileMeta, writeDataFile } from '../../../src/data/data-file.js';
+import { readReplayFile } from '../../../src/data/replay-file.js';
 import { TapeRecorder } from '../../../src/data/recorder.js';
 import { TAPE_TRADES_LIMIT } from '../../../src/data/market-data.js';
 import { Decimal } from '../../../src/domain/decimal.js';
@@ -13,14 +16,35 @@ import type { PublicTrade, Ticker } from '../../../src/domain/market.js';
 const dir = mkdtempSync(join(tmpdir(), 'sextant-csv-'));
 
 describe('OHLCV CSV import', () => {
-  it('turns bars into ticks along the documented intrabar path', () => {
+  it('reads bars as candles of their timeframe, which a backtest replays along the documented intrabar path', () => {
     const f = join(dir, 'ok.csv');
-    writeFileSync(f, 'timestamp,open,high,low,close,volume\n1700000000000,100,110,95,105,8\n1700000060,105,106,90,92,4\n');
-    const r = importOhlcvCsv(f, 'BTCUSDT_SPBL');
-    expect(r.map((x) => [x.ts - 1_700_000_000_000, x.price, x.size])).toEqual([
-      [0, '100', '2'], [15000, '95', '2'], [30000, '110', '2'], [45000, '105', '2'], // up bar: low first
-      [60000, '105', '1'], [75000, '106', '1'], [90000, '90', '1'], [105000, '92', '1'], // down bar: high first
+    writeFileSync(f, 'timestamp,open,high,low,close,volume\n1700000000000,100,110,95,105,8\n1700000060,105,106,90,92,4.2\n');
+    const { timeframe, candles } = importOhlcvCsv(f, 'BTCUSDT_SPBL');
+    expect(timeframe).toBe('1m');
+    expect(candles).toEqual([
+      { ts: 1_700_000_000_000, symbol: 'BTCUSDT_SPBL', open: '100', high: '110', low: '95', close: '105', volume: '8' },
+      { ts: 1_700_000_060_000, symbol: 'BTCUSDT_SPBL', open: '105', high: '106', low: '90', close: '92', volume: '4.2' },
     ]);
+    const out = join(dir, 'ok.jsonl');
+    writeDataFile(out, dataFileMeta({ kind: 'candles', timeframe, symbols: ['BTCUSDT_SPBL'], source: 'import ok.csv' }), candles);
+    expect(readReplayFile(out).map((x) => [x.ts - 1_700_000_000_000, x.price, x.size])).toEqual([
+      [0, '100', '2'], [15000, '95', '2'], [30000, '110', '2'], [45000, '105', '2'], // up bar: low first
+      [60000, '105', '1.05'], [75000, '106', '1.05'], [90000, '90', '1.05'], [105000, '92', '1.05'], // down bar: high first
+    ]);
+  });
+
+  it('takes the timeframe given, or the shortest gap between bars; a missing bar does not stretch the one before', () => {
+    const f = join(dir, 'gap.csv');
+    // 1h bars with the 01:00 bar missing.
+    writeFileSync(f, '2026-01-05T00:00:00Z,100,101,99,100,4\n2026-01-05T02:00:00Z,100,102,98,101,4\n2026-01-05T03:00:00Z,101,101,100,100,4\n');
+    expect(importOhlcvCsv(f, 'X').timeframe).toBe('1h');
+    expect(importOhlcvCsv(f, 'X', '30m').timeframe).toBe('30m');
+    expect(() => importOhlcvCsv(f, 'X', '4h')).toThrow(`${f}:3: bars 3600 s apart: closer than their timeframe 4h`);
+    writeFileSync(f, '2026-01-05T00:00:00Z,100,101,99,100,4\n2026-01-05T00:01:30Z,100,102,98,101,4\n');
+    expect(() => importOhlcvCsv(f, 'X')).toThrow(`${f}:2: bars 90 s apart, which is no timeframe (1m, 5m, 15m, 30m, 1h, 2h, 4h, 6h, 8h, 12h, 1d, 1w): name the bars' timeframe`);
+    writeFileSync(f, '2026-01-05T00:00:00Z,100,101,99,100,4\n');
+    expect(() => importOhlcvCsv(f, 'X')).toThrow(`${f}: a single bar: name its timeframe`);
+    expect(importOhlcvCsv(f, 'X', '1d').candles).toHaveLength(1);
   });
 
   it('names file, line and column of a malformed row', () => {
@@ -40,23 +64,23 @@ describe('OHLCV CSV import', () => {
       '2026-01-05 00:00:00,100,100,100,100,4',
       '2026-01-05T00:01:00,100,100,100,100,4',
       '2026-01-05T00:02:00.250,100,100,100,100,4',
-      '2026-01-05T02:03:00+02:00,100,100,100,100,4',
-      '2026-01-04T19:04:00-0500,100,100,100,100,4',
-      '2026-01-05T00:05:00Z,100,100,100,100,4',
+      '2026-01-05T02:03:30+02:00,100,100,100,100,4',
+      '2026-01-04T19:04:30-0500,100,100,100,100,4',
+      '2026-01-05T00:05:30Z,100,100,100,100,4',
       '2026-01-06,100,100,100,100,4',
       '',
     ].join('\n'));
     // A child process in a zone five hours behind UTC (Jest's process.env is a copy: TZ must be set at the start).
     const script = `import { importOhlcvCsv } from './src/data/csv-import.ts';
-      const bars = importOhlcvCsv(${JSON.stringify(f)}, 'X').filter((_, i) => i % 4 === 0);
-      console.log(JSON.stringify({ offsetMin: new Date(2026, 0, 5).getTimezoneOffset(), times: bars.map((r) => new Date(r.ts).toISOString()) }));`;
+      const { candles } = importOhlcvCsv(${JSON.stringify(f)}, 'X', '1m');
+      console.log(JSON.stringify({ offsetMin: new Date(2026, 0, 5).getTimezoneOffset(), times: candles.map((r) => new Date(r.ts).toISOString()) }));`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', TZ: 'America/New_York', TSX_DISABLE_CACHE: '1' }, encoding: 'utf8' });
     expect(child.stderr).toBe('');
     expect(JSON.parse(child.stdout)).toEqual({
       offsetMin: 300,
       times: [
-        '2026-01-05T00:00:00.000Z', '2026-01-05T00:01:00.000Z', '2026-01-05T00:02:00.250Z', '2026-01-05T00:03:00.000Z',
-        '2026-01-05T00:04:00.000Z', '2026-01-05T00:05:00.000Z', '2026-01-06T00:00:00.000Z',
+        '2026-01-05T00:00:00.000Z', '2026-01-05T00:01:00.000Z', '2026-01-05T00:02:00.250Z', '2026-01-05T00:03:30.000Z',
+        '2026-01-05T00:04:30.000Z', '2026-01-05T00:05:30.000Z', '2026-01-06T00:00:00.000Z',
       ],
     });
     for (const bad of ['2026-13-05 00:00:00', '2026-02-30', '2026-01-05 24:00:00', '2026-01-05T00:00:00+24:00', '05/01/2026 00:00']) {

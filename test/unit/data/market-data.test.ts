@@ -28,7 +28,8 @@ function venue() {
   } as unknown as ExchangeClient;
   const data = new MarketData(client, {
     spotSymbols: ['BTCUSDT_SPBL'], futuresSymbols: ['cmt_btcusdt'],
-    polls: { tickersMs: 10, ordersMs: 1000, balancesMs: 1000, positionsMs: 1000 }, clock: { now: () => 42 }, logger: silentLogger,
+    polls: { tickersMs: 10, ordersMs: 1000, balancesMs: 1000, positionsMs: 1000, tradesMs: 1000 }, clock: { now: () => 42 }, logger: silentLogger,
+    choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' },
   });
   return { data, reads };
 }

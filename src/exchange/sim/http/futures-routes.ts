@@ -2,10 +2,42 @@
 // the bare body the venue sends.
 import type { ResponseOf } from '../../wire/responses.js';
 import { ENDPOINTS } from '../../endpoints.js';
+import { futuresTypeCode } from '../../wire/enums.js';
 import { CLIENT_OID_RE } from '../../wire/requests.js';
+import { FUNDING_CYCLE_MINUTES } from '../funding-schedule.js';
 import * as fmt from '../wire-format.js';
-import { WireError, batch, dec, futuresItem, optList, optStr, paging, str, timeParam, typeCode } from './request.js';
+import { WireError, batch, choiceParam, countParam, dec, futuresItem, optList, optStr, paging, periodParam, str, timeParam, typeCode } from './request.js';
 import { pageOf, specOf, type FuturesEndpointId, type RouteContext, type RouteTable } from './route-context.js';
+
+/** F10 / F11 `priceType`. The simulator keeps one candle series: mark and index candles are the last-price ones. */
+const PRICE_TYPES = ['LAST', 'MARK', 'INDEX'] as const;
+
+/** The book of a futures symbol given as a parameter (the venue's refusal for an unknown one). */
+function futuresBook(ctx: RouteContext, params: Record<string, unknown>) {
+  const symbol = str(params, 'symbol', 'futures');
+  specOf(ctx.engine, symbol, 'futures');
+  return ctx.engine.book(symbol)!;
+}
+
+/**
+ * F11: at most `limit` rows (the newest) in the window the request describes, as `ctx.f11Reading` reads it; with
+ * neither bound, or only one the reading does not use, the latest rows. A replay market has no rows before its
+ * first record: F11 answers what it has.
+ */
+function historyCandles(ctx: RouteContext, params: Record<string, unknown>): ResponseOf<'F11'> {
+  const book = futuresBook(ctx, params);
+  const granularity = periodParam(params, 'granularity', 'F11', 'futures');
+  const limit = countParam(params, 'limit', 'futures', 100, (n) => n >= 1 && n <= ENDPOINTS.F11.maxPageSize!);
+  choiceParam(params, 'priceType', 'futures', PRICE_TYPES, 'LAST');
+  const startMs = timeParam(params, 'startTime', -1);
+  const endMs = timeParam(params, 'endTime', -1);
+  const candles = book.candles;
+  let bars;
+  if (ctx.f11Reading === 'end-time-first' && endMs >= 0) bars = candles.between(granularity, 0, endMs, limit);
+  else if (startMs >= 0) bars = candles.between(granularity, startMs, endMs >= 0 ? endMs : Number.POSITIVE_INFINITY, limit);
+  else bars = candles.latest(granularity, limit);
+  return bars.map((bar) => fmt.candleRow(book, bar));
+}
 
 /** F3: the account, its one shared USDT collateral and every position. */
 function accountList(ctx: RouteContext): ResponseOf<'F3'> {
@@ -36,12 +68,7 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     return ctx.engine.specs('futures').filter((s) => !symbol || s.symbol === symbol).map(fmt.futuresContract);
   },
 
-  F2: (ctx) =>
-    ctx.engine.tickers('futures').map((t) => ({
-      symbol: t.symbol, last: t.last!.toString(), best_ask: t.bestAsk!.toString(), best_bid: t.bestBid!.toString(),
-      high_24h: t.high24h!.toString(), low_24h: t.low24h!.toString(), volume_24h: t.volume24h!.toString(), timestamp: String(t.timestampMs),
-      priceChangePercent: '0', base_volume: t.baseVolume24h!.toString(), markPrice: t.markPrice!.toString(), indexPrice: t.indexPrice!.toString(),
-    })),
+  F2: (ctx) => ctx.engine.specs('futures').map((spec) => fmt.futuresTickerRecord(ctx.engine.book(spec.symbol)!)),
 
   F3: (ctx) => accountList(ctx),
 
@@ -61,6 +88,71 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
       .openOrders('futures', symbol)
       .filter((order) => ctx.visible(order) && (params.orderId === undefined || order.orderId === String(params.orderId)) && order.createdAtMs >= startMs && order.createdAtMs <= endMs);
     return pageOf(all, pageIndex, pageSize).map((order) => fmt.futuresOrderRecord(ctx.engine, specOf(ctx.engine, order.symbol, 'futures'), order));
+  },
+
+  F10: (ctx, params) => {
+    const book = futuresBook(ctx, params);
+    const granularity = periodParam(params, 'granularity', 'F10', 'futures');
+    const limit = countParam(params, 'limit', 'futures', 100, (n) => n >= 1 && n <= ENDPOINTS.F10.maxPageSize!);
+    choiceParam(params, 'priceType', 'futures', PRICE_TYPES, 'LAST');
+    return book.candles.latest(granularity, limit).map((bar) => fmt.candleRow(book, bar));
+  },
+
+  F11: historyCandles,
+
+  F12: (ctx, params) => fmt.futuresTickerRecord(futuresBook(ctx, params)),
+
+  F13: (ctx, params) => {
+    const book = futuresBook(ctx, params);
+    const limit = countParam(params, 'limit', 'futures', 15, (n) => ENDPOINTS.F13.limitChoices!.includes(n));
+    return fmt.depthRecord(book, limit, ctx.nowMs);
+  },
+
+  F14: (ctx, params) => {
+    const symbol = optStr(params, 'symbol');
+    const specs = symbol ? [specOf(ctx.engine, symbol, 'futures')] : ctx.engine.specs('futures');
+    return specs.map((spec) => ({ symbol: spec.symbol, fundingRate: ctx.engine.funding.currentRate(spec.symbol, ctx.nowMs).toString(), collectCycle: FUNDING_CYCLE_MINUTES, timestamp: ctx.nowMs }));
+  },
+
+  F15: (ctx, params) => ({ symbol: futuresBook(ctx, params).inst.symbol, fundingTime: ctx.engine.funding.nextSettlementMs(ctx.nowMs) }),
+
+  F16: (ctx, params) => {
+    const symbol = futuresBook(ctx, params).inst.symbol;
+    const limit = countParam(params, 'limit', 'futures', 10, (n) => n >= 1 && n <= ENDPOINTS.F16.maxPageSize!);
+    return ctx.engine.funding.history(symbol, ctx.nowMs, limit).map((s) => ({ symbol, fundingRate: s.rate.toString(), fundingTime: s.settlementMs }));
+  },
+
+  // Mark = the market's last price, index = its mid (bid and ask), as the tickers show them.
+  F17: (ctx, params) => {
+    const book = futuresBook(ctx, params);
+    const kind = choiceParam(params, 'priceType', 'futures', ['MARK', 'INDEX'], 'INDEX');
+    const t = ctx.engine.ticker(book.inst.symbol)!;
+    return { symbol: book.inst.symbol, index: (kind === 'MARK' ? t.markPrice : t.indexPrice)!.toString(), timestamp: String(ctx.nowMs) };
+  },
+
+  F21: (ctx, params) => {
+    const symbol = optStr(params, 'symbol');
+    if (symbol) specOf(ctx.engine, symbol, 'futures');
+    const { pageIndex, pageSize } = paging(params, 'page', 'limit', 100, ENDPOINTS.F21.maxPageSize!);
+    const orderId = optStr(params, 'orderId');
+    const startMs = timeParam(params, 'startTime', -Infinity);
+    const endMs = timeParam(params, 'endTime', Infinity);
+    const all = ctx.engine
+      .pendingTriggers(symbol)
+      .filter((order) => ctx.visible(order) && (orderId === undefined || order.orderId === orderId) && order.createdAtMs >= startMs && order.createdAtMs <= endMs);
+    return pageOf(all, pageIndex, pageSize).map((order) => fmt.planOrderRecord(ctx.engine, order));
+  },
+
+  F22: (ctx, params) => {
+    const symbol = futuresBook(ctx, params).inst.symbol;
+    const { pageSize } = paging(params, 'page', 'pageSize', 100, ENDPOINTS.F22.maxPageSize!);
+    const startMs = timeParam(params, 'startTime', -Infinity);
+    const endMs = timeParam(params, 'endTime', Infinity);
+    const delegateType = params.delegateType === undefined ? undefined : choiceParam(params, 'delegateType', 'futures', ['1', '2', '3', '4'], '1');
+    const all = ctx.engine
+      .finishedTriggers(symbol)
+      .filter((order) => ctx.visible(order) && order.createdAtMs >= startMs && order.createdAtMs <= endMs && (delegateType === undefined || futuresTypeCode(order.positionSide!, order.reduceOnly) === delegateType));
+    return { list: all.slice(0, pageSize).map((order) => fmt.planOrderRecord(ctx.engine, order)), nextPage: all.length > pageSize };
   },
 
   F18: (ctx, params) => {

@@ -1,12 +1,14 @@
 // Reading a request as the venue does: the URL split into path and query, query or JSON body parameters, typed
 // parameter readers that refuse with the venue's codes, and the order items of S6 and F6.
+import { isTimeframe, type Timeframe } from '../../../domain/candles.js';
 import { Decimal } from '../../../domain/decimal.js';
 import type { Surface } from '../../../domain/market.js';
 import { futuresSide } from '../../../domain/order.js';
 import type { OrderRequest } from '../../client.js';
-import { FUTURES_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME, type FuturesAction } from '../../wire/enums.js';
+import { CANDLE_PERIODS, FUTURES_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME, type FuturesAction } from '../../wire/enums.js';
 import { parseJson } from '../../wire/json.js';
 import { CLIENT_OID_RE } from '../../wire/requests.js';
+import { refusals } from '../refusals.js';
 
 /** A refusal answered in the venue's error envelope with this HTTP status and code. */
 export class WireError extends Error {
@@ -89,6 +91,35 @@ export function paging(params: Params, indexKey: string, sizeKey: string, defaul
   if (!Number.isInteger(pageIndex) || pageIndex < 0) throw new WireError(400, '40020', `Parameter ${indexKey} is invalid`);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxSize) throw new WireError(400, '40020', `Parameter ${sizeKey} is invalid`);
   return { pageIndex, pageSize };
+}
+
+/** The venue's refusal of a malformed parameter value: spot 40409 "Incorrect format", futures 40020. */
+export function invalidParam(surface: Surface, key: string): WireError {
+  const refusal = refusals.param(surface, key);
+  return new WireError(400, refusal.code, refusal.message);
+}
+
+/** An optional whole-number parameter (`limit`): `absent` when not given, refused unless `allowed`. */
+export function countParam(params: Params, key: string, surface: Surface, absent: number, allowed: (n: number) => boolean): number {
+  if (params[key] === undefined) return absent;
+  const v = Number(params[key]);
+  if (!Number.isInteger(v) || !allowed(v)) throw invalidParam(surface, key);
+  return v;
+}
+
+/** An optional parameter that takes one of a few values: `absent` when not given. */
+export function choiceParam<T extends string>(params: Params, key: string, surface: Surface, choices: readonly T[], absent: T): T {
+  if (params[key] === undefined) return absent;
+  const v = String(params[key]);
+  if (!(choices as readonly string[]).includes(v)) throw invalidParam(surface, key);
+  return v as T;
+}
+
+/** A required candle period (S10 `period`, F10/F11 `granularity`) the endpoint takes. */
+export function periodParam(params: Params, key: string, endpoint: keyof typeof CANDLE_PERIODS, surface: Surface): Timeframe {
+  const v = str(params, key, surface);
+  if (!isTimeframe(v) || !CANDLE_PERIODS[endpoint].has(v)) throw invalidParam(surface, key);
+  return v;
 }
 
 /** An optional millisecond time parameter (a bound of a window). */

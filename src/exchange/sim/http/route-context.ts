@@ -8,8 +8,16 @@ import type { MatchingEngine, SimOrder } from '../engine.js';
 import type { SimInstrumentSpec } from '../instruments.js';
 import { WireError, type Params } from './request.js';
 
+/**
+ * How F11 reads its window. `both-bounds` (the default, as a client that measured the venue found it): the rows in
+ * [startTime, endTime] when both are given, endTime alone has no effect. `end-time-first` (the docs' reading): the
+ * rows up to endTime, startTime ignored once endTime is given.
+ */
+export type F11Reading = 'both-bounds' | 'end-time-first';
+
 export interface RouteContext {
   readonly engine: MatchingEngine;
+  readonly f11Reading: F11Reading;
   /** The venue's clock when the request was dispatched. */
   readonly nowMs: number;
   /** Whether reads see the order yet (the scripted read-after-write lag). */

@@ -3,8 +3,9 @@
 import type { ResponseOf } from '../../wire/responses.js';
 import { ENDPOINTS } from '../../endpoints.js';
 import type { CancelOutcome } from '../engine.js';
+import { SPOT_CANDLE_ROWS } from '../symbol-candles.js';
 import * as fmt from '../wire-format.js';
-import { WireError, batch, optList, paging, spotItem, str } from './request.js';
+import { WireError, batch, choiceParam, countParam, optList, paging, periodParam, spotItem, str } from './request.js';
 import { pageOf, specOf, type RouteTable, type SpotEndpointId } from './route-context.js';
 
 /** S4 / S5: the ids canceled, and why the others were not. */
@@ -34,6 +35,31 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
       symbol, tradeId: t.tradeId, fillTime: t.ts, fillPrice: t.price.toString(), fillQuantity: t.size.toString(),
       tradeValue: t.price.mul(t.size).toString(), bestMatch: true, buyerMaker: t.buyerMaker,
     }));
+  },
+
+  S10: (ctx, params) => {
+    const symbol = str(params, 'symbol', 'spot');
+    specOf(ctx.engine, symbol, 'spot');
+    const period = periodParam(params, 'period', 'S10', 'spot');
+    const limit = countParam(params, 'limit', 'spot', SPOT_CANDLE_ROWS, (n) => n >= 1);
+    const book = ctx.engine.book(symbol)!;
+    return book.candles.latest(period, Math.min(limit, SPOT_CANDLE_ROWS)).map((bar) => fmt.candleRow(book, bar));
+  },
+
+  S11: (ctx, params) => {
+    const symbol = str(params, 'symbol', 'spot');
+    specOf(ctx.engine, symbol, 'spot');
+    return fmt.spotTickerRecord(ctx.engine.book(symbol)!, ctx.nowMs);
+  },
+
+  S13: (ctx, params) => {
+    const symbol = str(params, 'symbol', 'spot');
+    specOf(ctx.engine, symbol, 'spot');
+    // Merged depth (step1…step5) is accepted and served unmerged, as step0.
+    choiceParam(params, 'type', 'spot', ['step0', 'step1', 'step2', 'step3', 'step4', 'step5'], 'step0');
+    // The venue's default when limit is omitted is undocumented: 15, as futures.
+    const limit = countParam(params, 'limit', 'spot', 15, (n) => ENDPOINTS.S13.limitChoices!.includes(n));
+    return fmt.depthRecord(ctx.engine.book(symbol)!, limit, ctx.nowMs);
   },
 
   S1: (ctx, params) => {

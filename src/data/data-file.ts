@@ -1,0 +1,354 @@
+// Market data files: the header line that says what a file holds, candle rows and the intrabar path a bar replays
+// as, the line reader and atomic writer every data file goes through, and the pairing of a file with the strategies.
+import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { TIMEFRAME_MS, isTimeframe, type Timeframe } from '../domain/candles.js';
+import { Decimal } from '../domain/decimal.js';
+import type { ReplayRecord } from '../domain/replay-record.js';
+
+/** A data file that cannot be read as what it says it is (the message names file and line). */
+export class DataFileError extends Error {}
+
+export const DATA_FILE_VERSION = 1;
+
+export type DataKind = 'ticks' | 'candles';
+
+/**
+ * The first line of a data file: `{"sextant":"market-data","version":1,"kind":…,"timeframe":…,"symbols":[…],
+ * "source":…,"fromMs":…,"toMs":…}`. `timeframe` only for candles. `fromMs` (inclusive) and `toMs` (exclusive):
+ * the span the file was written for, when known (a recording knows its start only); holes are possible.
+ */
+export interface DataFileMeta {
+  sextant: 'market-data';
+  version: typeof DATA_FILE_VERSION;
+  kind: DataKind;
+  timeframe?: Timeframe;
+  symbols: string[];
+  /** Who wrote it: `record <venue>`, `download <venue> F11`, `synth seed 7`, `import bars.csv`. */
+  source: string;
+  fromMs?: number;
+  toMs?: number;
+}
+
+/** A header with its keys in the documented order (the file's first line is byte-for-byte reproducible). */
+export function dataFileMeta(fields: Omit<DataFileMeta, 'sextant' | 'version'>): DataFileMeta {
+  if (fields.kind === 'candles' && !fields.timeframe) throw new RangeError('a candle file names its timeframe');
+  return {
+    sextant: 'market-data', version: DATA_FILE_VERSION, kind: fields.kind,
+    ...(fields.kind === 'candles' && fields.timeframe ? { timeframe: fields.timeframe } : {}),
+    symbols: [...fields.symbols], source: fields.source,
+    ...(fields.fromMs !== undefined ? { fromMs: fields.fromMs } : {}),
+    ...(fields.toMs !== undefined ? { toMs: fields.toMs } : {}),
+  };
+}
+
+/** What a file holds, in words: `1h candles of cmt_btcusdt`, `ticks of BTCUSDT_SPBL, cmt_ethusdt`. */
+export function describeDataFile(meta: DataFileMeta): string {
+  return `${meta.kind === 'candles' ? `${meta.timeframe} candles` : 'ticks'} of ${meta.symbols.join(', ')}`;
+}
+
+/** A time as shown in messages: ISO 8601, UTC, without milliseconds when there are none. */
+export function isoOf(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The header in a line of JSON, or null when the object is not a header (a record: a file without a header). A
+ * header that is malformed, or of a later version, is an error.
+ */
+function headerOf(obj: Record<string, unknown>, where: string): DataFileMeta | null {
+  if (!('sextant' in obj)) return null;
+  const bad = (what: string) => new DataFileError(`${where}: not a market data header: ${what}`);
+  if (obj.sextant !== 'market-data') throw bad(`"sextant" is ${JSON.stringify(obj.sextant)}, expected "market-data"`);
+  if (typeof obj.version !== 'number' || !Number.isInteger(obj.version) || obj.version < 1) throw bad('"version" is not a whole number');
+  if (obj.version > DATA_FILE_VERSION) throw new DataFileError(`${where}: a market data file of version ${obj.version}; this sextant reads version ${DATA_FILE_VERSION}`);
+  if (obj.kind !== 'ticks' && obj.kind !== 'candles') throw bad(`"kind" is ${JSON.stringify(obj.kind)}, expected "ticks" or "candles"`);
+  if (obj.kind === 'candles' && (typeof obj.timeframe !== 'string' || !isTimeframe(obj.timeframe))) throw bad(`"timeframe" is ${JSON.stringify(obj.timeframe)}: candles need one of ${Object.keys(TIMEFRAME_MS).join(', ')}`);
+  if (!Array.isArray(obj.symbols) || !obj.symbols.every((s) => typeof s === 'string' && s !== '')) throw bad('"symbols" is not a list of symbols');
+  if (typeof obj.source !== 'string') throw bad('"source" is not a string');
+  for (const key of ['fromMs', 'toMs'] as const) {
+    if (obj[key] !== undefined && (typeof obj[key] !== 'number' || !Number.isSafeInteger(obj[key]))) throw bad(`"${key}" is not a time in ms`);
+  }
+  return dataFileMeta({
+    kind: obj.kind, ...(obj.kind === 'candles' ? { timeframe: obj.timeframe as Timeframe } : {}),
+    symbols: obj.symbols as string[], source: obj.source,
+    ...(obj.fromMs !== undefined ? { fromMs: obj.fromMs as number } : {}), ...(obj.toMs !== undefined ? { toMs: obj.toMs as number } : {}),
+  });
+}
+
+function parseLine(text: string, path: string, lineNo: number): Record<string, unknown> {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    throw new DataFileError(`${path}:${lineNo}: not a JSON object`);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new DataFileError(`${path}:${lineNo}: not a JSON object`);
+  return obj as Record<string, unknown>;
+}
+
+/**
+ * Hands each line of a file (its number from 1, blank lines left out) to `onLine`, a chunk at a time: a file of any
+ * size, never held whole in memory. `onLine` returning false stops the reading.
+ */
+export function eachDataLine(path: string, onLine: (text: string, lineNo: number) => boolean | void): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let lineNo = 0;
+    const line = (text: string): boolean => {
+      lineNo++;
+      return text.trim() === '' || onLine(text, lineNo) !== false;
+    };
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const text = rest + decoder.write(buf.subarray(0, n));
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        if (!line(text.slice(from, nl))) return;
+        from = nl + 1;
+      }
+      rest = text.slice(from);
+    }
+    rest += decoder.end();
+    if (rest !== '') line(rest);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The header of a data file, or null for a file without one (an older or hand-made tick file, an empty file). */
+export function readDataFileMeta(path: string): DataFileMeta | null {
+  let meta: DataFileMeta | null = null;
+  eachDataLine(path, (text, lineNo) => {
+    meta = headerOf(parseLine(text, path, lineNo), `${path}:${lineNo}`);
+    return false;
+  });
+  return meta;
+}
+
+/** One candle of a candle file: open time and exact decimal strings; `volume` in the base currency. */
+export interface CandleRow {
+  ts: number;
+  symbol: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+/** A candle's prices and volume as exact numbers, after the checks every candle passes (names the culprit). */
+export function checkedCandle(fields: { open: string; high: string; low: string; close: string; volume: string }, fail: (field: keyof typeof fields, what: string) => Error): { open: Decimal; high: Decimal; low: Decimal; close: Decimal; volume: Decimal } {
+  const num = (field: keyof typeof fields) => {
+    const d = Decimal.parse(fields[field]);
+    if (!d || d.isNegative()) throw fail(field, `${field} ${JSON.stringify(fields[field])} is not a non-negative decimal`);
+    return d;
+  };
+  const c = { open: num('open'), high: num('high'), low: num('low'), close: num('close'), volume: num('volume') };
+  if (c.high.lt(c.open) || c.high.lt(c.close) || c.high.lt(c.low) || c.low.gt(c.open) || c.low.gt(c.close)) throw fail('high', 'high and low do not bound open and close');
+  return c;
+}
+
+/** A candle row as written: the fields in order, prices as exact normalised decimal strings. */
+export function candleRow(symbol: string, ts: number, c: { open: Decimal; high: Decimal; low: Decimal; close: Decimal; volume: Decimal }): CandleRow {
+  return { ts, symbol, open: c.open.toString(), high: c.high.toString(), low: c.low.toString(), close: c.close.toString(), volume: c.volume.toString() };
+}
+
+function parseCandleRow(obj: Record<string, unknown>, where: string): CandleRow {
+  const strings = ['open', 'high', 'low', 'close', 'volume'] as const;
+  if (typeof obj.ts !== 'number' || !Number.isSafeInteger(obj.ts) || typeof obj.symbol !== 'string' || strings.some((k) => typeof obj[k] !== 'string')) {
+    throw new DataFileError(`${where}: expected {"ts": number, "symbol": string, "open", "high", "low", "close", "volume": decimal strings}`);
+  }
+  const row = obj as unknown as CandleRow;
+  checkedCandle(row, (_field, what) => new DataFileError(`${where}: ${what}`));
+  return { ts: row.ts, symbol: row.symbol, open: row.open, high: row.high, low: row.low, close: row.close, volume: row.volume };
+}
+
+function parseTickRecord(obj: Record<string, unknown>, path: string, lineNo: number): ReplayRecord {
+  if (typeof obj.ts !== 'number' || typeof obj.symbol !== 'string' || typeof obj.price !== 'string' || typeof obj.size !== 'string') {
+    throw new DataFileError(`${path}:${lineNo}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
+  }
+  return obj as unknown as ReplayRecord;
+}
+
+const FOUR = Decimal.fromInt(4);
+/** The size of each tick of a bar that traded nothing (a replay record is a trade: never size 0). */
+const NO_VOLUME_TICK_SIZE = '0.000001';
+
+/**
+ * The intrabar path of one bar of `periodMs` (its own timeframe, whatever the gap to the next bar): four ticks at
+ * 0, ¼, ½ and ¾ of the bar: open, then the extreme the bar went to first, then the other, then close. A bar that
+ * closes up is taken to have gone down first (open, low, high, close); one that closes down, up first (open, high,
+ * low, close). Each tick carries a quarter of the volume, exactly (a bar with volume 0: the smallest size).
+ */
+export function candleTicks(row: CandleRow, periodMs: number): ReplayRecord[] {
+  const c = checkedCandle(row, (_field, what) => new DataFileError(`${row.symbol} candle at ${isoOf(row.ts)}: ${what}`));
+  const path = c.close.gte(c.open) ? [c.open, c.low, c.high, c.close] : [c.open, c.high, c.low, c.close];
+  // A quarter of a decimal of scale s has at most s + 2 places: exact.
+  const quarter = c.volume.isZero() ? NO_VOLUME_TICK_SIZE : c.volume.div(FOUR, c.volume.scale + 2).toString();
+  return path.map((price, k) => ({ ts: row.ts + Math.floor((periodMs * k) / 4), symbol: row.symbol, price: price.toString(), size: quarter }));
+}
+
+/**
+ * Candle rows to ticks in time order: each bar's path is held until no later row can come before it (rows come
+ * sorted by open time; several symbols' bars of one instant interleave, each symbol's ticks in path order).
+ */
+export class CandleTicker {
+  private pending: ReplayRecord[] = [];
+
+  constructor(
+    private readonly periodMs: number,
+    private readonly onRecord: (r: ReplayRecord) => void,
+  ) {}
+
+  add(row: CandleRow): void {
+    this.flush(row.ts);
+    this.pending.push(...candleTicks(row, this.periodMs));
+    // A stable sort: ticks of one instant keep the order their rows came in.
+    this.pending.sort((a, b) => a.ts - b.ts);
+  }
+
+  /** Hands on every tick up to `uptoMs` (all of them by default). */
+  flush(uptoMs = Number.POSITIVE_INFINITY): void {
+    let n = 0;
+    while (n < this.pending.length && this.pending[n]!.ts <= uptoMs) this.onRecord(this.pending[n++]!);
+    if (n) this.pending = this.pending.slice(n);
+  }
+}
+
+/** What is done with each part of a data file as it is read. */
+export interface DataFileHandlers {
+  /** The header, or null for a file without one (called once, before any row). */
+  onMeta(meta: DataFileMeta | null): void;
+  onTick(record: ReplayRecord): void;
+  onCandle(row: CandleRow): void;
+}
+
+/**
+ * Reads a data file: its header (when its first line is one) and its rows, checked. A candle file's rows must come in
+ * open-time order, each symbol's at least a timeframe apart, of the symbols the header lists.
+ */
+export function eachDataRow(path: string, handlers: DataFileHandlers): void {
+  let meta: DataFileMeta | null | undefined;
+  let lastTs = Number.NEGATIVE_INFINITY;
+  const lastBySymbol = new Map<string, number>();
+  eachDataLine(path, (text, lineNo) => {
+    const obj = parseLine(text, path, lineNo);
+    if (meta === undefined) {
+      meta = headerOf(obj, `${path}:${lineNo}`);
+      handlers.onMeta(meta);
+      if (meta) return;
+    } else if ('sextant' in obj) {
+      throw new DataFileError(`${path}:${lineNo}: a header line after the first line`);
+    }
+    if (meta?.kind !== 'candles') {
+      handlers.onTick(parseTickRecord(obj, path, lineNo));
+      return;
+    }
+    const where = `${path}:${lineNo}`;
+    const row = parseCandleRow(obj, where);
+    const periodMs = TIMEFRAME_MS[meta.timeframe!];
+    if (!meta.symbols.includes(row.symbol)) throw new DataFileError(`${where}: symbol ${row.symbol} is not among the header's symbols (${meta.symbols.join(', ')})`);
+    if (row.ts < lastTs) throw new DataFileError(`${where}: candles out of time order (${isoOf(row.ts)} after ${isoOf(lastTs)})`);
+    const prev = lastBySymbol.get(row.symbol);
+    if (prev !== undefined && row.ts - prev < periodMs) throw new DataFileError(`${where}: ${row.symbol} candle at ${isoOf(row.ts)} is less than ${meta.timeframe} after the one at ${isoOf(prev)}`);
+    lastTs = row.ts;
+    lastBySymbol.set(row.symbol, row.ts);
+    handlers.onCandle(row);
+  });
+  if (meta === undefined) handlers.onMeta(null);
+}
+
+/** A candle file whole: its header and rows (resuming a download; tests). Throws when the file is not candles. */
+export function readCandleFile(path: string): { meta: DataFileMeta; rows: CandleRow[] } {
+  let header: DataFileMeta | null = null;
+  const rows: CandleRow[] = [];
+  eachDataRow(path, {
+    onMeta: (meta) => {
+      if (meta?.kind !== 'candles') throw new DataFileError(`${path}: not a candle file (it holds ${meta ? describeDataFile(meta) : 'ticks without a header'})`);
+      header = meta;
+    },
+    onTick: () => {},
+    onCandle: (row) => rows.push(row),
+  });
+  return { meta: header!, rows };
+}
+
+/**
+ * Writes a data file anew, whole, atomically (a temporary file beside it, then a rename: a reader, or a run
+ * interrupted half-way, never sees half a file): the header, then one JSON line per row.
+ */
+export function writeDataFile(file: string, meta: DataFileMeta, rows: readonly object[]): void {
+  const tmp = `${file}.tmp`;
+  try {
+    writeFileSync(tmp, [meta, ...rows].map((row) => JSON.stringify(row)).join('\n') + '\n');
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Candle rows in file order: by open time, then symbol; one row per symbol and open time (the first given kept). */
+export function sortedCandles(rows: Iterable<CandleRow>): CandleRow[] {
+  const byKey = new Map<string, CandleRow>();
+  for (const row of rows) {
+    const key = `${row.symbol}\u0000${row.ts}`;
+    if (!byKey.has(key)) byKey.set(key, row);
+  }
+  return [...byKey.values()].sort((a, b) => a.ts - b.ts || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+}
+
+/** What a backtest will ask of its data: the symbols its strategies trade and the bar timeframes they want. */
+export interface DataDemand {
+  symbols: ReadonlyArray<{ strategy: string; symbol: string }>;
+  timeframes: ReadonlyArray<{ strategy: string; timeframe: Timeframe }>;
+  /** The file, as named in messages. */
+  file: string;
+  /** The replay window asked for (--from / --to), when given. */
+  fromMs?: number;
+  toMs?: number;
+}
+
+/**
+ * Whether a data file can feed the strategies: each problem in a sentence (none: it can). A file without a header
+ * (ticks of unknown origin) says nothing to check. Bars finer than a file's candles, or not a whole number of them,
+ * would be made up from the intrabar path, not read from the market.
+ */
+export function checkDataPairing(meta: DataFileMeta | null, demand: DataDemand): string[] {
+  if (!meta) return [];
+  const problems: string[] = [];
+  const holds = describeDataFile(meta);
+  const missing = new Map<string, string[]>();
+  for (const { strategy, symbol } of demand.symbols) {
+    if (meta.symbols.includes(symbol)) continue;
+    const strategies = missing.get(symbol) ?? [];
+    if (!strategies.includes(strategy)) missing.set(symbol, [...strategies, strategy]);
+  }
+  for (const [symbol, strategies] of missing) {
+    const who = strategies.length > 1 ? `strategies ${strategies.join(', ')} trade` : `strategy ${strategies[0]} trades`;
+    problems.push(`${demand.file} holds ${holds}: no data for ${symbol}, which ${who}`);
+  }
+  if (meta.kind === 'candles') {
+    const tf = meta.timeframe!;
+    const candleMs = TIMEFRAME_MS[tf];
+    const seen = new Set<string>();
+    for (const { strategy, timeframe } of demand.timeframes) {
+      const key = `${strategy}\u0000${timeframe}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const barMs = TIMEFRAME_MS[timeframe];
+      if (barMs < candleMs) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: the bars would be made up`);
+      else if (barMs % candleMs !== 0) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: a ${timeframe} bar is not a whole number of ${tf} candles`);
+    }
+  }
+  const { fromMs, toMs } = demand;
+  if (meta.fromMs !== undefined && meta.toMs !== undefined && ((toMs !== undefined && toMs <= meta.fromMs) || (fromMs !== undefined && fromMs >= meta.toMs))) {
+    problems.push(`${demand.file} covers ${isoOf(meta.fromMs)} to ${isoOf(meta.toMs)}; the window asked for (${fromMs !== undefined ? isoOf(fromMs) : 'its start'} to ${toMs !== undefined ? isoOf(toMs) : 'its end'}) lies outside it`);
+  }
+  return problems;
+}
