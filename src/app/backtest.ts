@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Balance, Fill } from '../domain/market.js';
+import { DataFileError, checkDataPairing, readDataFileMeta } from '../data/data-file.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
+import type { StrategyDefinition } from '../strategy/api.js';
 import { writeBacktestFiles, type BacktestFault, type BacktestReport } from '../report/backtest-files.js';
 import { EquitySamples } from '../report/equity-samples.js';
 import { computeMetrics, realize, strategyPnls, type StrategyPnl } from '../report/metrics.js';
@@ -26,6 +28,8 @@ export interface BacktestOptions {
   fromMs?: number;
   toMs?: number;
   outDir?: string;
+  /** Loaded strategy definitions by name, instead of loading them from `strategyDirs` (embedding, tests). */
+  definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
   /** Told of progress: market events replayed of the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -44,9 +48,6 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const elapsed = stopwatch();
   const dataFile = opts.dataFile ?? bt.data;
   const venue = await openVenue(loaded, { backtest: { dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
-  mkdirSync(outDir, { recursive: true });
-  const journalPath = join(outDir, 'journal.sqlite');
-  for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
   const { clock, simulator, metered, startMs: start, endMs: end } = venue;
   const events = venue.market.length;
   const logger = withClock(parentLogger.level === 'silent' ? parentLogger : parentLogger.child({}, { level: cfg.log.level }), () => clock.now());
@@ -58,8 +59,23 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     // A backtest starts from an empty journal and a fresh simulator: nothing to settle, trading starts with the data
     // (the startup reconciliation still runs, and is charged, as live).
     fencedUntilReconciled: false,
+    ...(opts.definitions ? { definitions: opts.definitions } : {}),
   });
   const { symbols, runner, instruments } = core;
+  // The data must be what the strategies ask for (its symbols; candles no coarser than their bars): checked before
+  // anything is written.
+  const pairing = checkDataPairing(readDataFileMeta(dataFile), {
+    file: dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+    symbols: cfg.strategies.flatMap((s) => s.symbols.map((symbol) => ({ strategy: s.id, symbol }))),
+    timeframes: runner.timeframes(),
+  });
+  if (pairing.length > 0) {
+    journal.close();
+    throw new DataFileError(pairing.join('\n'));
+  }
+  mkdirSync(outDir, { recursive: true });
+  const journalPath = join(outDir, 'journal.sqlite');
+  for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
   // For the report: refusals and denials by strategy and reason, and whose each venue order is (its fills' owner).
   const tally = new ExecutionTally();
   core.executor.events$.subscribe(tally.observe);

@@ -6,6 +6,7 @@ import { ENDPOINTS, chargesOf, isEndpointId } from '../exchange/endpoints.js';
 import { nextTurn, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ActivityLog } from './activity-log.js';
+import type { StrategyDefinition } from '../strategy/api.js';
 import { buildCore } from './core.js';
 import { Schedules } from './cron.js';
 import { startDaemonOps } from './daemon-ops.js';
@@ -22,7 +23,12 @@ export interface Daemon {
   reload(next: LoadedConfig): string[];
 }
 
-export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: Clock): Promise<Daemon> {
+export interface DaemonOptions {
+  /** Loaded strategy definitions by name, instead of loading them from `strategyDirs` (embedding, tests). */
+  definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
+}
+
+export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: Clock, opts: DaemonOptions = {}): Promise<Daemon> {
   const cfg = loaded.config;
   const log = logger.child({ component: 'daemon' });
   const metrics = new Metrics();
@@ -61,6 +67,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
         ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
       },
       capsCountListed: true,
+      ...(opts.definitions ? { definitions: opts.definitions } : {}),
       onEvent: (e) => {
         metrics.events.inc({ type: e.type });
         if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });

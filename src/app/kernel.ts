@@ -313,6 +313,18 @@ function futuresTraded(cfg: Config, market: ReplayMarket): number {
   return new Set(cfg.strategies.flatMap((s) => s.symbols).filter((s) => futures.has(s))).size;
 }
 
+/**
+ * A command venue as a data file's header names it: its base URL (both surfaces', when they differ), or the embedded
+ * simulator with its seed. A download resumes only into a file from the same venue.
+ */
+export function venueName(venue: CommandVenue): string {
+  if (venue.embedded) return `embedded-simulator seed ${venue.loaded.config.sim.seed}`;
+  const ex = venue.loaded.config.exchange;
+  const spot = redactUrlCredentials(ex.spotBaseUrl);
+  const futures = redactUrlCredentials(ex.futuresBaseUrl);
+  return spot === futures ? spot : `${spot} ${futures}`;
+}
+
 /** Whether the configuration trades the simulator (the embedded one, or the in-process one of a backtest). */
 export function tradesSimulator(config: Config): boolean {
   return config.sim.embedded || config.mode === 'backtest';

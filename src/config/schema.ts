@@ -114,7 +114,7 @@ export const simSchema = z
     port: z.number().int().min(0).max(65535).default(8787).describe('Port of the simulator; 0 picks a free one.'),
     tickIntervalMs: positiveInt.default(250).describe('One market tick per symbol every tickIntervalMs.'),
     retainOrders: positiveInt.default(10_000).describe('Final orders and fills the simulator keeps per symbol for history reads (bounds its memory).'),
-    replayFile: z.string().min(1).optional().describe('Replay recorded ticks (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]) instead of the synthetic market.'),
+    replayFile: z.string().min(1).optional().describe('Replay a data file (ticks or candles, as `record`, `data synth`, `data import` and `data download` write them) instead of the synthetic market.'),
     accounts: z
       .strictObject({
         spot: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalText).default({ USDT: '100000', BTC: '1', ETH: '20', SOL: '500' }).describe('Starting spot balances by asset (also the paper balances of dry-run).'),
@@ -254,7 +254,7 @@ export const daemonSchema = z
 
 export const backtestSchema = z
   .strictObject({
-    data: z.string().min(1).default('data/sample/ticks.jsonl').describe('Replayed market data (JSON lines: ts, symbol, price, size[, bid, ask, buyerMaker]).'),
+    data: z.string().min(1).default('data/sample/ticks.jsonl').describe('Replayed market data: a data file of ticks or candles (JSON lines, a header line saying which).'),
     out: z.string().min(1).default('reports/backtest').describe('Folder of the report files.'),
     latencyMs: z.number().int().min(0).max(60_000).default(50).describe(
       'Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.',

@@ -56,6 +56,8 @@ export interface DownloadResult {
   fetched: number;
   requests: { F11: number; S10: number };
   gaps: CandleGap[];
+  /** What was taken otherwise than asked (a spot window starting where S10's candles do), in sentences. */
+  notes: string[];
   /** Stopped before the end (`stopped()`), or by an error the venue kept answering (the file holds what came). */
   stopped: boolean;
   failure?: Error;
@@ -91,7 +93,7 @@ function sourceOf(venue: string, targets: DownloadTarget[]): string {
  *   window lost a candle per page seam), rows are deduplicated by open time and the still-forming candle dropped;
  *   a page with nothing in the window ends the walk back (the venue's history stops there);
  * - spot: the venue has no spot candle history in v2 (S10 serves the latest ~300 candles only): a window that starts
- *   before S10's oldest candle is refused unless `latest`, which takes what S10 serves.
+ *   before S10's oldest candle is refused unless `latest`, which takes what S10 serves (the window starts there).
  * A file already at `out` must hold candles of the same symbols and timeframe from the same venue: only the candles
  * it lacks are asked for, and the merged file (sorted, one row per symbol and open time) replaces it atomically.
  */
@@ -117,6 +119,7 @@ export async function downloadCandles(client: CandleReader, opts: DownloadOption
   const key = (symbol: string, ts: number) => `${symbol}\u0000${ts}`;
   for (const row of existing?.rows ?? []) all.set(key(row.symbol, row.ts), row);
   const requests = { F11: 0, S10: 0 };
+  const notes: string[] = [];
   let fetched = 0;
   const take = (symbol: string, c: VenueCandle) => {
     const k = key(symbol, c.openMs);
@@ -135,14 +138,17 @@ export async function downloadCandles(client: CandleReader, opts: DownloadOption
     requests.S10++;
     const served = (await client.candles(symbol, tf)).filter(complete);
     const oldestMs = served[0]?.openMs;
-    const firstMs = opts.fromMs !== undefined ? barOpenMs(opts.fromMs, tf) : oldestMs;
+    const askedMs = opts.fromMs !== undefined ? barOpenMs(opts.fromMs, tf) : undefined;
     const servedText = oldestMs === undefined ? 'no complete candle' : `${served.length} ${tf} candles, ${isoOf(oldestMs)} to ${isoOf(served[served.length - 1]!.openMs + periodMs)}`;
-    if (firstMs === undefined || (!opts.latest && (oldestMs === undefined || firstMs < oldestMs))) {
+    if (oldestMs === undefined || (!opts.latest && askedMs !== undefined && askedMs < oldestMs)) {
       throw new DownloadRefusal(
         `${symbol} is a spot pair: the venue has no spot candle history in v2; S10 serves the latest candles only (now ${servedText}). ` +
           'Ask for a window within them, or take what it serves with --latest; `sextant record` records ticks from now on.',
       );
     }
+    // Nothing older than S10's oldest candle exists in v2: the window starts there.
+    const firstMs = Math.max(askedMs ?? oldestMs, oldestMs);
+    if (askedMs !== undefined && askedMs < oldestMs) notes.push(`${symbol}: S10 serves ${tf} candles from ${isoOf(oldestMs)} on (no spot history in v2): the window starts there`);
     windows.set(symbol, { firstMs, endMs, served });
   }
 
@@ -220,7 +226,7 @@ export async function downloadCandles(client: CandleReader, opts: DownloadOption
       for (const run of missingRuns(have, plan.firstMs, plan.endMs, periodMs)) gaps.push({ symbol: plan.symbol, ...run, candles: count(run, periodMs) });
     }
   }
-  return { meta, candles: all.size, fetched, requests, gaps, stopped, ...(failure ? { failure } : {}) };
+  return { meta, candles: all.size, fetched, requests, gaps, notes, stopped, ...(failure ? { failure } : {}) };
 }
 
 /** The file a download resumes: candles of the same symbols and timeframe from the same venue, or a refusal. */

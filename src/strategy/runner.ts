@@ -192,6 +192,11 @@ export class StrategyRunner {
     }
   }
 
+  /** Each instance's bar timeframes (its config's, else its strategy's). */
+  timeframes(): Array<{ strategy: string; timeframe: Timeframe }> {
+    return this.instances.flatMap((i) => i.timeframes.map((timeframe) => ({ strategy: i.cfg.id, timeframe })));
+  }
+
   get ids(): string[] {
     return this.instances.map((i) => i.cfg.id);
   }

@@ -1,6 +1,7 @@
 // How an exchange behaves, as one suite: run against the in-process simulator and against the live client
 // talking HTTP to `sextant sim`. A difference between the faces is a bug in one of them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TIMEFRAME_MS, type VenueCandle } from '../../src/domain/candles.js';
 import { Decimal } from '../../src/domain/decimal.js';
 import type { Instrument, Ticker } from '../../src/domain/market.js';
 import type { ExchangeClient, ItemResult, OrderRequest } from '../../src/exchange/client.js';
@@ -17,6 +18,30 @@ export interface Face {
 const SPOT = 'BTCUSDT_SPBL';
 const FUT = 'cmt_ethusdt';
 const d = (s: string) => Decimal.from(s);
+const HOUR_MS = 3_600_000;
+const CYCLE_MS = 480 * 60_000;
+
+/** Each candle's high and low hold its open and close; volumes are not negative. */
+function wellFormed(rows: VenueCandle[]): void {
+  for (const c of rows) {
+    expect(c.low.lte(c.open) && c.low.lte(c.close) && c.high.gte(c.open) && c.high.gte(c.close)).toBe(true);
+    expect(c.baseVolume.isNegative() || c.quoteVolume.isNegative()).toBe(false);
+  }
+}
+
+/** Open times, one period apart, oldest first. */
+function consecutive(rows: VenueCandle[], periodMs: number): void {
+  for (let i = 1; i < rows.length; i++) expect(rows[i]!.openMs - rows[i - 1]!.openMs).toBe(periodMs);
+}
+
+/** The minutes of a period folded into one candle (open of the first, close of the last, extremes, sums). */
+function folded(minutes: VenueCandle[]): string[] {
+  const high = minutes.reduce((a, c) => (c.high.gt(a) ? c.high : a), minutes[0]!.high);
+  const low = minutes.reduce((a, c) => (c.low.lt(a) ? c.low : a), minutes[0]!.low);
+  const base = minutes.reduce((a, c) => a.add(c.baseVolume), Decimal.ZERO);
+  const quote = minutes.reduce((a, c) => a.add(c.quoteVolume), Decimal.ZERO);
+  return [minutes[0]!.open, high, low, minutes.at(-1)!.close, base, quote].map(String);
+}
 
 let seq = 0;
 const oid = (tag: string) => `ct_${tag}_${++seq}`;
@@ -289,6 +314,133 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect((await c.openOrders('futures', FUT)).find((o) => o.orderId === id)).toBeUndefined();
       const short = (await c.positions(FUT)).find((p) => p.side === 'short');
       expect(short!.size.eq(d('0.02'))).toBe(true);
+    });
+    it('ticker of one symbol: spot (S11) last and day figures without bid or ask; futures (F12) mark at the last, index at the mid', async () => {
+      const spot = await c.ticker(SPOT);
+      expect([spot.symbol, spot.bestBid, spot.bestAsk, spot.markPrice, spot.indexPrice]).toEqual([SPOT, null, null, null, null]);
+      expect(spot.last!.isMultipleOf(spotInst.tickSize)).toBe(true);
+      expect(spot.high24h!.gte(spot.last!) && spot.low24h!.lte(spot.last!)).toBe(true);
+      expect(spot.baseVolume24h!.gt(Decimal.ZERO) && spot.volume24h!.gt(Decimal.ZERO)).toBe(true);
+      const fut = await c.ticker(FUT);
+      expect(fut.bestBid!.lt(fut.bestAsk!)).toBe(true);
+      expect(fut.markPrice!.eq(fut.last!)).toBe(true);
+      expect(fut.indexPrice!.eq(fut.bestBid!.add(fut.bestAsk!).div(Decimal.fromInt(2), 4))).toBe(true);
+      await expect(c.ticker('cmt_nothing')).rejects.toMatchObject({ category: 'bad-request' });
+    });
+
+    it('depth: 15 levels a side by default, 200 on request, one tick apart from the top of the book; other gears refused', async () => {
+      for (const [symbol, inst] of [[SPOT, spotInst], [FUT, futInst]] as const) {
+        const book = await c.depth(symbol);
+        expect([book.symbol, book.bids.length, book.asks.length]).toEqual([symbol, 15, 15]);
+        expect(book.bids[0]!.price.lt(book.asks[0]!.price)).toBe(true);
+        book.bids.forEach((l, k) => expect(book.bids[0]!.price.sub(l.price).eq(inst.tickSize.mul(Decimal.fromInt(k)))).toBe(true));
+        book.asks.forEach((l, k) => expect(l.price.sub(book.asks[0]!.price).eq(inst.tickSize.mul(Decimal.fromInt(k)))).toBe(true));
+        for (const l of [...book.bids, ...book.asks]) expect(l.size.gt(Decimal.ZERO) && l.size.isMultipleOf(inst.stepSize)).toBe(true);
+      }
+      const deep = await c.depth(FUT, 200);
+      expect([deep.bids.length, deep.asks.length]).toEqual([200, 200]);
+      await expect(c.depth(FUT, 20 as 15)).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F13' });
+    });
+
+    it('candles: the latest of a timeframe, oldest first, one per period; spot serves 300 by default; futures has no 2h', async () => {
+      const minutes = await c.candles(FUT, '1m', { limit: 30 });
+      expect(minutes).toHaveLength(30);
+      consecutive(minutes, 60_000);
+      wellFormed(minutes);
+      for (const m of minutes) expect(m.open.isMultipleOf(futInst.tickSize) && m.close.isMultipleOf(futInst.tickSize)).toBe(true);
+      const now = (await c.ticker(FUT)).timestampMs;
+      expect(minutes.at(-1)!.openMs).toBeLessThanOrEqual(now);
+      expect(minutes.at(-1)!.openMs).toBeGreaterThan(now - 2 * 60_000);
+      const spot = await c.candles(SPOT, '2h', { limit: 5 });
+      expect(spot).toHaveLength(5);
+      consecutive(spot, 2 * HOUR_MS);
+      expect(await c.candles(SPOT, '1m')).toHaveLength(300);
+      await expect(c.candles(FUT, '2h')).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F10' });
+      await expect(c.candles(SPOT, '1m', { priceType: 'mark' })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'S10' });
+    });
+
+    it('history candles: a window of at most 100 rows, 90 days back and more, the same on every read; hours agree with their minutes', async () => {
+      const [hour] = await c.candles(FUT, '1h', { limit: 3 });
+      const minutes = await c.historyCandles(FUT, '1m', { startMs: hour!.openMs, endMs: hour!.openMs + HOUR_MS - 1 });
+      expect(minutes).toHaveLength(60);
+      consecutive(minutes, 60_000);
+      expect(folded(minutes)).toEqual([hour!.open, hour!.high, hour!.low, hour!.close, hour!.baseVolume, hour!.quoteVolume].map(String));
+      const now = (await c.ticker(FUT)).timestampMs;
+      const from = Math.floor((now - 90 * 24 * HOUR_MS) / 60_000) * 60_000;
+      const window = { startMs: from, endMs: from + 150 * 60_000 };
+      const old = await c.historyCandles(FUT, '1m', window);
+      expect(old).toHaveLength(100);
+      expect(old.at(-1)!.openMs).toBe(window.endMs);
+      consecutive(old, 60_000);
+      wellFormed(old);
+      expect(await c.historyCandles(FUT, '1m', window)).toEqual(old);
+      const days = await c.historyCandles(FUT, '1d', { startMs: from, endMs: from + 10 * 24 * HOUR_MS, limit: 5 });
+      expect(days).toHaveLength(5);
+      consecutive(days, TIMEFRAME_MS['1d']);
+      await expect(c.historyCandles(FUT, '1m', { ...window, limit: 101 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F11' });
+      await expect(c.historyCandles(SPOT, '1m', window)).rejects.toMatchObject({ category: 'bad-request', message: expect.stringContaining('spot has no history candles in v2') });
+    });
+
+    it('funding: every contract\'s current rate on a 480-minute cycle, the next settlement within a cycle, settled rates newest first', async () => {
+      const rates = await c.fundingRates();
+      expect(rates.map((r) => r.symbol).sort()).toEqual((await c.instruments('futures')).map((i) => i.symbol).sort());
+      for (const r of rates) {
+        expect(r.cycleMinutes).toBe(480);
+        expect(r.rate.abs().lt(d('0.001'))).toBe(true);
+      }
+      expect((await c.fundingRates(FUT)).map((r) => r.symbol)).toEqual([FUT]);
+      const now = (await c.ticker(FUT)).timestampMs;
+      const next = await c.nextFundingTime(FUT);
+      expect(next % CYCLE_MS).toBe(0);
+      expect(next).toBeGreaterThan(now - 5_000);
+      expect(next).toBeLessThanOrEqual(now + CYCLE_MS);
+      const settled = await c.fundingHistory(FUT, 5);
+      expect(settled.map((s) => next - s.fundingTimeMs)).toEqual([1, 2, 3, 4, 5].map((k) => k * CYCLE_MS));
+      expect(settled.every((s) => s.symbol === FUT && s.rate.abs().lt(d('0.001')))).toBe(true);
+      expect(await c.fundingHistory(FUT)).toHaveLength(10);
+    });
+
+    it('index and mark prices: the mark a traded price on the tick, the index a mid between two ticks', async () => {
+      const mark = await c.priceIndex(FUT, 'mark');
+      const index = await c.priceIndex(FUT, 'index');
+      expect([mark.symbol, mark.kind, index.kind]).toEqual([FUT, 'mark', 'index']);
+      expect(mark.price.isMultipleOf(futInst.tickSize)).toBe(true);
+      expect(index.price.mul(Decimal.fromInt(2)).isMultipleOf(futInst.tickSize)).toBe(true);
+      expect(mark.price.sub(index.price).abs().lt(mark.price.mul(d('0.01')))).toBe(true);
+    });
+
+    it('trigger orders: F21 lists the untriggered ones with their trigger price; F22 the final ones, newest first, fired ones with their time', async () => {
+      const t = await futTicker();
+      const up = above(t.last!, 4, futInst);
+      const down = below(t.last!, 4, futInst);
+      const limitReq = { symbol: FUT, clientOid: oid('tl'), positionSide: 'long' as const, reduceOnly: false, size: d('0.01'), triggerPrice: up, executePrice: up };
+      const lid = accepted(await c.placeTrigger(limitReq));
+      const mid = accepted(await c.placeTrigger({ symbol: FUT, clientOid: oid('tm'), positionSide: 'short', reduceOnly: false, size: d('0.01'), triggerPrice: down }));
+      expect(BigInt(lid) > 2n ** 53n).toBe(true);
+      const listed = await c.triggerOrders(FUT);
+      const l = listed.find((o) => o.orderId === lid)!;
+      expect(l).toMatchObject({ symbol: FUT, clientOid: limitReq.clientOid, status: 'untriggered', rawStatus: '0', rawType: '1', side: 'buy', positionSide: 'long', reduceOnly: false, kind: 'limit', timeInForce: 'gtc', triggeredAtMs: null });
+      expect([l.triggerPrice!.eq(up), l.price!.eq(up), l.size.eq(d('0.01')), l.filledSize.isZero()]).toEqual([true, true, true, true]);
+      expect(listed.find((o) => o.orderId === mid)).toMatchObject({ status: 'untriggered', rawType: '2', side: 'sell', kind: 'market', price: null, timeInForce: 'ioc' });
+      expect((await c.triggerOrders()).map((o) => o.orderId)).toEqual(expect.arrayContaining([lid, mid]));
+      // Resting orders are not trigger orders.
+      expect(listed.every((o) => o.triggerPrice !== null)).toBe(true);
+
+      expect((await c.cancelTrigger(FUT, lid)).outcome).toBe('accepted');
+      const fired = accepted(await c.placeTrigger({ symbol: FUT, clientOid: oid('tf'), positionSide: 'short', reduceOnly: false, size: d('0.01'), triggerPrice: above(t.last!, 1, futInst) }));
+      await face.shift(FUT, Number(t.last!.mul(d('0.02')).div(futInst.tickSize, 0).toUnits(0)));
+      await face.advance(200);
+      expect((await c.triggerOrders(FUT)).map((o) => o.orderId)).toEqual([mid]);
+
+      const history = await c.triggerOrderHistory(FUT);
+      expect(history.slice(0, 2).map((o) => [o.orderId, o.status, o.rawStatus])).toEqual([[fired, 'filled', '2'], [lid, 'canceled', '-1']]);
+      expect(history[0]!.triggeredAtMs).toBeGreaterThanOrEqual(history[0]!.createdAtMs!);
+      expect(history[0]!.filledSize.eq(d('0.01'))).toBe(true);
+      expect(history[1]!.triggeredAtMs).toBeNull();
+      expect((await c.triggerOrderHistory(FUT, { limit: 1 })).map((o) => o.orderId)).toEqual([fired]);
+      expect(await c.triggerOrderHistory(FUT, { startMs: history[0]!.createdAtMs! + 60_000 })).toEqual([]);
+      expect((await c.cancelTrigger(FUT, mid)).outcome).toBe('accepted');
+      expect(await c.triggerOrders(FUT)).toEqual([]);
     });
   });
 }

@@ -18,7 +18,12 @@ import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../src/exchange/sim/market.js';
 import { SimServer } from '../../src/exchange/sim/server.js';
 import { createLogger, silentLogger } from '../../src/util/logger.js';
+import type { StrategyDefinition } from '../../src/strategy/api.js';
 import { ScaledClock } from '../fixtures/scaled-clock.js';
+import barLog from '../fixtures/strategies/bar-log.js';
+
+// The strategy as loaded here (Jest cannot load a TypeScript strategy file the way the daemon does).
+const definitions = new Map([['bar-log', barLog as unknown as StrategyDefinition<unknown>]]);
 
 const SYMBOL = 'BTCUSDT_SPBL';
 const CREDENTIALS = { apiKey: 'bars-key', apiSecret: 'bars-secret', passphrase: 'bars-pass' };
@@ -87,8 +92,8 @@ describe('bars: live and a backtest of the recording', () => {
         choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' },
       });
       let stopRecording!: () => void;
-      const recorded = record(data, tape, new Promise<void>((resolve) => (stopRecording = resolve)));
-      const daemon = await startDaemon(loaded, barLogger(live), clock);
+      const recorded = record(data, tape, new Promise<void>((resolve) => (stopRecording = resolve)), { header: { symbols: [SYMBOL], venue: url, startMs: clock.now() } });
+      const daemon = await startDaemon(loaded, barLogger(live), clock, { definitions });
       // Six market minutes.
       await new Promise((resolve) => setTimeout(resolve, 6500));
       await daemon.stop('test over');
@@ -98,7 +103,7 @@ describe('bars: live and a backtest of the recording', () => {
 
       const records = readReplayFile(tape);
       expect(records.length).toBeGreaterThan(200);
-      await runBacktest({ ...loadConfig(cfgFile, env), config: { ...loaded.config, mode: 'backtest' } }, barLogger(replayed));
+      await runBacktest({ ...loadConfig(cfgFile, env), config: { ...loaded.config, mode: 'backtest' } }, barLogger(replayed), { definitions });
 
       // The bars the recording holds whole: opened after its first trade, closed before its last.
       const firstTs = records[0]!.ts;

@@ -5,6 +5,7 @@ import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { JsonBigInt } from '../../src/exchange/wire/json.js';
 import { FakeVenue, type RecordedRequest } from '../fixtures/fake-venue.js';
 import { clientFor } from '../fixtures/live-client.js';
+import { SAMPLES } from '../fixtures/samples.js';
 
 let venue: FakeVenue;
 let client: LiveClient;
@@ -266,5 +267,91 @@ describe('signing on the wire', () => {
     const bad = clientFor(venue, { credentials: { apiKey: 'test-key', apiSecret: 'wrong', passphrase: 'test-pass' } });
     await expect(bad.spot.assets()).rejects.toMatchObject({ category: 'auth', code: '40009', httpStatus: 400, retryable: false });
     await bad.close();
+  });
+});
+
+describe('market data and trigger-order endpoints beyond the interface', () => {
+  it('S10 spot candles: public GET with period and limit; rows newest first, [0] a JSON number', async () => {
+    const rows = await client.spot.candles({ symbol: 'BTCUSDT_SPBL', period: '1h', limit: 300 });
+    expectWire('S10', 'symbol=BTCUSDT_SPBL&period=1h&limit=300', '');
+    expect(rows[0]).toEqual([1743669000000, '83654.0', '83778.0', '83531.5', '83688.7', '248.17024800', '20755885.859164900']);
+  });
+
+  it('S11 spot ticker: the documented sample, a composite with ts after requestTime, is accepted', async () => {
+    const t = await client.spot.ticker({ symbol: 'BTCUSDT_SPBL' });
+    expectWire('S11', 'symbol=BTCUSDT_SPBL', '');
+    expect(t).toMatchObject({ lastPrice: '83354.0', priceChangePercent: '-0.011451', trades: 105901, ts: 1750060557824, markPrice: '0' });
+  });
+
+  it('S13 spot depth: limit a gear', async () => {
+    const book = await client.spot.depth({ symbol: 'BTCUSDT_SPBL', limit: 200 });
+    expectWire('S13', 'symbol=BTCUSDT_SPBL&limit=200', '');
+    expect(book.bids[0]).toEqual(['38073.7', '0.4993000000000000']);
+    expect(book.timestamp).toBe('1622102974025');
+  });
+
+  it('F10 candles: granularity, limit and priceType; seven strings a row', async () => {
+    const rows = await client.futures.candles({ symbol: 'cmt_btcusdt', granularity: '4h', limit: 1000, priceType: 'MARK' });
+    expectWire('F10', 'symbol=cmt_btcusdt&granularity=4h&limit=1000&priceType=MARK', '');
+    expect(rows[0]).toEqual(['1716707460000', '69174.3', '69174.4', '69174.1', '69174.3', '0', '0.011']);
+  });
+
+  it('F11 history candles: both bounds of the window', async () => {
+    await client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', startTime: 1716701460000, endTime: 1716707460000, limit: 100 });
+    expectWire('F11', 'symbol=cmt_btcusdt&granularity=1m&startTime=1716701460000&endTime=1716707460000&limit=100', '');
+  });
+
+  it('F12 ticker, F13 depth, F14 current funding rates, F15 next funding time, F16 funding history, F17 index', async () => {
+    expect((await client.futures.ticker({ symbol: 'cmt_btcusdt' })).indexPrice).toBe('90797.161');
+    expectWire('F12', 'symbol=cmt_btcusdt', '');
+    expect((await client.futures.depth({ symbol: 'cmt_btcusdt', limit: 15 })).bids).toHaveLength(2);
+    expectWire('F13', 'symbol=cmt_btcusdt&limit=15', '');
+    expect((await client.futures.currentFundRate())[0]).toMatchObject({ fundingRate: '-0.0001036', collectCycle: 480 });
+    expectWire('F14', '', '');
+    await client.futures.currentFundRate({ symbol: 'cmt_btcusdt' });
+    expectWire('F14', 'symbol=cmt_btcusdt', '');
+    expect((await client.futures.fundingTime({ symbol: 'cmt_btcusdt' })).fundingTime).toBe(1716595200000);
+    expectWire('F15', 'symbol=cmt_btcusdt', '');
+    expect((await client.futures.historyFundRate({ symbol: 'cmt_btcusdt', limit: 100 }))[0]!.fundingRate).toBe('0.0001028');
+    expectWire('F16', 'symbol=cmt_btcusdt&limit=100', '');
+    expect((await client.futures.index({ symbol: 'cmt_btcusdt', priceType: 'MARK' })).index).toBe('333.627857143');
+    expectWire('F17', 'symbol=cmt_btcusdt&priceType=MARK', '');
+  });
+
+  it('F21 current trigger orders: signed GET with every query parameter; digits for status and type', async () => {
+    const rows = await client.futures.currentPlan({ symbol: 'cmt_btcusdt', orderId: '461234125', startTime: 1, endTime: 2, limit: 100, page: 1 });
+    expectWire('F21', 'symbol=cmt_btcusdt&orderId=461234125&startTime=1&endTime=2&limit=100&page=1', '');
+    expect(rows[0]).toMatchObject({ order_id: '461234125', status: '1', type: '1', order_type: '0', triggerPriceType: 'LIMIT', presetTakeProfitPrice: null });
+  });
+
+  it('F22 trigger-order history: signed GET with the window, delegateType and pageSize', async () => {
+    const data = await client.futures.historyPlan({ symbol: 'cmt_btcusdt', startTime: 1, endTime: 2, delegateType: 3, pageSize: 50 });
+    expectWire('F22', 'symbol=cmt_btcusdt&startTime=1&endTime=2&delegateType=3&pageSize=50', '');
+    expect(data.nextPage).toBe(false);
+    expect(data.list[0]!.triggerPriceType).toBe('');
+  });
+
+  it('F21 / F22: order ids beyond 2^53 as raw JSON numbers survive digit for digit', async () => {
+    venue.script('F21', { status: 200, body: SAMPLES.F21!.replace('"order_id":"461234125"', '"order_id":8389765489680951453') });
+    const rows = await client.futures.currentPlan({});
+    expect(rows[0]!.order_id).toBeInstanceOf(JsonBigInt);
+    expect(String(rows[0]!.order_id)).toBe('8389765489680951453');
+    venue.script('F22', { status: 200, body: SAMPLES.F22!.replace('"order_id":"461234125"', '"order_id":602876318261969338') });
+    const data = await client.futures.historyPlan({ symbol: 'cmt_btcusdt' });
+    expect(String(data.list[0]!.order_id)).toBe('602876318261969338');
+  });
+
+  it('depth gears, page sizes and windows outside the documented limits are refused before sending', async () => {
+    const before = venue.requests.length;
+    await expect(client.spot.depth({ symbol: 'BTCUSDT_SPBL', limit: 20 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'S13', message: 'rejected before sending: limit must be one of 15, 200, got 20' });
+    await expect(client.futures.depth({ symbol: 'cmt_btcusdt', limit: 50 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F13' });
+    await expect(client.futures.candles({ symbol: 'cmt_btcusdt', granularity: '1m', limit: 1001 })).rejects.toThrow(/limit must be an integer from 1 to 1000/);
+    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', limit: 101 })).rejects.toThrow(/limit must be an integer from 1 to 100/);
+    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', startTime: 5, endTime: 4 })).rejects.toThrow(/startTime 5 is after endTime 4/);
+    await expect(client.futures.historyFundRate({ symbol: 'cmt_btcusdt', limit: 101 })).rejects.toMatchObject({ endpoint: 'F16' });
+    await expect(client.futures.currentPlan({ limit: 0 })).rejects.toMatchObject({ endpoint: 'F21' });
+    await expect(client.futures.historyPlan({ symbol: 'cmt_btcusdt', pageSize: 101 })).rejects.toThrow(/pageSize must be an integer from 1 to 100/);
+    await expect(client.spot.candles({ symbol: 'BTCUSDT_SPBL', period: '1m', limit: 0 })).rejects.toThrow(/limit must be a positive integer, got 0/);
+    expect(venue.requests.length).toBe(before);
   });
 });

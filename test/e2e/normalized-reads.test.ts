@@ -5,7 +5,8 @@ import { Decimal } from '../../src/domain/decimal.js';
 import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { createLogger } from '../../src/util/logger.js';
 import { FakeVenue, envelopeError } from '../fixtures/fake-venue.js';
-import { clientFor } from '../fixtures/live-client.js';
+import { caught, clientFor } from '../fixtures/live-client.js';
+import { SAMPLES } from '../fixtures/samples.js';
 
 let venue: FakeVenue;
 let client: LiveClient;
@@ -304,5 +305,223 @@ describe('non-positive prices and sizes', () => {
     expect(market).toMatchObject({ kind: 'market', price: null });
     expect(negative).toMatchObject({ kind: 'limit', price: null });
     expect(logged('non-positive price taken as unknown')).toMatchObject({ endpoint: 'F5', field: '[1].price', value: '-3' });
+  });
+});
+
+const env = (data: string) => ({ status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":${data}}` });
+const bare = (body: string) => ({ status: 200, body });
+/** An answer off its documented shape, for every attempt of a read (reads retry a malformed answer). */
+const always = (reply: { status: number; body: string }) => [reply, reply, reply];
+const PLAN = (over: Record<string, unknown>) =>
+  JSON.stringify({ symbol: 'cmt_btcusdt', size: '0.01', client_oid: 'tp1', createTime: '1000', filled_qty: '0', fee: '0', order_id: '7', price: '0', price_avg: '0', status: '0', type: '3', order_type: '3', totalProfits: '0', triggerPrice: '95000.5', triggerPriceType: '', triggerTime: '0', presetTakeProfitPrice: null, presetStopLossPrice: null, ...over })
+    // Ids beyond 2^53 go out as raw JSON numbers, as the venue sends such ids.
+    .replace(/"order_id":"(\d{16,})"/, '"order_id":$1');
+
+describe('one symbol\'s ticker (S11 / F12)', () => {
+  it('spot S11: last price and 24 h figures, no bid or ask; its mark and index "0" are no prices', async () => {
+    const t = await client.ticker('BTCUSDT_SPBL');
+    expect(venue.calls('S11').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL');
+    expect(t).toMatchObject({ symbol: 'BTCUSDT_SPBL', bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, timestampMs: 1750060557824 });
+    expect([t.last, t.high24h, t.low24h, t.volume24h, t.baseVolume24h].map(String)).toEqual(['83354', '88495.5', '82175.9', '6731333236.9492884', '78570.572848']);
+  });
+
+  it('futures F12: the F2 fields of one contract', async () => {
+    const t = await client.ticker('cmt_btcusdt');
+    expect(venue.calls('F12').at(-1)!.query).toBe('symbol=cmt_btcusdt');
+    expect([t.last, t.bestBid, t.bestAsk, t.markPrice, t.indexPrice].map(String)).toEqual(['90755.3', '90755.3', '90755.4', '90755.2', '90797.161']);
+    expect(t.timestampMs).toBe(1764482511864);
+  });
+
+  it('"" is unknown, never 0; a ticker of another symbol than asked for is an error naming the field', async () => {
+    venue.script('S11', env('{"symbol":"BTCUSDT_SPBL","lastPrice":"","high":"","ts":5}'));
+    const t = await client.ticker('BTCUSDT_SPBL');
+    expect([t.last, t.high24h, t.volume24h]).toEqual([null, null, null]);
+    venue.script('F12', bare(SAMPLES.F12!.replace('cmt_btcusdt', 'cmt_ethusdt')));
+    await expect(client.ticker('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F12', field: 'symbol' });
+    venue.script('S11', ...always(env('{"symbol":"BTCUSDT_SPBL","lastPrice":"1","ts":"soon"}')));
+    await expect(client.ticker('BTCUSDT_SPBL')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S11', field: 'data.ts' });
+  });
+});
+
+describe('order books (S13 / F13)', () => {
+  it('spot: limit 15 by default; bids best first, asks best first, exact sizes, the venue\'s timestamp', async () => {
+    const book = await client.depth('BTCUSDT_SPBL');
+    expect(venue.calls('S13').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&limit=15');
+    expect(book.bids.map((l) => [l.price.toString(), l.size.toString()])).toEqual([['38073.7', '0.4993'], ['38073.4', '0.45'], ['38073.3', '0.1179'], ['38071.5', '0.2162']]);
+    expect(book.asks.map((l) => l.price.toString())).toEqual(['38084.5', '38085.7', '38086.7', '38088.2']);
+    expect(book.timestampMs).toBe(1622102974025);
+  });
+
+  it('futures: limit 200 asked for, levels sorted and cut to it; without a timestamp the book is stamped on receipt', async () => {
+    venue.script('F13', bare('{"asks":[["10.2","1"],["10.1","2"]],"bids":[["9.8","1"],["9.9","3"]]}'));
+    const before = Date.now();
+    const book = await client.depth('cmt_btcusdt', 200);
+    expect(venue.calls('F13').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=200');
+    expect(book.bids.map((l) => l.price.toString())).toEqual(['9.9', '9.8']);
+    expect(book.asks.map((l) => l.price.toString())).toEqual(['10.1', '10.2']);
+    expect(book.timestampMs).toBeGreaterThanOrEqual(before);
+  });
+
+  it('a level with an empty or zero price fails naming endpoint and field', async () => {
+    venue.script('S13', env('{"asks":[["38084.5","0.1"],["","0.2"]],"bids":[],"timestamp":"1"}'));
+    await expect(client.depth('BTCUSDT_SPBL')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S13', field: 'data.asks[1][0]' });
+    venue.script('F13', bare('{"asks":[],"bids":[["0","5"]],"timestamp":"1"}'));
+    await expect(client.depth('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F13', field: 'bids[0][0]' });
+    venue.script('F13', ...always(bare('{"asks":[["1"]],"bids":[],"timestamp":"1"}')));
+    await expect(client.depth('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F13', field: 'asks[0][1]' });
+  });
+});
+
+describe('candles (S10, F10, F11)', () => {
+  it('spot S10: the period as the venue names it; rows oldest first, open time from a JSON number, exact volumes', async () => {
+    const rows = await client.candles('BTCUSDT_SPBL', '30m');
+    expect(venue.calls('S10').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&period=30m');
+    expect(rows.map((c) => c.openMs)).toEqual([1743667200000, 1743669000000]);
+    expect([rows[1]!.open, rows[1]!.high, rows[1]!.low, rows[1]!.close, rows[1]!.baseVolume, rows[1]!.quoteVolume].map(String)).toEqual(['83654', '83778', '83531.5', '83688.7', '248.170248', '20755885.8591649']);
+  });
+
+  it('spot S10 with a limit: the venue serves the rows it chooses, the newest `limit` are kept', async () => {
+    const rows = await client.candles('BTCUSDT_SPBL', '30m', { limit: 1 });
+    expect(venue.calls('S10').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&period=30m&limit=1');
+    expect(rows.map((c) => c.openMs)).toEqual([1743669000000]);
+  });
+
+  it('futures F10: granularity, limit and price type; seven strings a row', async () => {
+    venue.script('F10', bare('[["1716707520000","69175","69176","69170","69171","0.5","34585.5"],["1716707460000","69174.3","69174.4","69174.1","69174.3","0","0.011"]]'));
+    const rows = await client.candles('cmt_btcusdt', '1m', { limit: 2, priceType: 'mark' });
+    expect(venue.calls('F10').at(-1)!.query).toBe('symbol=cmt_btcusdt&granularity=1m&limit=2&priceType=MARK');
+    expect(rows.map((c) => [c.openMs, c.close.toString(), c.baseVolume.toString()])).toEqual([[1716707460000, '69174.3', '0'], [1716707520000, '69171', '0.5']]);
+  });
+
+  it('a timeframe the endpoint lacks, mark candles of a spot pair, spot history: refused before sending', async () => {
+    const before = venue.requests.length;
+    const twoHours = await caught(client.candles('cmt_btcusdt', '2h'));
+    expect(twoHours).toMatchObject({ category: 'bad-request', endpoint: 'F10', retryable: false, outcomeUnknown: false });
+    expect(twoHours.message).toBe('rejected before sending: F10 has no 2h candles (granularity: 1m, 5m, 15m, 30m, 1h, 4h, 12h, 1d, 1w)');
+    await expect(client.historyCandles('cmt_btcusdt', '8h', { startMs: 0, endMs: 1 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F11', message: expect.stringContaining('F11 has no 8h candles') });
+    await expect(client.candles('BTCUSDT_SPBL', '1h', { priceType: 'index' })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'S10' });
+    const spot = await caught(client.historyCandles('BTCUSDT_SPBL', '1h', { startMs: 0, endMs: 1 }));
+    expect(spot).toMatchObject({ category: 'bad-request', endpoint: 'F11' });
+    expect(spot.message).toContain('spot has no history candles in v2');
+    expect(venue.requests.length).toBe(before);
+    // Every period of the spot table is one S10 takes.
+    await client.candles('BTCUSDT_SPBL', '8h');
+    expect(venue.calls('S10').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&period=8h');
+  });
+
+  it('F11 sends both bounds of the window; rows the venue serves outside it are left out, the newest `limit` kept', async () => {
+    const row = (min: number) => `["${1716707460000 + min * 60_000}","1","2","0.5","1.5","1","1.5"]`;
+    venue.script('F11', bare(`[${[5, 4, 3, 2, 1, 0].map(row).join(',')}]`));
+    const rows = await client.historyCandles('cmt_btcusdt', '1m', { startMs: 1716707460000 + 60_000, endMs: 1716707460000 + 4 * 60_000, limit: 3 });
+    expect(venue.calls('F11').at(-1)!.query).toBe(`symbol=cmt_btcusdt&granularity=1m&startTime=${1716707460000 + 60_000}&endTime=${1716707460000 + 4 * 60_000}&limit=3`);
+    expect(rows.map((c) => (c.openMs - 1716707460000) / 60_000)).toEqual([2, 3, 4]);
+  });
+
+  it('a malformed row fails naming endpoint and field: an empty price, a bad time, a short row', async () => {
+    venue.script('F10', bare('[["1716707460000","69174.3","","69174.1","69174.3","0","0.011"]]'));
+    await expect(client.candles('cmt_btcusdt', '1m')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F10', field: '[0][2]' });
+    venue.script('S10', ...always(env('[[1743669000000,"1","1","1","1","1","1"],["x","1","1","1","1","1","1"]]')));
+    await expect(client.candles('BTCUSDT_SPBL', '1m')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S10', field: 'data[1][0]' });
+    venue.script('F11', ...always(bare('[["1716707460000","1","1","1","1","1"]]')));
+    await expect(client.historyCandles('cmt_btcusdt', '1m', { startMs: 0, endMs: 1 })).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F11', field: '[0][6]' });
+  });
+});
+
+describe('funding and index prices (F14–F17)', () => {
+  it('F14: every contract without a symbol; with one, rows of other contracts left out and reported', async () => {
+    const all = await client.fundingRates();
+    expect(venue.calls('F14').at(-1)!.query).toBe('');
+    expect(all).toEqual([{ symbol: 'cmt_btcusdt', rate: dec('-0.0001036'), cycleMinutes: 480, timestampMs: 1750383726052 }]);
+    venue.script('F14', bare('[{"symbol":"cmt_ethusdt","fundingRate":"0.0001","collectCycle":480,"timestamp":1},{"symbol":"cmt_btcusdt","fundingRate":"0.0002","collectCycle":"480","timestamp":"2","baseCurrency":null}]'));
+    const one = await client.fundingRates('cmt_btcusdt');
+    expect(venue.calls('F14').at(-1)!.query).toBe('symbol=cmt_btcusdt');
+    expect(one.map((r) => [r.symbol, r.rate.toString(), r.cycleMinutes])).toEqual([['cmt_btcusdt', '0.0002', 480]]);
+    expect(logged('funding rate of another contract than asked for: left out')).toMatchObject({ endpoint: 'F14', field: '[0].symbol', value: 'cmt_ethusdt' });
+  });
+
+  it('F14: a rate sent as "" is an error naming the field, never 0', async () => {
+    venue.script('F14', bare('[{"symbol":"cmt_btcusdt","fundingRate":"","collectCycle":480,"timestamp":1}]'));
+    await expect(client.fundingRates()).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F14', field: '[0].fundingRate' });
+    venue.script('F14', bare('[{"symbol":"cmt_btcusdt","fundingRate":"0.1","collectCycle":0,"timestamp":1}]'));
+    await expect(client.fundingRates()).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F14', field: '[0].collectCycle' });
+  });
+
+  it('F15 next settlement; F16 the latest settlements newest first (limit 10 by default); F17 index or mark', async () => {
+    expect(await client.nextFundingTime('cmt_btcusdt')).toBe(1716595200000);
+    expect(venue.calls('F15').at(-1)!.query).toBe('symbol=cmt_btcusdt');
+    venue.script('F16', bare('[{"symbol":"cmt_btcusdt","fundingRate":"0.0001","fundingTime":1716566400000},{"symbol":"cmt_btcusdt","fundingRate":"-0.00005","fundingTime":"1716595200000"}]'));
+    const history = await client.fundingHistory('cmt_btcusdt');
+    expect(venue.calls('F16').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=10');
+    expect(history.map((s) => [s.fundingTimeMs, s.rate.toString()])).toEqual([[1716595200000, '-0.00005'], [1716566400000, '0.0001']]);
+    const mark = await client.priceIndex('cmt_btcusdt', 'mark');
+    expect(venue.calls('F17').at(-1)!.query).toBe('symbol=cmt_btcusdt&priceType=MARK');
+    expect(mark).toEqual({ symbol: 'cmt_btcusdt', kind: 'mark', price: dec('333.627857143'), timestampMs: 1716604853286 });
+    await client.priceIndex('cmt_btcusdt', 'index');
+    expect(venue.calls('F17').at(-1)!.query).toBe('symbol=cmt_btcusdt&priceType=INDEX');
+  });
+
+  it('malformed answers name endpoint and field', async () => {
+    venue.script('F15', ...always(bare('{"symbol":"cmt_btcusdt","fundingTime":"later"}')));
+    await expect(client.nextFundingTime('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F15', field: 'fundingTime' });
+    venue.script('F17', bare('{"symbol":"cmt_btcusdt","index":"","timestamp":"1"}'));
+    await expect(client.priceIndex('cmt_btcusdt', 'index')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F17', field: 'index' });
+    venue.script('F16', ...always(bare('[{"symbol":"cmt_btcusdt","fundingRate":"1e-4","fundingTime":1}]')));
+    await expect(client.fundingHistory('cmt_btcusdt', 5)).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F16', field: '[0].fundingRate' });
+  });
+});
+
+describe('trigger orders (F21 / F22)', () => {
+  it('F21 sample: digits read as status, side and time in force; the order id digit for digit', async () => {
+    const [o] = await client.triggerOrders('cmt_btcusdt');
+    expect(venue.calls('F21').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=100&page=0');
+    expect(o).toMatchObject({
+      surface: 'futures', symbol: 'cmt_btcusdt', orderId: '461234125', clientOid: '1234567890', side: 'buy', positionSide: 'long', reduceOnly: false,
+      kind: 'limit', timeInForce: 'gtc', status: 'open', rawStatus: '1', rawType: '1', createdAtMs: 1742213506548, triggeredAtMs: 1742213506548,
+    });
+    expect([o!.price, o!.triggerPrice, o!.filledSize, o!.avgFillPrice, o!.fee].map(String)).toEqual(['50000', '48000', '0.5', '49900', '0.01']);
+  });
+
+  it('F21 every page; ids beyond 2^53 as raw JSON numbers intact; a pending order has not fired; "" is unknown', async () => {
+    const big = (i: number) => String(8389765489680951453n + BigInt(i));
+    const page = (from: number, n: number) => bare(`[${Array.from({ length: n }, (_, k) => PLAN({ order_id: big(from + k), triggerTime: '1742213506548' })).join(',')}]`);
+    venue.script('F21', page(0, 100), bare(`[${PLAN({ order_id: big(100), price: '94000', price_avg: '', fee: '', triggerTime: '' })}]`));
+    const orders = await client.triggerOrders();
+    expect(venue.calls('F21').slice(-2).map((r) => r.query)).toEqual(['limit=100&page=0', 'limit=100&page=1']);
+    expect(orders).toHaveLength(101);
+    expect(orders.map((o) => o.orderId).slice(0, 2)).toEqual(['8389765489680951453', '8389765489680951454']);
+    expect(orders[0]).toMatchObject({ status: 'untriggered', triggeredAtMs: null, kind: 'market', price: null, side: 'sell', positionSide: 'long', reduceOnly: true, timeInForce: 'ioc' });
+    expect(orders[100]).toMatchObject({ orderId: '8389765489680951553', kind: 'limit', avgFillPrice: null, fee: null, triggeredAtMs: null });
+    expect(orders[100]!.price!.toString()).toBe('94000');
+  });
+
+  it('F21 with a venue that ignores the page: not counted twice, reported', async () => {
+    const full = bare(`[${Array.from({ length: 100 }, (_, k) => PLAN({ order_id: String(k + 1) })).join(',')}]`);
+    venue.script('F21', full, full);
+    expect(await client.triggerOrders()).toHaveLength(100);
+    expect(logged('the page repeats the previous ones (page ignored?): trigger orders may be incomplete')).toMatchObject({ endpoint: 'F21' });
+  });
+
+  it('F22 one window, newest first, fired orders with their firing time; another contract\'s rows left out', async () => {
+    venue.script('F22', bare(`{"list":[${PLAN({ order_id: '8389765489680951453', createTime: '1000', status: '2', filled_qty: '0.01', price_avg: '95001', triggerTime: '1500' })},${PLAN({ order_id: '9', createTime: '3000', status: '-1', type: '2', order_type: '1', price: '96000' })},${PLAN({ symbol: 'cmt_ethusdt', order_id: '10' })}],"nextPage":true}`));
+    const rows = await client.triggerOrderHistory('cmt_btcusdt', { startMs: 500, endMs: 5000, limit: 50 });
+    expect(venue.calls('F22').at(-1)!.query).toBe('symbol=cmt_btcusdt&startTime=500&endTime=5000&pageSize=50');
+    expect(rows.map((o) => [o.orderId, o.status, o.triggeredAtMs])).toEqual([['9', 'canceled', null], ['8389765489680951453', 'filled', 1500]]);
+    expect(rows[0]).toMatchObject({ side: 'sell', positionSide: 'short', reduceOnly: false, timeInForce: 'post_only', kind: 'limit' });
+    expect(logged('trigger order of another contract than asked for: left out')).toMatchObject({ endpoint: 'F22', field: 'list[2].symbol', value: 'cmt_ethusdt' });
+    await client.triggerOrderHistory('cmt_btcusdt');
+    expect(venue.calls('F22').at(-1)!.query).toBe('symbol=cmt_btcusdt');
+  });
+
+  it('unknown digits are reported and kept as unknown; malformed records fail naming endpoint and field', async () => {
+    venue.script('F21', bare(`[${PLAN({ status: '7', type: '11' })}]`));
+    const [o] = await client.triggerOrders();
+    expect(o).toMatchObject({ status: 'unknown', rawStatus: '7', side: null, rawType: '11' });
+    expect(logged('unknown trigger order status')).toMatchObject({ endpoint: 'F21', field: '[0].status', value: '7' });
+    venue.script('F21', ...always(bare(`[${PLAN({ triggerPrice: 'abc' })}]`)));
+    await expect(client.triggerOrders()).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F21', field: '[0].triggerPrice' });
+    venue.script('F22', bare(`{"list":[${PLAN({ size: '' })}]}`));
+    await expect(client.triggerOrderHistory('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F22', field: 'list[0].size' });
+    venue.script('F22', ...always(bare(`{"list":[${PLAN({ order_id: 1.5 })}]}`)));
+    await expect(client.triggerOrderHistory('cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F22', field: 'list[0].order_id' });
   });
 });

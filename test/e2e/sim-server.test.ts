@@ -341,3 +341,157 @@ describe('sextant sim, the process', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('market data and trigger-order endpoints beyond the interface', () => {
+  const FUT = 'cmt_btcusdt';
+  const SPOT = 'BTCUSDT_SPBL';
+
+  async function get(url: string, path: string, query: string, auth = false) {
+    const full = query ? `${path}?${query}` : path;
+    const res = await fetch(`${url}${full}`, auth ? { headers: signed(String(Date.now()), 'GET', full) } : {});
+    return { status: res.status, text: await res.text() };
+  }
+
+  it('charge the venue\'s weights: S10, S11, S13 1; F10, F12–F15, F17 1; F11 and F16 5; F21 3/3; F22 5/10', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    const used = (k: string) => s.snapshot().windows[k]?.used ?? 0;
+    const cases: Array<[() => Promise<unknown>, string, number, number]> = [
+      [() => c.spot.candles({ symbol: SPOT, period: '1m' }), 'spot', 1, 0],
+      [() => c.spot.ticker({ symbol: SPOT }), 'spot', 1, 0],
+      [() => c.spot.depth({ symbol: SPOT }), 'spot', 1, 0],
+      [() => c.futures.candles({ symbol: FUT, granularity: '1m' }), 'futures', 1, 0],
+      [() => c.futures.historyCandles({ symbol: FUT, granularity: '1m' }), 'futures', 5, 0],
+      [() => c.futures.ticker({ symbol: FUT }), 'futures', 1, 0],
+      [() => c.futures.depth({ symbol: FUT }), 'futures', 1, 0],
+      [() => c.futures.currentFundRate(), 'futures', 1, 0],
+      [() => c.futures.fundingTime({ symbol: FUT }), 'futures', 1, 0],
+      [() => c.futures.historyFundRate({ symbol: FUT }), 'futures', 5, 0],
+      [() => c.futures.index({ symbol: FUT }), 'futures', 1, 0],
+      [() => c.futures.currentPlan({}), 'futures', 3, 3],
+      [() => c.futures.historyPlan({ symbol: FUT }), 'futures', 5, 10],
+    ];
+    for (const [call, surface, ip, uid] of cases) {
+      const before = [used(`${surface}:ip`), used(`${surface}:uid`)];
+      await call();
+      expect([used(`${surface}:ip`) - before[0]!, used(`${surface}:uid`) - before[1]!]).toEqual([ip, uid]);
+    }
+  });
+
+  it('candle rows as the venue sends them: spot [0] a JSON number in the envelope, futures seven strings bare; newest first, the forming one first', async () => {
+    const { url } = await start();
+    const spot = JSON.parse((await get(url, '/api/v2/market/candles', `symbol=${SPOT}&period=1m`)).text) as { code: string; data: unknown[][] };
+    expect(spot.code).toBe('00000');
+    // The simulator serves the latest 300 rows, about what the venue was seen to serve.
+    expect(spot.data).toHaveLength(300);
+    expect(typeof spot.data[0]![0]).toBe('number');
+    expect(spot.data[0]!.slice(1).every((v) => typeof v === 'string')).toBe(true);
+    expect((spot.data[0]![0] as number) - (spot.data[1]![0] as number)).toBe(60_000);
+    const fut = JSON.parse((await get(url, '/capi/v2/market/candles', `symbol=${FUT}&granularity=5m&limit=1000`)).text) as string[][];
+    expect(fut).toHaveLength(1000);
+    expect(fut[0]!.every((v) => typeof v === 'string') && fut[0]!.length === 7).toBe(true);
+    expect(Number(fut[0]![0]) - Number(fut[1]![0])).toBe(300_000);
+    expect(Number(fut[0]![0])).toBeLessThanOrEqual(Date.now());
+    expect(Number(fut[0]![0])).toBeGreaterThan(Date.now() - 300_000);
+  });
+
+  it('F11 reads both bounds (the measured behaviour) by default; the docs\' reading, endTime first, as an option', async () => {
+    const at = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 24 * 3_600_000;
+    const query = `symbol=${FUT}&granularity=1m&startTime=${at}&endTime=${at + 30 * 60_000}&limit=100`;
+    const opens = (text: string) => (JSON.parse(text) as string[][]).map((r) => (Number(r[0]) - at) / 60_000);
+    const { url } = await start();
+    expect(opens((await get(url, '/capi/v2/market/historyCandles', query)).text)).toEqual(Array.from({ length: 31 }, (_, k) => 30 - k));
+    // endTime alone has no effect: the latest rows.
+    const latest = opens((await get(url, '/capi/v2/market/historyCandles', `symbol=${FUT}&granularity=1m&endTime=${at}`)).text);
+    expect(latest).toHaveLength(100);
+    expect(latest[0]).toBeGreaterThan(10 * 24 * 60 - 2);
+    await server!.close();
+    const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: systemClock.now(), tickIntervalMs: 50 });
+    server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger, f11Reading: 'end-time-first' });
+    const docs = await server.listen(0, '127.0.0.1');
+    expect(opens((await get(docs, '/capi/v2/market/historyCandles', query)).text)).toEqual(Array.from({ length: 100 }, (_, k) => 30 - k));
+  });
+
+  it('the seeded past is a function of the seed and the start: two servers alike serve the same history', async () => {
+    const startMs = Date.now();
+    const hour = Math.floor(startMs / 3_600_000) * 3_600_000;
+    const serve = async (seed: number) => {
+      const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs, tickIntervalMs: 50 });
+      const s = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger });
+      const url = await s.listen(0, '127.0.0.1');
+      const text = (await get(url, '/capi/v2/market/historyCandles', `symbol=${FUT}&granularity=1h&startTime=${hour - 48 * 3_600_000}&endTime=${hour - 3_600_000}`)).text;
+      await s.close();
+      return text;
+    };
+    const a = await serve(9);
+    expect(JSON.parse(a)).toHaveLength(48);
+    expect(await serve(9)).toBe(a);
+    expect(await serve(10)).not.toBe(a);
+  });
+
+  it('depth: the top of the book, 15 or 200 levels; any other limit, a bad period or price type is the venue\'s parameter error', async () => {
+    const { url } = await start();
+    const book = JSON.parse((await get(url, '/capi/v2/market/depth', `symbol=${FUT}&limit=200`)).text) as { asks: string[][]; bids: string[][]; timestamp: string };
+    expect([book.asks.length, book.bids.length]).toEqual([200, 200]);
+    expect(Number(book.bids[0]![0])).toBeLessThan(Number(book.asks[0]![0]));
+    expect(book.timestamp).toMatch(/^\d{13}$/);
+    const refused = async (path: string, query: string) => {
+      const r = await get(url, path, query);
+      return [r.status, (JSON.parse(r.text) as { code: string }).code];
+    };
+    expect(await refused('/capi/v2/market/depth', `symbol=${FUT}&limit=20`)).toEqual([400, '40020']);
+    expect(await refused('/api/v2/market/depth', `symbol=${SPOT}&limit=50`)).toEqual([400, '40409']);
+    expect(await refused('/capi/v2/market/candles', `symbol=${FUT}&granularity=2h`)).toEqual([400, '40020']);
+    expect(await refused('/api/v2/market/candles', `symbol=${SPOT}`)).toEqual([400, '40019']);
+    expect(await refused('/capi/v2/market/candles', `symbol=${FUT}&granularity=1m&priceType=FAIR`)).toEqual([400, '40020']);
+    expect(await refused('/capi/v2/market/ticker', 'symbol=cmt_nothing')).toEqual([400, '40020']);
+    expect(await refused('/api/v2/market/ticker', 'symbol=NOTHING_SPBL')).toEqual([400, '40102']);
+  });
+
+  it('tickers: S11 in the envelope without bid or ask; F12 the F2 item of the contract', async () => {
+    const { url } = await start();
+    const spot = JSON.parse((await get(url, '/api/v2/market/ticker', `symbol=${SPOT}`)).text) as { data: Record<string, unknown> };
+    expect(spot.data).toMatchObject({ symbol: SPOT, markPrice: '0', indexPrice: '0', openInterest: '0' });
+    expect(spot.data).not.toHaveProperty('best_bid');
+    expect(typeof spot.data.trades).toBe('number');
+    expect(spot.data.priceChangePercent).toMatch(/^-?\d+(\.\d{1,6})?$/);
+    const f12 = JSON.parse((await get(url, '/capi/v2/market/ticker', `symbol=${FUT}`)).text) as Record<string, string>;
+    expect(Object.keys(f12).sort()).toEqual(['base_volume', 'best_ask', 'best_bid', 'high_24h', 'indexPrice', 'last', 'low_24h', 'markPrice', 'priceChangePercent', 'symbol', 'timestamp', 'volume_24h']);
+    expect(f12.markPrice).toBe(f12.last);
+  });
+
+  it('funding: F14 every contract, F15 the next multiple of 480 minutes, F16 settled rates newest first', async () => {
+    const { url } = await start();
+    const rates = JSON.parse((await get(url, '/capi/v2/market/currentFundRate', '')).text) as Array<Record<string, unknown>>;
+    expect(rates.map((r) => r.symbol)).toEqual(['cmt_btcusdt', 'cmt_ethusdt', 'cmt_solusdt']);
+    expect(rates[0]).toMatchObject({ collectCycle: 480 });
+    expect(rates[0]!.fundingRate).toMatch(/^-?0\.\d{1,7}$/);
+    const next = (JSON.parse((await get(url, '/capi/v2/market/funding_time', `symbol=${FUT}`)).text) as { fundingTime: number }).fundingTime;
+    expect(next % (480 * 60_000)).toBe(0);
+    const history = JSON.parse((await get(url, '/capi/v2/market/getHistoryFundRate', `symbol=${FUT}&limit=3`)).text) as Array<{ fundingTime: number }>;
+    expect(history.map((h) => next - h.fundingTime)).toEqual([1, 2, 3].map((k) => k * 480 * 60_000));
+    const index = JSON.parse((await get(url, '/capi/v2/market/index', `symbol=${FUT}&priceType=MARK`)).text) as Record<string, string>;
+    expect(index.timestamp).toMatch(/^\d{13}$/);
+  });
+
+  it('F21 / F22 records: digits for status, type and order_type; order ids beyond 2^53; read-after-write lag applies', async () => {
+    const { server: s, url } = await start();
+    const c = connect(url);
+    const last = (await c.ticker(FUT)).last!;
+    const r = await c.placeTrigger({ symbol: FUT, clientOid: 'trg_wire', positionSide: 'short', reduceOnly: true, size: Decimal.from('0.01'), triggerPrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down'), executePrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down') });
+    accepted(r);
+    const { text } = await get(url, '/capi/v2/order/currentPlan', `symbol=${FUT}`, true);
+    const [row] = JSON.parse(text) as Array<Record<string, unknown>>;
+    expect(row).toMatchObject({ client_oid: 'trg_wire', status: '0', type: '4', order_type: '0', triggerTime: '0', presetTakeProfitPrice: null });
+    expect(row!.order_id).toMatch(/^6\d{17}$/);
+    accepted(await c.cancelTrigger(FUT, row!.order_id as string));
+    const history = JSON.parse((await get(url, '/capi/v2/order/historyPlan', `symbol=${FUT}&delegateType=4`, true)).text) as { list: Array<Record<string, unknown>>; nextPage: boolean };
+    expect(history).toMatchObject({ nextPage: false, list: [{ order_id: row!.order_id, status: '-1' }] });
+    expect((JSON.parse((await get(url, '/capi/v2/order/historyPlan', `symbol=${FUT}&delegateType=1`, true)).text) as { list: unknown[] }).list).toEqual([]);
+    s.faults.visibilityLagMs = 400;
+    accepted(await c.placeTrigger({ symbol: FUT, clientOid: 'trg_lag', positionSide: 'long', reduceOnly: false, size: Decimal.from('0.01'), triggerPrice: last.mul(Decimal.from('1.1')).roundToStep(Decimal.from('0.1'), 'up') }));
+    expect(await c.triggerOrders(FUT)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await c.triggerOrders(FUT)).map((o) => o.clientOid)).toEqual(['trg_lag']);
+  });
+});

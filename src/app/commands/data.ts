@@ -10,9 +10,9 @@ import { isTimeframe, TIMEFRAMES, TIMEFRAME_MS, type Timeframe } from '../../dom
 import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS } from '../../exchange/sim/instruments.js';
 import { systemClock } from '../../util/clock.js';
-import { createLogger, redactUrlCredentials } from '../../util/logger.js';
+import { createLogger } from '../../util/logger.js';
 import { bySurface, readVenueInstruments } from '../instrument-list.js';
-import { createLiveClient, openCommandVenue, type CommandVenue } from '../kernel.js';
+import { createLiveClient, openCommandVenue, venueName } from '../kernel.js';
 import { waitForStop } from '../signals.js';
 import { synthesize } from '../synth.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
@@ -80,17 +80,6 @@ function importCsv(opts: ImportOptions, io: Io): number {
   }
 }
 
-/**
- * The venue as a data file's header names it: its base URL (both surfaces', when they differ), or the embedded
- * simulator with its seed. A download resumes only into a file from the same venue.
- */
-export function headerVenueName(venue: CommandVenue): string {
-  if (venue.embedded) return `embedded-simulator seed ${venue.loaded.config.sim.seed}`;
-  const ex = venue.loaded.config.exchange;
-  const spot = redactUrlCredentials(ex.spotBaseUrl);
-  const futures = redactUrlCredentials(ex.futuresBaseUrl);
-  return spot === futures ? spot : `${spot} ${futures}`;
-}
 
 interface DownloadOptions {
   symbol: string;
@@ -161,7 +150,7 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
     // A progress bar on a terminal; a summary at the end when the output is piped.
     bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: `download [{bar}] {percentage}% | {value}/{total} ${tf} candles | eta {eta}s` }, cliProgress.Presets.shades_classic) : undefined;
     const result = await downloadCandles(client, {
-      out: opts.out, timeframe: tf, venue: headerVenueName(venue),
+      out: opts.out, timeframe: tf, venue: venueName(venue),
       targets: symbols.map((symbol) => ({ symbol, surface: surfaces.spot.includes(symbol) ? 'spot' : 'futures' })),
       ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), latest: opts.latest === true,
       clock: systemClock, stopped: () => stopped,
@@ -173,6 +162,7 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
     });
     bar?.stop();
     bar = undefined;
+    for (const note of result.notes) io.err(note);
     io.out(summary(opts.out, tf, result));
     for (const line of gapLines(result.gaps, tf)) io.out(line);
     if (result.failure) {

@@ -5,7 +5,7 @@ import { record } from '../../data/recorder.js';
 import { ExchangeError } from '../../exchange/errors.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
-import { openCommandVenue } from '../kernel.js';
+import { openCommandVenue, venueName } from '../kernel.js';
 import { bySurface, readVenueInstruments } from '../instrument-list.js';
 import { createLiveClient } from '../kernel.js';
 import { pollChoices } from '../poll-plan.js';
@@ -49,7 +49,7 @@ async function recordCommand(opts: RecordOptions, io: Io): Promise<number> {
       polls: loaded.config.daemon.polls, clock: systemClock, logger, choices: pollChoices(loaded.config, surfaces.futures.length),
     });
     const timeout = opts.seconds ? { afterMs: Number(opts.seconds) * 1000, clock: systemClock } : undefined;
-    const recorded = await record(data, opts.out, waitForStop({ timeout }).then(() => undefined));
+    const recorded = await record(data, opts.out, waitForStop({ timeout }).then(() => undefined), { header: { symbols, venue: venueName(venue), startMs: systemClock.now() } });
     io.out(`${opts.out}: ${recorded} records`);
     return 0;
   } finally {

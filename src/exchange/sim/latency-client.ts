@@ -1,9 +1,10 @@
 // An ExchangeClient wrapper that puts network time between the caller and the venue: every request reaches
 // the venue one way later and its answer comes back one way after that, in whatever time `sleep` measures
 // (virtual time in backtests). Orders therefore meet the market as it is when they arrive, not when sent.
-import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 
 export class LatencyClient implements ExchangeClient {
   constructor(
@@ -35,6 +36,36 @@ export class LatencyClient implements ExchangeClient {
   }
   recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
     return this.call(() => this.inner.recentTrades(symbol, limit));
+  }
+  ticker(symbol: string): Promise<Ticker> {
+    return this.call(() => this.inner.ticker(symbol));
+  }
+  depth(symbol: string, limit?: 15 | 200): Promise<OrderBook> {
+    return this.call(() => this.inner.depth(symbol, limit));
+  }
+  candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]> {
+    return this.call(() => this.inner.candles(symbol, timeframe, opts));
+  }
+  historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
+    return this.call(() => this.inner.historyCandles(symbol, timeframe, window));
+  }
+  fundingRates(symbol?: string): Promise<FundingRate[]> {
+    return this.call(() => this.inner.fundingRates(symbol));
+  }
+  nextFundingTime(symbol: string): Promise<number> {
+    return this.call(() => this.inner.nextFundingTime(symbol));
+  }
+  fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]> {
+    return this.call(() => this.inner.fundingHistory(symbol, limit));
+  }
+  priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
+    return this.call(() => this.inner.priceIndex(symbol, kind));
+  }
+  triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
+    return this.call(() => this.inner.triggerOrders(symbol));
+  }
+  triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]> {
+    return this.call(() => this.inner.triggerOrderHistory(symbol, query));
   }
   openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
     return this.call(() => this.inner.openOrders(surface, symbol));

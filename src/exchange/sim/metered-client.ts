@@ -1,13 +1,16 @@
 // An ExchangeClient wrapper that charges every call the weights of the endpoints it stands for on the venue's
 // meter (the simulator's own: fixed windows of virtual time), and refuses what goes over with the venue's 429 —
 // so a strategy that would exceed the budget live also does in a backtest.
-import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
+import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock } from '../../util/clock.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { classifyVenueError } from '../errors.js';
+import { candleEndpoint, checkRequest } from '../request-checks.js';
+import type { RequestOf } from '../wire/requests.js';
 import { BudgetMeter } from './budget-meter.js';
 
 export interface MeterStats {
@@ -52,6 +55,23 @@ export class MeteredClient implements ExchangeClient {
     return call();
   }
 
+  /** A read the live client refuses before sending (`check` throws) is not charged: it never reaches the venue. */
+  private checkedRead<T>(check: () => EndpointId, call: () => Promise<T>): Promise<T> {
+    let id: EndpointId;
+    try {
+      id = check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.read(id, call);
+  }
+
+  /** `id` once its request passes the checks made before sending. */
+  private checked<E extends EndpointId>(id: E, params: RequestOf<E>): E {
+    checkRequest(id, params);
+    return id;
+  }
+
   /** A write over the budget is refused whole: every item rejected with the venue's 429. */
   private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, call: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
     if (this.admit(id)) return call();
@@ -67,6 +87,45 @@ export class MeteredClient implements ExchangeClient {
   }
   recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
     return this.read('S9', () => this.inner.recentTrades(symbol, limit));
+  }
+  ticker(symbol: string): Promise<Ticker> {
+    return this.read(surfaceOfSymbol(symbol) === 'spot' ? 'S11' : 'F12', () => this.inner.ticker(symbol));
+  }
+  depth(symbol: string, limit?: 15 | 200): Promise<OrderBook> {
+    const id = surfaceOfSymbol(symbol) === 'spot' ? 'S13' : 'F13';
+    return this.checkedRead(() => this.checked(id, { symbol, ...(limit !== undefined ? { limit } : {}) }), () => this.inner.depth(symbol, limit));
+  }
+  candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]> {
+    return this.checkedRead(
+      () => this.checked(candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, false, opts?.priceType), { symbol, period: timeframe, granularity: timeframe, ...(opts?.limit !== undefined ? { limit: opts.limit } : {}) }),
+      () => this.inner.candles(symbol, timeframe, opts),
+    );
+  }
+  historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
+    return this.checkedRead(() => {
+      candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, true, window.priceType);
+      return this.checked('F11', { symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs, ...(window.limit !== undefined ? { limit: window.limit } : {}) });
+    }, () => this.inner.historyCandles(symbol, timeframe, window));
+  }
+  fundingRates(symbol?: string): Promise<FundingRate[]> {
+    return this.read('F14', () => this.inner.fundingRates(symbol));
+  }
+  nextFundingTime(symbol: string): Promise<number> {
+    return this.read('F15', () => this.inner.nextFundingTime(symbol));
+  }
+  fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]> {
+    return this.checkedRead(() => this.checked('F16', { symbol, ...(limit !== undefined ? { limit } : {}) }), () => this.inner.fundingHistory(symbol, limit));
+  }
+  priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
+    return this.read('F17', () => this.inner.priceIndex(symbol, kind));
+  }
+  /** One F21 page (as F5 for open orders). */
+  triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
+    return this.read('F21', () => this.inner.triggerOrders(symbol));
+  }
+  triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]> {
+    const params = { symbol, ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query?.limit !== undefined ? { pageSize: query.limit } : {}) };
+    return this.checkedRead(() => this.checked('F22', params), () => this.inner.triggerOrderHistory(symbol, query));
   }
   openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
     return this.read(surface === 'spot' ? this.spotOpenOrders : 'F5', () => this.inner.openOrders(surface, symbol));

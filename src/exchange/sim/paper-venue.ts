@@ -1,10 +1,13 @@
 // The paper venue of dry-run: the simulator's engine trading against market data followed from the live venue.
 // Each ticker poll is appended to a replay feed and the engine is moved to the poll's time, so resting orders
-// fill when the live price crosses them.
+// fill when the live price crosses them. Public market data beyond the followed tickers (one symbol's ticker, depth,
+// candles, funding, index and mark prices) is the live venue's, read through the market-data client it wraps;
+// everything of the account (orders, trigger orders, fills, positions, balances) is the simulator's.
+import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
 import { Decimal } from '../../domain/decimal.js';
-import type { Balance, Fill, Instrument, Position, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import type { SimAccounts } from './engine.js';
 import { specFromInstrument } from './instruments.js';
 import { ReplayMarket } from './market.js';
@@ -18,6 +21,8 @@ export class PaperVenue implements ExchangeClient {
   private readonly feed: ReplayMarket;
   /** The traded instruments by symbol. */
   private readonly bySymbol: ReadonlyMap<string, Instrument>;
+  /** Where public market data is read: the live venue's client, else the simulator (which knows only what it followed). */
+  private readonly marketData: ExchangeClient;
 
   constructor(
     /** The instruments traded, as the live venue lists them. */
@@ -25,11 +30,14 @@ export class PaperVenue implements ExchangeClient {
     accounts: SimAccounts,
     /** Final orders and fills kept per symbol (history reads). */
     retainOrders: number,
+    /** The client of the live venue's public market data. */
+    marketData?: ExchangeClient,
   ) {
     this.bySymbol = new Map(instruments.map((i) => [i.symbol, i]));
     // The market starts empty: prices come only from what is followed.
     this.feed = new ReplayMarket(instruments.map((i) => specFromInstrument(i, Decimal.fromInt(1))));
     this.simulator = new SimulatedExchange(this.feed, accounts, retainOrders);
+    this.marketData = marketData ?? this.simulator;
   }
 
   /**
@@ -58,6 +66,36 @@ export class PaperVenue implements ExchangeClient {
   }
   recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
     return this.simulator.recentTrades(symbol, limit);
+  }
+  ticker(symbol: string): Promise<Ticker> {
+    return this.marketData.ticker(symbol);
+  }
+  depth(symbol: string, limit?: 15 | 200): Promise<OrderBook> {
+    return this.marketData.depth(symbol, limit);
+  }
+  candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]> {
+    return this.marketData.candles(symbol, timeframe, opts);
+  }
+  historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
+    return this.marketData.historyCandles(symbol, timeframe, window);
+  }
+  fundingRates(symbol?: string): Promise<FundingRate[]> {
+    return this.marketData.fundingRates(symbol);
+  }
+  nextFundingTime(symbol: string): Promise<number> {
+    return this.marketData.nextFundingTime(symbol);
+  }
+  fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]> {
+    return this.marketData.fundingHistory(symbol, limit);
+  }
+  priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
+    return this.marketData.priceIndex(symbol, kind);
+  }
+  triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
+    return this.simulator.triggerOrders(symbol);
+  }
+  triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]> {
+    return this.simulator.triggerOrderHistory(symbol, query);
   }
   openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
     return this.simulator.openOrders(surface, symbol);

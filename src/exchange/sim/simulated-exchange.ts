@@ -62,9 +62,13 @@ export class SimulatedExchange implements ExchangeClient {
     return bars.reverse().map((bar) => toVenueCandle(bar, book.inst.tickSize, book.inst.stepSize));
   }
 
+  /** Told of every market tick once the engine has applied it (a backtest builds its bars from them). */
+  afterTick: ((market: SymbolMarket) => void) | undefined;
+
   private readonly onTick = (market: SymbolMarket): void => {
     this.clock.set(market.ts);
     this.engine.onTick(market);
+    this.afterTick?.(market);
   };
 
   /** Moves virtual time forward, applying every market tick up to `timeMs`. */

@@ -1,6 +1,7 @@
 // The seeded past of a synthetic market: 1-minute bars before the market's first tick, so candle reads reaching
 // back (F11; F10 and S10 rows before the start) find a history. It is a random walk in integer ticks generated
-// backwards from the first price, one UTC day at a time, each day from its own stream of the seed and the symbol:
+// backwards from the first price, pulled gently towards it (so a year back stays within a band of it rather than
+// wandering off to nothing), one UTC day at a time, each day from its own stream of the seed and the symbol:
 // a day is the same whenever (and however often) it is generated, so only the days' summaries are kept for good
 // and their minutes in a small cache. Larger bars are aggregated from the minutes, so every timeframe agrees.
 import { Prng, deriveSeed } from './prng.js';
@@ -12,6 +13,10 @@ const DAY_MS = 1440 * MINUTE_MS;
 export const PAST_DAYS = 400;
 /** Days whose minutes are kept generated (about 12 MB per symbol at most). */
 const CACHED_DAYS = 32;
+/** Quote sums are folded into a bigint above this (a minute's quote stays far below the safe-integer range). */
+const FOLD_AT = 2 ** 50;
+/** Each minute closes 1/PULL_MINUTES of its distance to the first price (a distance halves in about 1000 minutes). */
+const PULL_MINUTES = 1440;
 
 export interface SyntheticPastOptions {
   seed: number;
@@ -91,18 +96,10 @@ export class SyntheticPast {
   private minutes(day: number, fromMs: number, toMs: number): TickBar | null {
     this.ensure(day);
     const bars = this.day(day);
-    const first = (fromMs - bars.startMs) / MINUTE_MS;
-    const last = (toMs - bars.startMs) / MINUTE_MS;
+    const first = Math.ceil((fromMs - bars.startMs) / MINUTE_MS);
+    const last = Math.ceil((toMs - bars.startMs) / MINUTE_MS);
     if (first >= last) return null;
-    const out: TickBar = { openMs: fromMs, open: bars.open[first]!, high: 0, low: Number.POSITIVE_INFINITY, close: 0, volSteps: 0, quoteTickSteps: 0n };
-    for (let k = first; k < last; k++) {
-      if (bars.high[k]! > out.high) out.high = bars.high[k]!;
-      if (bars.low[k]! < out.low) out.low = bars.low[k]!;
-      out.volSteps += bars.vol[k]!;
-      out.quoteTickSteps += BigInt(bars.quote[k]!);
-    }
-    out.close = bars.close[last - 1]!;
-    return out;
+    return sumMinutes(bars, first, last, fromMs);
   }
 
   /** Generates the days up to `day` in order (each ends where the next one, in time, opens). */
@@ -124,12 +121,13 @@ export class SyntheticPast {
     };
     const rng = new Prng(deriveSeed(this.opts.seed, `${this.opts.symbol}/past/${day}`));
     let close = day === 0 ? this.opts.firstTicks : this.summaries[day - 1]!.open;
-    const summary: TickBar = { openMs: startMs, open: close, high: close, low: close, close, volSteps: n === 0 ? -1 : 0, quoteTickSteps: 0n };
+    // An empty day (the start on a day boundary) is marked by a negative volume; it opens where the past ends.
+    const summary: TickBar = { openMs: startMs, open: close, high: close, low: close, close, volSteps: -1, quoteTickSteps: 0n };
     for (let k = n - 1; k >= 0; k--) {
       const vol = Math.max(1, Math.floor(close * this.volPerMinute));
       // Irwin-Hall: the sum of four uniforms, centred: roughly normal with unit variance.
       const z = ((rng.u32() + rng.u32() + rng.u32() + rng.u32()) / 4294967296 - 2) * 1.7320508075688772;
-      const open = Math.max(10, close - Math.round(z * vol));
+      const open = Math.max(10, close - Math.round(z * vol) + Math.round((this.opts.firstTicks - close) / PULL_MINUTES));
       const wick = Math.floor(vol / 2) + 1;
       const high = Math.max(open, close) + rng.below(wick);
       const low = Math.max(1, Math.min(open, close) - rng.below(wick));
@@ -143,21 +141,29 @@ export class SyntheticPast {
       bars.quote[k] = volSteps * Math.floor((open + high + low + close) / 4);
       close = open;
     }
-    if (this.summaries.length === day) {
-      if (n > 0) {
-        summary.open = bars.open[0]!;
-        summary.high = Math.max(...bars.high);
-        summary.low = Math.min(...bars.low);
-        summary.close = bars.close[n - 1]!;
-        for (let k = 0; k < n; k++) {
-          summary.volSteps += bars.vol[k]!;
-          summary.quoteTickSteps += BigInt(bars.quote[k]!);
-        }
-      }
-      this.summaries.push(summary);
-    }
+    if (this.summaries.length === day) this.summaries.push(n > 0 ? sumMinutes(bars, 0, n, startMs) : summary);
     this.cache.set(day, bars);
     if (this.cache.size > CACHED_DAYS) this.cache.delete(this.cache.keys().next().value!);
     return bars;
   }
+}
+
+/** The minutes [first, last) of a day in one bar opening at `openMs` (quote sums folded into a bigint rarely). */
+function sumMinutes(bars: DayBars, first: number, last: number, openMs: number): TickBar {
+  let high = 0;
+  let low = Number.POSITIVE_INFINITY;
+  let volSteps = 0;
+  let quote = 0;
+  let quoteFolded = 0n;
+  for (let k = first; k < last; k++) {
+    if (bars.high[k]! > high) high = bars.high[k]!;
+    if (bars.low[k]! < low) low = bars.low[k]!;
+    volSteps += bars.vol[k]!;
+    quote += bars.quote[k]!;
+    if (quote > FOLD_AT) {
+      quoteFolded += BigInt(quote);
+      quote = 0;
+    }
+  }
+  return { openMs, open: bars.open[first]!, high, low, close: bars.close[last - 1]!, volSteps, quoteTickSteps: quoteFolded + BigInt(quote) };
 }

@@ -46,16 +46,30 @@ describe('the plan check', () => {
     const issues = checkPollingPlan(config('exchange: { spotOpenOrders: S1 }'));
     expect(issues.map((i) => i.path)).toEqual(['daemon.polls.ordersMs', 'daemon.polls.ordersMs']);
     expect(issues[0]!.message).toBe(
-      'polling uses 1060 IP weight per 10000 ms on spot, more than its share 225 (pollShare 0.5 of 0.9 × 500); slow down ordersMs (1000 per window: S1 20×10 per cycle)',
+      'polling uses 1030 IP weight per 10000 ms on spot, more than its share 225 (pollShare 0.5 of 0.9 × 500); slow down ordersMs (1000 per window: S1 20×10 per cycle)',
     );
     expect(issues[1]!.message).toMatch(/^polling uses 1010 UID weight per 10000 ms on spot/);
   });
 
   it('S15 with many open orders per pair: more pages, until the orders poll is the one to slow', () => {
-    // 11 pages of 3 every 2 s: 165, with tickers (50) and balances (10) exactly the share of 225.
-    expect(checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1000 }'))).toEqual([]);
-    const issues = checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1100 }'));
+    // 13 pages of 3 every 2 s: 195, with tickers (S11 + S13 each second: 20) and balances (10) exactly the share of 225.
+    expect(checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1200 }'))).toEqual([]);
+    const issues = checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1300 }'));
     expect(issues.map((i) => i.path)).toEqual(['daemon.polls.ordersMs']);
-    expect(issues[0]!.message).toMatch(/^polling uses 240 IP weight .* slow down ordersMs \(180 per window: S15 12×3 per cycle\)$/);
+    expect(issues[0]!.message).toMatch(/^polling uses 240 IP weight .* slow down ordersMs \(210 per window: S15 14×3 per cycle\)$/);
+  });
+
+  it('spot pairs with bars add their trades poll (S9 per pair); the last-trade ticker is dearer than S11 + S13', () => {
+    const uses = (extra: string, timeframes = '') => pollRequests(parseConfig(`${extra}\nstrategies:\n  - { id: b, name: spot-market-maker, symbols: [BTCUSDT_SPBL, cmt_btcusdt]${timeframes} }\n`, 'plan.yaml', {}));
+    expect(uses('').filter((u) => u.poll === 'tickersMs' || u.poll === 'tradesMs')).toEqual([
+      { poll: 'tickersMs', endpoint: 'F12', times: 1 },
+      { poll: 'tickersMs', endpoint: 'S11', times: 1 },
+      { poll: 'tickersMs', endpoint: 'S13', times: 1 },
+    ]);
+    expect(uses('exchange: { futuresTickers: F2, spotTickers: trade }', ', timeframes: [1m, 1h]').filter((u) => u.poll === 'tickersMs' || u.poll === 'tradesMs')).toEqual([
+      { poll: 'tickersMs', endpoint: 'F2', times: 1 },
+      { poll: 'tickersMs', endpoint: 'S9', times: 1 },
+      { poll: 'tradesMs', endpoint: 'S9', times: 1 },
+    ]);
   });
 });

@@ -262,9 +262,9 @@ describe('downloading a spot pair (no history in v2: S10 serves the latest ~300 
     );
     expect(existsSync(opts.out)).toBe(false);
     const r = await downloadCandles(venue, { ...opts, latest: true });
-    expect(r.candles).toBe(299);
-    // What lies before S10's oldest candle is a gap, said, not made up.
-    expect(r.gaps).toEqual([{ symbol: 'BTCUSDT_SPBL', fromMs: T0, toMs: T0 + 301 * M, candles: 301 }]);
+    // Nothing older exists: the window starts where S10's candles do, and says so.
+    expect(r).toMatchObject({ candles: 299, gaps: [], notes: ['BTCUSDT_SPBL: S10 serves 1m candles from 2026-01-05T05:01:00Z on (no spot history in v2): the window starts there'] });
+    expect([r.meta.fromMs, r.meta.toMs]).toEqual([T0 + 301 * M, T0 + 600 * M]);
     const latest = await downloadCandles(venue, { ...opts, out: newFile(), fromMs: undefined, latest: true });
     expect(latest).toMatchObject({ candles: 299, gaps: [] });
     expect([latest.meta.fromMs, latest.meta.toMs]).toEqual([T0 + 301 * M, T0 + 600 * M]);

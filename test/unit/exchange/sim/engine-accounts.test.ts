@@ -24,7 +24,7 @@ function order(fields: Partial<SimOrder>): SimOrder {
   return {
     orderId: '1', clientOid: 'a', surface: 'spot', symbol: 'x', side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', tif: 'gtc',
     priceTicks: null, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: 0, updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, ...fields,
+    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
   };
 }
 

@@ -17,7 +17,7 @@ function order(fields: Partial<SimOrder>): SimOrder {
   return {
     orderId: '1', clientOid: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', tif: 'gtc',
     priceTicks: 100, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: 0, updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, ...fields,
+    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
   };
 }
 
@@ -78,10 +78,10 @@ describe('book', () => {
 
   it('reads a ticker of the market and the day\'s statistics; trade-only keeps the last trade alone', () => {
     const { market, book } = btcSpot();
-    const full = tickerOf(book, false);
+    const full = tickerOf(book, 'full');
     expect(full.last!.eq(Decimal.ofSteps(market.last, book.inst.tickSize))).toBe(true);
     expect(full.bestBid!.eq(Decimal.ofSteps(market.bid, book.inst.tickSize))).toBe(true);
-    const tradeOnly = tickerOf(book, true);
+    const tradeOnly = tickerOf(book, 'trade');
     expect(tradeOnly.last!.eq(full.last!)).toBe(true);
     expect([tradeOnly.bestBid, tradeOnly.bestAsk, tradeOnly.volume24h]).toEqual([null, null, null]);
   });

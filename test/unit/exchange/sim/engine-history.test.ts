@@ -17,7 +17,7 @@ function order(orderId: string, fields: Partial<SimOrder> = {}): SimOrder {
   return {
     orderId, clientOid: `c${orderId}`, surface: 'futures', symbol: 'cmt_btcusdt', side: 'buy', positionSide: 'long', reduceOnly: false, kind: 'limit', tif: 'gtc',
     priceTicks: 1, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'filled', createdAtMs: Number(orderId), updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, ...fields,
+    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
   };
 }
 

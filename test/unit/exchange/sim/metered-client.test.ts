@@ -47,4 +47,38 @@ describe('metered client', () => {
     expect(await delta(c, () => c.fills('futures', 'cmt_btcusdt', orderId))).toEqual({ 'futures:ip': 5, 'futures:uid': 5 });
     expect(await delta(c, () => c.fills('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 5, 'spot:uid': 5 });
   });
+
+  it('charges the market-data and trigger-order endpoints; what the live client refuses before sending is not charged', async () => {
+    const big = { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 1000, orderRequestsPerSecond: 1e6 };
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '100000', leverage: 10 });
+    const c = new MeteredClient(sim, big, sim.clock);
+    const delta = async (f: () => Promise<unknown>) => {
+      const before = { ...c.stats.weight };
+      await f().catch(() => undefined);
+      return Object.fromEntries(Object.entries(c.stats.weight).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+    };
+    const FUT = 'cmt_btcusdt';
+    expect(await delta(() => c.ticker('BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 1 });
+    expect(await delta(() => c.ticker(FUT))).toEqual({ 'futures:ip': 1 });
+    expect(await delta(() => c.depth('BTCUSDT_SPBL', 200))).toEqual({ 'spot:ip': 1 });
+    expect(await delta(() => c.candles('BTCUSDT_SPBL', '6h'))).toEqual({ 'spot:ip': 1 });
+    expect(await delta(() => c.candles(FUT, '1m', { limit: 1000 }))).toEqual({ 'futures:ip': 1 });
+    expect(await delta(() => c.historyCandles(FUT, '1h', { startMs: 0, endMs: 3_600_000 }))).toEqual({ 'futures:ip': 5 });
+    expect(await delta(() => c.fundingRates())).toEqual({ 'futures:ip': 1 });
+    expect(await delta(() => c.nextFundingTime(FUT))).toEqual({ 'futures:ip': 1 });
+    expect(await delta(() => c.fundingHistory(FUT))).toEqual({ 'futures:ip': 5 });
+    expect(await delta(() => c.priceIndex(FUT, 'mark'))).toEqual({ 'futures:ip': 1 });
+    expect(await delta(() => c.triggerOrders())).toEqual({ 'futures:ip': 3, 'futures:uid': 3 });
+    expect(await delta(() => c.triggerOrderHistory(FUT))).toEqual({ 'futures:ip': 5, 'futures:uid': 10 });
+    // Refused before sending: nothing reaches the venue, nothing is charged.
+    await expect(c.historyCandles('BTCUSDT_SPBL', '1h', { startMs: 0, endMs: 1 })).rejects.toMatchObject({ category: 'bad-request' });
+    for (const refused of [
+      () => c.historyCandles('BTCUSDT_SPBL', '1h', { startMs: 0, endMs: 1 }),
+      () => c.candles(FUT, '2h'),
+      () => c.candles(FUT, '1m', { limit: 1001 }),
+      () => c.depth(FUT, 20 as 15),
+      () => c.fundingHistory(FUT, 101),
+      () => c.triggerOrderHistory(FUT, { limit: 0 }),
+    ]) expect(await delta(refused)).toEqual({});
+  });
 });

@@ -63,4 +63,18 @@ describe('replay', () => {
     market.advanceTo(5000, (m) => seen.push(`${m.ts}:${m.spec.symbol}:${m.last}`));
     expect(seen).toEqual(['1000:BTCUSDT_SPBL:10', '2000:cmt_ethusdt:2000', '2000:BTCUSDT_SPBL:20', '3000:BTCUSDT_SPBL:30']);
   });
+
+  it('candles of a replay: the minutes of its records, no past before the first one (F11 answers what there is)', async () => {
+    const min = 60_000;
+    const t0 = 1_700_000_040_000;
+    const records = [[0, '3000'], [10_000, '3010'], [70_000, '2990'], [200_000, '3005']].map(([dt, price]) => ({ ts: t0 + Number(dt), symbol: 'cmt_ethusdt', price: String(price), size: '0.5' }));
+    const sim = new SimulatedExchange(new ReplayMarket(DEFAULT_INSTRUMENTS, records), { spot: {}, futuresCollateral: '0', leverage: 1 });
+    sim.advanceTo(t0 + 200_000);
+    const bars = await sim.historyCandles('cmt_ethusdt', '1m', { startMs: t0 - 100 * min, endMs: t0 + 10 * min });
+    // A minute without a record has no candle.
+    expect(bars.map((b) => [(b.openMs - t0) / min, b.open.toString(), b.high.toString(), b.low.toString(), b.close.toString(), b.baseVolume.toString()])).toEqual([
+      [0, '3000', '3010', '3000', '3010', '1'], [1, '2990', '2990', '2990', '2990', '0.5'], [3, '3005', '3005', '3005', '3005', '0.5'],
+    ]);
+    expect(await sim.candles('cmt_ethusdt', '1h')).toHaveLength(1);
+  });
 });
