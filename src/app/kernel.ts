@@ -261,7 +261,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
     bind: (symbols) => {
       // Dry-run: market data from the venue, orders matched by the simulator's engine following that data.
       const paper = cfg.mode === 'dry-run'
-        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders)
+        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders, client)
         : undefined;
       if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
       const streams = new MarketData(client, {

@@ -48,13 +48,16 @@ export interface OrderLookup {
   createdAfterMs?: number;
 }
 
-/** A futures trigger order as F21 / F22 list it: the order, its trigger price and when it fired (null: not yet). */
+/**
+ * A futures trigger order as F21 / F22 list it: the order (`rawStatus` and `rawType` the venue's digits), its trigger
+ * price and when it fired (null: not yet, or not known).
+ */
 export interface TriggerOrder extends Order {
   triggerPrice: Decimal | null;
   triggeredAtMs: number | null;
 }
 
-/** A window of candle history (F11): `limit` rows (1–100) ending at `endMs`, from `startMs`. */
+/** A window of candle history (F11): candles opening from `startMs` to `endMs` (both included), `limit` 1–100. */
 export interface CandleWindow {
   startMs: number;
   endMs: number;
@@ -86,12 +89,14 @@ export interface ExchangeClient {
   depth(symbol: string, limit?: 15 | 200): Promise<OrderBook>;
   /**
    * The latest candles of a symbol (S10 / F10), oldest first; the last one may still be forming. `limit`: futures
-   * 1–1000 (default 100); spot rows the venue chooses (about 300 at most). `priceType` other than last: futures only.
+   * 1–1000 (default 100); spot rows the venue chooses (about 300 at most), the newest `limit` of them kept.
+   * Refused before sending (ExchangeError 'bad-request', `sent: false`): a timeframe the endpoint lacks (futures has
+   * no 2h, 6h or 8h), a `priceType` other than last on spot.
    */
   candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]>;
   /**
-   * Futures candle history (F11), oldest first, at most 100 rows in the window. Spot has no history endpoint:
-   * a spot symbol is refused before sending (ExchangeError 'bad-request', `sent: false`).
+   * Futures candle history (F11), oldest first: the rows opening in [startMs, endMs], the newest `limit` (at most
+   * 100) of them. Refused before sending like candles(), and so is a spot symbol: spot has no history candles in v2.
    */
   historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]>;
   /** Current funding rates (F14): one contract, or every contract when no symbol is given. */
@@ -102,9 +107,9 @@ export interface ExchangeClient {
   fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]>;
   /** A contract's index or mark price (F17). */
   priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex>;
-  /** Open futures trigger orders (F21), every page; of one contract when a symbol is given. */
+  /** Current futures trigger orders (F21), every page; of one contract when a symbol is given. */
   triggerOrders(symbol?: string): Promise<TriggerOrder[]>;
-  /** Futures trigger-order history of one contract (F22), newest first, one window. */
+  /** Futures trigger-order history of one contract (F22): final orders, newest first, one window. */
   triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]>;
   /**
    * Orders not yet final. Futures: F5, every page. Spot (a symbol is required): S15 pages of one pair, or S1 order

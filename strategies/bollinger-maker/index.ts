@@ -1,6 +1,4 @@
-// Bollinger-band market making on spot bars: a post-only bid at the lower band and ask at the upper one, re-quoted on
-// each closed bar, never crossing the book; holding some, it asks at the middle band (short: bids there), and pulls
-// the side that would take what it holds past `maxInventory`.
+// Bollinger-band market making on spot bars: post-only quotes on the bands, passive, leaning on what it holds.
 import { BollingerBands, Decimal, TIMEFRAMES, defineStrategy, diffTargets, priceFromFloat, roundSize, z, type OrderSpec, type StrategyIntent } from 'sextant/strategy';
 
 export default defineStrategy({
@@ -28,6 +26,7 @@ export default defineStrategy({
     // Post-only: a bid at or above the best ask (an ask at or below the best bid) would take, and is refused.
     const bidCap = (u.tickers.get(symbol)?.bestAsk ?? bar.close).sub(inst.tickSize);
     const askFloor = (u.tickers.get(symbol)?.bestBid ?? bar.close).add(inst.tickSize);
+    // Holding some, it sells back at the mean (short, it buys back there); at maxInventory the side adding to it goes.
     const bid = priceFromFloat(held.isNegative() ? band.middle : band.lower, inst, 'down');
     const ask = priceFromFloat(held.gt(Decimal.ZERO) ? band.middle : band.upper, inst, 'up');
     const targets: OrderSpec[] = [];

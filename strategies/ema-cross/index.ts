@@ -1,5 +1,4 @@
-// EMA cross on futures bars: the fast EMA crossing above the slow one closes a short and opens a long, crossing
-// below does the reverse; each entry is sized to lose `riskQuote` at its stop (a trigger order `atrStop` ATRs away).
+// EMA cross on futures bars: long above, short below, each with an ATR stop (a trigger order) sized from its risk.
 import { ATR, Decimal, EMA, TIMEFRAMES, defineStrategy, priceFromFloat, sizeFromRisk, z, type StrategyIntent } from 'sextant/strategy';
 
 export default defineStrategy({
@@ -28,7 +27,8 @@ export default defineStrategy({
     const [side, other, buy] = now === 1 ? (['long', 'short', 'buy'] as const) : (['short', 'long', 'sell'] as const);
     const inst = ctx.instruments.get(symbol)!;
     const held = ctx.inventory(symbol)[other]!.size.abs();
-    const out: StrategyIntent[] = u.openOrders.filter((o) => o.status === 'untriggered' && o.positionSide === other && o.orderId).map((o) => ({ kind: 'cancel-trigger', symbol, orderId: o.orderId }));
+    const stops = u.openOrders.filter((o) => o.symbol === symbol && o.status === 'untriggered' && o.positionSide === other && o.orderId !== '');
+    const out: StrategyIntent[] = stops.map((o) => ({ kind: 'cancel-trigger', symbol, orderId: o.orderId }));
     if (!held.isZero()) out.push({ kind: 'place', surface: 'futures', symbol, orders: [{ side: buy, kind: 'market', timeInForce: 'ioc', size: held, positionSide: other, reduceOnly: true }] });
     const stop = priceFromFloat(bar.close.toNumber() - now * ctx.params.atrStop * range, inst, now === 1 ? 'down' : 'up');
     const size = sizeFromRisk(Decimal.from(ctx.params.riskQuote), bar.close, stop, inst);

@@ -1,5 +1,4 @@
-// RSI mean reversion on spot bars: buys at the bid when the RSI of closed bars is below `buyBelow` and it holds
-// nothing, sells what it holds at the ask once the RSI is above `sellAbove`. An order left open a bar is cancelled.
+// RSI mean reversion on spot bars: buys at the bid when oversold and flat, sells what it holds at the ask once recovered.
 import { Decimal, RSI, TIMEFRAMES, defineStrategy, equityOf, roundPrice, roundSize, sizeFromEquity, sizeFromQuote, z } from 'sextant/strategy';
 
 export default defineStrategy({
@@ -19,6 +18,7 @@ export default defineStrategy({
   onBar(ctx, bar, u) {
     const { symbol } = bar;
     if (bar.timeframe !== ctx.params.timeframe) return;
+    // An order left open a bar is cancelled; nothing new until the cancel is through.
     const open = u.openOrders.filter((o) => o.symbol === symbol);
     const stale = open.filter((o) => o.status !== 'canceling');
     if (stale.length) return [{ kind: 'cancel', surface: 'spot', symbol, clientOids: stale.map((o) => o.clientOid!) }];

@@ -113,7 +113,7 @@ describe('sextant config check and --help', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^${f}:2:26: daemon\\.reconcileCron: invalid cron expression "\\*/5 \\* \\* \\*": expected 5 or 6 fields but got 4`)),
-      expect.stringMatching(new RegExp(`^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: futures-grid, spot-dca, spot-market-maker, trend-follower\\)$`)),
+      expect.stringMatching(new RegExp(`^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower\\)$`)),
       `${f}:5:51: strategies[1].symbols[0]: unknown symbol "BTCUSDT_SPB": not among the simulator's instruments (its built-in list); did you mean "BTCUSDT_SPBL"?`,
       expect.stringMatching(new RegExp(`^${f}:5:81: strategies\\[1\\]\\.params\\.size: a number where text is expected: write it quoted, as plain digits, e\\.g\\. "0\\.001"`)),
       `${f}:6:69: strategies[2].schedule.buyy: spot-dca has no onSchedule hook "buyy" (its hooks: buy; did you mean "buy"?)`,

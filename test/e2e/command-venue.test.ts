@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { FakeVenue } from '../fixtures/fake-venue.js';
+import { readReplayFile } from '../../src/data/replay-file.js';
 
 let venue: FakeVenue;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-venue-'));
@@ -58,7 +59,7 @@ describe('with sim.embedded', () => {
     expect(r.code).toBe(0);
     expect(r.err).toEqual([expect.stringMatching(/^sextant record: recording BTCUSDT_SPBL from an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ /)]);
     // The synthetic BTC market starts at 90000: not the fake venue's recorded 83609.7.
-    const prices = readFileSync(out, 'utf8').trim().split('\n').map((l) => Number((JSON.parse(l) as { price: string }).price));
+    const prices = readReplayFile(out).map((r) => Number(r.price));
     expect(prices.length).toBeGreaterThan(0);
     for (const p of prices) expect(Math.abs(p - 90_000)).toBeLessThan(2_000);
     expect(venue.requests.length).toBe(before);
@@ -106,11 +107,13 @@ describe('against the venue', () => {
     const refused = await run(['record', '-c', file, '--symbols', 'BTCUSDT_SPBL,ETHUSDT_SPBL', '--seconds', '1', '--out', out]);
     expect(refused).toEqual({ code: 1, out: [], err: [`sextant record: unknown symbol "ETHUSDT_SPBL": not among the instruments of ${venue.url}`] });
     expect(existsSync(out)).toBe(false);
-    const [spotTrades, futuresTickers] = [venue.calls('S9').length, venue.calls('F2').length];
+    const [spotTrades, futuresTickers] = [venue.calls('S9').length, venue.calls('F12').length];
     const ok = await run(['record', '-c', file, '--symbols', 'cmt_btcusdt', '--seconds', '1.5', '--out', out]);
     expect({ code: ok.code, err: ok.err }).toEqual({ code: 0, err: [`sextant record: recording cmt_btcusdt from ${venue.url}`] });
-    // A futures contract (F1 lists it): its tickers are polled, never the spot trade tape.
-    expect(venue.calls('F2').length).toBeGreaterThan(futuresTickers);
+    // A futures contract (F1 lists it): its ticker is polled (one contract: F12, cheaper than every contract's F2),
+    // never the spot trade tape.
+    expect(venue.calls('F12').length).toBeGreaterThan(futuresTickers);
+    expect(venue.calls('F2')).toHaveLength(0);
     expect(venue.calls('S9').length).toBe(spotTrades);
   });
 

@@ -119,7 +119,7 @@ export class MeteredClient implements ExchangeClient {
   priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
     return this.read('F17', () => this.inner.priceIndex(symbol, kind));
   }
-  /** One F21 page (as F5 for open orders). */
+  /** Charged as one F21 request whatever the pages (as open orders are one F5). */
   triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
     return this.read('F21', () => this.inner.triggerOrders(symbol));
   }

@@ -11,7 +11,7 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 1440 * MINUTE_MS;
 /** How far back the past reaches, in days before the start's day. */
 export const PAST_DAYS = 400;
-/** Days whose minutes are kept generated (about 12 MB per symbol at most). */
+/** Days whose minutes are kept generated (about 2 MB per symbol at most). */
 const CACHED_DAYS = 32;
 /** Quote sums are folded into a bigint above this (a minute's quote stays far below the safe-integer range). */
 const FOLD_AT = 2 ** 50;

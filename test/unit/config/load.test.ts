@@ -149,8 +149,13 @@ describe('polling plan', () => {
     const text = readFileSync('config/default.yaml', 'utf8');
     expect(checkPollingPlan(parseConfig(text, 'default.yaml', {}))).toEqual([]);
     const fast = parseConfig(text.replace('tickersMs: 1000', 'tickersMs: 100'), 'fast.yaml', {});
+    // The futures contract is read alone (F12, weight 1): only the spot share runs over.
     const issues = checkPollingPlan(fast);
-    expect(issues.map((i) => i.path)).toEqual(['daemon.polls.tickersMs', 'daemon.polls.tickersMs']);
-    expect(issues[1]!.message).toMatch(/^polling uses 4031 IP weight per 10000 ms on futures, more than its share 450/);
+    expect(issues.map((i) => i.path)).toEqual(['daemon.polls.tickersMs']);
+    expect(issues[0]!.message).toMatch(/^polling uses 232 IP weight per 10000 ms on spot, more than its share 225 .*slow down tickersMs \(200 per window: S11 1×1, S13 1×1 per cycle\)$/);
+    // All contracts at once (F2, weight 40) ten times a second is far over the futures share.
+    const f2 = checkPollingPlan(parseConfig(text.replace('tickersMs: 1000', 'tickersMs: 100').replace('exchange:', 'exchange:\n  futuresTickers: F2'), 'fast.yaml', {}));
+    expect(f2.map((i) => i.path)).toEqual(['daemon.polls.tickersMs', 'daemon.polls.tickersMs']);
+    expect(f2[1]!.message).toMatch(/^polling uses 4031 IP weight per 10000 ms on futures, more than its share 450/);
   });
 });

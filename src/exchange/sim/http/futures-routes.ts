@@ -20,9 +20,10 @@ function futuresBook(ctx: RouteContext, params: Record<string, unknown>) {
 }
 
 /**
- * F11: at most `limit` rows (the newest) in the window the request describes, as `ctx.f11Reading` reads it; with
- * neither bound, or only one the reading does not use, the latest rows. A replay market has no rows before its
- * first record: F11 answers what it has.
+ * F11: at most `limit` rows, the newest of the window the request describes as `ctx.f11Reading` reads it. Both
+ * readings: startTime alone, the rows from it on; no bound, the latest rows. `both-bounds`: both bounds, the rows
+ * between them; endTime alone, the latest rows. `end-time-first`: endTime given, the rows up to it. A replay market
+ * has no rows before its first record: F11 answers what it has.
  */
 function historyCandles(ctx: RouteContext, params: Record<string, unknown>): ResponseOf<'F11'> {
   const book = futuresBook(ctx, params);
