@@ -1,7 +1,8 @@
 // Order records -> domain orders: spot (S1, S3, S15), futures (F5, F18, F19) and futures trigger orders (F21,
 // F22). Unknown statuses, sides and types are reported and kept as unknown; a market order's price "0" is no price.
 import { Decimal } from '../../domain/decimal.js';
-import { futuresSide, type Order, type OrderKind, type OrderStatus } from '../../domain/order.js';
+import { futuresSide, type Order, type OrderKind, type OrderStatus, type TimeInForce } from '../../domain/order.js';
+import type { PositionSide } from '../../domain/market.js';
 import type { TriggerOrder } from '../client.js';
 import { FUTURES_TYPE_FROM_NAME, PLAN_STATUS_FROM_CODE, PLAN_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
@@ -58,20 +59,23 @@ export function spotOrder(ctx: ParseContext, record: WireSpotOrder, path: string
   };
 }
 
-/** A futures order record (F5, F18, F19); `path` locates it in the answer (`[3]`, or "" for a bare object). */
-export function futuresOrder(ctx: ParseContext, record: WireFuturesOrder, path: string): Order {
-  const field = fieldsAt(path);
-  const status = FUTURES_STATUS[record.status];
-  if (status === undefined) ctx.report(field('status'), record.status, 'unknown futures order status');
-  const action = FUTURES_TYPE_FROM_NAME[record.type];
-  if (action === undefined) ctx.report(field('type'), record.type, 'unknown futures order type');
-  const tif = TIF_FROM_NAME[record.order_type];
-  if (tif === undefined) ctx.report(field('order_type'), record.order_type, 'unknown futures order_type');
-  // A market order comes back as ioc with price "0" / "0.0"; a negative price is reported and unknown.
+/** What a futures order record and a trigger order record (F5, F18, F19; F21, F22) share, once decoded. */
+interface FuturesRecordCodes {
+  status: OrderStatus | undefined;
+  action: { positionSide: PositionSide; reduceOnly: boolean } | undefined;
+  tif: TimeInForce | undefined;
+  rawStatus: string;
+  rawType: string;
+}
+
+/**
+ * The order fields of a futures order record, plain or trigger. A market order comes back as ioc with price "0" /
+ * "0.0" (no price); a negative price is reported and unknown; price_avg is "0" until something fills.
+ */
+function futuresOrderFields(ctx: ParseContext, record: WireFuturesOrder | WirePlanOrder, field: (name: string) => string, codes: FuturesRecordCodes): Order {
+  const { action } = codes;
   const market = isZeroText(record.price);
-  const price = market ? null : ctx.priceOpt(field('price'), record.price);
   const avg = ctx.decOpt(record.price_avg);
-  const filled = ctx.decOpt(record.filled_qty) ?? Decimal.ZERO;
   return {
     surface: 'futures',
     symbol: record.symbol,
@@ -81,19 +85,30 @@ export function futuresOrder(ctx: ParseContext, record: WireFuturesOrder, path: 
     positionSide: action?.positionSide ?? null,
     reduceOnly: action?.reduceOnly ?? false,
     kind: market ? 'market' : 'limit',
-    timeInForce: tif ?? null,
-    price,
+    timeInForce: codes.tif ?? null,
+    price: market ? null : ctx.priceOpt(field('price'), record.price),
     size: ctx.dec(field('size'), record.size),
-    filledSize: filled,
-    // price_avg is "0" until something fills.
+    filledSize: ctx.decOpt(record.filled_qty) ?? Decimal.ZERO,
     avgFillPrice: avg !== null && avg.gt(Decimal.ZERO) ? avg : null,
     fee: ctx.decOpt(record.fee),
-    status: status ?? 'unknown',
-    rawStatus: record.status,
-    rawType: record.type,
+    status: codes.status ?? 'unknown',
+    rawStatus: codes.rawStatus,
+    rawType: codes.rawType,
     createdAtMs: ctx.time(record.createTime),
     updatedAtMs: null,
   };
+}
+
+/** A futures order record (F5, F18, F19); `path` locates it in the answer (`[3]`, or "" for a bare object). */
+export function futuresOrder(ctx: ParseContext, record: WireFuturesOrder, path: string): Order {
+  const field = fieldsAt(path);
+  const status = FUTURES_STATUS[record.status];
+  if (status === undefined) ctx.report(field('status'), record.status, 'unknown futures order status');
+  const action = FUTURES_TYPE_FROM_NAME[record.type];
+  if (action === undefined) ctx.report(field('type'), record.type, 'unknown futures order type');
+  const tif = TIF_FROM_NAME[record.order_type];
+  if (tif === undefined) ctx.report(field('order_type'), record.order_type, 'unknown futures order_type');
+  return futuresOrderFields(ctx, record, field, { status, action, tif, rawStatus: record.status, rawType: record.type });
 }
 
 /**
@@ -111,29 +126,9 @@ export function triggerOrder(ctx: ParseContext, record: WirePlanOrder, path: str
   if (action === undefined) ctx.report(field('type'), record.type, 'unknown trigger order type');
   const tif = TIF_FROM_CODE[rawTif] ?? TIF_FROM_NAME[rawTif];
   if (tif === undefined) ctx.report(field('order_type'), record.order_type, 'unknown trigger order order_type');
-  const market = isZeroText(record.price);
-  const avg = ctx.decOpt(record.price_avg);
   const firedMs = status === 'untriggered' || record.triggerTime === null ? null : ctx.time(record.triggerTime);
   return {
-    surface: 'futures',
-    symbol: record.symbol,
-    orderId: longToString(record.order_id),
-    clientOid: record.client_oid || null,
-    side: action ? futuresSide(action.positionSide, action.reduceOnly) : null,
-    positionSide: action?.positionSide ?? null,
-    reduceOnly: action?.reduceOnly ?? false,
-    kind: market ? 'market' : 'limit',
-    timeInForce: tif ?? null,
-    price: market ? null : ctx.priceOpt(field('price'), record.price),
-    size: ctx.dec(field('size'), record.size),
-    filledSize: ctx.decOpt(record.filled_qty) ?? Decimal.ZERO,
-    avgFillPrice: avg !== null && avg.gt(Decimal.ZERO) ? avg : null,
-    fee: ctx.decOpt(record.fee),
-    status: status ?? 'unknown',
-    rawStatus,
-    rawType,
-    createdAtMs: ctx.time(record.createTime),
-    updatedAtMs: null,
+    ...futuresOrderFields(ctx, record, field, { status, action, tif, rawStatus, rawType }),
     triggerPrice: ctx.priceOpt(field('triggerPrice'), record.triggerPrice),
     triggeredAtMs: firedMs !== null && firedMs > 0 ? firedMs : null,
   };
