@@ -5,6 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Surface } from '../domain/market.js';
 import type { ExchangeClient } from '../exchange/client.js';
+import { ExchangeError } from '../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS } from '../exchange/sim/instruments.js';
 import type { Clock } from '../util/clock.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
@@ -129,4 +130,22 @@ export async function fetchInstruments(loaded: LoadedConfig, logger: Logger, clo
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The symbols a command was given, by the surface whose instrument list holds them (S7 spot, F1 futures), read from
+ * the venue at `where`; undefined, with the reasons told to `err` as `<command>: …` lines, when the venue cannot be
+ * read or does not list a symbol.
+ */
+export async function symbolsAtVenue(command: string, client: Pick<ExchangeClient, 'instruments'>, symbols: readonly string[], where: string, err: (line: string) => void): Promise<Record<Surface, string[]> | undefined> {
+  let surfaces: Record<Surface | 'unknown', string[]>;
+  try {
+    surfaces = bySurface(symbols, await readVenueInstruments(client));
+  } catch (e) {
+    if (!(e instanceof ExchangeError)) throw e;
+    err(`${command}: cannot read the instruments of ${where}: ${e.summary()}`);
+    return undefined;
+  }
+  for (const symbol of surfaces.unknown) err(`${command}: unknown symbol ${JSON.stringify(symbol)}: not among the instruments of ${where}`);
+  return surfaces.unknown.length ? undefined : { spot: surfaces.spot, futures: surfaces.futures };
 }

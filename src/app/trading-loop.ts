@@ -225,14 +225,21 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
   let tickers: Map<string, Ticker> = new Map();
   const updateFor = (nowMs: number) => {
-    resting.refresh(opts.journal);
-    return (sc: { id: string; symbols: string[] }): MarketUpdate => ({
-      nowMs,
-      tickers,
-      openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
-      positions: ownPositions.of(sc.id, sc.symbols, positions),
-      balances,
-    });
+    // The journal's resting rows are read once per update, and only when an instance takes it.
+    let refreshed = false;
+    return (sc: { id: string; symbols: string[] }): MarketUpdate => {
+      if (!refreshed) {
+        resting.refresh(opts.journal);
+        refreshed = true;
+      }
+      return {
+        nowMs,
+        tickers,
+        openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
+        positions: ownPositions.of(sc.id, sc.symbols, positions),
+        balances,
+      };
+    };
   };
   subs.add(
     opts.streams.tickers$.subscribe((update) => {

@@ -11,7 +11,7 @@ import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS } from '../../exchange/sim/instruments.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
-import { bySurface, readVenueInstruments } from '../instrument-list.js';
+import { symbolsAtVenue } from '../instrument-list.js';
 import { createLiveClient, openCommandVenue, venueName } from '../kernel.js';
 import { waitForStop } from '../signals.js';
 import { synthesize } from '../synth.js';
@@ -131,18 +131,8 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
   const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
   let bar: cliProgress.SingleBar | undefined;
   try {
-    let surfaces: ReturnType<typeof bySurface>;
-    try {
-      surfaces = bySurface(symbols, await readVenueInstruments(client));
-    } catch (err) {
-      if (!(err instanceof ExchangeError)) throw err;
-      io.err(`sextant data download: cannot read the instruments of ${venue.where}: ${err.summary()}`);
-      return 1;
-    }
-    if (surfaces.unknown.length) {
-      for (const symbol of surfaces.unknown) io.err(`sextant data download: unknown symbol ${JSON.stringify(symbol)}: not among the instruments of ${venue.where}`);
-      return 1;
-    }
+    const surfaces = await symbolsAtVenue('sextant data download', client, symbols, venue.where, (line) => io.err(line));
+    if (!surfaces) return 1;
     io.err(`sextant data download: ${tf} candles of ${symbols.join(', ')} from ${venue.where}`);
     for (const symbol of surfaces.spot) io.err(`${symbol}: a spot pair: the venue has no spot candle history in v2, only the latest ~300 candles (S10)`);
     let stopped = false;

@@ -2,11 +2,10 @@
 import type { Command } from 'commander';
 import { MarketData } from '../../data/market-data.js';
 import { record } from '../../data/recorder.js';
-import { ExchangeError } from '../../exchange/errors.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
 import { openCommandVenue, venueName } from '../kernel.js';
-import { bySurface, readVenueInstruments } from '../instrument-list.js';
+import { symbolsAtVenue } from '../instrument-list.js';
 import { createLiveClient } from '../kernel.js';
 import { pollChoices } from '../poll-plan.js';
 import { waitForStop } from '../signals.js';
@@ -31,18 +30,8 @@ async function recordCommand(opts: RecordOptions, io: Io): Promise<number> {
   const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
   try {
     // Each symbol is polled on the surface whose instrument list has it (S7 spot, F1 futures).
-    let surfaces: ReturnType<typeof bySurface>;
-    try {
-      surfaces = bySurface(symbols, await readVenueInstruments(client));
-    } catch (err) {
-      if (!(err instanceof ExchangeError)) throw err;
-      io.err(`sextant record: cannot read the instruments of ${venue.where}: ${err.summary()}`);
-      return 1;
-    }
-    if (surfaces.unknown.length) {
-      for (const symbol of surfaces.unknown) io.err(`sextant record: unknown symbol ${JSON.stringify(symbol)}: not among the instruments of ${venue.where}`);
-      return 1;
-    }
+    const surfaces = await symbolsAtVenue('sextant record', client, symbols, venue.where, (line) => io.err(line));
+    if (!surfaces) return 1;
     io.err(`sextant record: recording ${symbols.join(', ')} from ${venue.where}`);
     const data = new MarketData(client, {
       spotSymbols: surfaces.spot, futuresSymbols: surfaces.futures,
