@@ -67,13 +67,17 @@ describe('with sim.embedded', () => {
 
   it('plan prints the venue it would use and asks nothing of the configured URLs', async () => {
     const before = venue.requests.length;
-    const r = await run(['plan', '-c', config('plan.yaml', true)]);
+    const r = await run(['plan', '-c', config('plan.yaml', true, ['strategies:', '  - { id: q, name: quiet, symbols: [BTCUSDT_SPBL, cmt_btcusdt] }'])]);
     expect(r.code).toBe(0);
     expect(r.out.slice(1, 4)).toEqual([
       '  venue    the embedded simulator (sim.embedded): `run` starts it on 127.0.0.1, any free port, seed 42; exchange base URLs are not used',
       '           `api` and `record` start one of their own on a free port (a fresh market: not the one a running daemon trades)',
       "  credentials: not set (the simulator's demo keys)",
     ]);
+    // The polls: which tickers read was chosen and why, and what each poll costs per window.
+    const polls = r.out.slice(r.out.indexOf('Polls (what the daemon reads on its own, per cycle):') + 1);
+    expect(polls[0]).toMatch(/^  futures tickers: F12 \(auto: \d+ contract\(s\) × F12 1 < F2 40\); spot tickers: S11 \+ S13 \(bid and ask from the book\); spot open orders: S15$/);
+    expect(polls.some((line) => /^  tickersMs +S13 +\d+ request\(s\) per 1000 ms: \d+ IP weight per 10000 ms on spot$/.test(line))).toBe(true);
     expect(venue.requests.length).toBe(before);
   });
 });
