@@ -116,6 +116,11 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
       issues.push({ ...at([...base, 'schedule'], hook), path: `strategies[${i}].schedule.${hook}`, message: `${s.name} has no onSchedule hook ${JSON.stringify(hook)} (${has})` });
     }
 
+    // Bars: a strategy with an onBar hook needs timeframes, its own or the instance's.
+    if (def.onBar && !s.timeframes?.length && !def.timeframes?.length) {
+      issues.push({ ...at(base), path: `strategies[${i}].timeframes`, message: `${s.name} has an onBar hook but no timeframes: name them, e.g. timeframes: [1m]` });
+    }
+
     const params = safeParseNumbersAsWritten(def.params, s.params, (p) => source?.numberText([...base, 'params', ...p]));
     if (params.success) strategies[i] = { ...s, params: params.input as Record<string, unknown> };
     else issues.push(...locatedIssues(params.issues, { file, ...(source ? { source } : {}), base: [...base, 'params'] }));

@@ -20,6 +20,11 @@ writeFileSync(join(strategies, 'dca.mjs'), [
   '});',
   '',
 ].join('\n'));
+writeFileSync(join(strategies, 'barry.mjs'), [
+  "import { defineStrategy, z } from 'sextant/strategy';",
+  "export default defineStrategy({ name: 'barry', params: z.strictObject({}), onBar() {} });",
+  '',
+].join('\n'));
 writeFileSync(join(strategies, 'broken.mjs'), "throw new Error('broken on purpose');\n");
 
 /** A config file trading the embedded simulator (or not), with the strategies given as YAML lines. */
@@ -62,7 +67,7 @@ describe('checkConfig', () => {
     ]);
     expect(await issuesOf(text)).toEqual([
       'cfg.yaml:4:26: daemon.reconcileCron: invalid cron expression "*/5 * * *": expected 5 or 6 fields but got 4 (fields: [second] minute hour day-of-month month day-of-week)',
-      `cfg.yaml:7:11: strategies[0].name: strategy "dcaa" not found in ${strategies} (looked for dcaa.ts, .mts, .js, .mjs or dcaa/index.*; found: broken, dca)`,
+      `cfg.yaml:7:11: strategies[0].name: strategy "dcaa" not found in ${strategies} (looked for dcaa.ts, .mts, .js, .mjs or dcaa/index.*; found: barry, broken, dca)`,
       'cfg.yaml:11:29: strategies[1].symbols[1]: unknown symbol "btcusdt_spbl": not among the simulator\'s instruments (its built-in list); did you mean "BTCUSDT_SPBL"?',
       expect.stringMatching(/^cfg\.yaml:13:20: strategies\[1\]\.params\.quoteAmount: a number where text is expected: write it quoted, as plain digits, e\.g\. "0\.001"/),
       expect.stringMatching(/^cfg\.yaml:14:14: strategies\[1\]\.params\.every: Too small/),
@@ -81,6 +86,13 @@ describe('checkConfig', () => {
     expect(check.issues).toEqual([]);
     expect(check.loaded.config.strategies[0]!.params).toEqual({ quoteAmount: '50.250', every: 2 });
     expect(check.notes).toEqual(["symbols: checked against the simulator's instruments (its built-in list)"]);
+  });
+
+  it('a strategy with an onBar hook needs timeframes: its own, or the instance\'s', async () => {
+    expect(await issuesOf(configText(['strategies:', '  - { id: b, name: barry, symbols: [BTCUSDT_SPBL] }']))).toEqual([
+      'cfg.yaml:5:5: strategies[0].timeframes: barry has an onBar hook but no timeframes: name them, e.g. timeframes: [1m]',
+    ]);
+    expect(await issuesOf(configText(['strategies:', '  - { id: b, name: barry, symbols: [BTCUSDT_SPBL], timeframes: [1m, 1h] }']))).toEqual([]);
   });
 
   it('symbols of a simulator with its own instruments are checked against sim.instruments', async () => {
