@@ -1,8 +1,8 @@
 // Checks that the configured polling plan fits its share of the weight budget, and says which poll to slow.
 import type { ConfigIssue, LoadedConfig } from '../config/load.js';
-import { surfaceOfSymbol } from '../domain/market.js';
+import { surfaceOfSymbol, type Surface } from '../domain/market.js';
 import { ENDPOINTS, chargesOf, type EndpointId } from '../exchange/endpoints.js';
-import { POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PollPeriodKey } from '../data/polls.js';
+import { POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PolledSymbols, type PollPeriodKey } from '../data/polls.js';
 import type { Config } from '../config/schema.js';
 
 interface Use {
@@ -33,18 +33,39 @@ export function pollChoices(cfg: Config, futuresContracts: number): PollChoices 
   };
 }
 
-/** The requests each poll makes per cycle, per the strategies' symbols (and the spot pairs of those with bars). */
-export function pollRequests(loaded: LoadedConfig): Use[] {
-  const cfg = loaded.config;
+/** What the polls read for the strategies' symbols (and the spot pairs of those with bars), and how. */
+function plannedReads(cfg: Config): { polled: PolledSymbols; choices: PollChoices } {
   const symbols = [...new Set(cfg.strategies.flatMap((s) => s.symbols))];
   const barSymbols = new Set(cfg.strategies.filter((s) => s.timeframes?.length).flatMap((s) => s.symbols));
   const spot = symbols.filter((s) => surfaceOfSymbol(s) === 'spot');
   const polled = { spot, futures: symbols.filter((s) => surfaceOfSymbol(s) === 'futures'), barSpot: spot.filter((s) => barSymbols.has(s)) };
+  return { polled, choices: pollChoices(cfg, polled.futures.length) };
+}
+
+/** The requests each poll makes per cycle, per the strategies' symbols (and the spot pairs of those with bars). */
+export function pollRequests(loaded: LoadedConfig): Use[] {
+  const cfg = loaded.config;
+  const { polled, choices } = plannedReads(cfg);
   const pages = (endpoint: EndpointId) => openOrderPages(endpoint, cfg.risk.maxOpenOrdersPerSymbol, cfg.exchange.maxPages);
   const uses: Use[] = [];
-  const choices = pollChoices(cfg, polled.futures.length);
   for (const poll of POLLS) for (const r of pollCycle(poll, polled, choices, pages)) uses.push({ poll: poll.periodKey, ...r });
   return uses;
+}
+
+/** The weight of one use in a pool (its endpoint's charge there, 0 when it is not charged there). */
+function weightIn(u: Use, pool: 'ip' | 'uid'): number {
+  return chargesOf(ENDPOINTS[u.endpoint]).find((c) => c.kind === pool)?.weight ?? 0;
+}
+
+/** The weight one use takes of a pool's budget window: its weight × requests a cycle × cycles a window. */
+function perWindow(cfg: Config, u: Use, pool: 'ip' | 'uid'): number {
+  return (weightIn(u, pool) * u.times * cfg.exchange.rateLimit[ENDPOINTS[u.endpoint].surface][pool].windowMs) / cfg.daemon.polls[u.poll];
+}
+
+/** What polls may use of each pool's budget window: `daemon.pollShare` of its usable part. */
+function allowedOf(cfg: Config, surface: Surface, pool: 'ip' | 'uid'): number {
+  const rl = cfg.exchange.rateLimit;
+  return rl[surface][pool].budget * rl.usableFraction * cfg.daemon.pollShare;
 }
 
 /** Problems with the plan: polls may use at most `daemon.pollShare` of each usable budget. */
@@ -56,15 +77,13 @@ export function checkPollingPlan(loaded: LoadedConfig): ConfigIssue[] {
   for (const surface of ['spot', 'futures'] as const) {
     for (const pool of ['ip', 'uid'] as const) {
       const budget = rl[surface][pool];
-      const allowed = budget.budget * rl.usableFraction * cfg.daemon.pollShare;
+      const allowed = allowedOf(cfg, surface, pool);
       const per = new Map<PollPeriodKey, { weight: number; what: string[] }>();
       for (const u of uses) {
-        const e = ENDPOINTS[u.endpoint];
-        if (e.surface !== surface) continue;
-        const w = chargesOf(e).find((c) => c.kind === pool)?.weight ?? 0;
-        const perWindow = (w * u.times * budget.windowMs) / cfg.daemon.polls[u.poll];
+        if (ENDPOINTS[u.endpoint].surface !== surface) continue;
+        const w = weightIn(u, pool);
         const p = per.get(u.poll) ?? { weight: 0, what: [] };
-        p.weight += perWindow;
+        p.weight += perWindow(cfg, u, pool);
         if (w > 0) p.what.push(`${u.endpoint} ${u.times}×${w}`);
         per.set(u.poll, p);
       }
@@ -90,8 +109,8 @@ export function describePollingPlan(loaded: LoadedConfig): string[] {
   const cfg = loaded.config;
   const rl = cfg.exchange.rateLimit;
   const uses = pollRequests(loaded);
-  const futures = new Set(cfg.strategies.flatMap((s) => s.symbols).filter((s) => surfaceOfSymbol(s) === 'futures')).size;
-  const choices = pollChoices(cfg, futures);
+  const { polled, choices } = plannedReads(cfg);
+  const futures = polled.futures.length;
   const lines: string[] = [];
   const f2 = ENDPOINTS.F2.weight.ip;
   const f12 = ENDPOINTS.F12.weight.ip;
@@ -100,23 +119,13 @@ export function describePollingPlan(loaded: LoadedConfig): string[] {
   );
   for (const u of uses) {
     const e = ENDPOINTS[u.endpoint];
-    const perWindow = (pool: 'ip' | 'uid') => {
-      const w = chargesOf(e).find((c) => c.kind === pool)?.weight ?? 0;
-      return (w * u.times * rl[e.surface][pool].windowMs) / cfg.daemon.polls[u.poll];
-    };
-    const uid = perWindow('uid');
-    lines.push(`  ${u.poll.padEnd(12)} ${u.endpoint.padEnd(4)} ${String(u.times).padStart(3)} request(s) per ${cfg.daemon.polls[u.poll]} ms: ${Math.ceil(perWindow('ip'))} IP${uid > 0 ? ` / ${Math.ceil(uid)} UID` : ''} weight per ${rl[e.surface].ip.windowMs} ms on ${e.surface}`);
+    const uid = perWindow(cfg, u, 'uid');
+    lines.push(`  ${u.poll.padEnd(12)} ${u.endpoint.padEnd(4)} ${String(u.times).padStart(3)} request(s) per ${cfg.daemon.polls[u.poll]} ms: ${Math.ceil(perWindow(cfg, u, 'ip'))} IP${uid > 0 ? ` / ${Math.ceil(uid)} UID` : ''} weight per ${rl[e.surface].ip.windowMs} ms on ${e.surface}`);
   }
   for (const surface of ['spot', 'futures'] as const) {
     for (const pool of ['ip', 'uid'] as const) {
-      const budget = rl[surface][pool];
-      const used = uses.reduce((sum, u) => {
-        const e = ENDPOINTS[u.endpoint];
-        if (e.surface !== surface) return sum;
-        const w = chargesOf(e).find((c) => c.kind === pool)?.weight ?? 0;
-        return sum + (w * u.times * budget.windowMs) / cfg.daemon.polls[u.poll];
-      }, 0);
-      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(budget.budget * rl.usableFraction * cfg.daemon.pollShare)} allowed per ${budget.windowMs} ms (pollShare ${cfg.daemon.pollShare})`);
+      const used = uses.filter((u) => ENDPOINTS[u.endpoint].surface === surface).reduce((sum, u) => sum + perWindow(cfg, u, pool), 0);
+      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(allowedOf(cfg, surface, pool))} allowed per ${rl[surface][pool].windowMs} ms (pollShare ${cfg.daemon.pollShare})`);
     }
   }
   return lines;

@@ -7,7 +7,7 @@ import { TIMEFRAME_MS, type Bar, type BarNeed, type Timeframe, type VenueCandle 
 import { Decimal } from '../domain/decimal.js';
 import type { Instrument, PublicTrade, Ticker } from '../domain/market.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
-import type { ExchangeClient } from '../exchange/client.js';
+import { candleTimeframes, type ExchangeClient } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -36,9 +36,6 @@ export interface BarFeedOptions {
   /** A bar with no later trade closes this long after its end. */
   closeDelayMs: number;
 }
-
-/** The venue's candle periods (F10/F11 lack 2h, 6h and 8h: those are made from 1h bars). */
-const FUTURES_PERIODS: ReadonlySet<Timeframe> = new Set<Timeframe>(['1m', '5m', '15m', '30m', '1h', '4h', '12h', '1d', '1w']);
 
 /** The builders of the needs and their closing timer. */
 export class BarFeed implements BarSource {
@@ -154,9 +151,10 @@ export async function warmFromVenue(feed: BarFeed, client: ExchangeClient, instr
   const log = logger.child({ component: 'bars' });
   const out: Array<{ need: BarNeed; bars: Bar[] }> = [];
   for (const need of feed.needs()) {
-    const surface = instruments.get(need.symbol)?.surface;
+    const surface = instruments.get(need.symbol)?.surface ?? 'spot';
     const tf = need.timeframe;
-    const source: Timeframe = surface === 'futures' && !FUTURES_PERIODS.has(tf) ? '1h' : tf;
+    // A timeframe the venue has no candles of (futures 2h, 6h, 8h) is made from 1h candles.
+    const source: Timeframe = candleTimeframes(surface).has(tf) ? tf : '1h';
     const per = TIMEFRAME_MS[tf] / TIMEFRAME_MS[source];
     // The bars wanted, one forming, and a source bar more so the first aggregate is whole.
     const rows = (need.lookback + 1) * per + per;

@@ -6,6 +6,7 @@ import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBo
 import type { OrderSpec } from '../domain/intent.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeError } from './errors.js';
+import { CANDLE_PERIODS } from './wire/enums.js';
 
 /** An order as sent: what a strategy asked for, with the client id the executor gave it. */
 export type OrderRequest = OrderSpec & { clientOid: string };
@@ -46,6 +47,11 @@ export interface OrderLookup {
    * (F19). The tracker passes the order's creation time less a margin. Without it, history is searched page by page.
    */
   createdAfterMs?: number;
+}
+
+/** The timeframes the venue serves candles of on a surface (S10 spot: all; F10 and F11 futures: no 2h, 6h or 8h). */
+export function candleTimeframes(surface: Surface): ReadonlySet<Timeframe> {
+  return CANDLE_PERIODS[surface === 'spot' ? 'S10' : 'F10'];
 }
 
 /**
