@@ -2,18 +2,11 @@
 // the same work done by a bare loop in the same run (`bare`) with `ratio` = value / bare (for latencies: how
 // many times the bare figure). Figures vary with the machine; ratios within one run compare.
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Subject } from 'rxjs';
 import { Decimal } from '../dist/domain/decimal.js';
 import { sign } from '../dist/exchange/wire/signature.js';
 import { parseJson } from '../dist/exchange/wire/json.js';
 import { interpretResponse } from '../dist/exchange/live/rest-client.js';
-import { systemClock } from '../dist/util/clock.js';
-import { silentLogger } from '../dist/util/logger.js';
 import { prepare, runOnce, cleanup } from './backtest-bench.js';
 import { emit } from './emit.js';
 
@@ -118,79 +111,11 @@ emit('backtest_bar_building_overhead', backtestEps.no_orders / backtestEps.bars_
 }
 
 // ---- live path: tick to request ------------------------------------------------------------------------
-// A ticker answer from `sextant sim` (HTTP) goes to the strategies; the one order it causes goes through the
-// risk gate, the journal (on disk, synchronous), the limiter, signing and got back to `sextant sim`. Measured
-// from the ticker answer in hand to the order request arriving at the simulator. Bare: a plain http.request
-// POST of an order body to the same server, to its arrival.
+// bench/tick-to-request.js: ticker answer in hand to the order request at `sextant sim`, as is and with a
+// notifier whose receiver is down.
 {
-  const { loadConfig } = await import('../dist/config/load.js');
-  const { createSimServer, createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
-  const { buildCore } = await import('../dist/app/core.js');
-  const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
-  const cfgFile = join(dir, 'live.yaml');
-  writeFileSync(cfgFile, [
-    'mode: live',
-    `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
-    'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
-    'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
-    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 1000000 }',
-    'strategyDirs: [bench/strategies]',
-    'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
-    'log: { level: error }',
-  ].join('\n') + '\n');
-  const loaded = loadConfig(cfgFile, {});
-  let arrived;
-  let failed;
-  const sim = createSimServer(loaded, silentLogger, systemClock, (method, path) => {
-    if (method === 'POST' && path.startsWith('/capi/v2/order/batchOrders')) arrived?.(performance.now());
-  });
-  const url = await sim.listen(0, '127.0.0.1');
-  const effective = { ...loaded, credentials: SIM_DEMO_CREDENTIALS, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } } };
-  const client = createLiveClient(effective, silentLogger, systemClock);
-  const journal = openJournal(loaded);
-  const instruments = new Map();
-  for (const s of ['spot', 'futures']) for (const i of await client.instruments(s)) instruments.set(i.symbol, i);
-  const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
-  // As the daemon runs hooks: inside their time budget.
-  const core = await buildCore({
-    instruments, bind: () => ({ trading: client, streams }), journal, clock: systemClock, logger: silentLogger, limits: riskLimits(loaded), tracking: loaded.config.execution,
-    strategies: { instances: loaded.config.strategies, dirs: loaded.config.strategyDirs, maxErrors: 5, hookTimeoutMs: loaded.config.daemon.hookTimeoutMs },
-    fencedUntilReconciled: false,
-  });
-  const { executor } = core;
-  core.start();
-  // An order that does not go out (denied, refused) ends the measurement with the reason, not a wait.
-  executor.events$.subscribe((e) => {
-    if (e.type === 'denied' || e.type === 'rejected' || e.type === 'unknown') failed?.(new Error(`order ${e.type}: ${e.reason}`));
-  });
-  const ours = [];
-  for (let k = 0; k < (quick ? 60 : 300); k++) {
-    const t = (await client.tickers()).find((x) => x.symbol === 'cmt_btcusdt');
-    const at = new Promise((resolve, reject) => { arrived = resolve; failed = reject; });
-    const t0 = performance.now();
-    streams.tickers$.next({ value: new Map([[t.symbol, t]]), atMs: Date.now() });
-    ours.push((await at) - t0);
-    while (core.inFlight.size > 0) await Promise.all([...core.inFlight]);
-  }
-  const bare = [];
-  const agent = new http.Agent({ keepAlive: true });
-  const order = JSON.stringify({ symbol: 'cmt_btcusdt', orderDataList: [{ client_oid: 'bare', size: '0.0001', type: '1', order_type: '0', match_price: '1', price: '' }] });
-  for (let k = 0; k < (quick ? 60 : 300); k++) {
-    const at = new Promise((resolve) => (arrived = resolve));
-    const t0 = performance.now();
-    const req = http.request(`${url}/capi/v2/order/batchOrders`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => res.resume());
-    req.on('error', () => undefined); // unsigned: the simulator refuses it, after it arrived
-    req.end(order);
-    bare.push((await at) - t0);
-  }
-  agent.destroy();
-  core.stopIntake();
-  await client.close();
-  journal.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-  emit('tick_to_request_p50', median(ours), 'ms', median(bare), `live path against sextant sim over loopback, ${ours.length} orders; bare: plain http.request POST to the same server`);
-  emit('tick_to_request_p99', quantile(ours, 0.99), 'ms', quantile(bare, 0.99));
+  const { runTickToRequest } = await import('./tick-to-request.js');
+  await runTickToRequest({ quick });
 }
 // What stopping a hook that runs over its time budget costs per call.
 await import('./hook-timeout.js');

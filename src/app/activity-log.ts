@@ -4,7 +4,7 @@ import type { Intent } from '../domain/intent.js';
 import { assertNever } from '../util/assert-never.js';
 import type { Logger } from '../util/logger.js';
 
-/** How many orders an intent names (a strategy is JavaScript: a list may be missing); undefined for cancel-all. */
+/** How many orders an intent names (a strategy is JavaScript: a list may be missing); undefined for cancel-all and protect. */
 function orderCount(intent: Intent): number | undefined {
   const len = (xs: unknown) => (Array.isArray(xs) ? xs.length : 0);
   switch (intent.kind) {
@@ -17,6 +17,8 @@ function orderCount(intent: Intent): number | undefined {
     case 'place-trigger':
     case 'cancel-trigger':
       return 1;
+    case 'protect':
+      return undefined;
     default:
       return assertNever(intent, 'intent');
   }
@@ -31,7 +33,7 @@ export class ActivityLog {
 
   /** An intent as the executor takes it up. */
   readonly intent = (intent: Intent): void => {
-    const surface = intent.kind === 'place-trigger' || intent.kind === 'cancel-trigger' ? 'futures' : intent.surface;
+    const surface = intent.kind === 'place-trigger' || intent.kind === 'cancel-trigger' || intent.kind === 'protect' ? 'futures' : intent.surface;
     const orders = orderCount(intent);
     this.log.info({ event: 'intent', strategy: intent.strategyId, kind: intent.kind, surface, symbol: intent.symbol, ...(orders === undefined ? {} : { orders }) }, 'intent taken up');
   };

@@ -86,8 +86,13 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
     return {
       tickers: () => tickersOf(tickerSymbols),
       orders: cached(() => orders.flatMap(([surface, s]) => simulator.openOrdersNow(surface, s))),
-      balances: cached(() => balances.flatMap((surface) => simulator.balancesNow(surface))),
-      positions: cached(() => positions.flatMap((s) => simulator.positionsNow(s))),
+      // Futures positions and collateral move with the mark on every tick (unrealised PnL, available margin, the
+      // liquidation price): read anew each poll, as the venue would answer. Spot balances change only with orders.
+      balances: (() => {
+        const spot = cached(() => simulator.balancesNow('spot'));
+        return () => balances.flatMap((surface) => (surface === 'spot' ? spot() : simulator.balancesNow(surface)));
+      })(),
+      positions: () => positions.flatMap((s) => simulator.positionsNow(s)),
       // Charged as live polls them; the bars are built from every replayed tick (what the tape shows).
       trades: () => [],
     };

@@ -1,21 +1,26 @@
 // Backtests: recorded market data replayed in virtual time through the same core (strategies, risk gate, executor,
-// order tracker, journal) as live, against the kernel's virtual venue. Same inputs -> byte-identical outputs.
-// A strategy that faults fails the run (its report is written first).
+// order tracker, journal) as live, against the kernel's virtual venue, with recorded funding rates where given.
+// Same inputs -> byte-identical outputs. A strategy that faults fails the run (its report is written first).
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Balance, Fill } from '../domain/market.js';
-import { DataFileError, checkDataPairing, readDataFileMeta } from '../data/data-file.js';
+import { marginSettingsOf } from '../domain/margin.js';
+import { DataFileError, readDataFileMeta } from '../data/data-file.js';
+import { checkDataPairing, replayedFunding } from '../data/data-pairing.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { writeBacktestFiles, type BacktestFault, type BacktestReport } from '../report/backtest-files.js';
-import { EquitySamples } from '../report/equity-samples.js';
+import { EquitySamples, type AccountNow } from '../report/equity-samples.js';
+import { FundingCollector, fundingRows, futuresReport, tradeCsvRows, type FillKind } from '../report/futures.js';
 import { computeMetrics, realize, strategyPnls, type StrategyPnl } from '../report/metrics.js';
+import { monthlyReturns } from '../report/monthly.js';
+import { roundTrips, tradeStats } from '../report/round-trips.js';
 import { BacktestFaultError, backtestSummary, type BacktestResult } from '../report/backtest-result.js';
 import { ExecutionTally } from '../report/execution-tally.js';
 import { stopwatch } from '../util/clock.js';
 import { withClock, type Logger } from '../util/logger.js';
-import { Replay } from './backtest-driver.js';
+import { Replay, type BacktestVenue } from './backtest-driver.js';
 import { buildCore } from './core.js';
 import { Schedules } from './cron.js';
 import { openVenue, riskLimits } from './kernel.js';
@@ -32,6 +37,8 @@ export interface BacktestOptions {
   definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
   /** Told of progress: market events replayed of the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Handed the virtual venue before the run (embedding, tests: the simulator's ledger can be read after it). */
+  onVenue?: (venue: BacktestVenue) => void;
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -49,12 +56,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const dataFile = opts.dataFile ?? bt.data;
   const venue = await openVenue(loaded, { backtest: { dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
   const { clock, simulator, metered, startMs: start, endMs: end } = venue;
+  const engine = simulator.engine;
+  opts.onVenue?.(venue);
   const events = venue.market.length;
   const logger = withClock(parentLogger.level === 'silent' ? parentLogger : parentLogger.child({}, { level: cfg.log.level }), () => clock.now());
   // The journal lives in memory while the run goes (nothing to make durable in virtual time) and is saved at the end.
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix });
   const core = await buildCore({
-    instruments: await venue.instruments(), bind: venue.bind, journal, clock, logger, limits: riskLimits(loaded), tracking: cfg.execution,
+    instruments: await venue.instruments(), bind: venue.bind, journal, clock, logger, limits: riskLimits(loaded), tracking: cfg.execution, margin: marginSettingsOf(loaded.config.exchange.margin),
     strategies: { instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors },
     // A backtest starts from an empty journal and a fresh simulator: nothing to settle, trading starts with the data
     // (the startup reconciliation still runs, and is charged, as live).
@@ -69,10 +78,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     symbols: cfg.strategies.flatMap((s) => s.symbols.map((symbol) => ({ strategy: s.id, symbol }))),
     timeframes: runner.timeframes(),
   });
+  // Recorded funding rates replace the simulator's seeded ones for their contracts.
+  const funding = replayedFunding(bt.funding, new Set(engine.instruments('futures').map((i) => i.symbol)));
+  pairing.push(...funding.problems);
   if (pairing.length > 0) {
     journal.close();
     throw new DataFileError(pairing.join('\n'));
   }
+  for (const [symbol, settlements] of funding.bySymbol) engine.setFundingHistory(symbol, settlements);
   mkdirSync(outDir, { recursive: true });
   const journalPath = join(outDir, 'journal.sqlite');
   for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
@@ -80,7 +93,13 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const tally = new ExecutionTally();
   core.executor.events$.subscribe(tally.observe);
   const fills: Fill[] = [];
-  simulator.engine.onFill = (f) => fills.push(f);
+  // How each futures fill was made, read as it happens (the simulator keeps a bounded history of fill details).
+  const kinds = new Map<string, FillKind>();
+  engine.onFill = (f, order) => {
+    fills.push(f);
+    const detail = order.surface === 'futures' ? engine.fillDetail(f.symbol, f.fillId) : undefined;
+    if (detail || order.liquidation) kinds.set(f.fillId, { taker: detail?.taker ?? null, liquidation: order.liquidation === true, positionSide: detail?.positionSide ?? null });
+  };
   // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
   const replay = new Replay(venue, () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0));
   runner.intents$.subscribe(replay.touch);
@@ -94,13 +113,27 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // Report samples: the simulated account as it truly is (not as last polled), at most ~5,000 of them.
   const sampleMs = bt.sampleMs ?? Math.max(1000, Math.ceil((end - start) / 5000 / 1000) * 1000);
   // What equity counts: the balances of the surfaces the strategies trade.
-  const counted = (balances: Balance[]) => balances.filter((b) => (b.surface === 'futures' ? symbols.futures.length > 0 : symbols.spot.length > 0));
-  const accountNow = () => ({
-    tickers: venue.tickersNow(symbols), balances: [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')],
-    positions: symbols.futures.flatMap((s) => simulator.positionsNow(s)),
-  });
+  const tradesFutures = symbols.futures.length > 0;
+  const counted = (balances: Balance[]) => balances.filter((b) => (b.surface === 'futures' ? tradesFutures : symbols.spot.length > 0));
+  const accountNow = (): AccountNow => {
+    const positions = symbols.futures.flatMap((s) => simulator.positionsNow(s));
+    const now: AccountNow = { tickers: venue.tickersNow(symbols), balances: [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')], positions };
+    if (!tradesFutures) return now;
+    const view = engine.accountView();
+    return { ...now, margin: { marginRate: view.marginRate, maintenanceRate: view.maintenanceRate } };
+  };
+  // Funding entries, read from the ledger once a settlement of a traded contract has come (and at the end): the
+  // ledger keeps a bounded history.
+  const fundingLedger = new FundingCollector((query) => engine.ledger(query));
+  const settledUpTo = () => symbols.futures.reduce((sum, s) => sum + engine.funding.lastSettlementMs(s, clock.now()), 0);
+  let settled = settledUpTo();
   const samples = new EquitySamples(instruments, counted, accountNow());
-  const sample = () => samples.sample(clock.now(), accountNow());
+  const sample = () => {
+    samples.sample(clock.now(), accountNow());
+    if (!tradesFutures || settledUpTo() === settled) return;
+    settled = settledUpTo();
+    fundingLedger.collect(clock.now());
+  };
   clock.every(start, sampleMs, sample);
 
   // The run: after the last event, one more round of polls.
@@ -110,10 +143,24 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   core.stopIntake();
   const runMs = elapsed() - loadMs;
   if (samples.lastMs !== clock.now()) sample();
+  if (tradesFutures) fundingLedger.collect(clock.now());
   opts.onProgress?.(events, events);
   const orders = journal.countByState();
   const finalTickers = venue.tickersNow(symbols);
-  const pnls = strategyPnls(fills, (f) => tally.ownerOf(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)', (s) => finalTickers.get(s)?.last);
+  // A liquidation's close and funding belong to no order of a strategy: to the strategy trading the contract, if one alone does.
+  const symbolOwner = (symbol: string, otherwise: string) => {
+    const owners = cfg.strategies.filter((s) => s.symbols.includes(symbol));
+    return owners.length === 1 ? owners[0]!.id : otherwise;
+  };
+  const funded = fundingRows(fundingLedger.entries, (symbol, atMs) => engine.funding.rate(symbol, engine.funding.lastSettlementMs(symbol, atMs)));
+  const ownerOf = (f: Fill) => (kinds.get(f.fillId)?.liquidation ? symbolOwner(f.symbol, '(liquidation)') : tally.ownerOf(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)');
+  const trips = roundTrips(fills.map((f) => ({ fill: f, strategy: ownerOf(f), positionSide: kinds.get(f.fillId)?.positionSide ?? null })), samples.marks);
+  const pnls = strategyPnls(
+    fills,
+    ownerOf,
+    (s) => finalTickers.get(s)?.last,
+    funded.flatMap((r) => (r.kind === 'funding' ? [{ strategy: symbolOwner(r.symbol, '(funding)'), amount: r.amount }] : [])),
+  );
   journal.saveTo(journalPath);
   journal.close();
 
@@ -125,11 +172,11 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   );
   const rejected = tally.rejected();
   const denied = tally.denied();
-  const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', pnl: '0', fills: 0 };
+  const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
   const report: BacktestReport = {
     data: { file: dataFile, records: events, fromMs: start, toMs: end },
     strategies: cfg.strategies.map((s) => ({
-      id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, errors: status.get(s.id)?.errors ?? 0,
+      id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, trades: tradeStats(trips.filter((t) => t.strategy === s.id)), errors: status.get(s.id)?.errors ?? 0,
       rejected: tally.rejected(s.id),
     })),
     faults, latencyMs: bt.latencyMs, sampleMs, metrics, orders, rejected, denied,
@@ -137,8 +184,12 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
       ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
       rateLimited429: metered.stats.rateLimited, pollsSkipped: venue.pollsSkipped(),
     },
+    ...(tradesFutures
+      ? { futures: futuresReport({ futures: new Set(symbols.futures), funding: fundingLedger.entries, liquidations: engine.liquidations(), trades, kinds, equity: samples.points }) }
+      : {}),
+    monthly: monthlyReturns(samples.points), trades: trips,
   };
-  writeBacktestFiles(outDir, report, trades, samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
+  writeBacktestFiles(outDir, report, tradeCsvRows(trades, kinds, funded), samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
   const timings = { loadMs: Math.round(loadMs), runMs: Math.round(runMs), reportMs: Math.round(elapsed() - loadMs - runMs) };
   const result: BacktestResult = { outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
   if (faults.length > 0) throw new BacktestFaultError(result);

@@ -3,6 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { registerApi } from './commands/api.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerConfig } from './commands/config.js';
+import { registerDaemonCommands } from './commands/daemon-commands.js';
+import { registerDaemonOrders, registerDaemonReads } from './commands/daemon-reads.js';
 import { registerData } from './commands/data.js';
 import { stdio, type Io, type SetCode } from './commands/io.js';
 import { registerOrders } from './commands/orders.js';
@@ -16,7 +18,7 @@ export type { Io } from './commands/io.js';
 
 /** The commands in the order `sextant --help` lists them. */
 const COMMANDS: ReadonlyArray<(program: Command, io: Io, setCode: SetCode) => void> = [
-  registerRun, registerPlan, registerConfig, registerApi, registerRisk, registerOrders, registerBacktest, registerData, registerRecord, registerSim,
+  registerRun, registerDaemonReads, registerDaemonCommands, registerPlan, registerConfig, registerApi, registerRisk, registerOrders, registerDaemonOrders, registerBacktest, registerData, registerRecord, registerSim,
 ];
 
 export function buildProgram(io: Io, setCode: SetCode): Command {

@@ -1,5 +1,5 @@
 // The trading core, built once and the same for every mode (daemon, dry-run, backtest, test fixtures): strategies,
-// risk gate, executor, order tracker, the trading loop over a venue's market-data streams, reconciliation before
+// risk gate, executor, order tracker, stop manager, the trading loop over a venue's market-data streams, reconciliation before
 // trading and on schedule, strategy schedules. The handle it returns is what the commands, the ops endpoints and a
 // future operator API read and drive; which venue, streams and clock it gets is the kernel's choice.
 import { Subscription } from 'rxjs';
@@ -16,6 +16,8 @@ import { Executor } from '../execution/executor.js';
 import type { KillHooks } from '../execution/kill-points.js';
 import { OrderTracker, reconcileAndOpen, type ReconcileReport } from '../execution/order-tracker.js';
 import { RiskGate, type RiskLimits } from '../execution/risk.js';
+import { StopManager, type StopSettings } from '../execution/stop-manager.js';
+import { watchLiquidation, type LiquidationRules } from '../execution/liquidation-watch.js';
 import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { loadStrategy } from '../strategy/loader.js';
@@ -61,6 +63,8 @@ export interface TrackingSettings {
   notPlacedAfterChecks?: number;
   vanishAfterMs?: number;
   vanishAfterChecks?: number;
+  /** Managed stops (config `execution.stops`); absent: the defaults. */
+  stops?: StopSettings;
 }
 
 export interface CoreOptions {
@@ -71,6 +75,8 @@ export interface CoreOptions {
   clock: Clock;
   logger: Logger;
   limits: RiskLimits;
+  /** How the venue margins futures: the positions' distance to liquidation is worked out for the risk gate (absent: not watched). */
+  margin?: LiquidationRules;
   tracking: TrackingSettings;
   strategies?: { instances: StrategyInstanceConfig[]; dirs: string[]; maxErrors: number; store?: StateStore; restartFaultedAfterMs?: number; hookTimeoutMs?: number };
   /** Loaded strategy definitions by name, instead of loading them from `strategies.dirs`. */
@@ -114,6 +120,8 @@ export interface Core {
   readonly risk: RiskGate;
   readonly executor: Executor;
   readonly tracker: OrderTracker;
+  /** Managed stops: the protection strategies ask for (protect intents), kept in line with their positions. */
+  readonly stops: StopManager;
   readonly runner: StrategyRunner;
   readonly venue: BoundVenue;
   /** Reconciles the journal with the venue (the first one lifts the fence once nothing is unsettled); asked while one runs, joins it. */
@@ -129,6 +137,8 @@ export interface Core {
   /** Work going on in promise continuations: writes in flight and a reconciliation. */
   busy(): number;
   state(): CoreState;
+  /** When the last reconciliation completed (null: none has yet). */
+  lastReconciledAtMs(): number | null;
   /** Applies new strategy params, all or nothing; returns the problems (nothing applied then). Instances, names and symbols cannot change. */
   updateParams(instances: StrategyInstanceConfig[]): string[];
 }
@@ -177,12 +187,15 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     ...(t.vanishAfterMs !== undefined ? { vanishAfterMs: t.vanishAfterMs } : {}), ...(t.vanishAfterChecks !== undefined ? { vanishAfterChecks: t.vanishAfterChecks } : {}),
     symbols: { spot: [...(opts.scanSymbols ?? symbols).spot], futures: [...(opts.scanSymbols ?? symbols).futures] }, events$: executor.events$, ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });
+  const stops = new StopManager({ executor, tracker, journal, clock, logger, instruments, strategyIds: runner.ids, ...(t.stops ? { settings: t.stops } : {}) });
+  executor.keepProtectionWith(stops);
 
   // Trading stays fenced (cancels allowed) until a signed request has succeeded (keys that work), and whenever the
   // authentication halt has tripped; then until a reconciliation has settled every order.
   const surfaces = [...new Set(all.map((s) => instruments.get(s)!.surface))];
   let keysOk = !venue.keys || surfaces.length === 0;
   let lastReport: ReconcileReport | undefined;
+  let reconciledAtMs: number | null = null;
   let reconciling: Promise<void> | undefined;
   const keysUsable = async (): Promise<boolean> => {
     const keys = venue.keys;
@@ -216,7 +229,11 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     reconciling = (async () => {
       if (!(await keysUsable())) return;
       if (idle()) return;
-      lastReport = (await reconcileAndOpen(tracker, executor, log, ropts)) ?? lastReport;
+      const report = await reconcileAndOpen(tracker, executor, log, ropts);
+      if (report) {
+        lastReport = report;
+        reconciledAtMs = clock.now();
+      }
     })().finally(() => (reconciling = undefined));
     return reconciling;
   };
@@ -227,7 +244,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   const inFlight = new Set<Promise<unknown>>();
   const subs = new Subscription();
   return {
-    instruments, symbols, journal, risk, executor, tracker, runner, venue,
+    instruments, symbols, journal, risk, executor, tracker, stops, runner, venue,
     reconcile,
     start: (sched, reconcileCron, strategySchedules = []) => {
       if (streams) {
@@ -241,8 +258,10 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
           balances = x.value;
           risk.observeAccount({ balances: x.value, atMs: x.atMs });
         }));
+        // The distance to liquidation as positions, balances and tickers update (worked out when read).
+        if (opts.margin) subs.add(watchLiquidation(streams, instruments, opts.margin, (read, atMs) => risk.observeLiquidation(read, atMs)));
         loop = startTradingLoop({
-          streams, latest, runner, executor, journal, risk, clock, logger, instruments,
+          streams, latest, runner, executor, journal, risk, stops, clock, logger, instruments,
           ...(venue.beforeTickers ? { beforeTickers: venue.beforeTickers } : {}),
           ...(opts.onIntent ? { onIntent: opts.onIntent } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
           onEquity: (bySurface, atMs) => {
@@ -285,6 +304,7 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       for (const s of next) runner.updateParams(s.id, s.params);
       return [];
     },
+    lastReconciledAtMs: () => reconciledAtMs,
     state: () => ({
       strategies: runner.status(), orders: journal.activeOrders(), positions, balances, equity,
       tradingState: risk.state(), fenced: executor.fenced, pending: executor.fenced ? (lastReport?.pending ?? []) : [],

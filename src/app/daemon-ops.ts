@@ -1,10 +1,14 @@
-// The daemon's ops endpoints over the core: /health (fresh polls, a responsive event loop), /ready (reconciled,
-// not halted, some strategy running) and the gauges refreshed before each /metrics scrape.
+// The daemon's ops server over the core: /health (fresh polls, a responsive event loop), /ready (reconciled,
+// not halted, some strategy running), the gauges refreshed before each /metrics scrape (the distance to
+// liquidation and the margin rates among them), and the control API over the daemon's Control (with the dashboard
+// when daemon.http.dashboard is set).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
+import type { Control } from '../ops/control.js';
+import { dashboardRoutes } from '../ops/dashboard/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Core } from './core.js';
-import { Metrics, OpsServer } from './http.js';
+import { Metrics, OpsServer, httpToken, type OpsServerExtras } from './http.js';
 import type { Venue } from './kernel.js';
 
 export interface DaemonOps {
@@ -12,7 +16,12 @@ export interface DaemonOps {
   close(): Promise<void>;
 }
 
-export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock): Promise<DaemonOps> {
+export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock, control?: Control): Promise<DaemonOps> {
+  const http = cfg.daemon.http;
+  // Read before anything listens: a token file that cannot be read stops the start.
+  const token = httpToken(process.env, http.tokenEnv);
+  // The dashboard's page and assets, when enabled (daemon.http.dashboard).
+  const plugins: NonNullable<OpsServerExtras['plugins']>[number][] = http.dashboard ? [dashboardRoutes] : [];
   const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
   const startedAtMs = clock.now();
   // Liveness also means a responsive event loop: a p99 delay over 2 s is unhealthy.
@@ -58,9 +67,17 @@ export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics,
       metrics.openOrders.set(core.journal.activeOrders().filter((r) => r.state === 'open').length);
       metrics.tradingState.set(core.executor.fenced || core.risk.state() === 'halted' ? 1 : 0);
       for (const s of core.runner.status()) metrics.strategyErrors.set({ strategy: s.id }, s.errors);
+      // The futures positions' distance to liquidation, as the risk gate last took it in (display only: floats).
+      const liquidation = core.risk.account().liquidation;
+      metrics.liquidationDistance.reset();
+      for (const x of liquidation?.distances ?? []) if (x.distancePct) metrics.liquidationDistance.set({ symbol: x.symbol, side: x.side }, x.distancePct.toNumber());
+      for (const [gauge, rate] of [[metrics.marginRate, liquidation?.marginRate], [metrics.maintenanceRate, liquidation?.maintenanceRate]] as const) {
+        if (rate) gauge.set(rate.toNumber());
+        else gauge.reset();
+      }
     },
-  }, process.env[cfg.daemon.http.tokenEnv]);
-  const url = await ops.listen(cfg.daemon.http.port, cfg.daemon.http.host);
+  }, token, { ...(control ? { control } : {}), commands: http.commands, clock, plugins });
+  const url = await ops.listen(http.port, http.host);
   return {
     url,
     close: async () => {

@@ -1,10 +1,11 @@
-// The daemon's HTTP endpoints: /health (liveness), /ready (reconciled and trading), /metrics (Prometheus,
-// prom-client). Loopback by default; bound elsewhere, every path needs the bearer token (health and readiness
-// show strategies, fences and trading state); on loopback, /metrics needs it when one is set.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+// The daemon's metrics (Prometheus, prom-client) and its HTTP server: /health (liveness), /ready (reconciled and
+// trading), /metrics and the control API (src/ops/api/). Loopback by default; bound elsewhere, every path needs the
+// bearer token (health and readiness show strategies, fences and trading state); on loopback, /metrics and the
+// control API need it when one is set. The token comes from the environment or a secret file.
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { close, listen } from '../util/http-server.js';
+import { ControlServer, type ControlServerOptions, type HealthSource } from '../ops/api/server.js';
+import { registerSecret } from '../util/secrets.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -23,95 +24,53 @@ export class Metrics {
   readonly equity = new Gauge({ name: 'sextant_equity', help: 'Equity in the quote currency: balances at the last prices plus unrealised PnL', labelNames: ['surface'], registers: [this.registry] });
   readonly limiterTokens = new Gauge({ name: 'sextant_limiter_tokens', help: 'Weight the limiter can start now, per pool', labelNames: ['pool'], registers: [this.registry] });
   readonly limiterQueued = new Gauge({ name: 'sextant_limiter_queued', help: 'Requests waiting in the limiter, per pool', labelNames: ['pool'], registers: [this.registry] });
+  readonly liquidationDistance = new Gauge({ name: 'sextant_liquidation_distance_pct', help: 'Distance from the mark to the liquidation price, in percent of the mark, per futures position', labelNames: ['symbol', 'side'], registers: [this.registry] });
+  readonly marginRate = new Gauge({ name: 'sextant_margin_rate', help: 'Futures account equity (collateral + unrealised PnL at mark) / position value', registers: [this.registry] });
+  readonly maintenanceRate = new Gauge({ name: 'sextant_maintenance_rate', help: 'Maintenance margin / position value: the margin rate at which the account is liquidated', registers: [this.registry] });
+  readonly fundingTotal = new Gauge({ name: 'sextant_funding_total', help: 'Funding settled per contract over the journal\'s life, as a change of collateral (negative: paid)', labelNames: ['symbol'], registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sextant_' });
   }
 }
 
-export interface HealthSource {
-  /** Liveness: polls are fresh enough. */
-  health(): { ok: boolean; detail: Record<string, unknown> };
-  /** Readiness: reconciled and trading. */
-  ready(): { ok: boolean; detail: Record<string, unknown> };
-  /** Refreshes gauges just before a scrape. */
-  beforeScrape?(): Promise<void> | void;
+export { isLoopback } from '../ops/api/auth.js';
+export type { HealthSource } from '../ops/api/server.js';
+
+/** The ops server's extras: the control API (with its commands switch and clock), and more routes (the dashboard). */
+export type OpsServerExtras = Pick<ControlServerOptions, 'control' | 'commands' | 'clock' | 'plugins' | 'version'>;
+
+/**
+ * The daemon's HTTP server (src/ops/api/server.ts) with the metrics registry: /health, /ready, /metrics, and with
+ * a Control, the control API under /api/v1.
+ */
+export class OpsServer extends ControlServer {
+  constructor(metrics: Metrics, source: HealthSource, token: string | undefined, extras: OpsServerExtras = {}) {
+    super({ health: source, metrics: metrics.registry, token, ...extras });
+  }
 }
 
-/** Loopback addresses: only this machine reaches them. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(host);
-}
-
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
-export class OpsServer {
-  private readonly server: http.Server;
-  private readonly tokenDigest: Buffer | undefined;
-  /** Bound beyond loopback: every path needs the token. */
-  private everyPathGuarded = true;
-  url = '';
-
-  constructor(
-    private readonly metrics: Metrics,
-    private readonly source: HealthSource,
-    token: string | undefined,
-  ) {
-    // Only the digest is kept: equal lengths for timingSafeEqual, and the token itself is not held.
-    this.tokenDigest = token ? digest(token) : undefined;
-    this.server = http.createServer((req, res) =>
-      // A failing source (a metrics scrape while Redis is down) answers 500; it never becomes an unhandled rejection.
-      this.handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'internal error' }));
-      }),
-    );
+/**
+ * The bearer token from the environment: the variable named by daemon.http.tokenEnv, or a file named by
+ * `<VARIABLE>_FILE` (docker secrets; its surrounding whitespace dropped). Both set, or an unreadable or empty file:
+ * an error naming the variable, never the value.
+ */
+export function httpToken(env: Readonly<Record<string, string | undefined>>, tokenEnv: string): string | undefined {
+  const direct = env[tokenEnv];
+  const file = env[`${tokenEnv}_FILE`];
+  if (direct && file) throw new Error(`set either ${tokenEnv} or ${tokenEnv}_FILE, not both`);
+  if (direct) {
+    registerSecret(direct);
+    return direct;
   }
-
-  async listen(port: number, host: string): Promise<string> {
-    const loopback = isLoopback(host);
-    if (!loopback && !this.tokenDigest) throw new Error(`binding ${host} needs a bearer token (environment variable): /health, /ready and /metrics would be open to the network`);
-    this.everyPathGuarded = !loopback;
-    this.url = await listen(this.server, port, host);
-    return this.url;
+  if (!file) return undefined;
+  let value: string;
+  try {
+    value = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`cannot read ${tokenEnv}_FILE ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-
-  /** `Authorization: Bearer <token>` (the scheme in any case), compared in constant time. */
-  private authorized(header: string | undefined): boolean {
-    if (!this.tokenDigest) return false;
-    const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
-    return m !== null && timingSafeEqual(digest(m[1]!), this.tokenDigest);
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    const guarded = this.everyPathGuarded || (path === '/metrics' && this.tokenDigest !== undefined);
-    if (guarded && !this.authorized(req.headers.authorization)) {
-      res.setHeader('www-authenticate', 'Bearer');
-      return json(401, { error: 'unauthorized' });
-    }
-    if (path === '/health') {
-      const h = this.source.health();
-      return json(h.ok ? 200 : 503, { status: h.ok ? 'ok' : 'unhealthy', ...h.detail });
-    }
-    if (path === '/ready') {
-      const r = this.source.ready();
-      return json(r.ok ? 200 : 503, { status: r.ok ? 'ready' : 'not ready', ...r.detail });
-    }
-    if (path === '/metrics') {
-      await this.source.beforeScrape?.();
-      res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
-      res.end(await this.metrics.registry.metrics());
-      return;
-    }
-    json(404, { error: 'not found' });
-  }
-
-  async close(): Promise<void> {
-    await close(this.server);
-  }
+  if (value === '') throw new Error(`${tokenEnv}_FILE ${file} is empty`);
+  registerSecret(value);
+  return value;
 }

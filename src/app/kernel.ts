@@ -16,6 +16,7 @@ import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/ins
 import { ReplayMarket, SyntheticMarket, type MarketSource } from '../exchange/sim/market.js';
 import { eachReplayRecord } from '../data/replay-file.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
+import { simFuturesOptionsOf } from '../exchange/sim/futures-views.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { LiveClient } from '../exchange/live/live-client.js';
@@ -43,6 +44,7 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
     retry: ex.retry,
     maxPages: ex.maxPages,
     spotOpenOrders: ex.spotOpenOrders,
+    fundingFeeSign: ex.fundingFeeSign,
     authFailuresBeforeHalt: ex.authFailuresBeforeHalt,
     rateLimit: {
       spot: ex.rateLimit.spot,
@@ -109,6 +111,7 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     clock,
     logger,
     retain: sim.retainOrders,
+    futures: simFuturesOptionsOf(loaded.config.exchange.margin, sim.futures), fundingFeeSign: loaded.config.exchange.fundingFeeSign,
     ...(onRequest ? { onRequest } : {}),
   });
 }
@@ -142,6 +145,8 @@ export function riskLimits(loaded: LoadedConfig): RiskLimits {
     priceBandPct: Decimal.from(r.priceBandPct), staleAfterMs: r.staleAfterMs, maxOrdersPerMinute: r.maxOrdersPerMinute,
     maxDrawdownPct: Decimal.from(r.maxDrawdownPct), maxOrdersPerIntent: r.maxOrdersPerIntent, outlierPct: Decimal.from(r.outlierPct),
     ...(r.reduceDrawdownPct !== undefined ? { reduceDrawdownPct: Decimal.from(r.reduceDrawdownPct) } : {}),
+    ...(r.minLiquidationDistancePct !== undefined ? { minLiquidationDistancePct: Decimal.from(r.minLiquidationDistancePct) } : {}),
+    ...(r.reduceLiquidationDistancePct !== undefined ? { reduceLiquidationDistancePct: Decimal.from(r.reduceLiquidationDistancePct) } : {}),
   };
 }
 
@@ -261,7 +266,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
     bind: (symbols) => {
       // Dry-run: market data from the venue, orders matched by the simulator's engine following that data.
       const paper = cfg.mode === 'dry-run'
-        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders, client)
+        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders, client, simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures))
         : undefined;
       if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
       const streams = new MarketData(client, {
@@ -298,7 +303,7 @@ function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, 
   if (market.length === 0) throw new Error('no market data in the chosen range');
   market.begin();
   const clock = new VirtualClock(market.nextTs);
-  const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock);
+  const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock, simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures));
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
   const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
   return virtualVenue({

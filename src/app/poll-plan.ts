@@ -2,11 +2,11 @@
 import type { ConfigIssue, LoadedConfig } from '../config/load.js';
 import { surfaceOfSymbol, type Surface } from '../domain/market.js';
 import { ENDPOINTS, chargesOf, type EndpointId } from '../exchange/endpoints.js';
-import { POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PolledSymbols, type PollPeriodKey } from '../data/polls.js';
+import { POLLS, WATCH_POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PolledSymbols, type PollPeriodKey, type WatchPeriodKey } from '../data/polls.js';
 import type { Config } from '../config/schema.js';
 
 interface Use {
-  poll: PollPeriodKey;
+  poll: PollPeriodKey | WatchPeriodKey;
   endpoint: EndpointId;
   /** Requests per cycle: symbols × pages. */
   times: number;
@@ -49,6 +49,7 @@ export function pollRequests(loaded: LoadedConfig): Use[] {
   const pages = (endpoint: EndpointId) => openOrderPages(endpoint, cfg.risk.maxOpenOrdersPerSymbol, cfg.exchange.maxPages);
   const uses: Use[] = [];
   for (const poll of POLLS) for (const r of pollCycle(poll, polled, choices, pages)) uses.push({ poll: poll.periodKey, ...r });
+  for (const w of WATCH_POLLS) if (polled[w.surface].length > 0) uses.push({ poll: w.periodKey, endpoint: w.endpoint, times: 1 });
   return uses;
 }
 
@@ -78,7 +79,7 @@ export function checkPollingPlan(loaded: LoadedConfig): ConfigIssue[] {
     for (const pool of ['ip', 'uid'] as const) {
       const budget = rl[surface][pool];
       const allowed = allowedOf(cfg, surface, pool);
-      const per = new Map<PollPeriodKey, { weight: number; what: string[] }>();
+      const per = new Map<Use['poll'], { weight: number; what: string[] }>();
       for (const u of uses) {
         if (ENDPOINTS[u.endpoint].surface !== surface) continue;
         const w = weightIn(u, pool);

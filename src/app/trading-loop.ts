@@ -1,8 +1,9 @@
 // The trading loop of the core (core.ts), the same in every mode: market-data streams -> strategies (each sees its
 // own orders) -> intents, one at a time, -> risk gate and executor; execution events back to the strategies;
-// balances and positions -> equity (at trusted prices) -> journal and the drawdown kill switch. The venue the kernel
-// chose feeds it: polled streams live, virtual polls in backtests.
-import { Subscription, concatMap, from, tap, type Observable } from 'rxjs';
+// balances and positions -> equity (at trusted prices) -> journal and the drawdown kill switch; positions and
+// tickers -> the stop manager, whose syncs take their turn among the intents. The venue the kernel chose feeds it:
+// polled streams live, virtual polls in backtests.
+import { Subject, Subscription, concatMap, from, merge, tap, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
 import type { Bar } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
@@ -14,6 +15,7 @@ import type { Intent } from '../domain/intent.js';
 import { PriceSanity, type ReferencePrice } from '../domain/price-sanity.js';
 import type { Executor } from '../execution/executor.js';
 import type { RiskGate } from '../execution/risk.js';
+import type { StopManager } from '../execution/stop-manager.js';
 import { RESTING_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
 import type { MarketUpdate } from '../strategy/api.js';
 import type { StrategyRunner } from '../strategy/runner.js';
@@ -72,6 +74,8 @@ export interface TradingLoopOptions {
   executor: Executor;
   journal: Journal;
   risk: RiskGate;
+  /** Managed stops: told of positions and tickers; its syncs run one at a time with the intents. */
+  stops?: StopManager;
   clock: Clock;
   logger: Logger;
   instruments: Map<string, Instrument>;
@@ -197,15 +201,43 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
       opts.runner.onEvent(e);
     }),
   );
-  // Intents run one at a time; the write in flight is tracked outside the stream so shutdown can wait for it.
+  // Intents and stop syncs run one at a time; the write in flight is tracked outside the stream so shutdown can
+  // wait for it. A stop sync is queued when the stop manager has a request to send, once until it runs.
+  const stopSync$ = new Subject<null>();
+  let stopSyncQueued = false;
+  /** Tells the stop manager what a stream said, then queues a sync if it has something to send. */
+  const syncStops = (observe: (stops: StopManager) => void) => {
+    const stops = opts.stops;
+    if (!stops) return;
+    try {
+      observe(stops);
+      if (stopSyncQueued || !stops.pending()) return;
+    } catch (err) {
+      log.error({ err: String(err) }, 'stop manager update failed');
+      return;
+    }
+    stopSyncQueued = true;
+    stopSync$.next(null);
+  };
   subs.add(
-    opts.runner.intents$
+    merge(opts.runner.intents$, stopSync$)
       .pipe(
         tap(() => queued++),
         concatMap((intent) => {
           queued--;
-          opts.onIntent?.(intent);
-          const sent = opts.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+          let sent: Promise<unknown>;
+          if (intent) {
+            // An observer's failure (the activity log) must not stop the intents.
+            try {
+              opts.onIntent?.(intent);
+            } catch (err) {
+              log.error({ err: String(err), intent: intent.kind }, 'intent observer failed');
+            }
+            sent = opts.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+          } else {
+            stopSyncQueued = false;
+            sent = opts.stops!.sync().catch((err: unknown) => log.error({ err: String(err) }, 'stop sync failed'));
+          }
           const p = opts.yieldAfterIntent ? sent.then(opts.yieldAfterIntent) : sent;
           inFlight.add(p);
           void p.finally(() => inFlight.delete(p));
@@ -221,7 +253,12 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   let positions: Position[] = [];
   subs.add(opts.streams.openOrders$.subscribe((x) => (orders = x.value)));
   subs.add(opts.streams.balances$.subscribe((x) => (balances = x.value)));
-  subs.add(opts.streams.positions$.subscribe((x) => (positions = x.value)));
+  subs.add(
+    opts.streams.positions$.subscribe((x) => {
+      positions = x.value;
+      syncStops((stops) => stops.observePositions(x.value, x.atMs));
+    }),
+  );
   // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
   let tickers: Map<string, Ticker> = new Map();
   const updateFor = (nowMs: number) => {
@@ -251,6 +288,7 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
       } catch (err) {
         log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
       }
+      syncStops((stops) => stops.observeTickers(update.value));
     }),
   );
   if (opts.streams.bar$) {

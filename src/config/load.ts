@@ -117,7 +117,8 @@ export const ENV_OVERRIDES: ReadonlyArray<readonly [string, 'spotBaseUrl' | 'fut
 ];
 
 /** Reads one secret from VAR or VAR_FILE (a path, as docker secrets mount them). Never echoes the value. */
-function readSecret(env: Env, name: string, issues: ConfigIssue[]): string | undefined {
+/** A secret from `name`, or the file its `name_FILE` variant points to (docker secrets); problems go to `issues`, naming the variable, never a value. */
+export function readSecret(env: Env, name: string, issues: ConfigIssue[]): string | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
   if (direct !== undefined && direct !== '' && file !== undefined && file !== '') {

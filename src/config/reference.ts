@@ -142,7 +142,9 @@ export function configReference(): string {
     '|---|---|',
     `| \`${SECRET_VARS.apiKey}\`, \`${SECRET_VARS.apiSecret}\`, \`${SECRET_VARS.passphrase}\` | The API key, secret and passphrase: all three or none (public endpoints only). |`,
     ...ENV_OVERRIDES.map(([name, key]) => `| \`${name}\` | Replaces \`exchange.${key}\`. |`),
-    '| the variable named by `daemon.http.tokenEnv` | The bearer token of the ops endpoints. |',
+    '| the variable named by `daemon.http.tokenEnv` | The bearer token of the ops endpoints and the control API (`SEXTANT_HTTP_TOKEN` by default). |',
+    '| the variable named by `notify.telegram.tokenEnv` | The Telegram bot token (`SEXTANT_TELEGRAM_TOKEN` by default). |',
+    '| the variables named by `notify.webhooks[].secretEnv` and `notify.discord[].urlEnv` | A webhook\'s HMAC secret; a Discord webhook URL (it carries the webhook\'s token). |',
     '',
   ];
   for (const [key, node] of Object.entries(root.properties ?? {})) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TIMEFRAMES } from '../domain/candles.js';
 import { VENUE_BUDGET } from '../domain/venue-budget.js';
 import { Decimal } from '../domain/decimal.js';
+import { DEFAULT_MAINTENANCE_TIERS } from '../domain/margin.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -56,6 +57,24 @@ export const rateLimitSchema = z
   .prefault({})
   .describe('Client-side rate limiting: every request, reads included, is charged its endpoint\'s IP and UID weights.');
 
+const maintenanceTier = z.strictObject({
+  upToContracts: positiveInt.nullable().describe('Positions up to this many contracts (null: no upper bound).'),
+  rate: decimalText.describe('Maintenance margin rate of the tier (0.025 = 2.5 %).'),
+  maxLeverage: positiveInt.describe('The venue\'s highest leverage for the tier (shown, not enforced).'),
+});
+
+export const futuresMarginSchema = z
+  .strictObject({
+    maintenanceTiers: z.array(maintenanceTier).min(1).default(DEFAULT_MAINTENANCE_TIERS.map((t) => ({ upToContracts: t.upToContracts, rate: t.rate.toString(), maxLeverage: t.maxLeverage }))).describe(
+      'Maintenance margin rate by position size, in contracts, smallest first (default: the venue\'s published example tiers; no v2 endpoint serves them).',
+    ),
+    liquidationTrigger: z.enum(['maintenance', 'maintenance-plus-fee']).default('maintenance').describe(
+      'Liquidation when equity (collateral + unrealised PnL at mark) is at or below the maintenance margin (the venue\'s liquidation-price formula) or maintenance plus the closing fee (its cross-margin process page). The sources disagree.',
+    ),
+  })
+  .prefault({})
+  .describe('How the venue margins futures (cross): the simulator liquidates by it and the risk gate measures the distance to liquidation by it.');
+
 export const exchangeSchema = z
   .strictObject({
     spotBaseUrl: httpUrl.default('https://api-spot.weex.com').describe('Spot REST base URL (/api/v2); SEXTANT_SPOT_BASE_URL overrides it. Not used with sim.embedded.'),
@@ -77,6 +96,10 @@ export const exchangeSchema = z
     ),
     spotTickers: z.enum(['depth', 'trade']).default('depth').describe(
       'How spot tickers are polled: depth (S11 for the last price and 24 h figures, S13 for the best bid and ask: the spot ticker has none) or trade (the pair\'s last public trade, S9: no bid or ask).',
+    ),
+    margin: futuresMarginSchema,
+    fundingFeeSign: z.enum(['collateral-change', 'paid-positive']).default('collateral-change').describe(
+      'How the venue signs funding in positions (`funding_fee`, `cum_funding_fee`) and collateral (`cum_position_funding_amount`): as a change of collateral (received positive, paid negative, as its bills read) or as an amount paid (paid positive). Its docs do not say; the simulator answers the way chosen here.',
     ),
     authFailuresBeforeHalt: positiveInt.max(100).default(3).describe(
       'Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed requests stop: the venue disables keys after frequent invalid requests. A success clears the count.',
@@ -104,7 +127,19 @@ const instrumentSpec = z.strictObject({
   maxLeverage: z.number().int().min(1).max(500).optional().describe('Futures: highest leverage.'),
   startPrice: decimalText.describe('Start price of the synthetic market.'),
   volBps: z.number().int().min(1).max(1000).default(3).describe('Volatility of the synthetic market per tick, in basis points.'),
+  fundingIntervalMinutes: positiveInt.default(480).describe('Futures: minutes between funding settlements (the venue\'s `collectCycle`; pairs differ).'),
+  fundingOffsetMinutes: z.number().int().min(0).default(0).describe('Futures: settlements fall at this many minutes past each multiple of the interval from 00:00 UTC.'),
 });
+
+export const simFuturesSchema = z
+  .strictObject({
+    markBasisBps: z.number().int().min(0).max(500).default(0).describe(
+      'Mark = index + a basis bounded by this many basis points, drawn from the seed and slowly varying (0: mark = index). The index is the synthetic or replayed price; a replay with mark/index columns uses them as given.',
+    ),
+    liquidationFeeRate: decimalText.optional().describe('Fee on a liquidation close, of its value; default the contract\'s taker rate.'),
+  })
+  .prefault({})
+  .describe('Futures in the simulator: the mark price model and the liquidation fee (margin rules: exchange.margin).');
 
 export const simSchema = z
   .strictObject({
@@ -123,6 +158,7 @@ export const simSchema = z
       })
       .prefault({})
       .describe('Starting balances of the simulated account.'),
+    futures: simFuturesSchema,
     instruments: z.array(instrumentSpec).min(1).optional().describe('The simulator\'s instruments; replaces the built-in ones (BTC, ETH, SOL spot and futures) when given.'),
     budget: z
       .strictObject({
@@ -159,6 +195,15 @@ export const riskSchema = z
       'Drawdown of equity from its peak, in percent, that latches reducing: only orders that shrink exposure until `sextant risk reset`. Below maxDrawdownPct; absent: no reducing stage.',
     ),
     maxOrdersPerIntent: positiveInt.default(50).describe('Orders one place intent may carry; a larger intent is refused whole (a runaway strategy stalls nothing).'),
+    minLiquidationDistancePct: decimalText.optional().describe(
+      'Orders that add to a futures position are refused while the mark is closer than this percent to the position\'s liquidation price (the venue\'s estimate, F29; else worked out from collateral and the maintenance tiers). Absent: no such rule.',
+    ),
+    reduceLiquidationDistancePct: decimalText.optional().describe(
+      'Latches reducing (only orders that shrink exposure until `sextant risk reset`) when a futures position\'s mark comes closer than this percent to its liquidation price. Absent: no such latch.',
+    ),
+    onKill: z.enum(['cancel', 'flatten']).default('cancel').describe(
+      'What the kill switch does when it latches: cancel every open order (cancel), or also close every futures position at market (flatten: F28 for orders and trigger orders, then F27), journaled.',
+    ),
     outlierPct: decimalText.default('20').describe(
       'A price that moves more than this percent from the previous accepted one, or lies outside the ticker\'s own bid/ask, is an outlier: it is not used for equity (nor the drawdown kill switch) until a second reading confirms it.',
     ),
@@ -191,6 +236,13 @@ export const executionSchema = z
       'An order the journal holds as open (or being canceled) that the venue has not known for this long and for vanishAfterChecks lookups becomes final (`vanished`), with the evidence in its history.',
     ),
     vanishAfterChecks: positiveInt.default(5).describe('Lookups that missed an open order, at least, before it may be `vanished`.'),
+    stops: z
+      .strictObject({
+        maxModifiesPerMinute: positiveInt.default(6).describe('Most moves (F24) of one managed stop in any minute: a trailing stop waits beyond it.'),
+        triggerPriceType: z.enum(['last', 'mark']).default('last').describe('What managed stops trigger on when moved (F24 `triggerPriceType`).'),
+      })
+      .prefault({})
+      .describe('Managed stops (stop-loss, take-profit, trailing) on futures positions.'),
   })
   .prefault({})
   .describe('How the order tracker settles orders whose outcome is unknown.');
@@ -208,14 +260,16 @@ export const daemonSchema = z
   .strictObject({
     http: z
       .strictObject({
-        host: z.string().min(1).default('127.0.0.1').describe('Address of /health, /ready and /metrics.'),
-        port: z.number().int().min(0).max(65535).default(9464).describe('Port of /health, /ready and /metrics; 0 picks a free one.'),
+        host: z.string().min(1).default('127.0.0.1').describe('Address of /health, /ready, /metrics, the control API (/api/v1) and the dashboard.'),
+        port: z.number().int().min(0).max(65535).default(9464).describe('Port of the ops server; 0 picks a free one.'),
         tokenEnv: z.string().regex(/^[A-Z0-9_]+$/).default('SEXTANT_HTTP_TOKEN').describe(
-          'Environment variable holding the token. Required when bound beyond loopback: `Authorization: Bearer <token>` for every path (/health, /ready, /metrics); on loopback, for /metrics when set.',
+          'Environment variable holding the token (or `<VARIABLE>_FILE`, a file holding it). Required when bound beyond loopback: `Authorization: Bearer <token>` for every path; on loopback, for /metrics and the control API (/api/v1) when set.',
         ),
+        commands: z.boolean().default(true).describe('The control API takes commands (pause, resume, halt, reduce, reset, flatten, reload); false: they answer 403, reads stay.'),
+        dashboard: z.boolean().default(true).describe('Serve the dashboard page at / (it reads and steers through the control API).'),
       })
       .prefault({})
-      .describe('The ops endpoints.'),
+      .describe('The ops server: health, metrics, the control API and the dashboard.'),
     polls: z
       .strictObject({
         tickersMs: positiveInt.default(1000).describe('Tickers (F2 or F12; S11 and S13, or S9) every this many ms.'),
@@ -223,6 +277,7 @@ export const daemonSchema = z
         balancesMs: positiveInt.default(5000).describe('Balances (S8, F3) every this many ms.'),
         positionsMs: positiveInt.default(5000).describe('Futures positions (F4) every this many ms.'),
         tradesMs: positiveInt.default(1000).describe('Public trades (S9) of the spot pairs whose bars are built, every this many ms (only when a strategy asks for bars).'),
+        ledgerMs: positiveInt.default(300_000).describe('The futures ledger\'s funding entries (F30) every this many ms, each settlement recorded once in the journal (only when futures are traded).'),
       })
       .prefault({})
       .describe('Polling periods; the plan must fit pollShare of the weight budgets (`sextant config check` says which poll to slow).'),
@@ -260,9 +315,110 @@ export const backtestSchema = z
       'Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.',
     ),
     sampleMs: positiveInt.optional().describe('Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000.'),
+    funding: z.array(z.string().min(1)).default([]).describe(
+      'Funding files (`sextant data download --kind funding`): the settled rates the simulator charges its futures contracts instead of its own seeded ones, at the recorded settlement times.',
+    ),
   })
   .prefault({})
   .describe('`sextant backtest`: replayed data against the in-process simulator, in virtual time.');
+
+/** What a notification channel may be sent (its `events`); the daily summary has its own section (notify.daily). */
+export const NOTIFY_EVENTS = ['fill', 'rejection', 'kill-switch', 'strategy-fault', 'strategy', 'reconciliation', 'unknown-order', 'command'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+const envVarName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an environment variable name, e.g. SEXTANT_WEBHOOK_SECRET');
+const channelName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'expected 1-32 characters of [A-Za-z0-9_-]');
+
+/** The keys every notification channel has: what it is sent, and how much. */
+const channelKeys = {
+  events: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['fill', 'rejection', 'kill-switch', 'strategy-fault', 'reconciliation', 'unknown-order']).describe(
+    'What the channel is sent: fill, rejection (the venue\'s and the risk gate\'s refusals), kill-switch (trading state tripped or reset), strategy-fault, strategy (paused, resumed, reloaded), reconciliation (an order settled by it), unknown-order (an outcome unknown or lost), command (an operator\'s command).',
+  ),
+  maxPerMinute: positiveInt.max(600).default(20).describe('Messages a minute at most; the rest are counted and said as "N more" when the minute ends. Kill-switch messages always go out.'),
+  queueSize: positiveInt.max(10_000).default(500).describe('Messages waiting for a slow or dead receiver, at most; beyond it the oldest are dropped (counted, and said once it answers again).'),
+  burst: z
+    .strictObject({
+      windowMs: positiveInt.max(3_600_000).default(10_000).describe('Length of a burst window, in ms.'),
+      max: positiveInt.default(3).describe('Fills (and, apart, rejections) sent one by one in a window; the rest of the window comes as one summary at its end.'),
+    })
+    .prefault({})
+    .describe('Bursts of fills and of rejections are summarised.'),
+};
+
+export const notifySchema = z
+  .strictObject({
+    webhooks: z
+      .array(z.strictObject({
+        name: channelName.optional().describe('The channel\'s name (logs, notify.daily.channels); default webhook-<index>.'),
+        url: httpUrl.describe('Receiver: a JSON POST with `X-Sextant-Signature: sha256=<hex HMAC-SHA256 of the body>` and `X-Sextant-Timestamp` (also in the signed body).'),
+        secretEnv: envVarName.describe('Environment variable (or <name>_FILE) holding the shared HMAC secret; never in YAML.'),
+        ...channelKeys,
+      }))
+      .default([])
+      .describe('Generic webhooks.'),
+    discord: z
+      .array(z.strictObject({
+        name: channelName.optional().describe('The channel\'s name (logs, notify.daily.channels); default discord-<index>.'),
+        urlEnv: envVarName.describe('Environment variable (or <name>_FILE) holding the Discord webhook URL (it carries the webhook\'s token); never in YAML.'),
+        ...channelKeys,
+      }))
+      .default([])
+      .describe('Discord webhooks: `{content}` posts.'),
+    telegram: z
+      .strictObject({
+        tokenEnv: envVarName.default('SEXTANT_TELEGRAM_TOKEN').describe('Environment variable (or <name>_FILE) holding the bot token; never in YAML.'),
+        apiRoot: httpUrl.refine((u) => !u.endsWith('/'), 'no trailing slash').default('https://api.telegram.org').describe('Root of the Bot API (a local Bot API server, or a fake in tests).'),
+        chatIds: z
+          .array(z.union([z.string().regex(/^-?\d{1,20}$/, 'expected a chat id, e.g. "-1001234567890"'), z.number().int().transform((n) => String(n))]))
+          .min(1)
+          .describe('Chats the bot writes to and takes commands from; every other chat is ignored (and logged, once per chat an hour).'),
+        commands: z.boolean().default(true).describe('Take chat commands (/status /balance /positions /orders /pause ID /resume ID /halt /daily) from the allowed chats, by long polling.'),
+        ...channelKeys,
+      })
+      .optional()
+      .describe('A Telegram bot: notifications to the allowed chats, commands from them.'),
+    daily: z
+      .strictObject({
+        at: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM, e.g. "07:30"').describe('Time of day, UTC.'),
+        channels: z.array(channelName).min(1).optional().describe('Channels (by name; telegram is `telegram`) sent it; absent: every channel.'),
+      })
+      .optional()
+      .describe('A daily summary (equity, PnL and fees per strategy, fills); absent: none.'),
+    retry: z
+      .strictObject({
+        attempts: positiveInt.max(20).default(5).describe('Tries of one message in all; then it is dropped with a log line.'),
+        baseDelayMs: z.number().int().min(100).default(1000).describe('Backoff before the second try, in ms; it doubles each try up to maxDelayMs. A receiver\'s longer Retry-After is waited instead.'),
+        maxDelayMs: z.number().int().min(100).default(60_000).describe('Longest backoff, in ms.'),
+        timeoutMs: positiveInt.max(120_000).default(10_000).describe('Timeout of one request, in ms.'),
+      })
+      .prefault({})
+      .describe('Sending a message that fails (network, 429, 5xx).'),
+  })
+  .superRefine((notify, ctx) => {
+    const names = notifyChannelNames(notify);
+    const seen = new Set<string>();
+    names.forEach((name, i) => {
+      if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [], message: `two channels are named "${name}" (channel ${i + 1})` });
+      seen.add(name);
+    });
+    notify.daily?.channels?.forEach((name, i) => {
+      if (!seen.has(name)) ctx.addIssue({ code: 'custom', path: ['daily', 'channels', i], message: `no channel is named "${name}" (channels: ${names.join(', ') || 'none'})` });
+    });
+  })
+  .optional()
+  .describe('Notifications (webhooks, Discord, Telegram) and chat commands; absent: none. They never hold up trading: a slow receiver only fills its own queue.');
+
+/** The names of the configured channels, in order: webhooks, Discord, Telegram (`telegram`). */
+export function notifyChannelNames(notify: { webhooks: Array<{ name?: string | undefined }>; discord: Array<{ name?: string | undefined }>; telegram?: unknown }): string[] {
+  return [
+    ...notify.webhooks.map((w, i) => w.name ?? `webhook-${i}`),
+    ...notify.discord.map((d, i) => d.name ?? `discord-${i}`),
+    ...(notify.telegram ? ['telegram'] : []),
+  ];
+}
+
+/** The notify section as loaded (when present). */
+export type NotifyConfig = NonNullable<z.infer<typeof notifySchema>>;
 
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'dry-run', 'backtest']).default('live').describe('live: orders go to the venue (or the embedded simulator); dry-run: live market data, simulated fills; backtest: replayed data.'),
@@ -273,6 +429,7 @@ export const configSchema = z.strictObject({
   execution: executionSchema,
   daemon: daemonSchema,
   backtest: backtestSchema,
+  notify: notifySchema,
   strategyDirs: z.array(z.string().min(1)).default(['strategies']).describe('Folders strategies are looked up in, in order (relative to the working directory).'),
   strategies: z
     .array(strategySchema)

@@ -1,5 +1,5 @@
 // Market data files: the header line that says what a file holds, candle rows and the intrabar path a bar replays
-// as, the line reader and atomic writer every data file goes through, and the pairing of a file with the strategies.
+// as, funding-rate rows, and the line reader and atomic writer every data file goes through.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { TIMEFRAME_MS, isTimeframe, type Timeframe } from '../domain/candles.js';
@@ -11,7 +11,8 @@ export class DataFileError extends Error {}
 
 export const DATA_FILE_VERSION = 1;
 
-export type DataKind = 'ticks' | 'candles';
+/** Market events to replay (ticks, candles), or a contract's settled funding rates (named by `backtest.funding`). */
+export type DataKind = 'ticks' | 'candles' | 'funding';
 
 /**
  * The first line of a data file: `{"sextant":"market-data","version":1,"kind":…,"timeframe":…,"symbols":[…],
@@ -24,7 +25,7 @@ export interface DataFileMeta {
   kind: DataKind;
   timeframe?: Timeframe;
   symbols: string[];
-  /** Who wrote it: `record <venue>`, `download <venue> F11`, `synth seed 7`, `import bars.csv`. */
+  /** Who wrote it: `record <venue>`, `download <venue> F11`, `download <venue> F16`, `synth seed 7`, `import bars.csv`. */
   source: string;
   fromMs?: number;
   toMs?: number;
@@ -42,9 +43,10 @@ export function dataFileMeta(fields: Omit<DataFileMeta, 'sextant' | 'version'>):
   };
 }
 
-/** What a file holds, in words: `1h candles of cmt_btcusdt`, `ticks of BTCUSDT_SPBL, cmt_ethusdt`. */
+/** What a file holds, in words: `1h candles of cmt_btcusdt`, `ticks of BTCUSDT_SPBL, cmt_ethusdt`, `funding rates of cmt_btcusdt`. */
 export function describeDataFile(meta: DataFileMeta): string {
-  return `${meta.kind === 'candles' ? `${meta.timeframe} candles` : 'ticks'} of ${meta.symbols.join(', ')}`;
+  const what = meta.kind === 'candles' ? `${meta.timeframe} candles` : meta.kind === 'funding' ? 'funding rates' : 'ticks';
+  return `${what} of ${meta.symbols.join(', ')}`;
 }
 
 /** A time as shown in messages: ISO 8601, UTC, without milliseconds when there are none. */
@@ -62,7 +64,7 @@ function headerOf(obj: Record<string, unknown>, where: string): DataFileMeta | n
   if (obj.sextant !== 'market-data') throw bad(`"sextant" is ${JSON.stringify(obj.sextant)}, expected "market-data"`);
   if (typeof obj.version !== 'number' || !Number.isInteger(obj.version) || obj.version < 1) throw bad('"version" is not a whole number');
   if (obj.version > DATA_FILE_VERSION) throw new DataFileError(`${where}: a market data file of version ${obj.version}; this sextant reads version ${DATA_FILE_VERSION}`);
-  if (obj.kind !== 'ticks' && obj.kind !== 'candles') throw bad(`"kind" is ${JSON.stringify(obj.kind)}, expected "ticks" or "candles"`);
+  if (obj.kind !== 'ticks' && obj.kind !== 'candles' && obj.kind !== 'funding') throw bad(`"kind" is ${JSON.stringify(obj.kind)}, expected "ticks", "candles" or "funding"`);
   if (obj.kind === 'candles' && (typeof obj.timeframe !== 'string' || !isTimeframe(obj.timeframe))) throw bad(`"timeframe" is ${JSON.stringify(obj.timeframe)}: candles need one of ${Object.keys(TIMEFRAME_MS).join(', ')}`);
   if (!Array.isArray(obj.symbols) || !obj.symbols.every((s) => typeof s === 'string' && s !== '')) throw bad('"symbols" is not a list of symbols');
   if (typeof obj.source !== 'string') throw bad('"source" is not a string');
@@ -130,7 +132,10 @@ export function readDataFileMeta(path: string): DataFileMeta | null {
   return meta;
 }
 
-/** One candle of a candle file: open time and exact decimal strings; `volume` in the base currency. */
+/**
+ * One candle of a candle file: open time and exact decimal strings; `volume` in the base currency. Futures may carry
+ * the contract's mark and index price at the candle's close (its close tick carries them; see candleTicks).
+ */
 export interface CandleRow {
   ts: number;
   symbol: string;
@@ -139,6 +144,8 @@ export interface CandleRow {
   low: string;
   close: string;
   volume: string;
+  mark?: string;
+  index?: string;
 }
 
 /** A candle's prices and volume as exact numbers, after the checks every candle passes (names the culprit). */
@@ -158,6 +165,19 @@ export function candleRow(symbol: string, ts: number, c: { open: Decimal; high: 
   return { ts, symbol, open: c.open.toString(), high: c.high.toString(), low: c.low.toString(), close: c.close.toString(), volume: c.volume.toString() };
 }
 
+/** The optional mark and index prices of a row: positive decimal strings when present. */
+function markIndexOf(obj: Record<string, unknown>, where: string): { mark?: string; index?: string } {
+  const out: { mark?: string; index?: string } = {};
+  for (const key of ['mark', 'index'] as const) {
+    const v = obj[key];
+    if (v === undefined) continue;
+    const d = typeof v === 'string' ? Decimal.parse(v) : null;
+    if (!d || !d.gt(Decimal.ZERO)) throw new DataFileError(`${where}: ${key} ${JSON.stringify(v)} is not a positive decimal string`);
+    out[key] = v as string;
+  }
+  return out;
+}
+
 function parseCandleRow(obj: Record<string, unknown>, where: string): CandleRow {
   const strings = ['open', 'high', 'low', 'close', 'volume'] as const;
   if (typeof obj.ts !== 'number' || !Number.isSafeInteger(obj.ts) || typeof obj.symbol !== 'string' || strings.some((k) => typeof obj[k] !== 'string')) {
@@ -165,14 +185,29 @@ function parseCandleRow(obj: Record<string, unknown>, where: string): CandleRow 
   }
   const row = obj as unknown as CandleRow;
   checkedCandle(row, (_field, what) => new DataFileError(`${where}: ${what}`));
-  return { ts: row.ts, symbol: row.symbol, open: row.open, high: row.high, low: row.low, close: row.close, volume: row.volume };
+  return { ts: row.ts, symbol: row.symbol, open: row.open, high: row.high, low: row.low, close: row.close, volume: row.volume, ...markIndexOf(obj, where) };
 }
 
 function parseTickRecord(obj: Record<string, unknown>, path: string, lineNo: number): ReplayRecord {
   if (typeof obj.ts !== 'number' || typeof obj.symbol !== 'string' || typeof obj.price !== 'string' || typeof obj.size !== 'string') {
     throw new DataFileError(`${path}:${lineNo}: expected {"ts": number, "symbol": string, "price": string, "size": string}`);
   }
+  if (obj.mark !== undefined || obj.index !== undefined) markIndexOf(obj, `${path}:${lineNo}`);
   return obj as unknown as ReplayRecord;
+}
+
+/** One settled funding rate of a funding file (F16): the settlement time and the rate (positive: longs pay). */
+export interface FundingRow {
+  symbol: string;
+  fundingTimeMs: number;
+  rate: string;
+}
+
+function parseFundingRow(obj: Record<string, unknown>, where: string): FundingRow {
+  if (typeof obj.symbol !== 'string' || typeof obj.fundingTimeMs !== 'number' || !Number.isSafeInteger(obj.fundingTimeMs) || typeof obj.rate !== 'string' || !Decimal.parse(obj.rate)) {
+    throw new DataFileError(`${where}: expected {"symbol": string, "fundingTimeMs": number, "rate": decimal string}`);
+  }
+  return { symbol: obj.symbol, fundingTimeMs: obj.fundingTimeMs, rate: obj.rate };
 }
 
 const FOUR = Decimal.fromInt(4);
@@ -190,7 +225,9 @@ export function candleTicks(row: CandleRow, periodMs: number): ReplayRecord[] {
   const path = c.close.gte(c.open) ? [c.open, c.low, c.high, c.close] : [c.open, c.high, c.low, c.close];
   // A quarter of a decimal of scale s has at most s + 2 places: exact.
   const quarter = c.volume.isZero() ? NO_VOLUME_TICK_SIZE : c.volume.div(FOUR, c.volume.scale + 2).toString();
-  return path.map((price, k) => ({ ts: row.ts + Math.floor((periodMs * k) / 4), symbol: row.symbol, price: price.toString(), size: quarter }));
+  // Mark and index are known at the close only: the close tick carries them (earlier ones would see the future).
+  const atClose = { ...(row.mark !== undefined ? { mark: row.mark } : {}), ...(row.index !== undefined ? { index: row.index } : {}) };
+  return path.map((price, k) => ({ ts: row.ts + Math.floor((periodMs * k) / 4), symbol: row.symbol, price: price.toString(), size: quarter, ...(k === 3 ? atClose : {}) }));
 }
 
 /**
@@ -226,11 +263,14 @@ export interface DataFileHandlers {
   onMeta(meta: DataFileMeta | null): void;
   onTick(record: ReplayRecord): void;
   onCandle(row: CandleRow): void;
+  /** Rows of a funding file; without it, a funding file is an error. */
+  onFunding?(row: FundingRow): void;
 }
 
 /**
  * Reads a data file: its header (when its first line is one) and its rows, checked. A candle file's rows must come in
- * open-time order, each symbol's at least a timeframe apart, of the symbols the header lists.
+ * open-time order, each symbol's at least a timeframe apart, of the symbols the header lists; a funding file's in
+ * settlement-time order, of the symbols the header lists.
  */
 export function eachDataRow(path: string, handlers: DataFileHandlers): void {
   let meta: DataFileMeta | null | undefined;
@@ -245,11 +285,20 @@ export function eachDataRow(path: string, handlers: DataFileHandlers): void {
     } else if ('sextant' in obj) {
       throw new DataFileError(`${path}:${lineNo}: a header line after the first line`);
     }
-    if (meta?.kind !== 'candles') {
+    if (!meta || meta.kind === 'ticks') {
       handlers.onTick(parseTickRecord(obj, path, lineNo));
       return;
     }
     const where = `${path}:${lineNo}`;
+    if (meta.kind === 'funding') {
+      if (!handlers.onFunding) throw new DataFileError(`${path} holds ${describeDataFile(meta)}, not market data to replay (a backtest names funding files under backtest.funding)`);
+      const row = parseFundingRow(obj, where);
+      if (!meta.symbols.includes(row.symbol)) throw new DataFileError(`${where}: symbol ${row.symbol} is not among the header's symbols (${meta.symbols.join(', ')})`);
+      if (row.fundingTimeMs < lastTs) throw new DataFileError(`${where}: funding rates out of time order (${isoOf(row.fundingTimeMs)} after ${isoOf(lastTs)})`);
+      lastTs = row.fundingTimeMs;
+      handlers.onFunding(row);
+      return;
+    }
     const row = parseCandleRow(obj, where);
     const periodMs = TIMEFRAME_MS[meta.timeframe!];
     if (!meta.symbols.includes(row.symbol)) throw new DataFileError(`${where}: symbol ${row.symbol} is not among the header's symbols (${meta.symbols.join(', ')})`);
@@ -261,6 +310,32 @@ export function eachDataRow(path: string, handlers: DataFileHandlers): void {
     handlers.onCandle(row);
   });
   if (meta === undefined) handlers.onMeta(null);
+}
+
+/** A funding file whole: its header and rows (a backtest's replayed funding; resuming a download). Throws when it is not one. */
+export function readFundingFile(path: string): { meta: DataFileMeta; rows: FundingRow[] } {
+  let header: DataFileMeta | null = null;
+  const rows: FundingRow[] = [];
+  eachDataRow(path, {
+    onMeta: (meta) => {
+      if (meta?.kind !== 'funding') throw new DataFileError(`${path}: not a funding file (it holds ${meta ? describeDataFile(meta) : 'ticks without a header'})`);
+      header = meta;
+    },
+    onTick: () => {},
+    onCandle: () => {},
+    onFunding: (row) => rows.push(row),
+  });
+  return { meta: header!, rows };
+}
+
+/** Funding rows in file order: by settlement time, then symbol; one row per symbol and time (the first given kept). */
+export function sortedFunding(rows: Iterable<FundingRow>): FundingRow[] {
+  const byKey = new Map<string, FundingRow>();
+  for (const row of rows) {
+    const key = `${row.symbol}\u0000${row.fundingTimeMs}`;
+    if (!byKey.has(key)) byKey.set(key, row);
+  }
+  return [...byKey.values()].sort((a, b) => a.fundingTimeMs - b.fundingTimeMs || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
 }
 
 /** A candle file whole: its header and rows (resuming a download; tests). Throws when the file is not candles. */
@@ -301,54 +376,4 @@ export function sortedCandles(rows: Iterable<CandleRow>): CandleRow[] {
     if (!byKey.has(key)) byKey.set(key, row);
   }
   return [...byKey.values()].sort((a, b) => a.ts - b.ts || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-}
-
-/** What a backtest will ask of its data: the symbols its strategies trade and the bar timeframes they want. */
-export interface DataDemand {
-  symbols: ReadonlyArray<{ strategy: string; symbol: string }>;
-  timeframes: ReadonlyArray<{ strategy: string; timeframe: Timeframe }>;
-  /** The file, as named in messages. */
-  file: string;
-  /** The replay window asked for (--from / --to), when given. */
-  fromMs?: number;
-  toMs?: number;
-}
-
-/**
- * Whether a data file can feed the strategies: each problem in a sentence (none: it can). A file without a header
- * (ticks of unknown origin) says nothing to check. Bars finer than a file's candles, or not a whole number of them,
- * would be made up from the intrabar path, not read from the market.
- */
-export function checkDataPairing(meta: DataFileMeta | null, demand: DataDemand): string[] {
-  if (!meta) return [];
-  const problems: string[] = [];
-  const holds = describeDataFile(meta);
-  const missing = new Map<string, string[]>();
-  for (const { strategy, symbol } of demand.symbols) {
-    if (meta.symbols.includes(symbol)) continue;
-    const strategies = missing.get(symbol) ?? [];
-    if (!strategies.includes(strategy)) missing.set(symbol, [...strategies, strategy]);
-  }
-  for (const [symbol, strategies] of missing) {
-    const who = strategies.length > 1 ? `strategies ${strategies.join(', ')} trade` : `strategy ${strategies[0]} trades`;
-    problems.push(`${demand.file} holds ${holds}: no data for ${symbol}, which ${who}`);
-  }
-  if (meta.kind === 'candles') {
-    const tf = meta.timeframe!;
-    const candleMs = TIMEFRAME_MS[tf];
-    const seen = new Set<string>();
-    for (const { strategy, timeframe } of demand.timeframes) {
-      const key = `${strategy}\u0000${timeframe}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const barMs = TIMEFRAME_MS[timeframe];
-      if (barMs < candleMs) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: the bars would be made up`);
-      else if (barMs % candleMs !== 0) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: a ${timeframe} bar is not a whole number of ${tf} candles`);
-    }
-  }
-  const { fromMs, toMs } = demand;
-  if (meta.fromMs !== undefined && meta.toMs !== undefined && ((toMs !== undefined && toMs <= meta.fromMs) || (fromMs !== undefined && fromMs >= meta.toMs))) {
-    problems.push(`${demand.file} covers ${isoOf(meta.fromMs)} to ${isoOf(meta.toMs)}; the window asked for (${fromMs !== undefined ? isoOf(fromMs) : 'its start'} to ${toMs !== undefined ? isoOf(toMs) : 'its end'}) lies outside it`);
-  }
-  return problems;
 }

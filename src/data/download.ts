@@ -1,11 +1,12 @@
 // Candle history downloads into a candle file: futures paged through F11, spot from what S10 serves (the venue has no
 // spot history in v2); resumable (only what the file lacks is asked), merged, written atomically, gaps reported.
+// Funding-rate downloads into a funding file: the latest settlements F16 serves, merged into what the file holds.
 import { existsSync } from 'node:fs';
 import { TIMEFRAME_MS, barOpenMs, type Timeframe, type VenueCandle } from '../domain/candles.js';
 import type { Surface } from '../domain/market.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import type { Clock } from '../util/clock.js';
-import { candleRow, dataFileMeta, describeDataFile, isoOf, readCandleFile, sortedCandles, writeDataFile, type CandleRow, type DataFileMeta } from './data-file.js';
+import { candleRow, dataFileMeta, describeDataFile, isoOf, readCandleFile, readFundingFile, sortedCandles, sortedFunding, writeDataFile, type CandleRow, type DataFileMeta, type FundingRow } from './data-file.js';
 
 /** F11 serves at most 100 rows a request. */
 export const HISTORY_PAGE_LIMIT = 100;
@@ -114,7 +115,7 @@ export async function downloadCandles(client: CandleReader, opts: DownloadOption
   if (opts.fromMs !== undefined && barOpenMs(opts.fromMs, tf) >= endMs) {
     throw new DownloadRefusal(`no complete ${tf} candle between ${isoOf(opts.fromMs)} and ${isoOf(Math.min(opts.toMs ?? nowMs, nowMs))} (the candle open at ${isoOf(formingMs)} is still forming)`);
   }
-  const existing = existsSync(opts.out) ? readExisting(opts.out, { symbols, timeframe: tf, source }) : undefined;
+  const existing = existsSync(opts.out) ? readExisting(opts.out, readCandleFile, { symbols, timeframe: tf, source, what: `${tf} candles` }) : undefined;
   const all = new Map<string, CandleRow>();
   const key = (symbol: string, ts: number) => `${symbol}\u0000${ts}`;
   for (const row of existing?.rows ?? []) all.set(key(row.symbol, row.ts), row);
@@ -229,20 +230,94 @@ export async function downloadCandles(client: CandleReader, opts: DownloadOption
   return { meta, candles: all.size, fetched, requests, gaps, notes, stopped, ...(failure ? { failure } : {}) };
 }
 
-/** The file a download resumes: candles of the same symbols and timeframe from the same venue, or a refusal. */
-function readExisting(out: string, want: { symbols: string[]; timeframe: Timeframe; source: string }): { meta: DataFileMeta; rows: CandleRow[] } {
-  let file: { meta: DataFileMeta; rows: CandleRow[] };
+/**
+ * The file a download resumes: what `read` reads (candles, funding rates) of the same symbols (and timeframe) from the
+ * same venue, or a refusal.
+ */
+function readExisting<R>(out: string, read: (path: string) => { meta: DataFileMeta; rows: R[] }, want: { symbols: string[]; timeframe?: Timeframe; source: string; what: string }): { meta: DataFileMeta; rows: R[] } {
+  let file: { meta: DataFileMeta; rows: R[] };
   try {
-    file = readCandleFile(out);
+    file = read(out);
   } catch (err) {
     throw new DownloadRefusal(`${out} exists and cannot be resumed: ${(err as Error).message}; choose another output file`);
   }
   const { meta } = file;
   const sameSymbols = meta.symbols.length === want.symbols.length && want.symbols.every((s) => meta.symbols.includes(s));
   const problems = [
-    ...(meta.timeframe !== want.timeframe || !sameSymbols ? [`it holds ${describeDataFile(meta)}, not ${want.timeframe} candles of ${want.symbols.join(', ')}`] : []),
+    ...(meta.timeframe !== want.timeframe || !sameSymbols ? [`it holds ${describeDataFile(meta)}, not ${want.what} of ${want.symbols.join(', ')}`] : []),
     ...(meta.source !== want.source ? [`it was written by "${meta.source}", not "${want.source}"`] : []),
   ];
   if (problems.length) throw new DownloadRefusal(`${out} exists and cannot be resumed: ${problems.join('; ')}; choose another output file`);
   return file;
+}
+
+/** F16 serves at most the latest 100 settlements of a contract: it takes no time window, nothing older is reachable. */
+export const FUNDING_HISTORY_LIMIT = 100;
+
+/** The venue's funding read a download uses. */
+export type FundingReader = Pick<ExchangeClient, 'fundingHistory'>;
+
+export interface FundingDownloadOptions {
+  out: string;
+  /** Futures contracts. */
+  symbols: string[];
+  /** The venue, as the header's source names it (`download <venue> F16`). */
+  venue: string;
+  clock: Clock;
+  /** Settlements asked per contract (1–100; default 100). */
+  limit?: number;
+}
+
+export interface FundingDownloadResult {
+  meta: DataFileMeta;
+  /** Settlements in the file now; new ones written by this run. */
+  rates: number;
+  fetched: number;
+  requests: { F16: number };
+  /** What the venue could not serve (settlements between the file's and the oldest served), in sentences. */
+  notes: string[];
+}
+
+/**
+ * Downloads the settled funding rates of `symbols` into `opts.out`: one F16 read each, the latest `limit` (at most
+ * 100: about 33 days at 8 h; F16 takes no time window, so nothing older can be had). A file already at `out` must
+ * hold funding rates of the same symbols from the same venue: what it holds is kept and the new settlements merged
+ * in (a settlement it holds is not replaced), so downloading again before rates roll off F16 extends a history.
+ * The header's span runs from the oldest settlement to now (every settlement in it up to now is in the file, but
+ * for a hole between an older file and the oldest F16 served, which `notes` names).
+ */
+export async function downloadFunding(client: FundingReader, opts: FundingDownloadOptions): Promise<FundingDownloadResult> {
+  const limit = Math.min(FUNDING_HISTORY_LIMIT, Math.max(1, opts.limit ?? FUNDING_HISTORY_LIMIT));
+  const source = `download ${opts.venue} F16`;
+  const existing = existsSync(opts.out) ? readExisting(opts.out, readFundingFile, { symbols: opts.symbols, source, what: 'funding rates' }) : undefined;
+  const all = new Map<string, FundingRow>();
+  const key = (symbol: string, ms: number) => `${symbol}\u0000${ms}`;
+  for (const row of existing?.rows ?? []) all.set(key(row.symbol, row.fundingTimeMs), row);
+  const requests = { F16: 0 };
+  const notes: string[] = [];
+  let fetched = 0;
+  const nowMs = opts.clock.now();
+  let oldestMs = existing?.meta.fromMs ?? Number.POSITIVE_INFINITY;
+  for (const symbol of opts.symbols) {
+    requests.F16++;
+    const served = (await client.fundingHistory(symbol, limit)).filter((s) => s.fundingTimeMs <= nowMs);
+    for (const s of served) {
+      const k = key(symbol, s.fundingTimeMs);
+      if (all.has(k)) continue;
+      all.set(k, { symbol, fundingTimeMs: s.fundingTimeMs, rate: s.rate.toString() });
+      fetched++;
+    }
+    const oldestServed = Math.min(...served.map((s) => s.fundingTimeMs));
+    oldestMs = Math.min(oldestMs, oldestServed);
+    const heldTo = existing?.meta.toMs;
+    if (heldTo !== undefined && served.length > 0 && oldestServed > heldTo) {
+      notes.push(`${symbol}: F16 serves settlements from ${isoOf(oldestServed)} on; ${opts.out} held them up to ${isoOf(heldTo)}: any between are missing`);
+    }
+  }
+  const rows = sortedFunding(all.values());
+  const fromMs = rows.length ? Math.min(oldestMs, rows[0]!.fundingTimeMs) : nowMs;
+  // toMs is exclusive: a settlement at this very instant is in the file.
+  const meta = dataFileMeta({ kind: 'funding', symbols: opts.symbols, source, fromMs, toMs: Math.max(nowMs + 1, existing?.meta.toMs ?? 0) });
+  writeDataFile(opts.out, meta, rows);
+  return { meta, rates: rows.length, fetched, requests, notes };
 }

@@ -83,6 +83,17 @@ export const POLLS: readonly PollSpec[] = [
   { name: 'trades', periodKey: 'tradesMs', reads: [{ surface: 'spot', endpoint: 'S9', per: 'symbol', of: 'bars' }] },
 ];
 
+/** The key of `daemon.polls` that sets the period of a watch (a schedule read outside the market-data streams). */
+export type WatchPeriodKey = 'ledgerMs';
+
+/**
+ * Reads on a schedule of their own outside the market-data streams, counted in the polling plan like the polls:
+ * the funding watch reads the futures ledger (F30, one page a cycle) while futures are traded.
+ */
+export const WATCH_POLLS: ReadonlyArray<{ name: string; periodKey: WatchPeriodKey; surface: Surface; endpoint: 'F30' }> = [
+  { name: 'ledger', periodKey: 'ledgerMs', surface: 'futures', endpoint: 'F30' },
+];
+
 /** The symbols polled, by surface, and the spot pairs whose bars are built from their trades. */
 export interface PolledSymbols {
   spot: readonly string[];

@@ -6,10 +6,11 @@ import type { ReplayRecord } from '../domain/replay-record.js';
 import { CandleTicker, eachDataRow, writeDataFile, type DataFileMeta } from './data-file.js';
 
 /**
- * Reads a data file (data-file.ts: a header line, then ticks — ts, symbol, price, size[, bid, ask, buyerMaker] — or
- * candles; a file without a header is ticks) a chunk at a time, handing each record to `onRecord`: a file of any
- * size, never held whole in memory. A candle becomes four ticks along the intrabar path of its timeframe (the
- * header's), in time order.
+ * Reads a data file (data-file.ts: a header line, then ticks — ts, symbol, price, size[, bid, ask, buyerMaker, mark,
+ * index] — or candles; a file without a header is ticks) a chunk at a time, handing each record to `onRecord`: a file
+ * of any size, never held whole in memory. A candle becomes four ticks along the intrabar path of its timeframe (the
+ * header's), in time order, its mark and index (when given) on the close tick. A funding file is not market data:
+ * an error.
  */
 export function eachReplayRecord(path: string, onRecord: (r: ReplayRecord) => void): void {
   let ticker: CandleTicker | undefined;

@@ -29,9 +29,35 @@ export type Intent =
       triggerPrice: Decimal;
       executePrice?: Decimal;
     }
-  | { kind: 'cancel-trigger'; strategyId: string; symbol: string; orderId: string };
+  | { kind: 'cancel-trigger'; strategyId: string; symbol: string; orderId: string }
+  /**
+   * The protection wanted on one futures position side of a strategy (one per strategy, symbol and position side):
+   * a stop-loss and a take-profit trigger price, and a trailing stop. null or absent: none. A protect replaces the
+   * previous one of its key; one with all three null or absent removes it. The stop manager keeps the venue in
+   * line: position TP/SL orders sized to the position, placed while it has size, moved, resized, removed when flat.
+   */
+  | {
+      kind: 'protect';
+      strategyId: string;
+      symbol: string;
+      positionSide: PositionSide;
+      stopLoss?: Decimal | null;
+      takeProfit?: Decimal | null;
+      trailing?: TrailingStop | null;
+    };
 
 export type IntentKind = Intent['kind'];
+
+export type ProtectIntent = Extract<Intent, { kind: 'protect' }>;
+
+/**
+ * A trailing stop: it follows the best price since the position opened (the highest for a long, the lowest for a
+ * short) at `distance` behind it, moved only when it improves by at least `step`, never loosened.
+ */
+export interface TrailingStop {
+  distance: Decimal;
+  step: Decimal;
+}
 
 // The values each field may take, checked at run time: strategies are JavaScript and may send anything. A
 // Record over each union makes the compiler ask for a new value here when the union grows.
@@ -87,6 +113,27 @@ export function malformedTrigger(trigger: object): string | undefined {
   if (!isDecimal(intent.triggerPrice)) return `triggerPrice ${show(intent.triggerPrice)} is not a Decimal`;
   if (intent.executePrice != null && !isDecimal(intent.executePrice)) return `executePrice ${show(intent.executePrice)} is not a Decimal`;
   return undefined;
+}
+
+/** What is wrong with the shape of a protect intent (undefined: nothing); its prices are checked by the risk gate. */
+export function malformedProtect(protect: object): string | undefined {
+  const intent = protect as Record<string, unknown>;
+  if (!oneOf(POSITION_SIDES, intent.positionSide)) return `positionSide ${show(intent.positionSide)} is not long or short`;
+  if (intent.stopLoss != null && !isDecimal(intent.stopLoss)) return `stopLoss ${show(intent.stopLoss)} is not a Decimal`;
+  if (intent.takeProfit != null && !isDecimal(intent.takeProfit)) return `takeProfit ${show(intent.takeProfit)} is not a Decimal`;
+  const trailing = intent.trailing;
+  if (trailing != null) {
+    if (typeof trailing !== 'object') return `trailing ${show(trailing)} is not an object`;
+    const t = trailing as Record<string, unknown>;
+    if (!isDecimal(t.distance)) return `trailing.distance ${show(t.distance)} is not a Decimal`;
+    if (!isDecimal(t.step)) return `trailing.step ${show(t.step)} is not a Decimal`;
+  }
+  return undefined;
+}
+
+/** Does a (well-formed) protect intent remove the protection of its key (no stop-loss, take-profit or trailing)? */
+export function removesProtection(intent: ProtectIntent): boolean {
+  return intent.stopLoss == null && intent.takeProfit == null && intent.trailing == null;
 }
 
 /** Does this order only shrink exposure? (Spot sells and futures closes.) */

@@ -81,6 +81,17 @@ export interface Position {
   openFee: Decimal | null;
   fundingFee: Decimal | null;
   updatedAtMs: number | null;
+  /**
+   * Where the venue gives them (F29, the simulator's F4): the venue's position id, the mark price, the unrealised
+   * PnL at mark, the margin held, the funding settled over the position's life (as a change of collateral:
+   * negative when paid), and the venue's estimated liquidation price (null: no liquidation price, low risk).
+   */
+  positionId?: string;
+  markPrice?: Decimal | null;
+  unrealizedPnl?: Decimal | null;
+  margin?: Decimal | null;
+  cumFundingFee?: Decimal | null;
+  liquidationPrice?: Decimal | null;
 }
 
 export interface Balance {
@@ -90,6 +101,35 @@ export interface Balance {
   available: Decimal | null;
   frozen: Decimal | null;
   total: Decimal;
+  /**
+   * Futures collateral (F3) only, where the venue gives them: funding settled over the account's life as a change
+   * of collateral (negative when paid, `cum_position_funding_amount`), and whether a liquidation is in progress.
+   */
+  cumFunding?: Decimal | null;
+  liquidating?: boolean;
+}
+
+/**
+ * What moved a futures account's collateral (F30 `businessType`): funding, fees, realised PnL of opens and closes,
+ * liquidation, a liquidation loss compensated, transfers; `other` for a type we do not know (the raw one is kept).
+ */
+export type LedgerKind = 'funding' | 'fee' | 'open' | 'close' | 'liquidation-start' | 'liquidation-finish' | 'liquidation-compensation' | 'transfer' | 'other';
+
+/** One F30 bill. */
+export interface LedgerEntry {
+  /** Digit for digit (the venue sends it as a number above 2^53). */
+  billId: string;
+  asset: string;
+  symbol: string | null;
+  kind: LedgerKind;
+  /** The venue's `businessType`. */
+  rawKind: string;
+  /** Signed change of collateral: positive a credit, negative a debit. */
+  amount: Decimal;
+  /** Collateral after the entry; null when not given. */
+  balance: Decimal | null;
+  fee: Decimal | null;
+  timestampMs: number;
 }
 
 /** One execution of one of our orders. */
@@ -146,4 +186,19 @@ export interface PriceIndex {
   kind: 'index' | 'mark';
   price: Decimal;
   timestampMs: number;
+}
+
+/** One liquidation of a futures position side: the forced close, its price, the mark that triggered it, its loss and fee. */
+export interface Liquidation {
+  symbol: string;
+  side: PositionSide;
+  atMs: number;
+  size: Decimal;
+  price: Decimal;
+  /** Mark when it triggered. */
+  mark: Decimal;
+  /** Realised PnL of the close (negative: a loss) and the liquidation fee. */
+  pnl: Decimal;
+  fee: Decimal;
+  orderId: string;
 }

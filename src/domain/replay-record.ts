@@ -9,4 +9,10 @@ export interface ReplayRecord {
   ask?: string;
   /** Optional: true when the aggressor sold. */
   buyerMaker?: boolean;
+  /**
+   * Optional, futures: the contract's mark and index price at the time, as the venue published them (F12/F17, or
+   * F11 with priceType MARK/INDEX). Absent: the simulator derives them from the trade (its mark model).
+   */
+  mark?: string;
+  index?: string;
 }

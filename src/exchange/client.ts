@@ -2,7 +2,7 @@
 // client or simulated exchange) stands behind it. Writes answer per item: accepted, rejected or unknown.
 import type { Decimal } from '../domain/decimal.js';
 import type { CandlePriceType, Timeframe, VenueCandle } from '../domain/candles.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PositionSide, PriceIndex, PublicTrade, Surface, Ticker } from '../domain/market.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, LedgerKind, OrderBook, Position, PositionSide, PriceIndex, PublicTrade, Surface, Ticker } from '../domain/market.js';
 import type { OrderSpec } from '../domain/intent.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeError } from './errors.js';
@@ -25,6 +25,46 @@ export interface TriggerOrderRequest {
   triggerPrice: Decimal;
   /** Limit price once triggered; absent for a market order. */
   executePrice?: Decimal;
+}
+
+/** A position's take-profit or stop-loss (F23): a trigger order closing `size` of the position when reached. */
+export interface TpSlRequest {
+  symbol: string;
+  clientOid: string;
+  /** stop-loss: `loss_plan`; take-profit: `profit_plan`. */
+  role: 'stop-loss' | 'take-profit';
+  positionSide: PositionSide;
+  size: Decimal;
+  triggerPrice: Decimal;
+  /** Limit price once triggered; absent for a market close. */
+  executePrice?: Decimal;
+}
+
+/** Moves a position's take-profit or stop-loss in place (F24): the trigger (and execute) price; the size stays. */
+export interface TpSlChange {
+  symbol: string;
+  orderId: string;
+  triggerPrice: Decimal;
+  executePrice?: Decimal;
+  /** What the trigger watches: last price (the venue's default) or mark price. */
+  triggerPriceType?: 'last' | 'mark';
+}
+
+/** One position closed at market by F27: its id, the closing order's id (null when it failed) and the venue's error text. */
+export interface PositionCloseResult {
+  positionId: string;
+  ok: boolean;
+  orderId: string | null;
+  error: string | null;
+}
+
+/** A window of the futures ledger (F30): newest first, `limit` 1–100 (the venue's default 20). */
+export interface LedgerQuery {
+  symbol?: string;
+  kind?: LedgerKind;
+  startMs?: number;
+  endMs?: number;
+  limit?: number;
 }
 
 /** The venue's answer for one item of a batch (or for the whole request, copied to every item). */
@@ -147,8 +187,24 @@ export interface ExchangeClient {
   cancelAll(surface: Surface, symbol: string): Promise<ItemResult[]>;
   /** Places a futures trigger order (F8). */
   placeTrigger(req: TriggerOrderRequest): Promise<ItemResult>;
-  /** Cancels a futures trigger order (F9). */
+  /** Cancels a futures trigger order (F9); a position's take-profit or stop-loss too. */
   cancelTrigger(symbol: string, orderId: string): Promise<ItemResult>;
+  /** Places a position's take-profit or stop-loss (F23). */
+  placeTpSl(req: TpSlRequest): Promise<ItemResult>;
+  /** Moves a position's take-profit or stop-loss in place (F24). */
+  modifyTpSl(change: TpSlChange): Promise<ItemResult>;
+  /** Places one futures order (F25). */
+  placeOrder(symbol: string, order: OrderRequest): Promise<ItemResult>;
+  /** Cancels one futures order by id or client id (F26, no symbol sent). */
+  cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult>;
+  /** Closes every position of a contract, or of all contracts, at market (F27); resting orders stay. */
+  closePositions(symbol?: string): Promise<PositionCloseResult[]>;
+  /** Cancels every futures order of one kind (F28): `normal` orders or `plan` (trigger) orders, of a contract or of all. */
+  cancelAllFutures(kind: 'normal' | 'plan', symbol?: string): Promise<ItemResult[]>;
+  /** Every open futures position (F29), with mark, unrealised PnL, margin and the estimated liquidation price. */
+  allPositions(): Promise<Position[]>;
+  /** The futures ledger (F30), one window, newest first; `hasMore`: older entries exist (lower `endMs`). */
+  ledger(query?: LedgerQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean }>;
 
   close(): Promise<void>;
 }

@@ -1,12 +1,13 @@
 // The exchange's REST endpoints as data: method, path, surface, auth, IP/UID weights, page and batch limits, and
 // the budget pools each one charges (chargesOf). S1–S9 and F1–F9 are the interface's; S10, S11, S13, S15 and
-// F10–F22 come from the extensions reference (§1.1–§4); S0 and F0 (server time) from the exchange facts.
+// F10–F30 come from the extensions reference (§1.1–§6); S0 and F0 (server time) from the exchange facts.
 import type { Surface } from '../domain/market.js';
 
 export type EndpointId =
   | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'S9' | 'S10' | 'S11' | 'S13' | 'S15'
   | 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F6' | 'F7' | 'F8' | 'F9'
   | 'F10' | 'F11' | 'F12' | 'F13' | 'F14' | 'F15' | 'F16' | 'F17' | 'F18' | 'F19' | 'F20' | 'F21' | 'F22'
+  | 'F23' | 'F24' | 'F25' | 'F26' | 'F27' | 'F28' | 'F29' | 'F30'
   | 'S0' | 'F0';
 
 /** What a request does: decides its priority in the limiter (cancel > place > read). */
@@ -96,6 +97,22 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
   // Trigger-order history of one contract: `pageSize` 1–100 and a time window (no page index: older rows come from
   // moving the window).
   F22: ep({ id: 'F22', name: 'order/historyPlan', method: 'GET', path: '/capi/v2/order/historyPlan', surface: 'futures', auth: true, weight: { ip: 5, uid: 10 }, kind: 'read', maxPageSize: 100 }),
+  // Position take-profit / stop-loss (`planType` profit_plan / loss_plan), sized in base coin; answers an array of
+  // {orderId, success} with no error text. Moved in place by F24 (trigger and execute price; the size cannot change).
+  F23: ep({ id: 'F23', name: 'order/placeTpSlOrder', method: 'POST', path: '/capi/v2/order/placeTpSlOrder', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
+  // The one futures answer in the spot-style envelope ({code "00000", msg, requestTime, data ""}).
+  F24: ep({ id: 'F24', name: 'order/modifyTpSlOrder', method: 'POST', path: '/capi/v2/order/modifyTpSlOrder', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true }),
+  F25: ep({ id: 'F25', name: 'order/placeOrder', method: 'POST', path: '/capi/v2/order/placeOrder', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'place', orderRateLimited: true, createsOrders: true }),
+  // By `orderId` or `clientOid`, no symbol.
+  F26: ep({ id: 'F26', name: 'order/cancel_order', method: 'POST', path: '/capi/v2/order/cancel_order', surface: 'futures', auth: true, weight: { ip: 2, uid: 3 }, kind: 'cancel', orderRateLimited: true }),
+  // Every position of a contract (or of all) closed at market; resting orders are left alone (cancel them first, F28).
+  F27: ep({ id: 'F27', name: 'order/closePositions', method: 'POST', path: '/capi/v2/order/closePositions', surface: 'futures', auth: true, weight: { ip: 40, uid: 50 }, kind: 'cancel', orderRateLimited: true }),
+  // Every order of a contract (or of all) of one kind: `cancelOrderType` normal or plan (two calls clear both).
+  F28: ep({ id: 'F28', name: 'order/cancelAllOrders', method: 'POST', path: '/capi/v2/order/cancelAllOrders', surface: 'futures', auth: true, weight: { ip: 40, uid: 50 }, kind: 'cancel', orderRateLimited: true }),
+  // Every position, with margin, unrealised PnL and the venue's estimated liquidation price.
+  F29: ep({ id: 'F29', name: 'account/position/allPosition', method: 'GET', path: '/capi/v2/account/position/allPosition', surface: 'futures', auth: true, weight: { ip: 10, uid: 15 }, kind: 'read' }),
+  // The account ledger (funding, fees, liquidations, transfers): `limit` 1–100 (default 20), paged by the time window.
+  F30: ep({ id: 'F30', name: 'account/bills', method: 'POST', path: '/capi/v2/account/bills', surface: 'futures', auth: true, weight: { ip: 2, uid: 5 }, kind: 'read', maxPageSize: 100 }),
   // Server time, for clock-skew correction (the venue rejects timestamps more than 30 s off with 40008).
   // Their weights are not published; 1 is charged so they still pass the limiter.
   S0: ep({ id: 'S0', name: 'public/time', method: 'GET', path: '/api/v2/public/time', surface: 'spot', auth: false, weight: { ip: 1, uid: 0 }, kind: 'read' }),

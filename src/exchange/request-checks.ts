@@ -1,6 +1,6 @@
 // What is refused before anything is sent, by the live client, the in-process simulator and the meter alike: a
-// request outside the venue's documented limits (page sizes, depth gears, batch sizes, client ids, a time window
-// ending before it starts), and a candle read no endpoint serves (spot history, a timeframe the endpoint lacks).
+// request outside the venue's documented limits (page sizes, depth gears, batch sizes, client ids, order ids, a time
+// window ending before it starts), and a candle read no endpoint serves (spot history, a timeframe the endpoint lacks).
 import type { CandlePriceType, Timeframe } from '../domain/candles.js';
 import type { Surface } from '../domain/market.js';
 import { ENDPOINTS, type EndpointId } from './endpoints.js';
@@ -49,11 +49,16 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
   const oids: unknown[] = [];
   if (Array.isArray(p.orderList)) for (const item of p.orderList as Array<Record<string, unknown>>) oids.push(item.clientOrderId);
   if (Array.isArray(p.orderDataList)) for (const item of p.orderDataList as Array<Record<string, unknown>>) oids.push(item.client_oid);
-  if (id === 'F8') oids.push(p.client_oid);
+  if (id === 'F8' || id === 'F25') oids.push(p.client_oid);
+  if (id === 'F23') oids.push(p.clientOrderId);
   for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
-  if ((id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || (id === 'F18' && !p.orderId) || ((id === 'S4' || id === 'F7') && batch === undefined)) {
+  if (
+    (id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || ((id === 'F18' || id === 'F24') && !p.orderId) ||
+    (id === 'F26' && !p.orderId && !p.clientOid) || ((id === 'S4' || id === 'F7') && batch === undefined)
+  ) {
     fail('an order id or a client id is required');
   }
+  if (id === 'F24' && !/^\d+$/.test(String(p.orderId))) fail(`order id ${JSON.stringify(String(p.orderId))} is not an integer`);
 }
 
 /**

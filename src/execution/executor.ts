@@ -2,20 +2,23 @@
 // client id from the journal and is written down before it is sent; answers are per item; an unknown outcome
 // stays unknown until the order tracker resolves it by query: it is never re-sent. A strategy cancels only its
 // own orders, and a cancel it asks for is sent whatever the journal believes about the order. Every change of an
-// order's state goes through the lifecycle (domain/order-lifecycle.ts).
+// order's state goes through the lifecycle (domain/order-lifecycle.ts). Protect intents pass the gate here and go
+// to the stop manager, whose position stops (F23, F24, F9) are sent through this same journaled path.
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
-import { reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
+import type { Intent, OrderSpec, ProtectIntent } from '../domain/intent.js';
 import type { Instrument, Surface } from '../domain/market.js';
 import { futuresSide, type Order } from '../domain/order.js';
-import { FINAL_STATES, INITIAL_ORDER_STATE, mustTransition, RESTING_STATES, transition, type OrderEvent } from '../domain/order-lifecycle.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest } from '../exchange/client.js';
+import { FINAL_STATES, INITIAL_ORDER_STATE, mustTransition, transition, type OrderEvent } from '../domain/order-lifecycle.js';
+import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest, TpSlChange } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
 import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { riskContextOf } from './risk-context.js';
+import type { ProtectionKeeper, StopOrder } from './stop-orders.js';
 import { recordVenueFills } from './venue-fills.js';
 import type { RiskContext, RiskGate } from './risk.js';
 
@@ -57,6 +60,7 @@ export class Executor {
   private readonly startedAtMs: number;
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
+  private keeper: ProtectionKeeper | undefined;
 
   constructor(private readonly opts: ExecutorOptions) {
     this.hooks = opts.hooks ?? NO_KILL;
@@ -75,40 +79,19 @@ export class Executor {
     this.fencedBy = null;
   }
 
+  /** Protect intents that pass the gate go to `keeper`; without one they are denied. */
+  keepProtectionWith(keeper: ProtectionKeeper): void {
+    this.keeper = keeper;
+  }
+
   private emit(out: ExecutionEvent[], e: ExecutionEvent): void {
     out.push(e);
     this.events$.next(e);
   }
 
-  /**
-   * What the caps count: the journal's limit orders that may rest (lost ones are treated as not placed), and the
-   * limit orders the venue listed that the journal does not hold as resting (a row concluded too early, or an
-   * order this bot did not create), so neither view alone can let a cap be passed.
-   */
+  /** What the gate's caps count now (risk-context.ts). */
   private riskContext(): RiskContext {
-    const resting = this.opts.journal.activeOrders().filter((r) => r.kind === 'limit' && RESTING_STATES.has(r.state));
-    const counted = resting.map((r) => ({ symbol: r.symbol, strategyId: r.strategyId as string | null, notional: this.openValue(r) }));
-    const held = new Set(resting.flatMap((r) => [r.clientOid, ...(r.orderId ? [`#${r.orderId}`] : [])]));
-    for (const v of this.opts.listed?.() ?? []) {
-      if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
-      const row = v.clientOid ? this.opts.journal.order(v.clientOid) : undefined;
-      const left = v.size.sub(v.filledSize);
-      counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: !reducesExposure(v, v.surface) && v.price ? v.price.mul(left) : Decimal.ZERO });
-    }
-    return {
-      now: this.opts.clock.now(),
-      instrument: (s) => this.opts.instruments.get(s),
-      reference: (s) => this.opts.reference(s),
-      openCount: (s) => counted.filter((r) => r.symbol === s).length,
-      openCountByStrategy: (id) => counted.filter((r) => r.strategyId === id).length,
-      openNotional: (s) => counted.filter((r) => r.symbol === s).reduce((a, r) => a.add(r.notional), Decimal.ZERO),
-    };
-  }
-
-  /** The notional a resting row adds to its symbol's exposure (what is left of a buy, or of a futures open). */
-  private openValue(r: JournalOrder): Decimal {
-    if (reducesExposure(r, r.surface) || !r.price) return Decimal.ZERO;
-    return Decimal.from(r.price).mul(Decimal.from(r.size).sub(Decimal.from(r.filledSize)));
+    return riskContextOf(this.opts, this.opts.clock.now());
   }
 
   async submit(intent: Intent): Promise<ExecutionEvent[]> {
@@ -147,8 +130,59 @@ export class Executor {
         if (row) await this.cancelTriggerRow(row, out);
         break;
       }
+      case 'protect':
+        await this.protect(intent, intentId, out);
+        break;
     }
     return out;
+  }
+
+  /**
+   * A protect intent: checked by the gate, then kept by the stop manager. Not fenced: it is what the strategy wants,
+   * and the manager places nothing while trading is fenced.
+   */
+  private async protect(intent: ProtectIntent, intentId: number, out: ExecutionEvent[]): Promise<void> {
+    const denials = this.keeper
+      ? this.opts.risk.checkProtect(intent, this.riskContext())
+      : [{ reason: 'no-stop-manager', detail: 'this core keeps no managed stops' }];
+    if (denials.length > 0) {
+      this.denyAll(out, intent.kind, this.denials(intent, 'futures', intent.symbol, denials));
+      return;
+    }
+    await this.keeper!.protect(intent, intentId, out);
+  }
+
+  /**
+   * Places a position's stop-loss or take-profit (F23) for the stop manager: written down first (a trigger row with
+   * its role), then sent; an unknown outcome is left to the order tracker, never re-sent. Denied while fenced.
+   * Returns the venue's answer (undefined: not sent).
+   */
+  async placeStop(stop: StopOrder, out: ExecutionEvent[]): Promise<ItemResult | undefined> {
+    if (this.fencedBy) {
+      this.denyAll(out, 'protect', [{ type: 'denied', strategyId: stop.strategyId, surface: 'futures', symbol: stop.symbol, atMs: this.opts.clock.now(), reason: 'fenced', detail: `${stop.role}: ${this.fencedBy}` }]);
+      return undefined;
+    }
+    const spec: OrderSpec = { side: futuresSide(stop.positionSide, true), kind: 'market', timeInForce: 'gtc', size: stop.size, positionSide: stop.positionSide, reduceOnly: true };
+    const row: JournalOrder = { ...this.newRows(stop, stop.intentId, 'futures', stop.symbol, [spec], stop.triggerPrice)[0]!, role: stop.role };
+    return this.sendOne(row, out, (clientOid) => this.opts.client.placeTpSl({ symbol: stop.symbol, clientOid, role: stop.role, positionSide: stop.positionSide, size: stop.size, triggerPrice: stop.triggerPrice }));
+  }
+
+  /**
+   * Moves a position stop in place (F24) to a new trigger price. Accepted: the row takes the new price. Refused or
+   * unanswered: the row keeps the price it had (noted), and a later look at the venue (the tracker reads the
+   * trigger price back) or another move settles it; a move is a price to be at, so sending it again is harmless.
+   */
+  async moveStop(row: JournalOrder, triggerPrice: Decimal, triggerPriceType: NonNullable<TpSlChange['triggerPriceType']>): Promise<ItemResult> {
+    const res = await this.opts.client.modifyTpSl({ symbol: row.symbol, orderId: row.orderId!, triggerPrice, triggerPriceType });
+    const now = this.opts.clock.now();
+    if (res.outcome === 'accepted') this.opts.journal.updateOrder(row.clientOid, { triggerPrice: triggerPrice.toString(), lastError: null }, `moved to ${triggerPrice.toString()} (${triggerPriceType} price)`, now);
+    else this.opts.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `move to ${triggerPrice.toString()} ${res.outcome === 'unknown' ? 'unanswered' : 'refused'}: ${res.error.category}`, now);
+    return res;
+  }
+
+  /** Cancels a position stop (F9) for the stop manager; the answer as the venue gave it (undefined: no venue id, not sent). */
+  async cancelStop(row: JournalOrder, out: ExecutionEvent[]): Promise<ItemResult | undefined> {
+    return this.cancelTriggerRow(row, out);
   }
 
   /**
@@ -279,15 +313,23 @@ export class Executor {
       ...(intent.executePrice ? { price: intent.executePrice } : {}), size: intent.size, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly,
     };
     const [row] = this.newRows(intent, intentId, 'futures', intent.symbol, [spec], intent.triggerPrice);
-    this.opts.journal.insertOrders([row!]);
+    await this.sendOne(row!, out, (clientOid) =>
+      this.opts.client.placeTrigger({
+        symbol: intent.symbol, clientOid, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly, size: intent.size,
+        triggerPrice: intent.triggerPrice, ...(intent.executePrice ? { executePrice: intent.executePrice } : {}),
+      }),
+    );
+  }
+
+  /** One order alone (a trigger, a position stop): written down, sent, its answer taken; returns the answer. */
+  private async sendOne(row: JournalOrder, out: ExecutionEvent[], send: (clientOid: string) => Promise<ItemResult>): Promise<ItemResult> {
+    this.opts.journal.insertOrders([row]);
     this.hooks.at('after-journal');
-    const res = await this.opts.client.placeTrigger({
-      symbol: intent.symbol, clientOid: row!.clientOid, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly, size: intent.size,
-      triggerPrice: intent.triggerPrice, ...(intent.executePrice ? { executePrice: intent.executePrice } : {}),
-    });
+    const res = await send(row.clientOid);
     this.hooks.at('after-send');
-    this.applyPlaceResult(row!, res, out);
+    this.applyPlaceResult(row, res, out);
     this.opts.risk.recordSent(reachedVenue(res) ? 1 : 0, this.opts.clock.now());
+    return res;
   }
 
   /**
@@ -366,11 +408,12 @@ export class Executor {
     this.opts.journal.updateOrder(row.clientOid, { state: next.to, lastError: res.error.summary() }, `${refused ? 'cancel refused' : 'cancel outcome to resolve'}: ${res.error.category}`, now);
   }
 
-  private async cancelTriggerRow(row: JournalOrder, out: ExecutionEvent[]): Promise<void> {
-    if (!row.orderId) return;
+  private async cancelTriggerRow(row: JournalOrder, out: ExecutionEvent[]): Promise<ItemResult | undefined> {
+    if (!row.orderId) return undefined;
     this.requestCancel(row, this.opts.clock.now());
     const res = await this.opts.client.cancelTrigger(row.symbol, row.orderId);
     this.hooks.at('during-cancel');
     this.applyCancelResult(row, res, out);
+    return res;
   }
 }

@@ -1,17 +1,20 @@
 // The order tracker: brings the journal's orders that are not final in line with the venue, by query, and
 // concludes nothing the venue may still show. Every order is looked up where the venue keeps it in any state
-// (spot S3; futures current orders F5, then order detail F18 or history F19), and only accepted as ours when
-// the venue's client id matches (a replaced venue numbers its orders from 1 again). Absence counts only after
-// the grace window for read-after-write lag: an unanswered order becomes `lost` after lostAfterChecks lookups
-// (treated as not placed, still checked) and final `not-placed` after notPlacedAfterChecks more; an order that
-// was open becomes final `vanished` once the venue has not known it for vanishAfterMs and vanishAfterChecks
-// lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are reported, not touched.
-// What a lookup or an absence does to an order's state is the lifecycle's (domain/order-lifecycle.ts); when, the bounds here.
+// (spot S3; futures current orders F5, then order detail F18 or history F19; futures trigger orders, position
+// stops included, current trigger orders F21, then trigger history F22, by order id or client id), and only
+// accepted as ours when the venue's client id matches (a replaced venue numbers its orders from 1 again). Absence
+// counts only after the grace window for read-after-write lag: an unanswered order becomes `lost` after
+// lostAfterChecks lookups (treated as not placed, still checked) and final `not-placed` after notPlacedAfterChecks
+// more; an order that was open becomes final `vanished` once the venue has not known it for vanishAfterMs and
+// vanishAfterChecks lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are
+// reported, not touched. Passes run one at a time. What a lookup or an absence does to an order's state is the
+// lifecycle's (domain/order-lifecycle.ts); when, the bounds here.
 import type { Subject } from 'rxjs';
+import { Decimal } from '../domain/decimal.js';
 import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
 import type { Surface } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
-import type { ExchangeClient } from '../exchange/client.js';
+import type { ExchangeClient, TriggerOrder } from '../exchange/client.js';
 import { ExchangeError } from '../exchange/errors.js';
 import { transition, UNANSWERED_STATES, UNCONFIRMED_STATES, type OrderState } from '../domain/order-lifecycle.js';
 import type { Journal, JournalOrder } from '../journal/journal.js';
@@ -19,6 +22,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { PassReads } from './pass-reads.js';
 import { recordVenueFills } from './venue-fills.js';
 
 export interface OrderTrackerOptions {
@@ -73,6 +77,8 @@ export class OrderTracker {
   private readonly notPlacedAfterChecks: number;
   private readonly vanishAfterMs: number;
   private readonly vanishAfterChecks: number;
+  /** The pass running (passes run one at a time: two lookups of one order must not both conclude it). */
+  private running: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: OrderTrackerOptions) {
     this.hooks = opts.hooks ?? NO_KILL;
@@ -93,11 +99,34 @@ export class OrderTracker {
    * reported and left for the next pass; the others go on.
    */
   async reconcile(opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport> {
+    return this.exclusive(() => {
+      // An operator may have settled orders by hand (`sextant orders resolve`) from another process.
+      this.opts.journal.refresh();
+      return this.pass(this.opts.journal.activeOrders(), opts);
+    });
+  }
+
+  /**
+   * Looks up these orders now (those not final among them), as a pass does: a stop whose cancel found nothing is
+   * either gone or not visible yet, and only the venue's record says which.
+   */
+  async settle(clientOids: readonly string[]): Promise<ReconcileReport> {
+    const wanted = new Set(clientOids);
+    return this.exclusive(() => this.pass(this.opts.journal.activeOrders().filter((r) => wanted.has(r.clientOid)), {}));
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.running.then(fn, fn);
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  private async pass(active: JournalOrder[], opts: { scanForeign?: boolean; startup?: boolean }): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, notPlaced: 0, vanished: 0, unresolved: 0, pending: [], fills: 0, foreign: [] };
-    // An operator may have settled orders by hand (`sextant orders resolve`) from another process.
-    this.opts.journal.refresh();
-    const active = this.opts.journal.activeOrders();
-    const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures').map((r) => r.symbol), ...(opts.scanForeign ? this.opts.symbols.futures : [])]);
+    // Trigger orders are not among current orders: F5 is read for the symbols of plain futures orders only.
+    const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures' && !r.isTrigger).map((r) => r.symbol), ...(opts.scanForeign ? this.opts.symbols.futures : [])]);
+    const oldestTrigger = new Map<string, number>();
+    for (const r of active) if (r.isTrigger) oldestTrigger.set(r.symbol, Math.min(oldestTrigger.get(r.symbol) ?? Number.POSITIVE_INFINITY, r.createdAtMs));
     const futuresOpen = new Map<string, Order[]>();
     for (const s of futuresSymbols) {
       try {
@@ -109,6 +138,7 @@ export class OrderTracker {
       }
     }
 
+    const reads = new PassReads(this.opts.client, futuresOpen, oldestTrigger);
     const bound = this.opts.lostAfterChecks + 1;
     let n = 0;
     for (const first of active) {
@@ -117,7 +147,9 @@ export class OrderTracker {
       let row: JournalOrder | undefined = first;
       try {
         for (let attempt = 0; row && attempt < bound; attempt++) {
-          const venue = await this.find(row, futuresOpen);
+          // Looked up again at startup: trigger lists are read anew.
+          if (attempt > 0 && row.isTrigger) reads.forgetTriggers(row.symbol);
+          const venue = await this.find(row, reads);
           // The executor may have changed the order meanwhile (a cancel answered): it is judged again next pass. Only
           // what the lookup decides counts: a cancel that found nothing touches the row's note, not its standing, and
           // a strategy re-cancelling an unanswered order on every update must not keep it from being concluded.
@@ -167,7 +199,7 @@ export class OrderTracker {
   }
 
   /** The venue's record of an order, only when its client id (where the venue gives one) is the row's. */
-  private async find(row: JournalOrder, futuresOpen: Map<string, Order[]>): Promise<Order | undefined> {
+  private async find(row: JournalOrder, reads: PassReads): Promise<Order | undefined> {
     const same = (v: Order | null | undefined): Order | undefined => {
       if (!v) return undefined;
       if (v.clientOid && v.clientOid !== row.clientOid) {
@@ -176,9 +208,15 @@ export class OrderTracker {
       }
       return v;
     };
+    // By client id, or by the venue id where the venue gives no client id.
+    const listed = (v: Order) => v.clientOid === row.clientOid || (!!row.orderId && v.orderId === row.orderId && !v.clientOid);
+    if (row.isTrigger) {
+      // Trigger orders (position stops too): current ones (F21), then final ones (F22); F5 and F18 do not show them.
+      return (await reads.openTriggers(row.symbol)).find(listed) ?? (await reads.finishedTriggers(row.symbol)).find(listed);
+    }
     if (row.surface === 'futures') {
-      const listed = (futuresOpen.get(row.symbol) ?? []).find((v) => v.clientOid === row.clientOid || (!!row.orderId && v.orderId === row.orderId && !v.clientOid));
-      if (listed) return listed;
+      const open = (reads.futuresOpen.get(row.symbol) ?? []).find(listed);
+      if (open) return open;
     }
     // Spot S3 finds any order; futures detail (F18) by id, or history (F19) by client id, find final ones too.
     const lookup = row.orderId ? { orderId: row.orderId } : { clientOid: row.clientOid, createdAfterMs: row.createdAtMs - 60_000 };
@@ -193,7 +231,10 @@ export class OrderTracker {
     const next: OrderState = reported.to;
     const filled = v.filledSize.toString();
     const wasPending = UNCONFIRMED_STATES.has(row.state);
-    const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId || row.absentChecks > 0;
+    // A trigger order's price as the venue holds it (a move whose answer was lost, say).
+    const venueTrigger = 'triggerPrice' in v && v.triggerPrice ? (v as TriggerOrder).triggerPrice!.toString() : null;
+    const triggerMoved = venueTrigger !== null && (row.triggerPrice === null || !Decimal.from(row.triggerPrice).eq((v as TriggerOrder).triggerPrice!));
+    const changed = next !== row.state || filled !== row.filledSize || row.orderId !== v.orderId || row.absentChecks > 0 || triggerMoved;
     // Seen: refreshed on a change, or when the last sighting is getting old (a write per order per pass would cost).
     const stale = row.seenAtMs === null || now - row.seenAtMs >= this.vanishAfterMs / 4;
     if (!changed && !stale) return;
@@ -201,8 +242,11 @@ export class OrderTracker {
     const fills = filled !== row.filledSize ? await recordVenueFills(this.opts.client, this.opts.journal, row, v.orderId) : 0;
     this.opts.journal.updateOrder(
       row.clientOid,
-      { state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now },
-      !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : `venue says ${v.status}`,
+      {
+        state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now,
+        ...(triggerMoved ? { triggerPrice: venueTrigger } : {}),
+      },
+      !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : triggerMoved && next === row.state && filled === row.filledSize ? `venue holds the trigger at ${venueTrigger}` : `venue says ${v.status}`,
       now,
     );
     if (!changed) return;
@@ -211,7 +255,9 @@ export class OrderTracker {
       this.logger.info({ clientOid: row.clientOid, orderId: v.orderId, was: row.state, now: next }, 'order resolved');
       this.emit({ ...base, type: 'resolved', orderId: v.orderId, state: next });
     }
-    if (row.state === 'untriggered' && next !== 'untriggered') this.emit({ ...base, type: 'triggered', orderId: v.orderId });
+    // Canceled while it waited (the venue's cancel of a flat position's stops, say) is not triggered.
+    const fired = next !== 'canceled' || !v.filledSize.isZero() || ('triggeredAtMs' in v && (v as TriggerOrder).triggeredAtMs !== null);
+    if (row.state === 'untriggered' && next !== 'untriggered' && fired) this.emit({ ...base, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
       report.fills += fills;
       this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(row) });

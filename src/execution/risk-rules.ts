@@ -9,6 +9,7 @@ import type { Balance, Instrument, Position } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import { LATCH_ORDER_RATE } from './latches.js';
+import { closest, type LiquidationView } from './liquidation-watch.js';
 
 export interface RiskLimits {
   maxNotionalPerOrder: Decimal;
@@ -32,13 +33,20 @@ export interface RiskLimits {
    * trusted until confirmed (domain/price-sanity.ts): it prices no order and values no equity.
    */
   outlierPct: Decimal;
+  /**
+   * Orders that add to a futures position are denied while a position of that contract is closer than this percent
+   * of its mark to its liquidation price; absent: never.
+   */
+  minLiquidationDistancePct?: Decimal;
+  /** A futures position closer than this percent of its mark to its liquidation price latches reducing; absent: never. */
+  reduceLiquidationDistancePct?: Decimal;
 }
 
 export type DenialReason =
   | 'halted' | 'reducing' | 'fenced' | 'unknown-symbol' | 'no-reference-price' | 'stale-price' | 'off-tick' | 'off-step'
   | 'below-min-size' | 'above-max-size' | 'price-band' | 'max-notional-order' | 'max-notional-symbol'
   | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch'
-  | 'malformed-order' | 'too-many-orders' | 'non-positive-price' | 'non-positive-size';
+  | 'malformed-order' | 'too-many-orders' | 'non-positive-price' | 'non-positive-size' | 'liquidation-distance';
 
 export interface Problem {
   reason: DenialReason;
@@ -54,6 +62,8 @@ export interface AccountView {
   /** When each was last observed; null before the first observation. */
   positionsAtMs: number | null;
   balancesAtMs: number | null;
+  /** The futures positions' distance to liquidation, as last worked out (liquidation-watch.ts); null before. */
+  liquidation: LiquidationView | null;
 }
 
 export type PlaceIntent = Extract<Intent, { kind: 'place' }>;
@@ -151,6 +161,21 @@ export const sideRule: OrderRule = (c) => {
   return problem('side-mismatch', `${order.side} cannot ${order.reduceOnly ? 'close' : 'open'} a ${positionSide} position`);
 };
 
+/**
+ * Futures: an order that adds to a position (not reduce-only) is denied while a position of the contract is closer
+ * to its liquidation price than minLiquidationDistancePct (of the mark).
+ */
+export const liquidationDistanceRule: OrderRule = (c) => {
+  const min = c.limits.minLiquidationDistancePct;
+  if (!min || c.intent.surface !== 'futures' || c.order.reduceOnly === true || !c.account.liquidation) return undefined;
+  const near = closest(c.account.liquidation.distances, c.intent.symbol);
+  if (!near || !near.distancePct!.lt(min)) return undefined;
+  return problem(
+    'liquidation-distance',
+    `${near.symbol} ${near.side}: mark ${near.mark.toString()} is ${near.distancePct!.toString()} % from liquidation at ${near.liquidationPrice!.toString()} (minimum ${min.toString()} %): only reduce-only orders`,
+  );
+};
+
 export const positiveSizeRule: OrderRule = (c) => (c.order.size.gt(Decimal.ZERO) ? undefined : problem('non-positive-size', `size ${c.order.size.toString()}`));
 
 export const positivePriceRule: OrderRule = (c) =>
@@ -223,6 +248,7 @@ export const ORDER_RULES: readonly OrderRule[] = [
   surfaceRule,
   referenceRule,
   sideRule,
+  liquidationDistanceRule,
   positiveSizeRule,
   positivePriceRule,
   stepRule,

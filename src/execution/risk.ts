@@ -6,19 +6,20 @@
 import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { TradingState, TradingStateChanged } from '../domain/events.js';
-import { malformedTrigger, reducesExposure, type Intent, type OrderSpec } from '../domain/intent.js';
+import { malformedProtect, malformedTrigger, reducesExposure, removesProtection, type Intent, type OrderSpec, type ProtectIntent } from '../domain/intent.js';
 import type { Balance, Instrument, Position } from '../domain/market.js';
 import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
 import type { TimeSource } from '../util/clock.js';
-import { LATCH_DRAWDOWN, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_OPERATOR, LATCHES, strictest } from './latches.js';
+import { LATCH_DRAWDOWN, LATCH_KILL_OPERATOR, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_LIQUIDATION, LATCH_REDUCE_OPERATOR, LATCHES, strictest } from './latches.js';
+import { closest, type LiquidationView } from './liquidation-watch.js';
 import {
   firstProblem, HUNDRED, INTENT_RULES, ORDER_RULES, orderValue, referenceProblem,
   type AccountView, type DenialReason, type OrderCheck, type PlaceIntent, type RiskLimits,
 } from './risk-rules.js';
 
-export { LATCH_DRAWDOWN, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_OPERATOR } from './latches.js';
+export { LATCH_DRAWDOWN, LATCH_KILL_OPERATOR, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_LIQUIDATION, LATCH_REDUCE_OPERATOR } from './latches.js';
 export type { AccountView, DenialReason, RiskLimits } from './risk-rules.js';
 export type { TradingStateChanged } from '../domain/events.js';
 
@@ -70,7 +71,9 @@ export class RiskGate {
   private peakEquity: Decimal | null = null;
   /** Latches this gate has seen set: one found gone was reset by an operator, maybe from another process. */
   private readonly seenLatches = new Set<string>();
-  private accountView: AccountView = { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null };
+  private accountView: AccountView = { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null };
+  /** Reads the futures positions' distance to liquidation as last updated (worked out when read); null before. */
+  private liquidationRead: (() => LiquidationView) | null = null;
 
   constructor(
     private readonly limits: RiskLimits,
@@ -182,6 +185,17 @@ export class RiskGate {
     this.setLatch(LATCH_REDUCE_OPERATOR, why, this.nowMs());
   }
 
+  /**
+   * Operator action: the kill switch, now (halted until reset(); the kill action of `risk.onKill` follows). Kept in
+   * the journal like the others: it survives a restart, and a gate running in another process takes it in.
+   */
+  kill(reason: string): void {
+    const why = reason.trim();
+    if (why === '') throw new RangeError('a kill order needs a reason: it is kept in the journal');
+    this.syncLatches();
+    this.setLatch(LATCH_KILL_OPERATOR, why, this.nowMs());
+  }
+
   /** Operator action: clears every latch, kill switches and reduce orders (a gate running in another process notices). */
   reset(): void {
     const cleared = LATCHES.filter(({ name }) => this.seenLatches.has(name) || this.journal.latch(name));
@@ -228,17 +242,43 @@ export class RiskGate {
   /** Takes in the account as the positions and balances streams report it: what the rules see as `account`. */
   observeAccount(snapshot: AccountSnapshot): void {
     const was = this.accountView;
+    // Every field named (no spread): one shape for every snapshot keeps this cheap on each poll.
     this.accountView = {
       positions: snapshot.positions ?? was.positions,
       balances: snapshot.balances ?? was.balances,
       positionsAtMs: snapshot.positions ? snapshot.atMs : was.positionsAtMs,
       balancesAtMs: snapshot.balances ? snapshot.atMs : was.balancesAtMs,
+      liquidation: was.liquidation,
     };
+  }
+
+  /**
+   * Takes in the futures positions' distance to liquidation (liquidation-watch.ts): what the liquidation-distance
+   * rule reads. A distance below reduceLiquidationDistancePct, when configured, latches reducing.
+   */
+  observeLiquidation(view: LiquidationView | (() => LiquidationView), atMs?: number): void {
+    const read = typeof view === 'function' ? view : () => view;
+    this.liquidationRead = read;
+    this.lastSeenMs = Math.max(this.lastSeenMs, atMs ?? read().atMs);
+    const reduceAt = this.limits.reduceLiquidationDistancePct;
+    if (!reduceAt) return;
+    const near = closest(read().distances);
+    if (!near || !near.distancePct!.lt(reduceAt)) return;
+    this.syncLatches(); // one set already (maybe by another process) is not set again
+    if (this.seenLatches.has(LATCH_REDUCE_LIQUIDATION)) return;
+    const reason = `${near.symbol} ${near.side}: mark ${near.mark.toString()} is ${near.distancePct!.toString()} % from liquidation at ${near.liquidationPrice!.toString()} (below ${reduceAt.toString()} %)`;
+    this.setLatch(LATCH_REDUCE_LIQUIDATION, reason, this.clock?.now() ?? this.lastSeenMs);
+  }
+
+  /** The account as last observed, with the distance to liquidation worked out from it now. */
+  private accountNow(): AccountView {
+    const v = this.accountView;
+    return { positions: v.positions, balances: v.balances, positionsAtMs: v.positionsAtMs, balancesAtMs: v.balancesAtMs, liquidation: this.liquidationRead?.() ?? null };
   }
 
   /** The account as last observed. */
   account(): AccountView {
-    return this.accountView;
+    return this.accountNow();
   }
 
   /**
@@ -261,10 +301,12 @@ export class RiskGate {
     let openNotional = ctx.openNotional(intent.symbol);
     this.expire(ctx.now);
     const haltReason = () => this.latchReason();
+    // The distance to liquidation is worked out only where a rule reads it.
+    const account = this.limits.minLiquidationDistancePct && intent.surface === 'futures' ? this.accountNow() : this.accountView;
     for (const order of intent.orders) {
       const check: OrderCheck = {
         order, intent, limits: this.limits, state, haltReason, instrument, reference, referenceProblem: refProblem,
-        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account: this.accountView,
+        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account,
       };
       const problem = firstProblem(ORDER_RULES, check);
       if (problem) {
@@ -297,6 +339,32 @@ export class RiskGate {
       reduceOnly: intent.reduceOnly,
     };
     return this.checkPlace({ kind: 'place', strategyId: intent.strategyId, surface: 'futures', symbol: intent.symbol, orders: [spec] }, ctx).denials;
+  }
+
+  /**
+   * A protect intent (managed stops): its shape, and positive prices (stop-loss and take-profit on the tick) for a
+   * futures contract. Protection only ever closes a position, so it passes while reducing. While halted (cancels
+   * only) a strategy cannot ask for new protection, only remove it; the stop manager goes on keeping the protection
+   * it already holds (placing, moving, resizing it), since a position left without its stop on a halted bot is
+   * worse than one kept.
+   */
+  checkProtect(intent: ProtectIntent, ctx: RiskContext): Denial[] {
+    const deny = (reason: DenialReason, detail: string): Denial[] => [{ order: null, reason, detail }];
+    const shape = malformedProtect(intent);
+    if (shape) return deny('malformed-order', shape);
+    const instrument = ctx.instrument(intent.symbol);
+    if (!instrument || instrument.surface !== 'futures') return deny('unknown-symbol', `${intent.symbol} is not a futures contract: protection is for futures positions`);
+    const prices: Array<[string, Decimal | null | undefined, boolean]> = [
+      ['stopLoss', intent.stopLoss, true], ['takeProfit', intent.takeProfit, true], ['trailing.distance', intent.trailing?.distance, false], ['trailing.step', intent.trailing?.step, false],
+    ];
+    for (const [name, price, onTick] of prices) {
+      if (price == null) continue;
+      if (!price.gt(Decimal.ZERO)) return deny('non-positive-price', `${name} ${price.toString()}`);
+      if (onTick && !price.isMultipleOf(instrument.tickSize)) return deny('off-tick', `${name} ${price.toString()} is not a multiple of ${instrument.tickSize.toString()}`);
+    }
+    this.lastSeenMs = ctx.now;
+    if (this.state() === 'halted' && !removesProtection(intent)) return deny('halted', `new protection refused (removal allowed): ${this.latchReason() ?? 'trading halted'}`);
+    return [];
   }
 
   private expire(now: number): void {

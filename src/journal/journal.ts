@@ -36,6 +36,17 @@ export interface JournalOrder {
   /** When the first of those lookups was made; null while the venue shows the order. */
   absentSinceMs: number | null;
   lastError: string | null;
+  /** A trigger order that protects a position (F23): its stop-loss or take-profit; absent or null otherwise. */
+  role?: 'stop-loss' | 'take-profit' | null;
+}
+
+/** Funding settled on a futures position, once per settlement (`ref`: the venue's bill id, or symbol and time). */
+export interface FundingRecord {
+  ref: string;
+  symbol: string;
+  /** Signed change of collateral: negative when paid. */
+  amount: string;
+  atMs: number;
 }
 
 /** The venue and account a journal belongs to: its order ids mean nothing anywhere else. */
@@ -68,6 +79,43 @@ export interface Latch {
   atMs: number;
 }
 
+/** A fill as recorded, with what its order says of it (null when the journal has no such order). */
+export interface JournalFill {
+  clientOid: string;
+  orderId: string;
+  fillId: string;
+  price: string;
+  size: string;
+  fee: string;
+  atMs: number;
+  strategyId: string | null;
+  symbol: string | null;
+  side: 'buy' | 'sell' | null;
+}
+
+/** One point of a surface's equity series (recorded when it changed). */
+export interface EquityRecord {
+  surface: Surface;
+  value: string;
+  atMs: number;
+}
+
+/** An operator's command: who gave it, through what, why and what, written before it acts; its outcome after. */
+export interface CommandRecord {
+  id: number;
+  /** The surface it came through (`api`, `cli`, `telegram`, `dashboard`) and the caller there (never a secret). */
+  via: string;
+  who: string;
+  /** What: `pause`, `halt`, `flatten` … */
+  command: string;
+  /** Its arguments, as JSON. */
+  args: string;
+  reason: string | null;
+  atMs: number;
+  /** How it ended; null while it runs, or when the process ended before it did. */
+  outcome: { ok: boolean; detail: string; atMs: number } | null;
+}
+
 export interface Journal {
   /** Records an intent; returns its id. */
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number;
@@ -87,6 +135,14 @@ export interface Journal {
   allOrders(): JournalOrder[];
   history(clientOid: string): Array<{ event: string; state: string; atMs: number }>;
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean;
+  /** Fills, oldest first, with their orders' strategy, symbol and side; of one strategy; the latest `limit` of them. */
+  fills(query?: { strategyId?: string; limit?: number }): JournalFill[];
+  /** The orders of any state, newest first (then by client id, descending), of one strategy; at most `limit`. */
+  recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[];
+  /** Records a funding settlement once (by `ref`); false when it was recorded already. */
+  recordFunding(f: FundingRecord): boolean;
+  /** Every funding settlement recorded, oldest first. */
+  funding(): FundingRecord[];
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void;
   /** Several decisions in one transaction (a large refused intent costs one commit). */
   recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void;
@@ -101,6 +157,14 @@ export interface Journal {
   clearLatch(name: string): void;
   /** Records a surface's equity when it differs from the value recorded before. */
   recordEquity(surface: Surface, value: string, atMs: number): void;
+  /** The equity series of every surface, oldest first, from `sinceMs` (inclusive); the latest `limit` points. */
+  equitySeries(query?: { sinceMs?: number; limit?: number }): EquityRecord[];
+  /** Writes down an operator's command before it acts; returns its id. */
+  recordCommand(c: Omit<CommandRecord, 'id' | 'outcome'>): number;
+  /** Writes down how a command ended. */
+  finishCommand(id: number, outcome: { ok: boolean; detail: string; atMs: number }): void;
+  /** Commands, oldest first: the latest `limit` of them. */
+  commands(query?: { limit?: number }): CommandRecord[];
   /** A strategy instance's state as JSON, and saving it. */
   strategyState(strategyId: string): string | undefined;
   saveStrategyState(strategyId: string, json: string, atMs: number): void;

@@ -1,44 +1,18 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
 // Backtests keep it in memory (path ':memory:') and save a copy at the end.
-// Schema migrations are numbered and applied in order, each in its own transaction.
+// Schema migrations (sqlite-migrations.ts) are numbered and applied in order, each in its own transaction.
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
-import type { Journal, JournalOrder, Latch, VenueBinding } from './journal.js';
-
-const MIGRATIONS: string[] = [
-  // 1: the first schema
-  `CREATE TABLE intents (id INTEGER PRIMARY KEY AUTOINCREMENT, strategy_id TEXT NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL, at_ms INTEGER NOT NULL);
-   CREATE TABLE sequences (strategy_id TEXT PRIMARY KEY, next INTEGER NOT NULL);
-   CREATE TABLE orders (
-     client_oid TEXT PRIMARY KEY, strategy_id TEXT NOT NULL, intent_id INTEGER NOT NULL, surface TEXT NOT NULL, symbol TEXT NOT NULL,
-     side TEXT NOT NULL, kind TEXT NOT NULL, time_in_force TEXT NOT NULL, price TEXT, size TEXT NOT NULL, position_side TEXT,
-     reduce_only INTEGER NOT NULL, is_trigger INTEGER NOT NULL, trigger_price TEXT, order_id TEXT, state TEXT NOT NULL,
-     filled_size TEXT NOT NULL, avg_price TEXT, fee TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-     absent_checks INTEGER NOT NULL DEFAULT 0, last_error TEXT);
-   CREATE INDEX orders_state ON orders(state);
-   CREATE INDEX orders_order_id ON orders(order_id);
-   CREATE TABLE order_events (id INTEGER PRIMARY KEY AUTOINCREMENT, client_oid TEXT NOT NULL, event TEXT NOT NULL, state TEXT NOT NULL, at_ms INTEGER NOT NULL);
-   CREATE INDEX order_events_oid ON order_events(client_oid);
-   CREATE TABLE fills (fill_id TEXT PRIMARY KEY, client_oid TEXT NOT NULL, order_id TEXT NOT NULL, price TEXT NOT NULL, size TEXT NOT NULL, fee TEXT NOT NULL, at_ms INTEGER NOT NULL);
-   CREATE TABLE risk_decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, strategy_id TEXT NOT NULL, intent_kind TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, at_ms INTEGER NOT NULL);
-   CREATE TABLE latches (name TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL);
-   CREATE TABLE equity (id INTEGER PRIMARY KEY AUTOINCREMENT, surface TEXT NOT NULL, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
-  // 2: strategy instances' state, kept across restarts
-  `CREATE TABLE strategy_state (strategy_id TEXT PRIMARY KEY, json TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
-  // 3: when the venue last showed an order; the venue and account the journal belongs to
-  `ALTER TABLE orders ADD COLUMN seen_at_ms INTEGER;
-   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, at_ms INTEGER NOT NULL);`,
-  // 4: when an order's run of failed lookups began (an order vanishes only after a time without it)
-  `ALTER TABLE orders ADD COLUMN absent_since_ms INTEGER;`,
-];
+import { MIGRATIONS } from './sqlite-migrations.js';
+import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
 
 interface Row {
   client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
   time_in_force: string; price: string | null; size: string; position_side: string | null; reduce_only: number; is_trigger: number;
   trigger_price: string | null; order_id: string | null; state: string; filled_size: string; avg_price: string | null; fee: string | null;
-  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; absent_since_ms: number | null; last_error: string | null;
+  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; absent_since_ms: number | null; last_error: string | null; role: string | null;
 }
 
 function fromRow(r: Row): JournalOrder {
@@ -48,6 +22,7 @@ function fromRow(r: Row): JournalOrder {
     positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
     orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
     createdAtMs: r.created_at, updatedAtMs: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, absentSinceMs: r.absent_since_ms, lastError: r.last_error,
+    role: (r.role as JournalOrder['role']) ?? null,
   };
 }
 
@@ -56,11 +31,11 @@ const COLUMNS: Record<keyof JournalOrder, string> = {
   clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
   timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
   triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
-  createdAtMs: 'created_at', updatedAtMs: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error',
+  createdAtMs: 'created_at', updatedAtMs: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error', role: 'role',
 };
 
 function toDb(v: unknown): unknown {
-  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v;
 }
 
 export interface SqliteJournalOptions {
@@ -188,7 +163,8 @@ export class SqliteJournal implements Journal {
 
   insertOrders(rows: JournalOrder[]): void {
     this.insertRun(rows);
-    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, { ...r });
+    // Held as the table reads back: a row written without a role has none (null).
+    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, { ...r, role: r.role ?? null });
   }
 
   private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {
@@ -242,6 +218,37 @@ export class SqliteJournal implements Journal {
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
     const r = this.sql('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
     return r.changes === 1;
+  }
+
+  fills(query: { strategyId?: string; limit?: number } = {}): JournalFill[] {
+    const where = query.strategyId !== undefined ? 'WHERE o.strategy_id = ?' : '';
+    const args: unknown[] = query.strategyId !== undefined ? [query.strategyId] : [];
+    // The latest `limit`, read newest first and turned back to oldest first.
+    const limit = query.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
+    const rows = this.sql(
+      `SELECT f.fill_id, f.client_oid, f.order_id, f.price, f.size, f.fee, f.at_ms, o.strategy_id, o.symbol, o.side
+       FROM fills f LEFT JOIN orders o ON o.client_oid = f.client_oid ${where} ORDER BY f.at_ms DESC, f.rowid DESC ${limit}`,
+    ).all(...args) as Array<{ fill_id: string; client_oid: string; order_id: string; price: string; size: string; fee: string; at_ms: number; strategy_id: string | null; symbol: string | null; side: string | null }>;
+    return rows.reverse().map((r) => ({
+      clientOid: r.client_oid, orderId: r.order_id, fillId: r.fill_id, price: r.price, size: r.size, fee: r.fee, atMs: r.at_ms,
+      strategyId: r.strategy_id, symbol: r.symbol, side: r.side === 'buy' || r.side === 'sell' ? r.side : null,
+    }));
+  }
+
+  recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[] {
+    const limit = Math.max(0, Math.floor(query.limit));
+    const rows = query.strategyId !== undefined
+      ? this.sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
+      : this.sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
+    return (rows as Row[]).map(fromRow);
+  }
+
+  recordFunding(f: FundingRecord): boolean {
+    return this.sql('INSERT OR IGNORE INTO funding (ref, symbol, amount, at_ms) VALUES (?, ?, ?, ?)').run(f.ref, f.symbol, f.amount, f.atMs).changes === 1;
+  }
+
+  funding(): FundingRecord[] {
+    return (this.sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>).map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
   }
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
@@ -330,6 +337,32 @@ export class SqliteJournal implements Journal {
     if (this.lastEquity.get(surface) === value) return;
     this.lastEquity.set(surface, value);
     this.sql('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
+  }
+
+  equitySeries(query: { sinceMs?: number; limit?: number } = {}): EquityRecord[] {
+    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : -1;
+    const rows = this.sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(query.sinceMs ?? -Number.MAX_SAFE_INTEGER, limit) as Array<{ surface: string; value: string; at_ms: number }>;
+    return rows.reverse().map((r) => ({ surface: r.surface as Surface, value: r.value, atMs: r.at_ms }));
+  }
+
+  recordCommand(c: Omit<CommandRecord, 'id' | 'outcome'>): number {
+    const r = this.sql('INSERT INTO commands (via, who, command, args, reason, at_ms) VALUES (?, ?, ?, ?, ?, ?)').run(c.via, c.who, c.command, c.args, c.reason, c.atMs);
+    return Number(r.lastInsertRowid);
+  }
+
+  finishCommand(id: number, outcome: { ok: boolean; detail: string; atMs: number }): void {
+    this.sql('UPDATE commands SET ok = ?, detail = ?, done_at_ms = ? WHERE id = ?').run(outcome.ok ? 1 : 0, outcome.detail, outcome.atMs, id);
+  }
+
+  commands(query: { limit?: number } = {}): CommandRecord[] {
+    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : -1;
+    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as Array<{
+      id: number; via: string; who: string; command: string; args: string; reason: string | null; at_ms: number; ok: number | null; detail: string | null; done_at_ms: number | null;
+    }>;
+    return rows.reverse().map((r) => ({
+      id: r.id, via: r.via, who: r.who, command: r.command, args: r.args, reason: r.reason, atMs: r.at_ms,
+      outcome: r.ok === null ? null : { ok: r.ok === 1, detail: r.detail ?? '', atMs: r.done_at_ms ?? r.at_ms },
+    }));
   }
 
   close(): void {

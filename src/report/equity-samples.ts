@@ -1,5 +1,6 @@
 // The account sampled through a run for the report: equity against buy-and-hold (the starting account valued at
-// each sample's prices), whether the account was exposed, and each symbol's price once per second for the charts.
+// each sample's prices), whether the account was exposed, the futures margin rate against the maintenance rate
+// (in a run that trades futures), and each symbol's price once per second for the charts and the trade list.
 import type { Decimal } from '../domain/decimal.js';
 import { equity as equityOf } from '../domain/equity.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
@@ -9,11 +10,15 @@ export interface AccountNow {
   tickers: Map<string, Ticker>;
   balances: Balance[];
   positions: Position[];
+  /** Futures, in a run that trades them: the account's margin rate and maintenance rate (null: no position). */
+  margin?: { marginRate: Decimal | null; maintenanceRate: Decimal | null };
 }
 
 export class EquitySamples {
   readonly points: EquityPoint[] = [];
   readonly prices: Record<string, Array<[number, number]>> = {};
+  /** The same price samples, exact and timed in ms: what the trade list measures MAE/MFE on. */
+  readonly marks: Record<string, Array<[number, Decimal]>> = {};
   readonly exposed: boolean[] = [];
   private readonly startBase: Map<string, Decimal>;
   private readonly startBalances: Balance[];
@@ -42,13 +47,17 @@ export class EquitySamples {
     const sec = Math.floor(nowMs / 1000);
     for (const [sym, tk] of now.tickers) {
       const series = (this.prices[sym] ??= []);
-      if (tk.last && (series.length === 0 || series[series.length - 1]![0] < sec)) series.push([sec, tk.last.toNumber()]);
+      if (tk.last && (series.length === 0 || series[series.length - 1]![0] < sec)) {
+        series.push([sec, tk.last.toNumber()]);
+        (this.marks[sym] ??= []).push([nowMs, tk.last]);
+      }
     }
     const price = (s: string) => now.tickers.get(s)?.last;
     const eq = equityOf(this.counted(now.balances), now.positions, price, this.instruments);
     const hold = equityOf(this.startBalances, this.startPositions, price, this.instruments);
     if (eq && hold) {
-      this.points.push({ ts: nowMs, equity: eq.total, hold: hold.total });
+      const margin = now.margin ? { marginRate: now.margin.marginRate, maintenanceRate: now.margin.maintenanceRate } : {};
+      this.points.push({ ts: nowMs, equity: eq.total, hold: hold.total, ...margin });
       this.exposed.push(now.positions.length > 0 || now.balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(this.startBase.get(b.asset) ?? b.total)));
     }
   }

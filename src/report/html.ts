@@ -1,19 +1,31 @@
-// The self-contained HTML report: price chart with entries and exits, equity (beside buy-and-hold) and drawdown
-// curves (lightweight-charts, inlined so the file opens offline), the metrics table, and any strategy fault.
+// The self-contained HTML report: the run's period, price chart with entries and exits, equity (beside buy-and-hold,
+// with a legend) and drawdown curves on UTC date-and-time axes (lightweight-charts, inlined so the file opens
+// offline), the metrics labelled with their units, the per-strategy breakdown, the trade list, monthly returns, and
+// any strategy fault; in a run that trades futures, the margin rate against the maintenance rate, funding, fees by
+// kind and liquidations.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { FuturesReport } from './futures.js';
+import { esc, metricsRows, monthlyTable, periodText, row, strategiesTable, tradesSection, type StrategyLine } from './html-tables.js';
 import type { Metrics } from './metrics.js';
+import type { MonthlyReturn } from './monthly.js';
+import type { RoundTrip } from './round-trips.js';
 
 export interface ReportData {
   title: string;
+  /** The replayed span (ms). */
+  period: { fromMs: number; toMs: number };
   metrics: Metrics;
   orders: Record<string, number>;
   /** Orders the venue refused and those denied before sending, by reason. */
   rejected: Record<string, number>;
   denied: Record<string, number>;
-  /** Per strategy: its PnL from its own fills, its fills and hook errors. */
-  strategies: Array<{ id: string; pnl: string; fills: number; errors: number }>;
+  /** Per strategy: its PnL from its own fills, fees, funding, fills, round trips and hook errors. */
+  strategies: StrategyLine[];
+  /** The round trips, in order of entry: the page shows the newest. */
+  trades: readonly RoundTrip[];
+  monthly: readonly MonthlyReturn[];
   /** Strategies that faulted: the run failed. */
   faults: Array<{ strategy: string; at: string; hook: string; error: string; reason: string }>;
   /** What the simulated venue counted: requests, weight per pool, 429s... (label -> value). */
@@ -24,9 +36,12 @@ export interface ReportData {
   equity: Array<[number, number]>;
   /** Buy-and-hold of the starting account: [time s, value]. */
   hold: Array<[number, number]>;
+  /** A run that trades futures: its futures figures and [time s, margin rate %, maintenance rate %] (null: flat). */
+  futures?: { report: FuturesReport; margin: Array<[number, number | null, number | null]> };
 }
 
-function chartsLibrary(): string {
+/** lightweight-charts' standalone build, from node_modules (reports and the dashboard inline or serve it: no CDN). */
+export function chartsLibrary(): string {
   // The package's exports map hides dist/: resolve its root through package.json.
   const require = createRequire(import.meta.url);
   const root = dirname(require.resolve('lightweight-charts/package.json'));
@@ -82,19 +97,32 @@ export function fillMarkers(points: Array<[number, number]>, fills: ReportData['
     }));
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The futures figures: funding (in all and per contract), fees by kind, the tightest margin; and the liquidations. */
+function futuresTables(f: FuturesReport): { figures: string; liquidations: string } {
+  const fu = f.funding;
+  const figures = [
+    row('funding paid', fu.paid), row('funding received', fu.received), row('funding net', fu.net), row('funding settlements', fu.settlements),
+    ...Object.entries(fu.bySymbol).map(([symbol, t]) => row(`funding net ${symbol}`, `${t.net} (paid ${t.paid}, received ${t.received})`)),
+    row('fees maker', f.fees.maker), row('fees taker', f.fees.taker), row('fees liquidation', f.fees.liquidation), row('fees total', f.fees.total),
+    ...(f.fees.unclassified ? [row('fees unclassified', f.fees.unclassified)] : []),
+    row('liquidations', f.liquidations.length),
+    ...(f.margin.tightest ? [row('tightest margin rate', `${f.margin.tightest.marginRate} (maintenance ${f.margin.tightest.maintenanceRate}) at ${f.margin.tightest.at}`)] : []),
+  ].join('');
+  const head = '<tr><th>time</th><th>symbol</th><th>side</th><th>size</th><th>price</th><th>mark</th><th>PnL</th><th>fee</th></tr>';
+  const rows = f.liquidations.map((l) => `<tr><th>${esc(l.at)}</th>${[l.symbol, l.side, l.size, l.price, l.mark, l.pnl, l.fee].map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('');
+  return { figures, liquidations: f.liquidations.length ? `<table id="liquidations">${head}${rows}</table>` : '<p id="liquidations">None.</p>' };
+}
 
 export function renderReport(d: ReportData): string {
-  const rows = Object.entries(d.metrics).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
-  const orderRows = Object.entries(d.orders).map(([k, v]) => `<tr><th>orders ${esc(k)}</th><td>${v}</td></tr>`).join('');
-  const refusalRows = [...Object.entries(d.rejected).map(([k, v]) => [`rejected ${k}`, v] as const), ...Object.entries(d.denied).map(([k, v]) => [`denied ${k}`, v] as const)]
-    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join('');
-  const strategyRows = d.strategies.map((x) => `<tr><th>${esc(x.id)}</th><td>${esc(x.pnl)}</td><td>${x.fills}</td><td>${x.errors}</td></tr>`).join('');
+  const rows = metricsRows(d.metrics);
+  const orderRows = Object.entries(d.orders).map(([k, v]) => row(`Orders ${k} (count)`, v)).join('');
+  const refusalRows = [...Object.entries(d.rejected).map(([k, v]) => row(`Rejected by the venue: ${k} (count)`, v)), ...Object.entries(d.denied).map(([k, v]) => row(`Denied before sending: ${k} (count)`, v))].join('');
   const faults = d.faults.map((f) => `<p><b>Strategy ${esc(f.strategy)} faulted</b> at ${esc(f.at)} in ${esc(f.hook)}: ${esc(f.error)} (${esc(f.reason)}). The run failed.</p>`).join('');
   const venueRows = Object.entries(d.venue).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
   const markers = Object.fromEntries(Object.entries(d.prices).map(([symbol, points]) => [symbol, fillMarkers(points, d.fills.filter((f) => f.symbol === symbol))]));
+  const futures = d.futures ? futuresTables(d.futures.report) : undefined;
   // JSON inside a script: close tags cannot appear in it.
-  const data = JSON.stringify({ prices: d.prices, equity: d.equity, hold: d.hold, markers }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ prices: d.prices, equity: d.equity, hold: d.hold, markers, margin: d.futures?.margin ?? null }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(d.title)}</title>
 <style>
@@ -103,22 +131,32 @@ h1{font-size:20px;margin:0 0 16px} h2{font-size:15px;margin:20px 0 8px}
 .grid{display:grid;grid-template-columns:minmax(0,1fr) 320px;gap:24px}
 .chart{height:320px;border:1px solid #e3e6ee;border-radius:6px}
 .faults{border:1px solid #f23645;background:#fdecee;border-radius:6px;padding:4px 12px;margin:0 0 16px}
-table{border-collapse:collapse;width:100%} th,td{padding:4px 8px;border-bottom:1px solid #eef0f5;text-align:left} td{text-align:right;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;width:100%}
+.note{color:#5d6475;font-size:12px;margin:0 0 8px} #trades th,#trades td{white-space:nowrap} .scroll{max-height:480px;overflow:auto} #period{color:#5d6475;margin:-8px 0 16px}
+.legend{font-size:12px;color:#5d6475;margin:0 0 4px} .legend span{display:inline-block;width:18px;height:0;border-top:2px solid #2962FF;vertical-align:middle;margin:0 4px 0 12px} .legend span.hold{border-top:2px dashed #787b86} th,td{padding:4px 8px;border-bottom:1px solid #eef0f5;text-align:left} td{text-align:right;font-variant-numeric:tabular-nums}
 </style></head>
 <body>
 <h1>${esc(d.title)}</h1>
+<p id="period">${esc(periodText(d.period.fromMs, d.period.toMs))}</p>
 ${faults ? `<div id="faults" class="faults">${faults}</div>` : ''}
 <div class="grid"><div>
 <div id="prices"></div>
-<h2>Equity <small>(dashed: buy-and-hold of the starting account)</small></h2><div id="equity" class="chart"></div>
+<h2>Equity <small>(USDT)</small></h2><div id="equity-legend" class="legend"><span></span>Equity<span class="hold"></span>Buy-and-hold of the starting account</div><div id="equity" class="chart"></div>
 <h2>Drawdown</h2><div id="drawdown" class="chart" style="height:180px"></div>
-</div><div><h2>Metrics</h2><table id="metrics">${rows}${orderRows}${refusalRows}</table>
-<h2>Strategies</h2><table id="strategies"><tr><th></th><th>PnL</th><th>fills</th><th>errors</th></tr>${strategyRows}</table><h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
+${futures ? `<h2>Margin rate <small>(% of the position value at mark; dashed: the maintenance rate; log scale; blank while flat)</small></h2><div id="margin" class="chart" style="height:220px"></div>
+<h2>Liquidations</h2>${futures.liquidations}` : ''}
+<h2>Strategies</h2>${strategiesTable(d.strategies)}
+<h2>Trades <small>(round trips)</small></h2>${tradesSection(d.trades)}
+<h2>Monthly returns</h2>${monthlyTable(d.monthly)}
+</div><div><h2>Metrics</h2><table id="metrics">${rows}${orderRows}${refusalRows}</table>${futures ? `<h2>Futures</h2><table id="futures">${futures.figures}</table>` : ''}<h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
 <script>${chartsLibrary()}</script>
 <script>
 const D = ${data};
 const LW = LightweightCharts;
-const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, timeScale: { timeVisible: true, secondsVisible: true } };
+// Times are UTC seconds: the axis shows dates and times, the crosshair the full UTC time.
+const utc = (t) => new Date(t * 1000).toISOString();
+const tick = (t, type) => { const s = utc(t); return type === 0 ? s.slice(0, 4) : type === 1 ? s.slice(0, 7) : type === 2 ? s.slice(0, 10) : type === 3 ? s.slice(5, 10) + ' ' + s.slice(11, 16) : s.slice(11, 19); };
+const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, localization: { timeFormatter: (t) => utc(t).slice(0, 19).replace('T', ' ') + ' UTC' }, timeScale: { timeVisible: true, secondsVisible: true, minBarSpacing: 0.001, tickMarkFormatter: tick } };
 const host = document.getElementById('prices');
 for (const [symbol, points] of Object.entries(D.prices)) {
   const h = document.createElement('h2'); h.textContent = symbol; host.appendChild(h);
@@ -138,6 +176,13 @@ const dd = D.equity.map(([time, value]) => { peak = Math.max(peak, value); retur
 const ddc = LW.createChart(document.getElementById('drawdown'), opts);
 ddc.addSeries(LW.AreaSeries, { lineColor: '#f23645', topColor: 'rgba(242,54,69,0.02)', bottomColor: 'rgba(242,54,69,0.3)' }).setData(dd);
 ddc.timeScale().fitContent();
+if (D.margin) {
+  const mc = LW.createChart(document.getElementById('margin'), { ...opts, rightPriceScale: { mode: LW.PriceScaleMode.Logarithmic } });
+  const line = (k) => D.margin.map((p) => (p[k] === null ? { time: p[0] } : { time: p[0], value: p[k] }));
+  mc.addSeries(LW.LineSeries, { color: '#2962FF', lineWidth: 2 }).setData(line(1));
+  mc.addSeries(LW.LineSeries, { color: '#f23645', lineWidth: 1, lineStyle: LW.LineStyle.Dashed }).setData(line(2));
+  mc.timeScale().fitContent();
+}
 requestAnimationFrame(() => requestAnimationFrame(() => { window.__chartsReady = true; }));
 </script>
 </body></html>

@@ -10,6 +10,12 @@ export interface EquityPoint {
   equity: Decimal;
   /** The account as it started (balances and positions), at this sample's prices: buy-and-hold. */
   hold: Decimal;
+  /**
+   * Futures, in a run that trades them: the account's margin rate (equity / position value at mark) and the
+   * maintenance rate it is compared to; null while it holds no position.
+   */
+  marginRate?: Decimal | null;
+  maintenanceRate?: Decimal | null;
 }
 
 export interface TradeRow extends Fill {
@@ -92,22 +98,36 @@ export interface StrategyPnl {
   /** What it holds of what it traded, at the last price, against its cost. */
   unrealized: string;
   fees: string;
-  /** realized + unrealized. */
+  /** Funding settled on its futures positions (a change of collateral: negative when paid). */
+  funding: string;
+  /** realized + unrealized + funding. */
   pnl: string;
   fills: number;
 }
 
 /**
  * Each strategy's PnL from its own fills (an average-cost book per strategy and symbol): realised, fees included,
- * plus unrealised on what it still holds of what it traded, at `lastPrice`. Over all strategies it is the
- * account's strategy PnL, however they share symbols.
+ * plus unrealised on what it still holds of what it traded, at `lastPrice`, plus the funding of its positions
+ * (`funding`). Over all strategies it is the account's strategy PnL, however they share symbols.
  */
-export function strategyPnls(fills: Fill[], strategyOf: (f: Fill) => string, lastPrice: (symbol: string) => Decimal | null | undefined): Record<string, StrategyPnl> {
-  const acc = new Map<string, { realized: Decimal; fees: Decimal; fills: number; books: Map<string, Book> }>();
-  for (const f of fills) {
-    const id = strategyOf(f);
+export function strategyPnls(
+  fills: Fill[],
+  strategyOf: (f: Fill) => string,
+  lastPrice: (symbol: string) => Decimal | null | undefined,
+  funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = [],
+): Record<string, StrategyPnl> {
+  const acc = new Map<string, { realized: Decimal; fees: Decimal; funding: Decimal; fills: number; books: Map<string, Book> }>();
+  const of = (id: string) => {
     let a = acc.get(id);
-    if (!a) acc.set(id, (a = { realized: Decimal.ZERO, fees: Decimal.ZERO, fills: 0, books: new Map() }));
+    if (!a) acc.set(id, (a = { realized: Decimal.ZERO, fees: Decimal.ZERO, funding: Decimal.ZERO, fills: 0, books: new Map() }));
+    return a;
+  };
+  for (const f of funding) {
+    const a = of(f.strategy);
+    a.funding = a.funding.add(f.amount);
+  }
+  for (const f of fills) {
+    const a = of(strategyOf(f));
     let b = a.books.get(f.symbol);
     if (!b) a.books.set(f.symbol, (b = { qty: Decimal.ZERO, cost: Decimal.ZERO }));
     a.realized = a.realized.add(book(b, f)).sub(f.fee);
@@ -124,7 +144,7 @@ export function strategyPnls(fills: Fill[], strategyOf: (f: Fill) => string, las
       // Long: worth qty × last, cost `cost`; short: owes |qty| × last, received `cost`.
       unrealized = unrealized.add(b.qty.isNegative() ? b.cost.sub(b.qty.abs().mul(last)) : b.qty.mul(last).sub(b.cost));
     }
-    out[id] = { realized: a.realized.toString(8), unrealized: unrealized.toString(8), fees: a.fees.toString(8), pnl: a.realized.add(unrealized).toString(8), fills: a.fills };
+    out[id] = { realized: a.realized.toString(8), unrealized: unrealized.toString(8), fees: a.fees.toString(8), funding: a.funding.toString(8), pnl: a.realized.add(unrealized).add(a.funding).toString(8), fills: a.fills };
   }
   return out;
 }

@@ -4,19 +4,23 @@ import { z } from 'zod';
 import { TIMEFRAMES, TIMEFRAME_MS, barOpenMs, type Bar, type Timeframe } from '../domain/candles.js';
 import { Decimal, type RoundingMode } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
-import { diffTargets, type Intent, type OrderSpec } from '../domain/intent.js';
+import { diffTargets, type Intent, type OrderSpec, type TrailingStop } from '../domain/intent.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { BarSeries } from './bar-history.js';
 import type { Holding, PositionHolding } from './inventory.js';
 
 export { z, Decimal, diffTargets, TIMEFRAMES, TIMEFRAME_MS, barOpenMs };
-export type { ExecutionEvent, Intent, OrderSpec, Instrument, Ticker, Order, Position, Balance, RoundingMode, Bar, Timeframe, BarSeries, Holding, PositionHolding };
+export type { ExecutionEvent, Intent, OrderSpec, TrailingStop, Instrument, Ticker, Order, Position, Balance, RoundingMode, Bar, Timeframe, BarSeries, Holding, PositionHolding };
 export * from './indicators.js';
 export { decimalFromFloat, priceFromFloat } from './numbers.js';
 export { equityOf, sizeFromEquity, sizeFromQuote, sizeFromRisk } from './sizing.js';
 
-/** An intent as a strategy returns it: the runner adds the strategy id. */
+/**
+ * An intent as a strategy returns it: the runner adds the strategy id. `protect` asks for managed stops on one of
+ * its futures position sides (stop-loss, take-profit, trailing stop), kept in line with the position by the
+ * execution layer: see strategies/README.md, "Managed stops".
+ */
 export type StrategyIntent = Intent extends infer I ? (I extends Intent ? Omit<I, 'strategyId'> : never) : never;
 
 export interface StrategyLog {

@@ -1,9 +1,9 @@
 // Runs strategy instances safely: params validated by each strategy's schema, hooks called in try/catch, a
 // throwing instance counted and faulted after too many errors, a hook over its time budget stopped and its
 // instance faulted, while the others keep running. Strategies see plain data; what they return becomes
-// intents with their instance id. Bars closed for the instances' symbols and timeframes are kept in a shared history
+// intents with their instance id. An operator may pause an instance (no hook is called: it makes no intents) and
+// resume it. Bars closed for the instances' symbols and timeframes are kept in a shared history
 // and handed to the instances that declared them; each instance's fills keep its inventory.
-import vm from 'node:vm';
 import { Subject } from 'rxjs';
 import { TIMEFRAMES, isTimeframe, type Bar, type BarNeed, type Timeframe } from '../domain/candles.js';
 import type { ExecutionEvent } from '../domain/events.js';
@@ -14,6 +14,7 @@ import type { Logger } from '../util/logger.js';
 import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } from './api.js';
 import { BarHistory, type BarRing, type BarSeries } from './bar-history.js';
 import { Inventory } from './inventory.js';
+import { Deadline, HookTimeoutError } from './deadline.js';
 
 export interface StrategyInstanceConfig {
   id: string;
@@ -46,6 +47,8 @@ interface Instance {
   errors: number;
   /** While faulted: when, in which hook, the error and why it faulted (shown in the status). */
   fault: StrategyFault | undefined;
+  /** Paused by an operator: no hook is called (its inventory still takes its fills). */
+  paused: boolean;
   /** The state as last saved (JSON), to save only changes. */
   savedState: string;
 }
@@ -78,36 +81,21 @@ export interface StrategyStatus extends Partial<StrategyFault> {
   id: string;
   errors: number;
   faulted: boolean;
+  /** Present (true) while an operator has it paused. */
+  paused?: true;
 }
 
-class HookTimeoutError extends Error {}
+/** A change of an instance's running state: faulted by its errors, started again after a fault, paused or resumed. */
+export interface StrategyChange {
+  id: string;
+  change: 'faulted' | 'restarted' | 'paused' | 'resumed';
+  /** Why it faulted; empty otherwise. */
+  reason: string;
+  /** By the runner's clock; absent when it has none. */
+  atMs?: number;
+}
 
 const NOTHING: { intents: Intent[]; stateJson: string | undefined } = Object.freeze({ intents: Object.freeze([]) as unknown as Intent[], stateJson: undefined });
-
-/**
- * Runs functions under a wall-clock budget. node:vm's watchdog interrupts whatever JavaScript runs during
- * `runInContext`, functions defined outside the context included, and the interruption ends at that call:
- * the caller goes on. A strategy cannot catch it (a `try` in the hook does not stop it).
- */
-class Deadline {
-  private pending: (() => unknown) | undefined;
-  private readonly context = vm.createContext({ run: () => this.pending!() });
-  private readonly script = new vm.Script('run()');
-
-  constructor(readonly timeoutMs: number) {}
-
-  run<T>(fn: () => T): T {
-    this.pending = fn;
-    try {
-      return this.script.runInContext(this.context, { timeout: this.timeoutMs }) as T;
-    } catch (err) {
-      if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new HookTimeoutError(`ran over its ${this.timeoutMs} ms budget and was stopped`);
-      throw err;
-    } finally {
-      this.pending = undefined;
-    }
-  }
-}
 
 /** Where instances keep their state across restarts (the journal, in the daemon). */
 export interface StateStore {
@@ -117,6 +105,8 @@ export interface StateStore {
 
 export class StrategyRunner {
   readonly intents$ = new Subject<Intent>();
+  /** Every change of an instance's running state (faults, restarts, pauses), as it happens. */
+  readonly changes$ = new Subject<StrategyChange>();
   private readonly instances: Instance[] = [];
   private readonly deadline: Deadline | undefined;
   private readonly clock: Clock | undefined;
@@ -163,7 +153,7 @@ export class StrategyRunner {
         return inventory.of(symbol);
       };
       this.instances.push({
-        cfg, def, errors: 0, fault: undefined, savedState: saved ?? '{}', timeframes, lookback, series, inventory,
+        cfg, def, errors: 0, fault: undefined, paused: false, savedState: saved ?? '{}', timeframes, lookback, series, inventory,
         ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) }, bars, inventory: holding },
       });
     }
@@ -202,7 +192,39 @@ export class StrategyRunner {
   }
 
   status(): StrategyStatus[] {
-    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.fault !== undefined, ...i.fault }));
+    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.fault !== undefined, ...i.fault, ...(i.paused ? { paused: true as const } : {}) }));
+  }
+
+  /** Each instance as configured: its strategy's name, its symbols and its params (as given, before parsing). */
+  configs(): StrategyInstanceConfig[] {
+    return this.instances.map((i) => ({ ...i.cfg }));
+  }
+
+  /**
+   * Operator action: no hook of the instance is called until resume(), so it makes no intents (its inventory still
+   * takes its fills). False when there is no such instance; pausing a paused one changes nothing.
+   */
+  pause(id: string): boolean {
+    return this.setPaused(id, true);
+  }
+
+  /** Operator action: the instance takes updates again. False when there is no such instance. */
+  resume(id: string): boolean {
+    return this.setPaused(id, false);
+  }
+
+  private setPaused(id: string, paused: boolean): boolean {
+    const i = this.instances.find((x) => x.cfg.id === id);
+    if (!i) return false;
+    if (i.paused === paused) return true;
+    i.paused = paused;
+    this.logger.warn({ strategy: id }, paused ? 'strategy paused by an operator: no hook is called' : 'strategy resumed by an operator');
+    this.told(i, paused ? 'paused' : 'resumed', '');
+    return true;
+  }
+
+  private told(inst: Instance, change: StrategyChange['change'], reason: string): void {
+    this.changes$.next({ id: inst.cfg.id, change, reason, ...(this.clock ? { atMs: this.clock.now() } : {}) });
   }
 
   symbols(): string[] {
@@ -211,11 +233,13 @@ export class StrategyRunner {
 
   /** Calls one hook of an instance with its context and `arg` (and `arg2`), safely. */
   private call<A, B = undefined>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult, arg: A, arg2?: B): void {
+    if (inst.paused) return;
     if (inst.fault) {
       if (!this.restart || this.clock!.now() - inst.fault.atMs! < this.restart.afterMs) return;
       inst.fault = undefined;
       inst.errors = 0;
       this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');
+      this.told(inst, 'restarted', '');
       if (inst.def.onStart) this.call(inst, 'onStart', (ctx) => inst.def.onStart!(ctx), undefined);
       if (inst.fault) return;
     }
@@ -256,6 +280,7 @@ export class StrategyRunner {
   private faultOf(inst: Instance, hook: string, error: string, reason: string): void {
     inst.fault = { ...(this.clock ? { atMs: this.clock.now() } : {}), hook, error, reason };
     this.logger.error({ strategy: inst.cfg.id, reason }, 'strategy faulted: no more hooks are called');
+    this.told(inst, 'faulted', reason);
   }
 
   /** Problems with new params for an instance (nothing is changed). */

@@ -315,7 +315,7 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       const short = (await c.positions(FUT)).find((p) => p.side === 'short');
       expect(short!.size.eq(d('0.02'))).toBe(true);
     });
-    it('ticker of one symbol: spot (S11) last and day figures without bid or ask; futures (F12) mark at the last, index at the mid', async () => {
+    it('ticker of one symbol: spot (S11) last and day figures without bid or ask; futures (F12) index at the last trade, the mark on it (no basis by default)', async () => {
       const spot = await c.ticker(SPOT);
       expect([spot.symbol, spot.bestBid, spot.bestAsk, spot.markPrice, spot.indexPrice]).toEqual([SPOT, null, null, null, null]);
       expect(spot.last!.isMultipleOf(spotInst.tickSize)).toBe(true);
@@ -323,8 +323,8 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(spot.baseVolume24h!.gt(Decimal.ZERO) && spot.volume24h!.gt(Decimal.ZERO)).toBe(true);
       const fut = await c.ticker(FUT);
       expect(fut.bestBid!.lt(fut.bestAsk!)).toBe(true);
-      expect(fut.markPrice!.eq(fut.last!)).toBe(true);
-      expect(fut.indexPrice!.eq(fut.bestBid!.add(fut.bestAsk!).div(Decimal.fromInt(2), 4))).toBe(true);
+      expect(fut.indexPrice!.eq(fut.last!)).toBe(true);
+      expect(fut.markPrice!.eq(fut.indexPrice!)).toBe(true);
       await expect(c.ticker('cmt_nothing')).rejects.toMatchObject({ category: 'bad-request' });
     });
 
@@ -400,12 +400,12 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(await c.fundingHistory(FUT)).toHaveLength(10);
     });
 
-    it('index and mark prices: the mark a traded price on the tick, the index a mid between two ticks', async () => {
+    it('index and mark prices (F17): both on the tick, close to each other', async () => {
       const mark = await c.priceIndex(FUT, 'mark');
       const index = await c.priceIndex(FUT, 'index');
       expect([mark.symbol, mark.kind, index.kind]).toEqual([FUT, 'mark', 'index']);
       expect(mark.price.isMultipleOf(futInst.tickSize)).toBe(true);
-      expect(index.price.mul(Decimal.fromInt(2)).isMultipleOf(futInst.tickSize)).toBe(true);
+      expect(index.price.isMultipleOf(futInst.tickSize)).toBe(true);
       expect(mark.price.sub(index.price).abs().lt(mark.price.mul(d('0.01')))).toBe(true);
     });
 

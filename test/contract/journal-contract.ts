@@ -1,6 +1,7 @@
 // How a journal behaves, as one suite every implementation of the port (src/journal/journal.ts) must pass: orders
-// and their history, fills, risk decisions and latches, strategy state, the venue binding, and the queries the
-// executor, the order tracker, the risk gate and the commands make. A durable store also keeps all of it across
+// (and the role of a trigger order that protects a position) and their history, fills, funding settlements, risk
+// decisions and latches, strategy state, the venue binding, operators' commands, and the queries the executor, the order tracker, the
+// risk gate, the kill action, the funding watch and the commands make. A durable store also keeps all of it across
 // a reopen, and one connection sees what another committed (an operator's command beside a running daemon).
 import { describe, expect, it } from '@jest/globals';
 import { bindJournal, JournalVenueError, type Journal, type JournalOrder } from '../../src/journal/journal.js';
@@ -13,13 +14,16 @@ export interface JournalSubject {
   durable: boolean;
 }
 
+/** An order as the contract compares it: a role not given comes back absent or null, both meaning none. */
+const asRead = (row: JournalOrder | undefined) => (row ? { ...row, role: row.role ?? null } : row);
+
 /** A row with every optional field set: what must come back exactly. */
 const full = (clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder =>
   journalRow(clientOid, {
     strategyId: 'mm', intentId: 7, surface: 'futures', symbol: 'cmt_btcusdt', side: 'sell', kind: 'market', timeInForce: 'ioc', price: null, size: '0.015',
     positionSide: 'long', reduceOnly: true, isTrigger: true, triggerPrice: '91000.5', orderId: '987654321987654321987', state: 'untriggered', filledSize: '0.005',
     avgPrice: '90999.9', fee: '0.0012', createdAtMs: 1_700_000_000_123, updatedAtMs: 1_700_000_000_456, seenAtMs: 1_700_000_000_400, absentChecks: 2,
-    absentSinceMs: 1_700_000_000_300, lastError: 'ExchangeError timeout', ...over,
+    absentSinceMs: 1_700_000_000_300, lastError: 'ExchangeError timeout', role: 'stop-loss', ...over,
   });
 
 export function describeJournalContract(name: string, subject: JournalSubject): void {
@@ -53,7 +57,7 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       const row = full('f1');
       j.insertOrders([row, journalRow('plain')]);
       expect(j.order('f1')).toEqual(row);
-      expect(j.order('plain')).toEqual(journalRow('plain'));
+      expect(asRead(j.order('plain'))).toEqual(asRead(journalRow('plain')));
       expect(j.order('nope')).toBeUndefined();
       expect(j.history('f1')).toEqual([{ event: 'written', state: 'untriggered', atMs: row.createdAtMs }]);
       j.close();
@@ -69,9 +73,9 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       j.updateOrder('a', { lastError: 'cancel refused' }, 'cancel not confirmed', 30);
       expect(j.order('a')).toMatchObject({ state: 'open', updatedAtMs: 30, lastError: 'cancel refused' });
       j.updateOrder('a', { state: 'filled', filledSize: '1', avgPrice: '1', fee: '0.001' }, 'venue says filled', 40);
-      expect(j.order('a')).toEqual(journalRow('a', {
+      expect(asRead(j.order('a'))).toEqual(asRead(journalRow('a', {
         createdAtMs: 10, updatedAtMs: 40, state: 'filled', orderId: '700000000000000001', filledSize: '1', avgPrice: '1', fee: '0.001', lastError: 'cancel refused',
-      }));
+      })));
       expect(j.history('a')).toEqual([
         { event: 'written', state: 'sending', atMs: 10 },
         { event: 'accepted', state: 'open', atMs: 20 },
@@ -125,6 +129,96 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(j.recordFill(fill)).toBe(true);
       expect(j.recordFill(fill)).toBe(false);
       expect(j.recordFill({ ...fill, fillId: 'f2' })).toBe(true);
+      j.close();
+    });
+
+    it('keeps the role of a trigger order that protects a position, and changes it with a patch', () => {
+      const j = open();
+      j.insertOrders([full('tp', { role: 'take-profit' }), full('none', { role: null }), journalRow('plain', { state: 'open' })]);
+      expect(j.order('tp')?.role).toBe('take-profit');
+      expect(j.order('none')?.role ?? null).toBeNull();
+      expect(j.order('plain')?.role ?? null).toBeNull();
+      j.updateOrder('tp', { role: 'stop-loss' }, 'role changed', 9);
+      expect(j.order('tp')).toEqual(full('tp', { role: 'stop-loss', updatedAtMs: 9 }));
+      expect(j.activeOrders().find((r) => r.clientOid === 'tp')?.role).toBe('stop-loss');
+      j.close();
+    });
+
+    it('records each funding settlement once by its reference, exactly as given, and lists them oldest first', () => {
+      const j = open();
+      expect(j.funding()).toEqual([]);
+      const big = { ref: '686960019383517338123', symbol: 'cmt_btcusdt', amount: '-0.08266646', atMs: 1_763_784_031_721 };
+      expect(j.recordFunding(big)).toBe(true);
+      expect(j.recordFunding({ ...big, amount: '5' })).toBe(false);
+      expect(j.recordFunding({ ref: 'b', symbol: 'cmt_ethusdt', amount: '0.12500000', atMs: 1_763_755_200_000 })).toBe(true);
+      expect(j.recordFunding({ ref: 'a', symbol: 'cmt_ethusdt', amount: '0', atMs: 1_763_755_200_000 })).toBe(true);
+      expect(j.funding()).toEqual([
+        { ref: 'a', symbol: 'cmt_ethusdt', amount: '0', atMs: 1_763_755_200_000 },
+        { ref: 'b', symbol: 'cmt_ethusdt', amount: '0.12500000', atMs: 1_763_755_200_000 },
+        big,
+      ]);
+      j.close();
+    });
+
+    it('lists fills oldest first with their orders\' strategy, symbol and side; of one strategy; the latest few', () => {
+      const j = open();
+      j.insertOrders([journalRow('a', { strategyId: 'mm', symbol: 'BTCUSDT', side: 'buy' }), journalRow('b', { strategyId: 'dca', symbol: 'ETHUSDT', side: 'sell' })]);
+      const fill = (clientOid: string, fillId: string, atMs: number) => ({ clientOid, orderId: '700000000000000000123', fillId, price: '100.5', size: '0.25', fee: '0.01', atMs });
+      j.recordFill(fill('a', 'f2', 20));
+      j.recordFill(fill('b', 'f1', 10));
+      j.recordFill(fill('a', 'f3', 30));
+      j.recordFill(fill('gone', 'f4', 40));
+      expect(j.fills().map((f) => f.fillId)).toEqual(['f1', 'f2', 'f3', 'f4']);
+      expect(j.fills()[0]).toEqual({ clientOid: 'b', orderId: '700000000000000000123', fillId: 'f1', price: '100.5', size: '0.25', fee: '0.01', atMs: 10, strategyId: 'dca', symbol: 'ETHUSDT', side: 'sell' });
+      expect(j.fills().at(-1)).toMatchObject({ fillId: 'f4', strategyId: null, symbol: null, side: null });
+      expect(j.fills({ strategyId: 'mm' }).map((f) => f.fillId)).toEqual(['f2', 'f3']);
+      expect(j.fills({ limit: 2 }).map((f) => f.fillId)).toEqual(['f3', 'f4']);
+      expect(j.fills({ strategyId: 'mm', limit: 1 }).map((f) => f.fillId)).toEqual(['f3']);
+      expect(j.fills({ strategyId: 'nobody' })).toEqual([]);
+      j.close();
+    });
+
+    it('lists recent orders of any state, newest first, of one strategy, at most a limit', () => {
+      const j = open();
+      j.insertOrders([
+        journalRow('a', { strategyId: 'mm', createdAtMs: 1, state: 'filled' }), journalRow('b', { strategyId: 'dca', createdAtMs: 2, state: 'open' }),
+        journalRow('c', { strategyId: 'mm', createdAtMs: 3 }), journalRow('d', { strategyId: 'mm', createdAtMs: 3, state: 'canceled' }),
+      ]);
+      expect(j.recentOrders({ limit: 10 }).map((r) => r.clientOid)).toEqual(['d', 'c', 'b', 'a']);
+      expect(j.recentOrders({ limit: 2 }).map((r) => r.clientOid)).toEqual(['d', 'c']);
+      expect(j.recentOrders({ strategyId: 'mm', limit: 10 }).map((r) => r.clientOid)).toEqual(['d', 'c', 'a']);
+      expect(asRead(j.recentOrders({ strategyId: 'dca', limit: 1 })[0])).toEqual(asRead(journalRow('b', { strategyId: 'dca', createdAtMs: 2, state: 'open' })));
+      j.close();
+    });
+
+    it('gives the equity series back oldest first, from a time, the latest points', () => {
+      const j = open();
+      j.recordEquity('spot', '100', 1);
+      j.recordEquity('futures', '50', 1);
+      j.recordEquity('spot', '100', 2);
+      j.recordEquity('spot', '101.5', 3);
+      expect(j.equitySeries()).toEqual([
+        { surface: 'spot', value: '100', atMs: 1 }, { surface: 'futures', value: '50', atMs: 1 }, { surface: 'spot', value: '101.5', atMs: 3 },
+      ]);
+      expect(j.equitySeries({ sinceMs: 2 })).toEqual([{ surface: 'spot', value: '101.5', atMs: 3 }]);
+      expect(j.equitySeries({ limit: 2 }).map((p) => p.value)).toEqual(['50', '101.5']);
+      j.close();
+    });
+
+    it('writes down an operator\'s command before it acts, and its outcome after; lists them oldest first', () => {
+      const j = open();
+      expect(j.commands()).toEqual([]);
+      const a = j.recordCommand({ via: 'api', who: 'token', command: 'halt', args: '{}', reason: 'venue incident', atMs: 10 });
+      const b = j.recordCommand({ via: 'cli', who: 'loopback', command: 'pause', args: '{"id":"mm","cancelOrders":true}', reason: null, atMs: 11 });
+      expect(b).toBeGreaterThan(a);
+      expect(j.commands()).toEqual([
+        { id: a, via: 'api', who: 'token', command: 'halt', args: '{}', reason: 'venue incident', atMs: 10, outcome: null },
+        { id: b, via: 'cli', who: 'loopback', command: 'pause', args: '{"id":"mm","cancelOrders":true}', reason: null, atMs: 11, outcome: null },
+      ]);
+      j.finishCommand(a, { ok: true, detail: 'halted', atMs: 12 });
+      j.finishCommand(b, { ok: false, detail: 'no strategy mm', atMs: 13 });
+      expect(j.commands().map((c) => c.outcome)).toEqual([{ ok: true, detail: 'halted', atMs: 12 }, { ok: false, detail: 'no strategy mm', atMs: 13 }]);
+      expect(j.commands({ limit: 1 }).map((c) => c.id)).toEqual([b]);
       j.close();
     });
 
@@ -202,9 +296,14 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       a.setLatch('reduce:operator', 'wind down', 4);
       a.saveStrategyState('mm', '{"k":1}', 5);
       a.bindVenue({ venue: 'v', account: 'acc' }, 6);
+      a.recordFunding({ ref: 'bill-1', symbol: 'cmt_btcusdt', amount: '-1.5', atMs: 8 });
+      const command = a.recordCommand({ via: 'api', who: 'token', command: 'reduce', args: '{}', reason: 'wind down', atMs: 9 });
+      a.finishCommand(command, { ok: true, detail: 'reducing', atMs: 10 });
       a.close();
       const b = store.open();
       expect(b.activeOrders()).toEqual([full('f1')]);
+      expect(b.funding()).toEqual([{ ref: 'bill-1', symbol: 'cmt_btcusdt', amount: '-1.5', atMs: 8 }]);
+      expect(b.recordFunding({ ref: 'bill-1', symbol: 'cmt_btcusdt', amount: '-1.5', atMs: 8 })).toBe(false);
       expect(b.order('done')).toMatchObject({ state: 'filled', updatedAtMs: 9 });
       expect(b.history('done').map((h) => h.event)).toEqual(['written', 'venue says filled']);
       expect(b.recordFill({ clientOid: 'f1', orderId: '1', fillId: 'f1', price: '1', size: '1', fee: '0', atMs: 2 })).toBe(false);
@@ -212,6 +311,8 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(b.latch('reduce:operator')).toMatchObject({ reason: 'wind down' });
       expect(b.strategyState('mm')).toBe('{"k":1}');
       expect(b.venueBinding()).toEqual({ venue: 'v', account: 'acc' });
+      expect(b.commands()).toEqual([{ id: command, via: 'api', who: 'token', command: 'reduce', args: '{}', reason: 'wind down', atMs: 9, outcome: { ok: true, detail: 'reducing', atMs: 10 } }]);
+      expect(b.fills().map((f) => f.fillId)).toEqual(['f1']);
       expect(b.recordIntent('mm', 'place', '{}', 7)).toBeGreaterThan(intent);
       const again = b.nextClientOids('mm', 3);
       for (const id of again) expect(firstIds).not.toContain(id);

@@ -5,12 +5,13 @@ import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { clientFor } from '../fixtures/live-client.js';
-import { describeExchangeContract } from './exchange-contract.js';
+import { describeExchangeContract, type Face } from './exchange-contract.js';
+import { describeFuturesActionsContract } from './futures-actions-contract.js';
 
 const ACCOUNTS = { spot: { USDT: '100000', BTC: '1', ETH: '20', SOL: '500' }, futuresCollateral: '100000', leverage: 20 };
 const CREDS = { apiKey: 'contract-key', apiSecret: 'contract-secret', passphrase: 'contract-pass' };
 
-describeExchangeContract('live client over HTTP to sextant sim', async () => {
+async function overHttp(): Promise<Face> {
   const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 7, startMs: systemClock.now(), tickIntervalMs: 20 });
   const server = new SimServer({
     market, accounts: ACCOUNTS, credentials: CREDS, clock: systemClock, logger: silentLogger,
@@ -31,4 +32,7 @@ describeExchangeContract('live client over HTTP to sextant sim', async () => {
       await server.close();
     },
   };
-});
+}
+
+describeExchangeContract('live client over HTTP to sextant sim', overHttp);
+describeFuturesActionsContract('live client over HTTP to sextant sim', overHttp);

@@ -33,7 +33,7 @@ function csv(file: string): string[][] {
 
 interface Report {
   metrics: Record<string, string | number>;
-  strategies: Array<{ id: string; pnl: { pnl: string; fills: number }; rejected: Record<string, number> }>;
+  strategies: Array<{ id: string; pnl: { pnl: string; fills: number }; trades: { trades: number; open: number }; rejected: Record<string, number> }>;
   rejected: Record<string, number>;
   denied: Record<string, number>;
   faults: Array<{ strategy: string; atMs: number; at: string; hook: string; error: string; reason: string }>;
@@ -89,8 +89,10 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     expect(d('buyAndHoldPnl').eq(Decimal.from(btc[btc.length - 1]!.price).sub(Decimal.from(btc[0]!.price)))).toBe(true);
     expect(d('strategyPnl').add(d('buyAndHoldPnl')).eq(d('accountPnl'))).toBe(true);
     expect(d('accountPnl').eq(d('endEquity').sub(d('startEquity')))).toBe(true);
-    // The strategy's PnL from the fills alone: what each earned against the last price, less its fee.
+    // The strategy's PnL from trades.csv alone: what each execution earned against the last price, less its fee,
+    // and the funding settled (kind, column 10).
     const fromFills = csv(join(out, 'trades.csv')).reduce((a, t) => {
+      if (t[10] === 'funding') return a.add(Decimal.from(t[7]!));
       const size = Decimal.from(t[6]!);
       return a.add((t[4] === 'buy' ? size : size.neg()).mul(lastOf.get(t[1]!)!.sub(Decimal.from(t[5]!)))).sub(Decimal.from(t[8]!));
     }, Decimal.ZERO);
@@ -102,6 +104,21 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     const eq = csv(join(out, 'equity.csv'));
     expect(eq[0]![2]).toBe(m.startEquity);
     expect(Decimal.from(eq[eq.length - 1]![2]!).sub(Decimal.from(eq[0]![2]!)).eq(d('buyAndHoldPnl'))).toBe(true);
+  });
+
+  it('round-trips.csv lists report.json\'s trades; every fill is in one (two when it flips the holding)', () => {
+    const r = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report & { trades: Array<{ strategy: string; symbol: string; exitMs: number | null; pnl: string; fills: number }> };
+    const lines = csv(join(out, 'round-trips.csv'));
+    expect(lines).toHaveLength(r.trades.length);
+    expect(lines.map((l) => [l[0], l[1], l[9]])).toEqual(r.trades.map((t) => [t.strategy, t.symbol, t.pnl]));
+    const executions = csv(join(out, 'trades.csv')).filter((t) => t[10] !== 'funding').length;
+    const inTrips = r.trades.reduce((a, t) => a + t.fills, 0);
+    expect(inTrips).toBeGreaterThanOrEqual(executions);
+    for (const s of r.strategies) {
+      const mine = r.trades.filter((t) => t.strategy === s.id);
+      expect([s.trades.trades, s.trades.open]).toEqual([mine.filter((t) => t.exitMs !== null).length, mine.filter((t) => t.exitMs === null).length]);
+    }
+    expect(r.strategies.find((s) => s.id === 'grid-eth')!.trades.trades).toBeGreaterThan(0);
   });
 
   it('the summary names the strategy PnL, buy-and-hold and the refusals', () => {

@@ -12,6 +12,7 @@ import { LATCH_DRAWDOWN } from '../../src/execution/risk.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { systemClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
+import { waitFor } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-activity-'));
 const KEYS = { apiKey: 'activity-key-6f1c', apiSecret: 'activity-secret-9d2e', passphrase: 'activity-pass-3a7b' };
@@ -78,15 +79,6 @@ async function start(name: string, strategies: unknown[]): Promise<{ daemon: Dae
   return { daemon, lines, text: () => text, journalPath };
 }
 
-async function waitFor<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await Promise.resolve(f()).catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const activity = (lines: Line[], event: string, strategy?: string) => lines.filter((l) => l.component === 'activity' && l.event === event && (!strategy || l.strategy === strategy));
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { parseDocument } from 'yaml';
+import { waitFor as waitUntil } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-daemon-'));
 
@@ -32,15 +33,9 @@ function configFrom(defaultYaml: string, journalPath: string): string {
   return doc.toString();
 }
 
-async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+
+/** Every 200 ms: the daemon runs in a child process. */
+const waitFor = <T>(what: string, f: () => Promise<T | undefined>, ms: number): Promise<T> => waitUntil(what, f, ms, 200);
 
 describe('sextant run (default config)', () => {
   it('trades against the embedded simulator, serves health and metrics, and stops cleanly on SIGTERM', async () => {

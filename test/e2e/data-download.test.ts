@@ -1,13 +1,14 @@
 // `sextant data download` against `sextant sim` (a seeded synthetic past on F11), as a user runs it: a window
 // downloaded in two runs is the file one run writes (the second asks only for what the first left out, nothing
 // twice), a file of another timeframe is not resumed, and `sextant backtest` replays the candles into bars equal to
-// the candles' own and writes its report, and refuses bars finer than the candles.
+// the candles' own and writes its report, and refuses bars finer than the candles. `--kind funding` writes the
+// settlements F16 serves, and a backtest charges a position held across one at the downloaded rate.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readCandleFile, readDataFileMeta, type CandleRow } from '../../src/data/data-file.js';
+import { readCandleFile, readDataFileMeta, readFundingFile, type CandleRow } from '../../src/data/data-file.js';
 import { Decimal } from '../../src/domain/decimal.js';
 import { runCli, type CliRun } from '../fixtures/cli.js';
 
@@ -128,4 +129,55 @@ describe('sextant data download', () => {
     expect(refused.stderr).toContain(`strategy bars asks for 1m bars; ${coarse} holds 5m candles: the bars would be made up`);
     expect(existsSync(join(dir, 'report-1m', 'report.json'))).toBe(false);
   }, 90_000);
+});
+
+describe('sextant data download --kind funding', () => {
+  const funding = join(dir, 'funding.jsonl');
+  const fundingOf = (args: string[] = []) => sextant(['data', 'download', '--config', cfg, '--kind', 'funding', '--symbol', 'cmt_btcusdt', '--out', funding, ...args]);
+
+  it('writes the latest 100 settlements F16 serves, as the venue answers them, and says that is all there is', async () => {
+    const r = await fundingOf();
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('F16: the latest 100 settlements of each');
+    const file = readFundingFile(funding);
+    expect(file.meta).toMatchObject({ kind: 'funding', symbols: ['cmt_btcusdt'], source: `download ${url} F16` });
+    expect(r.stdout).toMatch(new RegExp(`^${funding.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 100 funding rates of cmt_btcusdt, .*; 100 new from 1 F16 request\n$`));
+    // The venue's own answer, over HTTP: the same settlements and rates, oldest first in the file.
+    const served = (await (await fetch(`${url}/capi/v2/market/getHistoryFundRate?symbol=cmt_btcusdt&limit=100`)).json()) as Array<{ symbol: string; fundingRate: string; fundingTime: number }>;
+    expect(file.rows).toEqual(served.map((x) => ({ symbol: x.symbol, fundingTimeMs: Number(x.fundingTime), rate: x.fundingRate })).sort((a, b) => a.fundingTimeMs - b.fundingTimeMs));
+    expect(file.rows.slice(1).every((x, i) => x.fundingTimeMs - file.rows[i]!.fundingTimeMs === 8 * H)).toBe(true);
+    // Again: nothing new yet; a time window or a timeframe has no meaning for F16.
+    expect((await fundingOf()).stdout).toContain('; 0 new from 1 F16 request');
+    const windowed = await fundingOf(['--from', iso(A)]);
+    expect(windowed.code).toBe(1);
+    expect(windowed.stderr).toContain('--from, --to, --latest: F16 takes no time window; it serves the latest 100 settlements of a contract');
+    const spot = await sextant(['data', 'download', '--config', cfg, '--kind', 'funding', '--symbol', 'BTCUSDT_SPBL', '--out', join(dir, 'spot-funding.jsonl')]);
+    expect(spot.code).toBe(1);
+    expect(spot.stderr).toContain('BTCUSDT_SPBL: spot pairs have no funding rates (futures contracts only)');
+  }, 30_000);
+
+  it('a backtest naming the file charges a long held across a settlement its downloaded rate, at the settlement\'s price', async () => {
+    // An hour either side of the latest settlement at least two hours old.
+    const settlementMs = Math.floor((Date.now() - 2 * H) / (8 * H)) * (8 * H);
+    const candles = join(dir, 'around-settlement.jsonl');
+    expect((await download(candles, settlementMs - H, settlementMs + H)).code).toBe(0);
+    const out = join(dir, 'report-funding');
+    const config = join(dir, 'bt-funding.yaml');
+    writeFileSync(config, [
+      'mode: backtest',
+      `backtest: { data: ${JSON.stringify(candles)}, out: ${JSON.stringify(out)}, funding: [${JSON.stringify(funding)}] }`,
+      'strategyDirs: [test/fixtures/strategies]',
+      'strategies:\n  - { id: hold, name: hold-long, symbols: [cmt_btcusdt], params: { size: "0.01" } }',
+      '',
+    ].join('\n'));
+    const bt = await sextant(['backtest', '--config', config]);
+    expect(bt.code).toBe(0);
+    const rows = readFileSync(join(out, 'trades.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const charged = rows.filter((t) => t[10] === 'funding');
+    const rate = readFundingFile(funding).rows.find((x) => x.fundingTimeMs === settlementMs)!.rate;
+    // Settled on the tick at the settlement, the open of its candle (mark = the trade: the mark model's default basis is 0).
+    const open = readCandleFile(candles).rows.find((x) => x.ts === settlementMs)!.open;
+    expect(charged.map((t) => [Number(t[0]), t[12]])).toEqual([[settlementMs, rate]]);
+    expect(Decimal.from(charged[0]![7]!).eq(Decimal.from(rate).mul(Decimal.from('0.01')).mul(Decimal.from(open)).neg())).toBe(true);
+  }, 60_000);
 });

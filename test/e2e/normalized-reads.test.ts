@@ -143,7 +143,8 @@ describe('normalised reads', () => {
       ['USDT', '10000999657.89270285', '10000999657.89270285'],
     ]);
     const fut = await client.balances('futures');
-    expect(fut).toEqual([{ surface: 'futures', asset: 'USDT', available: null, frozen: null, total: dec('4663.20125463') }]);
+    // The sample's cum_position_funding_amount and is_liquidating, read as a change of collateral (the default sign).
+    expect(fut).toEqual([{ surface: 'futures', asset: 'USDT', available: null, frozen: null, total: dec('4663.20125463'), cumFunding: dec('9859.37164167'), liquidating: false }]);
   });
 
   it('a required value sent as "" fails with endpoint and field, never becomes 0', async () => {

@@ -1,11 +1,11 @@
 // `sextant data synth|import|download`: market data files for backtests: synthetic, from OHLCV CSV, or the venue's
-// candle history.
+// candle history or settled funding rates.
 import { basename } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { isoMs, importOhlcvCsv } from '../../data/csv-import.js';
 import { dataFileMeta, isoOf, writeDataFile } from '../../data/data-file.js';
-import { downloadCandles, type CandleGap, type DownloadResult } from '../../data/download.js';
+import { downloadCandles, downloadFunding, FUNDING_HISTORY_LIMIT, type CandleGap, type DownloadResult } from '../../data/download.js';
 import { isTimeframe, TIMEFRAMES, TIMEFRAME_MS, type Timeframe } from '../../domain/candles.js';
 import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS } from '../../exchange/sim/instruments.js';
@@ -82,8 +82,9 @@ function importCsv(opts: ImportOptions, io: Io): number {
 
 
 interface DownloadOptions {
+  kind: string;
   symbol: string;
-  timeframe: string;
+  timeframe?: string;
   from?: string;
   to?: string;
   latest?: boolean;
@@ -106,13 +107,71 @@ function summary(out: string, tf: Timeframe, r: DownloadResult): string {
   return `${out}: ${r.candles} ${tf} candles of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${asked || 'no request'}`;
 }
 
+/** The command's public reads, on the configured venue (no keys go out); closed by `close`. */
+async function publicVenue(config: string, io: Io) {
+  const check = await loadForCommand(config, io, { strategies: false });
+  if (!check) return undefined;
+  const logger = createLogger({ level: 'warn', fd: 2 });
+  const venue = await openCommandVenue(check.loaded, logger, systemClock);
+  const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
+  return {
+    venue, client,
+    close: async () => {
+      await client.close();
+      await venue.close();
+    },
+  };
+}
+
+/**
+ * `--kind funding`: the latest settled funding rates of futures contracts (F16) into a funding file, merged into the
+ * one at --out. F16 takes no time window: the latest 100 settlements a contract are all there is.
+ */
+async function downloadFundingRates(opts: DownloadOptions, symbols: string[], io: Io): Promise<number> {
+  const problems = [
+    ...(symbols.length ? [] : ['--symbol: no symbol given']),
+    ...(opts.timeframe !== undefined ? ['--timeframe: funding rates have none (a settlement every funding cycle)'] : []),
+    ...(opts.from !== undefined || opts.to !== undefined || opts.latest ? [`--from, --to, --latest: F16 takes no time window; it serves the latest ${FUNDING_HISTORY_LIMIT} settlements of a contract`] : []),
+  ];
+  if (problems.length) {
+    problems.forEach((problem) => io.err(problem));
+    return 1;
+  }
+  const open = await publicVenue(opts.config, io);
+  if (!open) return 1;
+  const { venue, client } = open;
+  try {
+    const surfaces = await symbolsAtVenue('sextant data download', client, symbols, venue.where, (line) => io.err(line));
+    if (!surfaces) return 1;
+    if (surfaces.spot.length) {
+      io.err(`sextant data download: ${surfaces.spot.join(', ')}: spot pairs have no funding rates (futures contracts only)`);
+      return 1;
+    }
+    io.err(`sextant data download: funding rates of ${symbols.join(', ')} from ${venue.where} (F16: the latest ${FUNDING_HISTORY_LIMIT} settlements of each, about 33 days at 8 h; nothing older is served: download again before they roll off to extend the file)`);
+    const r = await downloadFunding(client, { out: opts.out, symbols, venue: venueName(venue), clock: systemClock });
+    for (const note of r.notes) io.err(note);
+    io.out(`${opts.out}: ${r.rates} funding rates of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${r.requests.F16} F16 request${r.requests.F16 === 1 ? '' : 's'}`);
+    return 0;
+  } catch (err) {
+    io.err(`sextant data download: ${err instanceof ExchangeError ? err.summary() : (err as Error).message}`);
+    return 1;
+  } finally {
+    await open.close();
+  }
+}
+
 async function download(opts: DownloadOptions, io: Io): Promise<number> {
   const symbols = [...new Set(opts.symbol.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (opts.kind === 'funding') return downloadFundingRates(opts, symbols, io);
+  if (opts.kind !== 'candles') {
+    io.err(`--kind: expected candles or funding; got ${opts.kind}`);
+    return 1;
+  }
   const fromMs = opts.from !== undefined ? isoMs(opts.from) : undefined;
   const toMs = opts.to !== undefined ? isoMs(opts.to) : undefined;
   const problems = [
     ...(symbols.length ? [] : ['--symbol: no symbol given']),
-    ...(!isTimeframe(opts.timeframe) ? [`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`] : []),
+    ...(opts.timeframe === undefined ? ['--timeframe: required for candles'] : !isTimeframe(opts.timeframe) ? [`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`] : []),
     ...(opts.from === undefined && !opts.latest ? ['--from: required (or --latest for spot pairs: the candles the venue serves now)'] : []),
     ...(opts.from !== undefined && fromMs === undefined ? [`--from: not an ISO 8601 time (UTC unless it names its zone): ${opts.from}`] : []),
     ...(opts.to !== undefined && toMs === undefined ? [`--to: not an ISO 8601 time (UTC unless it names its zone): ${opts.to}`] : []),
@@ -123,12 +182,9 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
     return 1;
   }
   const tf = opts.timeframe as Timeframe;
-  const check = await loadForCommand(opts.config, io, { strategies: false });
-  if (!check) return 1;
-  const logger = createLogger({ level: 'warn', fd: 2 });
-  const venue = await openCommandVenue(check.loaded, logger, systemClock);
-  // Public reads only: no keys go out.
-  const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
+  const open = await publicVenue(opts.config, io);
+  if (!open) return 1;
+  const { venue, client } = open;
   let bar: cliProgress.SingleBar | undefined;
   try {
     const surfaces = await symbolsAtVenue('sextant data download', client, symbols, venue.where, (line) => io.err(line));
@@ -171,8 +227,7 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
     io.err(`sextant data download: ${err instanceof ExchangeError ? err.summary() : (err as Error).message}`);
     return 1;
   } finally {
-    await client.close();
-    await venue.close();
+    await open.close();
   }
 }
 
@@ -198,13 +253,14 @@ export function registerData(program: Command, io: Io, setCode: SetCode): void {
     .action((opts: ImportOptions) => setCode(importCsv(opts, io)));
   data
     .command('download')
-    .description('download candle history (futures: F11, paged; spot: the latest candles S10 serves) into a candle file; resumable')
+    .description('download candle history (futures: F11, paged; spot: the latest candles S10 serves) into a candle file, or settled funding rates (F16, the latest 100) into a funding file; resumable')
+    .option('--kind <kind>', 'candles, or funding (settled funding rates of futures contracts, for backtest.funding)', 'candles')
     .requiredOption('--symbol <sym>', 'instrument (several: comma-separated)')
-    .requiredOption('--timeframe <tf>', `candle timeframe (${TIMEFRAMES.join(', ')})`)
+    .option('--timeframe <tf>', `candle timeframe (${TIMEFRAMES.join(', ')}); candles only`)
     .option('--from <iso>', 'first time wanted (ISO 8601, UTC unless it names its zone)')
     .option('--to <iso>', 'end of the window, exclusive (default: now; a candle still forming is never written)')
     .option('--latest', 'spot pairs: take the candles S10 serves now, even when they do not reach back to --from')
-    .requiredOption('--out <file>', 'candle file (JSON lines); an existing one is resumed: only what it lacks is fetched')
+    .requiredOption('--out <file>', 'candle or funding file (JSON lines); an existing one is resumed: only what it lacks is fetched')
     .option('-c, --config <file>', 'config file (the venue: base URLs, rate limits)', DEFAULT_CONFIG)
     .action(async (opts: DownloadOptions) => setCode(await download(opts, io)));
 }

@@ -1,4 +1,4 @@
-// `sextant risk status|reset|reduce`: the kill switch, trading state and fence kept in the journal.
+// `sextant risk status|reset|reduce|kill`: the kill switch, trading state and fence kept in the journal.
 import type { Command } from 'commander';
 import { describePending, unansweredOrders } from '../../execution/order-tracker.js';
 import { RiskGate } from '../../execution/risk.js';
@@ -8,9 +8,9 @@ import { riskLimits } from '../kernel.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { withJournal } from './with-journal.js';
 
-/** Runs `act` on the risk gate of the configured journal (see withJournal). */
+/** Runs `act` on the risk gate of the configured journal (see withJournal); a latch set here is stamped with the time. */
 function withGate(file: string, io: Io, act: (gate: RiskGate, journal: SqliteJournal) => string): Promise<number> {
-  return withJournal(file, io, (journal, loaded) => act(new RiskGate(riskLimits(loaded), journal), journal));
+  return withJournal(file, io, (journal, loaded) => act(new RiskGate(riskLimits(loaded), journal, systemClock), journal));
 }
 
 /** The first line of `risk status`: the trading state in force and why. */
@@ -46,6 +46,11 @@ function reduce(gate: RiskGate, reason: string): string {
   return `reducing: ${reason.trim()}`;
 }
 
+function kill(gate: RiskGate, reason: string): string {
+  gate.kill(reason);
+  return `halted: ${reason.trim()} (a running daemon takes it in and does what risk.onKill says: cancel, or flatten)`;
+}
+
 export function registerRisk(program: Command, io: Io, setCode: SetCode): void {
   const risk = program.command('risk').description('the kill switch, trading state and fence kept in the journal');
   risk
@@ -55,7 +60,7 @@ export function registerRisk(program: Command, io: Io, setCode: SetCode): void {
     .action(async (opts: { config: string }) => setCode(await withGate(opts.config, io, status)));
   risk
     .command('reset')
-    .description('operator action: clear a latched kill switch (drawdown, order rate) and reducing (drawdown, `risk reduce`); a running daemon takes it in')
+    .description('operator action: clear a latched kill switch (drawdown, order rate, `risk kill`) and reducing (drawdown, liquidation distance, `risk reduce`); a running daemon takes it in')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .action(async (opts: { config: string }) => setCode(await withGate(opts.config, io, reset)));
   risk
@@ -64,4 +69,10 @@ export function registerRisk(program: Command, io: Io, setCode: SetCode): void {
     .requiredOption('--reason <text>', 'why: kept with the state')
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .action(async (opts: { config: string; reason: string }) => setCode(await withGate(opts.config, io, (gate) => reduce(gate, opts.reason))));
+  risk
+    .command('kill')
+    .description('operator action: latch the kill switch (halted until `risk reset`); a running daemon takes it in and cancels or flattens as risk.onKill says')
+    .requiredOption('--reason <text>', 'why: kept with the state')
+    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
+    .action(async (opts: { config: string; reason: string }) => setCode(await withGate(opts.config, io, (gate) => kill(gate, opts.reason))));
 }

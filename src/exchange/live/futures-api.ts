@@ -1,4 +1,4 @@
-// Typed futures methods, one per endpoint (F0–F22), over the signing base.
+// Typed futures methods, one per endpoint (F0–F30), over the signing base.
 import type { RequestOf } from '../wire/requests.js';
 import type { ResponseOf } from '../wire/responses.js';
 import type { RestClient } from './rest-client.js';
@@ -97,5 +97,37 @@ export class FuturesApi {
   /** F22: trigger-order history of one contract in a time window (pageSize 1–100). */
   historyPlan(p: RequestOf<'F22'>): Promise<ResponseOf<'F22'>> {
     return this.rest.call('F22', p);
+  }
+  /** F23: place a position's take-profit or stop-loss (answers [{orderId, success}]). */
+  placeTpSl(p: RequestOf<'F23'>): Promise<ResponseOf<'F23'>> {
+    return this.rest.call('F23', p);
+  }
+  /** F24: move a take-profit or stop-loss (answers in the envelope, data ""). */
+  modifyTpSl(p: RequestOf<'F24'>): Promise<ResponseOf<'F24'>> {
+    return this.rest.call('F24', p);
+  }
+  /** F25: place one order. */
+  placeOrder(p: RequestOf<'F25'>): Promise<ResponseOf<'F25'>> {
+    return this.rest.call('F25', p);
+  }
+  /** F26: cancel one order by order id or client id (no symbol). */
+  cancelOrder(p: RequestOf<'F26'>): Promise<ResponseOf<'F26'>> {
+    return this.rest.call('F26', p);
+  }
+  /** F27: close every position of a contract, or of all, at market. */
+  closePositions(p: RequestOf<'F27'> = {}): Promise<ResponseOf<'F27'>> {
+    return this.rest.call('F27', p);
+  }
+  /** F28: cancel every normal or every plan order, of a contract or of all. */
+  cancelAllOrders(p: RequestOf<'F28'>): Promise<ResponseOf<'F28'>> {
+    return this.rest.call('F28', p);
+  }
+  /** F29: every position, with margin, unrealised PnL and the estimated liquidation price. */
+  allPositions(): Promise<ResponseOf<'F29'>> {
+    return this.rest.call('F29', {});
+  }
+  /** F30: the account's bills in a time window (limit 1–100, default 20; hasNextPage when older ones exist). */
+  bills(p: RequestOf<'F30'> = {}): Promise<ResponseOf<'F30'>> {
+    return this.rest.call('F30', p);
   }
 }

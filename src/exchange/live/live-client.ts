@@ -1,22 +1,23 @@
-// The live ExchangeClient: typed spot and futures APIs over one signing base; the signed reads and the writes here,
-// the public market reads in public-reads.ts.
+// The live ExchangeClient: typed spot and futures APIs over one signing base; the signed reads and the batch writes
+// here, the futures single-order and whole-account writes and the F29/F30 reads in futures-actions.ts, the public
+// market reads in public-reads.ts.
 import type { Balance, Fill, Position, Surface } from '../../domain/market.js';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Order } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { registerSecret } from '../../util/secrets.js';
-import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder } from '../client.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { ExchangeError, classifyItemError } from '../errors.js';
-import { futuresTypeCode } from '../wire/enums.js';
+import { ExchangeError } from '../errors.js';
+import type { FundingFeeSign } from '../wire/enums.js';
 import { longToString } from '../wire/fields.js';
 import { JsonBigInt } from '../wire/json.js';
+import { LiveFuturesActions } from './futures-actions.js';
 import { FuturesApi } from './futures-api.js';
 import * as parse from './parse.js';
 import { RateLimiter, type RateLimiterConfig } from './rate-limiter.js';
 import { RestClient, type AuthHalt, type RestClientOptions } from './rest-client.js';
-import { LivePublicReads } from './public-reads.js';
 import { SpotApi } from './spot-api.js';
 import { Transport } from './transport.js';
 
@@ -32,6 +33,8 @@ export interface LiveClientOptions {
   maxPages: number;
   /** Where spot open orders are read: S15 (the venue's open orders, default) or S1 (order history pages). */
   spotOpenOrders?: 'S15' | 'S1';
+  /** How the venue signs funding in positions and collateral (exchange.fundingFeeSign; default collateral-change). */
+  fundingFeeSign?: FundingFeeSign;
   /** Authentication or permission failures in a row on signed requests before they stop (default 3). */
   authFailuresBeforeHalt?: number;
   clock: Clock;
@@ -44,10 +47,11 @@ function newestFirst(fills: Map<string, Fill>): Fill[] {
 }
 
 /**
- * The live client: the public market reads (LivePublicReads), and the signed reads and writes, over one signing base
- * whose limiter every request passes.
+ * The live client: the public market reads (LivePublicReads), the futures single-order writes and account reads
+ * (LiveFuturesActions), and the signed reads and batch writes, over one signing base whose limiter every request
+ * passes.
  */
-export class LiveClient extends LivePublicReads implements ExchangeClient {
+export class LiveClient extends LiveFuturesActions implements ExchangeClient {
   readonly rest: RestClient;
   readonly limiter: RateLimiter;
   private readonly transport: Transport;
@@ -70,7 +74,7 @@ export class LiveClient extends LivePublicReads implements ExchangeClient {
       ...(opts.onAttempt ? { onAttempt: opts.onAttempt } : {}),
       ...(opts.authFailuresBeforeHalt !== undefined ? { authFailuresBeforeHalt: opts.authFailuresBeforeHalt } : {}),
     });
-    super(new SpotApi(rest), new FuturesApi(rest), logger, opts.clock);
+    super(new SpotApi(rest), new FuturesApi(rest), logger, opts.clock, { maxPages: opts.maxPages, fundingFeeSign: opts.fundingFeeSign ?? 'collateral-change' });
     this.rest = rest;
     this.limiter = limiter;
     this.transport = transport;
@@ -194,7 +198,7 @@ export class LiveClient extends LivePublicReads implements ExchangeClient {
     const rows = await this.futures.singlePosition({ symbol });
     const out: Position[] = [];
     rows.forEach((w, i) => {
-      const p = parse.position(ctx, w, i, symbol);
+      const p = parse.position(ctx, w, i, symbol, this.account.fundingFeeSign);
       if (p) out.push(p);
     });
     return this.done(ctx, out);
@@ -210,7 +214,7 @@ export class LiveClient extends LivePublicReads implements ExchangeClient {
     const acct = await this.futures.accounts();
     const limit = acct.account.create_order_rate_limit_per_minute;
     if (limit !== undefined) this.limiter.setOrderCreationLimitPerMinute('futures', limit);
-    return this.done(ctx, acct.collateral.map((w, i) => parse.futuresBalance(ctx, w, i)));
+    return this.done(ctx, acct.collateral.map((w, i) => parse.futuresBalance(ctx, w, i, this.account.fundingFeeSign)));
   }
 
   async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
@@ -362,35 +366,6 @@ export class LiveClient extends LivePublicReads implements ExchangeClient {
     const size = ENDPOINTS.F7.maxBatch!;
     for (let i = 0; i < ids.length; i += size) out.push(...(await this.cancelOrders('futures', symbol, { orderIds: ids.slice(i, i + size) })));
     return out;
-  }
-
-  async placeTrigger(req: TriggerOrderRequest): Promise<ItemResult> {
-    try {
-      const data = await this.futures.placeTrigger({
-        symbol: req.symbol,
-        client_oid: req.clientOid,
-        size: req.size.toString(),
-        type: futuresTypeCode(req.positionSide, req.reduceOnly),
-        match_type: req.executePrice ? '0' : '1',
-        execute_price: req.executePrice ? req.executePrice.toString() : '0',
-        trigger_price: req.triggerPrice.toString(),
-      });
-      return { outcome: 'accepted', clientOid: req.clientOid, orderId: longToString(data.order_id) };
-    } catch (err) {
-      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, [{ clientOid: req.clientOid, orderId: null }])[0]!;
-      throw err;
-    }
-  }
-
-  async cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
-    try {
-      const data = await this.futures.cancelTrigger({ symbol, orderId });
-      if (data.result) return { outcome: 'accepted', clientOid: data.client_oid ?? null, orderId };
-      return { outcome: 'rejected', clientOid: data.client_oid ?? null, orderId, error: classifyItemError('F9', data.err_code, data.err_msg) };
-    } catch (err) {
-      if (err instanceof ExchangeError) return parse.wholeRequestResults(err, [{ clientOid: null, orderId }])[0]!;
-      throw err;
-    }
   }
 
   async close(): Promise<void> {

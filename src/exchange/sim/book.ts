@@ -1,10 +1,12 @@
 // One symbol's state in the simulator: instrument and market, live orders with their quick-reject bounds, the
-// public trade tape and candles, the day's figures, kept fills and orders, and the two futures position sides. Prices are integer ticks and
-// sizes integer steps of the instrument; they become decimals only here (priceOf, sizeOf) and in reads.
+// public trade tape and candles, the day's figures, kept fills and orders, the two futures position sides, the
+// mark model and when the futures side of a tick needs a look. Prices are integer ticks and sizes integer steps of
+// the instrument; they become decimals only here (priceOf, sizeOf) and in reads.
 import { Decimal } from '../../domain/decimal.js';
 import type { Fill, Instrument, PositionSide, Ticker } from '../../domain/market.js';
 import { toInstrument, type SimInstrumentSpec } from './instruments.js';
 import type { SymbolMarket } from './market.js';
+import { MarkModel } from './mark-model.js';
 import type { SimOrder } from './sim-order.js';
 import { SymbolCandles } from './symbol-candles.js';
 import { TickerSnapshot, type TickerView } from './ticker-snapshot.js';
@@ -16,13 +18,30 @@ const TRADE_RING = 1000;
 /** volTickSteps is folded into volFolded above this, well inside the safe-integer range. */
 export const FOLD_AT = 2 ** 50;
 
-/** One futures position side; open value and fees are what the open part cost, realised PnL is since the start. */
+/**
+ * One futures position side; open value and fees are what the open part cost, realised PnL is since the start. The
+ * position id and the figures below it belong to the position opened last (reset when a flat side opens again).
+ * Funding is a change of collateral: negative when paid.
+ */
 export interface PositionState {
   size: Decimal;
   openValue: Decimal;
   openFee: Decimal;
   realized: Decimal;
   updatedAtMs: number;
+  /** '' while the side has never been open. */
+  positionId: string;
+  createdAtMs: number;
+  /** The latest settlement's funding, and the sum over the position's life. */
+  fundingFee: Decimal;
+  cumFundingFee: Decimal;
+  cumLiquidateFee: Decimal;
+  cumOpenSize: Decimal;
+  cumOpenValue: Decimal;
+  cumOpenFee: Decimal;
+  cumCloseSize: Decimal;
+  cumCloseValue: Decimal;
+  cumCloseFee: Decimal;
 }
 
 /** What a futures fill record (F20) carries beyond the domain Fill. */
@@ -32,6 +51,9 @@ export interface FuturesFillDetail {
   reduceOnly: boolean;
   /** Realised PnL of a closing fill (fees apart); null for an opening one. */
   realizedPnl: Decimal | null;
+  /** A liquidation close (F20 `liquidateType` FORCE_LIQUIDATE); its fee is the liquidation fee (null otherwise). */
+  liquidation: boolean;
+  liquidateFee: Decimal | null;
 }
 
 export interface Book {
@@ -46,6 +68,19 @@ export interface Book {
   minSellTicks: number;
   minTriggerUpTicks: number;
   maxTriggerDownTicks: number;
+  /** The same for trigger orders that watch the mark (compared with `markTicks`). */
+  minMarkUpTicks: number;
+  maxMarkDownTicks: number;
+  /** Index and mark model of the symbol; the mark as of the latest watched tick (see watchFromMs). */
+  mark: MarkModel;
+  markTicks: number;
+  /** Futures: the next funding settlement (Infinity for spot). */
+  nextFundingMs: number;
+  /**
+   * A tick at or after this time needs the futures side (mark, funding, liquidation): -Infinity while a position is
+   * open or a trigger watches the mark, else the next funding settlement (Infinity for spot). One comparison per tick.
+   */
+  watchFromMs: number;
   /**
    * The "24 h" figures, which are the figures since the first tick (the simulator's day starts with it): first
    * price and its time (-1: no tick yet), high and low with their times, volumes.
@@ -78,10 +113,12 @@ export interface Book {
   positions: { long: PositionState; short: PositionState };
 }
 
-export function createBook(market: SymbolMarket): Book {
+/** A book for a market; `mark` its mark model (default: mark = index). */
+export function createBook(market: SymbolMarket, mark: MarkModel = new MarkModel(0, market.spec.symbol, 0)): Book {
   const book: Book = {
     inst: toInstrument(market.spec), spec: market.spec, m: market, open: [],
     maxBuyTicks: -Infinity, minSellTicks: Infinity, minTriggerUpTicks: Infinity, maxTriggerDownTicks: -Infinity,
+    minMarkUpTicks: Infinity, maxMarkDownTicks: -Infinity, mark, markTicks: 0, nextFundingMs: Infinity, watchFromMs: Infinity,
     firstTicks: market.last, firstTs: -1, highTicks: market.last, highTs: market.ts, lowTicks: market.last, lowTs: market.ts,
     volSteps: 0, volTickSteps: 0, volFolded: 0n,
     tradeTsMs: new Float64Array(TRADE_RING), tradePriceTicks: new Float64Array(TRADE_RING), tradeSizeSteps: new Float64Array(TRADE_RING),
@@ -114,7 +151,22 @@ export function recordDay(book: Book, market: SymbolMarket): void {
 }
 
 function emptyPosition(): PositionState {
-  return { size: Decimal.ZERO, openValue: Decimal.ZERO, openFee: Decimal.ZERO, realized: Decimal.ZERO, updatedAtMs: 0 };
+  const zero = Decimal.ZERO;
+  return {
+    size: zero, openValue: zero, openFee: zero, realized: zero, updatedAtMs: 0, positionId: '', createdAtMs: 0, fundingFee: zero, cumFundingFee: zero,
+    cumLiquidateFee: zero, cumOpenSize: zero, cumOpenValue: zero, cumOpenFee: zero, cumCloseSize: zero, cumCloseValue: zero, cumCloseFee: zero,
+  };
+}
+
+/** Whether either position side of the book is open. */
+export function hasPosition(book: Book): boolean {
+  return !book.positions.long.size.isZero() || !book.positions.short.size.isZero();
+}
+
+/** Sets when the next tick needs the futures side (see Book.watchFromMs). */
+export function rewatch(book: Book): void {
+  if (book.inst.surface !== 'futures') book.watchFromMs = Infinity;
+  else book.watchFromMs = hasPosition(book) || book.minMarkUpTicks !== Infinity || book.maxMarkDownTicks !== -Infinity ? -Infinity : book.nextFundingMs;
 }
 
 /** Puts the market's latest trade on the tape, over the oldest one when the ring is full. */
@@ -128,21 +180,27 @@ export function recordTrade(book: Book, market: SymbolMarket): void {
   if (book.tradeCount < TRADE_RING) book.tradeCount++;
 }
 
-/** Recomputes the quick-reject bounds of a book from its live orders. */
+/** Recomputes the quick-reject bounds of a book from its live orders, and when its ticks need the futures side. */
 export function reindex(book: Book): void {
   book.maxBuyTicks = -Infinity;
   book.minSellTicks = Infinity;
   book.minTriggerUpTicks = Infinity;
   book.maxTriggerDownTicks = -Infinity;
+  book.minMarkUpTicks = Infinity;
+  book.maxMarkDownTicks = -Infinity;
   for (const order of book.open) {
     if (order.status === 'untriggered') {
-      if (order.triggerUp) book.minTriggerUpTicks = Math.min(book.minTriggerUpTicks, order.triggerTicks!);
+      if (order.triggerOnMark) {
+        if (order.triggerUp) book.minMarkUpTicks = Math.min(book.minMarkUpTicks, order.triggerTicks!);
+        else book.maxMarkDownTicks = Math.max(book.maxMarkDownTicks, order.triggerTicks!);
+      } else if (order.triggerUp) book.minTriggerUpTicks = Math.min(book.minTriggerUpTicks, order.triggerTicks!);
       else book.maxTriggerDownTicks = Math.max(book.maxTriggerDownTicks, order.triggerTicks!);
     } else if (order.priceTicks !== null) {
       if (order.side === 'buy') book.maxBuyTicks = Math.max(book.maxBuyTicks, order.priceTicks);
       else book.minSellTicks = Math.min(book.minSellTicks, order.priceTicks);
     }
   }
+  rewatch(book);
 }
 
 /** Whether a live order of the book carries the client id (the venue refuses a second one). */
@@ -187,12 +245,12 @@ export function tapeTrades(book: Book, limit: number): TapeTrade[] {
   return out;
 }
 
-/** The book's ticker now, in one of the venue's views. */
+/** The book's ticker now, in one of the venue's views (mark and index from its mark model). */
 export function tickerOf(book: Book, view: TickerView): Ticker {
   const market = book.m;
   return new TickerSnapshot(
-    book.inst.symbol, market.ts, market.last, market.bid, market.ask, book.highTicks, book.lowTicks,
-    book.volSteps, book.volTickSteps, book.volFolded, book.inst, book.spec.priceDecimals, view,
+    book.inst.symbol, market.ts, market.last, market.bid, market.ask, book.mark.markTicks(market), book.mark.indexTicks(market),
+    book.highTicks, book.lowTicks, book.volSteps, book.volTickSteps, book.volFolded, book.inst, view,
   );
 }
 

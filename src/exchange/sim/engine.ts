@@ -1,20 +1,29 @@
 // The simulator's matching engine, the one entry point to its state: market ticks reach resting and trigger
 // orders and build the candles; orders are placed, canceled and filled with maker/taker fees, all exact, settling
-// into the spot wallet or the futures account. Market ticks come from a MarketSource; order and account changes
-// happen only through the methods here. No wall clock, no randomness: time comes from the clock.
+// into the spot wallet or the futures account. Futures ticks also move the mark, settle funding and may liquidate
+// the account (futures-desk.ts); position TP/SL, closing positions and cancel-all act through position-orders.ts.
+// Market ticks come from a MarketSource; order and account changes happen only through the methods here. No wall
+// clock, no randomness: time comes from the clock.
 import { Decimal } from '../../domain/decimal.js';
 import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker } from '../../domain/market.js';
 import { futuresSide, type Order } from '../../domain/order.js';
 import type { TimeSource } from '../../util/clock.js';
-import { requestedPositionSide, type OrderRequest, type TriggerOrderRequest } from '../client.js';
-import { FOLD_AT, SWEEP_LEVELS, createBook, crossesMarket, depthOf, hasLiveClientOid, priceOf, recordDay, recordTrade, reindex, sizeOf, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
-import { FundingSchedule } from './funding-schedule.js';
+import { requestedPositionSide, type LedgerQuery, type OrderRequest, type TpSlChange, type TpSlRequest, type TriggerOrderRequest } from '../client.js';
+import { FOLD_AT, createBook, crossesMarket, depthOf, hasLiveClientOid, priceOf, recordDay, recordTrade, reindex, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
+import { FundingSchedule, type RecordedFunding } from './funding-schedule.js';
 import { FuturesAccount } from './futures-account.js';
+import { FuturesDesk } from './futures-desk.js';
+import { FuturesLedger } from './futures-ledger.js';
+import { DEFAULT_SIM_FUTURES, type SimAccountView, type SimFuturesOptions, type SimLedgerPage, type SimLiquidation, type SimPositionView } from './futures-views.js';
 import type { SimInstrumentSpec } from './instruments.js';
+import { MarkModel } from './mark-model.js';
 import type { SymbolMarket } from './market.js';
+import { OrderFlow, type EngineStats } from './order-flow.js';
 import { OrderHistory } from './order-history.js';
 import { validateOrder, validateTrigger } from './order-validation.js';
-import { isRefusal, refusals, type CancelOutcome, type PlaceOutcome } from './refusals.js';
+import { cancelAllOrders, closePositions, modifyTpSl, placeTpSl, type PositionCloseOutcome } from './position-orders.js';
+import { accountView, domainPositions, positionViews } from './position-views.js';
+import { isRefusal, refusals, type CancelOutcome, type PlaceOutcome, type Refusal } from './refusals.js';
 import { toDomainOrder, type SimOrder } from './sim-order.js';
 import { SpotWallet } from './spot-wallet.js';
 import type { SymbolCandles } from './symbol-candles.js';
@@ -23,6 +32,8 @@ import type { TickerView } from './ticker-snapshot.js';
 export type { FuturesFillDetail } from './book.js';
 export type { CancelOutcome, PlaceOutcome, Refusal } from './refusals.js';
 export type { SimOrder } from './sim-order.js';
+export type { PositionCloseOutcome } from './position-orders.js';
+export type { EngineStats } from './order-flow.js';
 
 export interface SimAccounts {
   /** Spot balances by asset. */
@@ -32,12 +43,6 @@ export interface SimAccounts {
   leverage: number;
 }
 
-export interface EngineStats {
-  ticks: number;
-  ordersPlaced: number;
-  fills: number;
-}
-
 export class MatchingEngine {
   private readonly books = new Map<string, Book>();
   /** The same books by market index: a tick finds its book without a lookup by name. */
@@ -45,40 +50,62 @@ export class MatchingEngine {
   private readonly orderHistory: OrderHistory;
   private readonly spotWallet: SpotWallet;
   private readonly futuresAccount: FuturesAccount;
-  private nextSpotId = 700000000000000001n;
-  private nextFuturesId = 600000000000000001n;
-  private nextFillId = 800000000000000001n;
-  readonly stats: EngineStats = { ticks: 0, ordersPlaced: 0, fills: 0 };
-  /** Moves on every change to orders, balances or positions: readers may keep what they built while it holds. */
-  version = 0;
-  /** Called after every fill (journal, reports, tests). */
-  onFill: ((fill: Fill, order: SimOrder) => void) | undefined;
-  /** When funding settles and at which rates. */
+  private readonly futuresBooks: Book[];
+  private readonly bills: FuturesLedger;
+  /** How orders are made, matched, filled and finished (lent to the futures modules as their EngineOps). */
+  private readonly flow: OrderFlow;
+  private readonly desk: FuturesDesk;
+  readonly stats: EngineStats;
+  /** When funding settles, per contract, and at which rates. */
   readonly funding: FundingSchedule;
 
   constructor(
     markets: SymbolMarket[],
     accounts: SimAccounts,
-    private readonly clock: TimeSource,
-    /** Final orders and fills kept per symbol for history reads (oldest dropped beyond it). */
+    clock: TimeSource,
+    /** Final orders, fills and ledger entries kept per symbol for history reads (oldest dropped beyond it). */
     retain = Number.POSITIVE_INFINITY,
-    /** The market's seed: funding rates follow it (0 for a replay). */
+    /** The market's seed: funding rates and the mark's basis follow it (0 for a replay). */
     seed = 0,
+    /** The futures margin model (default: `exchange.margin` and `sim.futures` defaults). */
+    futures: SimFuturesOptions = DEFAULT_SIM_FUTURES,
   ) {
-    this.funding = new FundingSchedule(seed);
+    this.funding = new FundingSchedule(seed, markets.map((market) => market.spec));
     for (const market of markets) {
-      const book = createBook(market);
+      const book = createBook(market, new MarkModel(seed, market.spec.symbol, market.spec.surface === 'futures' ? futures.markBasisBps : 0));
       this.books.set(market.spec.symbol, book);
       this.byIndex[market.index] = book;
     }
     this.orderHistory = new OrderHistory(retain);
     this.spotWallet = new SpotWallet(accounts.spot);
-    this.futuresAccount = new FuturesAccount(accounts.futuresCollateral, accounts.leverage, [...this.books.values()].filter((book) => book.inst.surface === 'futures'));
+    this.futuresBooks = this.booksOf('futures');
+    this.futuresAccount = new FuturesAccount(accounts.futuresCollateral, accounts.leverage, this.futuresBooks, futures);
+    this.bills = new FuturesLedger(retain);
+    this.flow = new OrderFlow(clock, this.futuresAccount, this.bills, this.orderHistory, this.spotWallet, this.books, this.futuresBooks);
+    this.stats = this.flow.stats;
+    this.desk = new FuturesDesk(this.flow, this.funding);
+    this.flow.afterFuturesFill = (book, order, pnl, fee, nowMs) => this.desk.afterFill(book, order, pnl, fee, nowMs);
+  }
+
+  /** Moves on every change to orders, balances or positions: readers may keep what they built while it holds. */
+  get version(): number {
+    return this.flow.version;
+  }
+
+  /** Called after every fill (journal, reports, tests). */
+  get onFill(): ((fill: Fill, order: SimOrder) => void) | undefined {
+    return this.flow.onFill;
+  }
+  set onFill(listener: ((fill: Fill, order: SimOrder) => void) | undefined) {
+    this.flow.onFill = listener;
   }
 
   // ---------------------------------------------------------------- market ticks
 
-  /** Applies one market tick: statistics, the trade tape, the candles, and any resting or trigger order it reaches. */
+  /**
+   * Applies one market tick: statistics, the trade tape, the candles, any resting or trigger order it reaches and,
+   * for a contract holding a position (or watching its mark, or with funding due), mark, funding and liquidation.
+   */
   onTick(market: SymbolMarket): void {
     const book = this.byIndex[market.index]!;
     this.stats.ticks++;
@@ -92,77 +119,24 @@ export class MatchingEngine {
     }
     recordTrade(book, market);
     book.candles.onTick(market.ts, last, market.tradeSize);
-    if (book.open.length === 0) return;
-    // Quick reject: nothing resting is reached by this tick.
-    const low = last < market.ask ? last : market.ask;
-    const high = last > market.bid ? last : market.bid;
-    if (low > book.maxBuyTicks && high < book.minSellTicks && last < book.minTriggerUpTicks && last > book.maxTriggerDownTicks) return;
-    this.matchResting(book);
-  }
-
-  private matchResting(book: Book): void {
-    const market = book.m;
-    let changed = false;
-    for (const order of [...book.open]) {
-      if (order.isTrigger && order.status === 'untriggered') {
-        if (order.triggerUp ? market.last >= order.triggerTicks! : market.last <= order.triggerTicks!) {
-          this.fire(book, order);
-          changed = true;
-        }
-        continue;
-      }
-      if (order.priceTicks === null || order.status !== 'open') continue;
-      const limitTicks = order.priceTicks;
-      // What the tick offers at the order's price: the top of the book when the market crossed it, the trade when it met it.
-      let availableSteps = 0;
-      if (order.side === 'buy') {
-        if (market.ask <= limitTicks || market.last < limitTicks) availableSteps = market.topSize;
-        else if (market.last === limitTicks) availableSteps = market.tradeSize;
-      } else {
-        if (market.bid >= limitTicks || market.last > limitTicks) availableSteps = market.topSize;
-        else if (market.last === limitTicks) availableSteps = market.tradeSize;
-      }
-      if (availableSteps === 0) continue;
-      this.fill(book, order, limitTicks, Math.min(availableSteps, order.sizeSteps - order.filledSteps), false);
-      if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
-      changed = true;
+    const watched = market.ts >= book.watchFromMs;
+    if (watched) this.desk.beforeMatch(book);
+    if (book.open.length !== 0) {
+      // Quick reject: nothing resting is reached by this tick.
+      const low = last < market.ask ? last : market.ask;
+      const high = last > market.bid ? last : market.bid;
+      const mark = book.markTicks;
+      const reached = low <= book.maxBuyTicks || high >= book.minSellTicks || last >= book.minTriggerUpTicks || last <= book.maxTriggerDownTicks || mark >= book.minMarkUpTicks || mark <= book.maxMarkDownTicks;
+      if (reached) this.flow.matchResting(book);
     }
-    if (changed) {
-      this.version++;
-      reindex(book);
-    }
-  }
-
-  /** A trigger order reached: it goes live as a taker, unless its margin (or position, for a close) is not there. */
-  private fire(book: Book, order: SimOrder): void {
-    order.status = 'open';
-    order.updatedAtMs = order.firedAtMs = this.clock.now();
-    if (this.futuresAccount.refusesFiring(book, order)) {
-      this.finish(book, order, 'canceled');
-      return;
-    }
-    this.takeLiquidity(book, order);
+    if (watched) this.desk.afterMatch(book);
   }
 
   // ---------------------------------------------------------------- orders
 
-  private newOrder(book: Book, req: OrderRequest, ticks: number | null, steps: number): SimOrder {
-    const nowMs = this.clock.now();
-    const surface = book.inst.surface;
-    const id = surface === 'spot' ? this.nextSpotId++ : this.nextFuturesId++;
-    return {
-      orderId: id.toString(), clientOid: req.clientOid, surface, symbol: book.inst.symbol, side: req.side,
-      positionSide: surface === 'futures' ? requestedPositionSide(req) : null,
-      reduceOnly: surface === 'futures' ? (req.reduceOnly ?? false) : false,
-      kind: req.kind, tif: req.kind === 'market' ? 'ioc' : req.timeInForce, priceTicks: ticks, sizeSteps: steps, filledSteps: 0,
-      filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: nowMs, updatedAtMs: nowMs,
-      reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null,
-    };
-  }
-
   /** Places a batch; each item stands alone (one refused item does not affect the others). */
   place(surface: Surface, symbol: string, reqs: OrderRequest[]): PlaceOutcome[] {
-    this.version++;
+    this.flow.version++;
     const book = this.books.get(symbol);
     return reqs.map((req): PlaceOutcome => {
       if (!book || book.inst.surface !== surface) return { ok: false, refusal: refusals.symbol(surface, symbol) };
@@ -172,76 +146,21 @@ export class MatchingEngine {
       if (surface === 'futures' && req.side !== futuresSide(requestedPositionSide(req), req.reduceOnly ?? false)) {
         return { ok: false, refusal: refusals.futuresParam('type: side does not match the position') };
       }
-      const order = this.newOrder(book, req, checked.ticks, checked.steps);
+      const order = this.flow.newOrder(book, req, checked.ticks, checked.steps);
       if (order.tif === 'post_only' && crossesMarket(book, order)) return { ok: false, refusal: refusals.failed(surface, 'post only order would take liquidity') };
       const refusal = surface === 'spot' ? this.spotWallet.reserve(book, order) : this.futuresAccount.check(book, order);
       if (refusal) return { ok: false, refusal };
-      this.stats.ordersPlaced++;
-      this.orderHistory.remember(book, order);
-      book.open.push(order);
-      this.takeLiquidity(book, order);
+      this.flow.admit(book, order);
+      this.flow.takeLiquidity(book, order);
       reindex(book);
       return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
     });
   }
 
-  /** Taker part of an order: sweeps the levels it reaches; then the rest rests, or is canceled (ioc, market), or the whole order is (fok). */
-  private takeLiquidity(book: Book, order: SimOrder): void {
-    const market = book.m;
-    const direction = order.side === 'buy' ? 1 : -1;
-    const bestTicks = order.side === 'buy' ? market.ask : market.bid;
-    const limitTicks = order.priceTicks ?? bestTicks + direction * (SWEEP_LEVELS - 1);
-    const levels: Array<[ticks: number, steps: number]> = [];
-    let fillableSteps = 0;
-    for (let level = 0; level < SWEEP_LEVELS; level++) {
-      const ticks = bestTicks + direction * level;
-      if (direction * (ticks - limitTicks) > 0) break;
-      const steps = Math.min(market.topSize, order.sizeSteps - order.filledSteps - fillableSteps);
-      if (steps <= 0) break;
-      levels.push([ticks, steps]);
-      fillableSteps += steps;
-    }
-    if (order.tif === 'fok' && order.filledSteps + fillableSteps < order.sizeSteps) {
-      this.finish(book, order, 'canceled');
-      return;
-    }
-    for (const [ticks, steps] of levels) this.fill(book, order, ticks, steps, true);
-    if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
-    else if (order.tif === 'ioc' || order.tif === 'fok' || order.kind === 'market') this.finish(book, order, 'canceled');
-  }
-
-  private finish(book: Book, order: SimOrder, status: 'filled' | 'canceled'): void {
-    order.status = status;
-    order.updatedAtMs = this.clock.now();
-    const i = book.open.indexOf(order);
-    if (i >= 0) book.open.splice(i, 1);
-    if (order.surface === 'spot') this.spotWallet.release(book, order);
-  }
-
-  private fill(book: Book, order: SimOrder, ticks: number, steps: number, taker: boolean): void {
-    this.version++;
-    const price = priceOf(book, ticks);
-    const size = sizeOf(book, steps);
-    const amount = price.mul(size);
-    const fee = amount.mul(taker ? book.inst.takerFeeRate : book.inst.makerFeeRate);
-    const nowMs = this.clock.now();
-    order.filledSteps += steps;
-    order.filledValue = order.filledValue.add(amount);
-    order.fee = order.fee.add(fee);
-    order.updatedAtMs = nowMs;
-    let pnl: Decimal | undefined;
-    if (order.surface === 'spot') this.spotWallet.settle(book, order, size, amount, fee);
-    else pnl = this.futuresAccount.settle(book, order, size, amount, fee, nowMs);
-    const fill: Fill = { symbol: book.inst.symbol, orderId: order.orderId, fillId: (this.nextFillId++).toString(), side: order.side, price, size, amount, fee, timestampMs: nowMs };
-    this.orderHistory.recordFill(book, fill, order.surface === 'futures' ? { taker, positionSide: order.positionSide!, reduceOnly: order.reduceOnly, realizedPnl: pnl ?? null } : undefined);
-    this.stats.fills++;
-    this.onFill?.(fill, order);
-  }
-
   // ---------------------------------------------------------------- triggers
 
   placeTrigger(req: TriggerOrderRequest): PlaceOutcome {
-    this.version++;
+    this.flow.version++;
     const book = this.books.get(req.symbol);
     if (!book || book.inst.surface !== 'futures') return { ok: false, refusal: refusals.symbol('futures', req.symbol) };
     const side = futuresSide(req.positionSide, req.reduceOnly);
@@ -252,28 +171,26 @@ export class MatchingEngine {
     const checked = validateTrigger(book, orderReq, req.triggerPrice);
     if (isRefusal(checked)) return { ok: false, refusal: checked };
     if (hasLiveClientOid(book, req.clientOid)) return { ok: false, refusal: refusals.failed('futures', `duplicate client id ${req.clientOid}`) };
-    const order = this.newOrder(book, orderReq, checked.ticks, checked.steps);
+    const order = this.flow.newOrder(book, orderReq, checked.ticks, checked.steps);
     order.isTrigger = true;
     order.status = 'untriggered';
     order.triggerTicks = checked.trigger;
     // Fires when the last price reaches the trigger from the side it is on now.
     order.triggerUp = checked.trigger > book.m.last;
-    this.stats.ordersPlaced++;
-    this.orderHistory.remember(book, order);
-    book.open.push(order);
-    if (checked.trigger === book.m.last) this.fire(book, order);
+    this.flow.admit(book, order);
+    if (checked.trigger === book.m.last) this.flow.fire(book, order);
     reindex(book);
     return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
   }
 
   cancelTrigger(symbol: string, orderId: string): CancelOutcome {
-    this.version++;
+    this.flow.version++;
     const order = this.orderHistory.get(orderId);
     const book = this.books.get(symbol);
     if (!book || !order || !order.isTrigger || order.symbol !== symbol || order.status !== 'untriggered') {
       return { ok: false, orderId, clientOid: order?.clientOid ?? null, refusal: refusals.notFound('futures') };
     }
-    this.finish(book, order, 'canceled');
+    this.flow.finish(book, order, 'canceled');
     reindex(book);
     return { ok: true, orderId, clientOid: order.clientOid };
   }
@@ -281,7 +198,7 @@ export class MatchingEngine {
   // ---------------------------------------------------------------- cancels
 
   cancel(surface: Surface, symbol: string, by: { orderIds?: string[]; clientOids?: string[] }): CancelOutcome[] {
-    this.version++;
+    this.flow.version++;
     const book = this.books.get(symbol);
     const keys = by.orderIds ? by.orderIds.map((orderId) => ({ orderId, clientOid: null as string | null })) : (by.clientOids ?? []).map((clientOid) => ({ orderId: null as string | null, clientOid }));
     const out = keys.map((key): CancelOutcome => {
@@ -289,19 +206,53 @@ export class MatchingEngine {
       if (!book || !order || order.symbol !== symbol || order.surface !== surface || order.isTrigger || (order.status !== 'open' && order.status !== 'pending')) {
         return { ok: false, orderId: key.orderId, clientOid: key.clientOid, refusal: refusals.notFound(surface) };
       }
-      this.finish(book, order, 'canceled');
+      this.flow.finish(book, order, 'canceled');
       return { ok: true, orderId: order.orderId, clientOid: order.clientOid };
     });
     if (book) reindex(book);
     return out;
   }
 
+  /** Spot S5 / futures F7 over the open orders of one symbol. */
   cancelAll(surface: Surface, symbol: string): CancelOutcome[] {
-    this.version++;
+    this.flow.version++;
     const book = this.books.get(symbol);
     if (!book || book.inst.surface !== surface) return [];
     const ids = book.open.filter((order) => !order.isTrigger && order.status === 'open').map((order) => order.orderId);
     return this.cancel(surface, symbol, { orderIds: ids });
+  }
+
+  // ---------------------------------------------------------------- positions (F23, F24, F27, F28)
+
+  /** A position's take-profit or stop-loss (see position-orders.ts). */
+  placeTpSl(req: TpSlRequest): PlaceOutcome {
+    this.flow.version++;
+    return placeTpSl(this.flow, req);
+  }
+
+  /** Moves an untriggered TP/SL in place; unknown: 50005. */
+  modifyTpSl(change: TpSlChange): { ok: true } | { ok: false; refusal: Refusal } {
+    this.flow.version++;
+    return modifyTpSl(this.flow, change);
+  }
+
+  /** Closes every position side of a contract, or of all, at market; resting orders stay. */
+  closePositions(symbol?: string): PositionCloseOutcome[] {
+    this.flow.version++;
+    return closePositions(this.flow, symbol);
+  }
+
+  /** Cancels every open normal order, or every untriggered trigger order (TP/SL included), of a contract or of all. */
+  cancelAllOrders(kind: 'normal' | 'plan', symbol?: string): CancelOutcome[] {
+    this.flow.version++;
+    return cancelAllOrders(this.flow, kind, symbol);
+  }
+
+  /** Recorded funding of a contract (a replay): the recorded settlement times and rates rule it from now on. */
+  setFundingHistory(symbol: string, history: readonly RecordedFunding[]): void {
+    const book = this.futuresBookOf(symbol);
+    if (!book) throw new RangeError(`not a futures contract: ${symbol}`);
+    this.desk.setFundingHistory(book, history);
   }
 
   // ---------------------------------------------------------------- reads
@@ -313,6 +264,10 @@ export class MatchingEngine {
 
   private booksOf(surface: Surface): Book[] {
     return [...this.books.values()].filter((book) => book.inst.surface === surface);
+  }
+
+  private futuresBookOf(symbol: string): Book | undefined {
+    return this.flow.futuresBook(symbol);
   }
 
   instruments(surface: Surface): Instrument[] {
@@ -338,6 +293,18 @@ export class MatchingEngine {
 
   tickers(surface: Surface): Ticker[] {
     return this.booksOf(surface).map((book) => tickerOf(book, 'full'));
+  }
+
+  /** A contract's mark price now (F17 MARK); undefined for an unknown symbol or a spot pair. */
+  markPrice(symbol: string): Decimal | undefined {
+    const book = this.futuresBookOf(symbol);
+    return book ? priceOf(book, book.mark.markTicks(book.m)) : undefined;
+  }
+
+  /** A contract's index price now (F17 INDEX). */
+  indexPrice(symbol: string): Decimal | undefined {
+    const book = this.futuresBookOf(symbol);
+    return book ? priceOf(book, book.mark.indexTicks(book.m)) : undefined;
   }
 
   /** The symbol's book `levels` deep a side (see depthOf), in ticks and steps; undefined for an unknown symbol. */
@@ -414,10 +381,36 @@ export class MatchingEngine {
     return this.futuresAccount.total();
   }
 
+  /** Open position sides of a contract with mark, unrealised PnL, margin, funding and liquidation price (F4). */
   positions(symbol: string): Position[] {
-    const book = this.books.get(symbol);
-    if (!book || book.inst.surface !== 'futures') return [];
-    return this.futuresAccount.positions(book);
+    const book = this.futuresBookOf(symbol);
+    return book ? domainPositions(this.futuresAccount, book) : [];
+  }
+
+  /** Every open position side, of one contract or of all (F4, F29). */
+  positionViews(symbol?: string): SimPositionView[] {
+    const books = symbol === undefined ? this.futuresBooks : [this.futuresBookOf(symbol)].filter((book): book is Book => book !== undefined);
+    return books.flatMap((book) => positionViews(this.futuresAccount, book));
+  }
+
+  /** The futures account at the marks now (F3). */
+  accountView(): SimAccountView {
+    return accountView(this.futuresAccount);
+  }
+
+  /** The futures ledger (F30), newest first. */
+  ledger(query: LedgerQuery = {}): SimLedgerPage {
+    return this.bills.query(query);
+  }
+
+  /** Every ledger entry kept, oldest first (accounting checks and reports). */
+  ledgerEntries(symbol?: string): ReturnType<FuturesLedger['entries']> {
+    return this.bills.entries(symbol);
+  }
+
+  /** Liquidations so far, oldest first. */
+  liquidations(): SimLiquidation[] {
+    return this.desk.liquidations();
   }
 
   /** Realised PnL of a position side since the start (for reports and accounting checks). */

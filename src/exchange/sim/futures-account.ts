@@ -1,32 +1,71 @@
-// The simulator's futures account: USDT collateral shared by every contract (SHARED margin), the margin that
-// open positions and opening orders hold, the checks a new or firing order must pass, and fill settlement into
-// positions with realised PnL. Unrealised PnL is never counted; funding is not simulated.
+// The simulator's futures account: USDT collateral shared by every contract (cross, the venue's SHARED margin;
+// isolated margin is not modelled), the margin that open positions and opening orders hold against collateral plus
+// unrealised PnL at mark, the checks a new or firing order must pass, and what moves collateral: fills into
+// positions with realised PnL, funding settlements, a liquidation loss compensated. Position ids and the lifetime
+// figures of each position live here too.
 import { Decimal } from '../../domain/decimal.js';
-import type { Position, PositionSide } from '../../domain/market.js';
-import { SWEEP_LEVELS, priceOf, sizeOf, type Book } from './book.js';
+import { unrealizedPnl } from '../../domain/margin.js';
+import type { PositionSide } from '../../domain/market.js';
+import { SWEEP_LEVELS, priceOf, sizeOf, type Book, type PositionState } from './book.js';
+import { DEFAULT_SIM_FUTURES, type SimFuturesOptions } from './futures-views.js';
 import { refusals, type Refusal } from './refusals.js';
 import type { SimOrder } from './sim-order.js';
 
 /** Precision kept when a position's open value is reduced pro rata (the last close absorbs the remainder). */
-const VALUE_SCALE = 18;
+export const VALUE_SCALE = 18;
 
+/** One position side's share of a funding settlement: the change of collateral (negative when paid) and the collateral after it. */
+export interface FundingCharge {
+  side: PositionSide;
+  positionId: string;
+  amount: Decimal;
+  balance: Decimal;
+}
+
+/** The cross futures account (see the header). */
 export class FuturesAccount {
   private collateral: Decimal;
   readonly leverage: Decimal;
+  /** Funding over the account's life (change of collateral), trading fees and liquidation fees paid. */
+  cumFunding = Decimal.ZERO;
+  cumFees = Decimal.ZERO;
+  cumLiquidationFees = Decimal.ZERO;
+  /** True while a liquidation runs. */
+  liquidating = false;
+  /** Moves on every change of collateral or positions (what depends on them may keep what it worked out while it holds). */
+  version = 0;
+  private nextPositionId = 500000000000000001n;
 
   constructor(
     collateral: string,
     leverage: number,
     /** The futures books, in the engine's order: what holds margin. */
-    private readonly books: readonly Book[],
+    readonly books: readonly Book[],
+    readonly options: SimFuturesOptions = DEFAULT_SIM_FUTURES,
   ) {
     this.collateral = Decimal.from(collateral);
     this.leverage = Decimal.fromInt(leverage);
   }
 
-  /** Collateral (USDT): the initial amount, less fees, plus realised PnL. */
+  /** Collateral (USDT): the initial amount, less fees, plus realised PnL and funding received, less funding paid. */
   total(): Decimal {
     return this.collateral;
+  }
+
+  /** The contract's mark price now. */
+  mark(book: Book): Decimal {
+    return priceOf(book, book.mark.markTicks(book.m));
+  }
+
+  /** Unrealised PnL of a position side at `mark` (zero when flat). */
+  unrealized(book: Book, side: PositionSide, mark: Decimal = this.mark(book)): Decimal {
+    const pos = book.positions[side];
+    return pos.size.isZero() ? Decimal.ZERO : unrealizedPnl({ side, size: pos.size, openValue: pos.openValue, mark });
+  }
+
+  /** Margin a position side holds: its open value / leverage. */
+  positionMargin(pos: PositionState): Decimal {
+    return pos.openValue.div(this.leverage, VALUE_SCALE, 'up');
   }
 
   /** Margin an opening order holds for `steps` of its size: notional at its worst price / leverage, plus the taker fee. */
@@ -36,17 +75,23 @@ export class FuturesAccount {
     return notional.div(this.leverage, VALUE_SCALE, 'up').add(notional.mul(book.inst.takerFeeRate));
   }
 
-  /** Collateral less the margin of open positions and of open opening orders (`except` left out). */
+  /** Collateral plus unrealised PnL at mark, less the margin of open positions and of open opening orders (`except` left out). */
   available(except?: SimOrder): Decimal {
-    let used = Decimal.ZERO;
+    let free = this.collateral;
     for (const book of this.books) {
-      for (const pos of [book.positions.long, book.positions.short]) if (!pos.size.isZero()) used = used.add(pos.openValue.div(this.leverage, VALUE_SCALE, 'up'));
+      let mark: Decimal | undefined;
+      for (const side of ['long', 'short'] as const) {
+        const pos = book.positions[side];
+        if (pos.size.isZero()) continue;
+        mark ??= this.mark(book);
+        free = free.add(this.unrealized(book, side, mark)).sub(this.positionMargin(pos));
+      }
       for (const order of book.open) {
         if (order === except || order.reduceOnly || order.status !== 'open') continue;
-        used = used.add(this.openMargin(book, order, order.sizeSteps - order.filledSteps));
+        free = free.sub(this.openMargin(book, order, order.sizeSteps - order.filledSteps));
       }
     }
-    return this.collateral.sub(used);
+    return free;
   }
 
   /** Whether closing `steps` more, on top of the open closing orders of that side (`except` left out), exceeds the position. */
@@ -80,15 +125,32 @@ export class FuturesAccount {
     return this.closeExceedsPosition(book, order.positionSide!, order.sizeSteps, order);
   }
 
-  /** Settles a futures fill; returns the realised PnL of a close (undefined for an open). */
+  /** Size steps of a position side (what a reduce-only order may still close). */
+  positionSteps(book: Book, side: PositionSide): number {
+    return book.positions[side].size.steps(book.inst.stepSize);
+  }
+
+  /**
+   * Settles a futures fill; returns the realised PnL of a close (undefined for an open). A side opening from flat
+   * starts a new position: a new id, its lifetime figures from zero. A liquidation's fee counts as a liquidation fee.
+   */
   settle(book: Book, order: SimOrder, size: Decimal, amount: Decimal, fee: Decimal, nowMs: number): Decimal | undefined {
+    this.version++;
     const pos = book.positions[order.positionSide!];
     this.collateral = this.collateral.sub(fee);
+    if (order.liquidation) {
+      this.cumLiquidationFees = this.cumLiquidationFees.add(fee);
+      pos.cumLiquidateFee = pos.cumLiquidateFee.add(fee);
+    } else this.cumFees = this.cumFees.add(fee);
     pos.updatedAtMs = nowMs;
     if (!order.reduceOnly) {
+      if (pos.size.isZero()) this.startPosition(pos, nowMs);
       pos.size = pos.size.add(size);
       pos.openValue = pos.openValue.add(amount);
       pos.openFee = pos.openFee.add(fee);
+      pos.cumOpenSize = pos.cumOpenSize.add(size);
+      pos.cumOpenValue = pos.cumOpenValue.add(amount);
+      pos.cumOpenFee = pos.cumOpenFee.add(fee);
       return undefined;
     }
     // Close: the open value leaves pro rata; a full close takes what is left, so totals stay exact.
@@ -97,6 +159,9 @@ export class FuturesAccount {
     pos.size = pos.size.sub(size);
     pos.openValue = pos.openValue.sub(reduced);
     pos.realized = pos.realized.add(pnl);
+    pos.cumCloseSize = pos.cumCloseSize.add(size);
+    pos.cumCloseValue = pos.cumCloseValue.add(amount);
+    if (!order.liquidation) pos.cumCloseFee = pos.cumCloseFee.add(fee);
     this.collateral = this.collateral.add(pnl);
     if (pos.size.isZero()) {
       pos.openValue = Decimal.ZERO;
@@ -105,17 +170,44 @@ export class FuturesAccount {
     return pnl;
   }
 
-  /** The book's non-empty position sides, long first. */
-  positions(book: Book): Position[] {
-    const out: Position[] = [];
+  private startPosition(pos: PositionState, nowMs: number): void {
+    const zero = Decimal.ZERO;
+    pos.positionId = (this.nextPositionId++).toString();
+    pos.createdAtMs = nowMs;
+    pos.fundingFee = pos.cumFundingFee = pos.cumLiquidateFee = zero;
+    pos.cumOpenSize = pos.cumOpenValue = pos.cumOpenFee = pos.cumCloseSize = pos.cumCloseValue = pos.cumCloseFee = zero;
+  }
+
+  /**
+   * Settles funding on every open side of a contract at `mark`: rate × |size| × mark, exact; with a positive rate
+   * a long pays and a short receives, with a negative rate the reverse. Charged in full: the venue deducts funding
+   * "up to the point where your margin ratio reaches the maintenance margin rate", which is not modelled (a charge
+   * may push the account into liquidation, which the engine checks right after).
+   */
+  settleFunding(book: Book, rate: Decimal, mark: Decimal, nowMs: number): FundingCharge[] {
+    const charges: FundingCharge[] = [];
     for (const side of ['long', 'short'] as const) {
       const pos = book.positions[side];
       if (pos.size.isZero()) continue;
-      out.push({
-        symbol: book.inst.symbol, side, size: pos.size, openValue: pos.openValue, entryPrice: pos.openValue.div(pos.size, 12), leverage: this.leverage,
-        marginMode: 'SHARED', isolatedMargin: Decimal.ZERO, openFee: pos.openFee, fundingFee: Decimal.ZERO, updatedAtMs: pos.updatedAtMs,
-      });
+      const paid = rate.mul(pos.size).mul(mark);
+      const amount = side === 'long' ? paid.neg() : paid;
+      this.collateral = this.collateral.add(amount);
+      this.cumFunding = this.cumFunding.add(amount);
+      pos.fundingFee = amount;
+      pos.cumFundingFee = pos.cumFundingFee.add(amount);
+      pos.updatedAtMs = nowMs;
+      charges.push({ side, positionId: pos.positionId, amount, balance: this.collateral });
     }
-    return out;
+    if (charges.length) this.version++;
+    return charges;
+  }
+
+  /** Brings collateral left below zero by a liquidation back to zero (the venue's compensation); returns what was added. */
+  compensate(): Decimal {
+    if (!this.collateral.isNegative()) return Decimal.ZERO;
+    const amount = this.collateral.neg();
+    this.collateral = Decimal.ZERO;
+    this.version++;
+    return amount;
   }
 }

@@ -25,15 +25,21 @@ export interface SimInstrumentSpec {
   /** Start price of the synthetic market, and its volatility per tick in basis points. */
   startPrice: string;
   volBps: number;
+  /**
+   * Futures: minutes between funding settlements (the venue's `collectCycle`, 480 when absent) and the minutes past
+   * each multiple of it from 00:00 UTC at which they fall (0 when absent).
+   */
+  fundingIntervalMinutes?: number;
+  fundingOffsetMinutes?: number;
 }
 
 export const DEFAULT_INSTRUMENTS: SimInstrumentSpec[] = [
   { surface: 'spot', symbol: 'BTCUSDT_SPBL', base: 'BTC', quote: 'USDT', priceDecimals: 1, sizeDecimals: 6, priceEndStep: 1, minSize: '0.00001', maxSize: '100', makerFeeRate: '0.001', takerFeeRate: '0.001', limitPriceRatio: '0.05', startPrice: '90000', volBps: 2 },
   { surface: 'spot', symbol: 'ETHUSDT_SPBL', base: 'ETH', quote: 'USDT', priceDecimals: 2, sizeDecimals: 4, priceEndStep: 1, minSize: '0.001', maxSize: '1000', makerFeeRate: '0.001', takerFeeRate: '0.001', limitPriceRatio: '0.05', startPrice: '3000', volBps: 3 },
   { surface: 'spot', symbol: 'SOLUSDT_SPBL', base: 'SOL', quote: 'USDT', priceDecimals: 3, sizeDecimals: 2, priceEndStep: 1, minSize: '0.01', maxSize: '10000', makerFeeRate: '0.001', takerFeeRate: '0.001', limitPriceRatio: '0.05', startPrice: '140', volBps: 4 },
-  { surface: 'futures', symbol: 'cmt_btcusdt', base: 'BTC', quote: 'USDT', priceDecimals: 1, sizeDecimals: 4, priceEndStep: 1, minSize: '0.0001', maxSize: '1200', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.0001', maxPositionSize: '1000000', maxLeverage: 125, startPrice: '90000', volBps: 2 },
-  { surface: 'futures', symbol: 'cmt_ethusdt', base: 'ETH', quote: 'USDT', priceDecimals: 2, sizeDecimals: 3, priceEndStep: 1, minSize: '0.001', maxSize: '10000', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.001', maxPositionSize: '1000000', maxLeverage: 100, startPrice: '3000', volBps: 3 },
-  { surface: 'futures', symbol: 'cmt_solusdt', base: 'SOL', quote: 'USDT', priceDecimals: 3, sizeDecimals: 1, priceEndStep: 5, minSize: '0.1', maxSize: '100000', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.1', maxPositionSize: '1000000', maxLeverage: 50, startPrice: '140', volBps: 4 },
+  { surface: 'futures', symbol: 'cmt_btcusdt', base: 'BTC', quote: 'USDT', priceDecimals: 1, sizeDecimals: 4, priceEndStep: 1, minSize: '0.0001', maxSize: '1200', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.0001', maxPositionSize: '1000000', maxLeverage: 125, startPrice: '90000', volBps: 2, fundingIntervalMinutes: 480, fundingOffsetMinutes: 0 },
+  { surface: 'futures', symbol: 'cmt_ethusdt', base: 'ETH', quote: 'USDT', priceDecimals: 2, sizeDecimals: 3, priceEndStep: 1, minSize: '0.001', maxSize: '10000', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.001', maxPositionSize: '1000000', maxLeverage: 100, startPrice: '3000', volBps: 3, fundingIntervalMinutes: 480, fundingOffsetMinutes: 0 },
+  { surface: 'futures', symbol: 'cmt_solusdt', base: 'SOL', quote: 'USDT', priceDecimals: 3, sizeDecimals: 1, priceEndStep: 5, minSize: '0.1', maxSize: '100000', makerFeeRate: '0.0002', takerFeeRate: '0.0006', limitPriceRatio: '0.05', contractValue: '0.1', maxPositionSize: '1000000', maxLeverage: 50, startPrice: '140', volBps: 4, fundingIntervalMinutes: 480, fundingOffsetMinutes: 0 },
 ];
 
 /** The normalised instrument a client sees for a spec. */

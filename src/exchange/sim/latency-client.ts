@@ -2,9 +2,9 @@
 // the venue one way later and its answer comes back one way after that, in whatever time `sleep` measures
 // (virtual time in backtests). Orders therefore meet the market as it is when they arrive, not when sent.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 
 export class LatencyClient implements ExchangeClient {
   constructor(
@@ -96,6 +96,30 @@ export class LatencyClient implements ExchangeClient {
   }
   cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
     return this.call(() => this.inner.cancelTrigger(symbol, orderId));
+  }
+  placeTpSl(req: TpSlRequest): Promise<ItemResult> {
+    return this.call(() => this.inner.placeTpSl(req));
+  }
+  modifyTpSl(change: TpSlChange): Promise<ItemResult> {
+    return this.call(() => this.inner.modifyTpSl(change));
+  }
+  placeOrder(symbol: string, order: OrderRequest): Promise<ItemResult> {
+    return this.call(() => this.inner.placeOrder(symbol, order));
+  }
+  cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult> {
+    return this.call(() => this.inner.cancelOrder(target));
+  }
+  closePositions(symbol?: string): Promise<PositionCloseResult[]> {
+    return this.call(() => this.inner.closePositions(symbol));
+  }
+  cancelAllFutures(kind: 'normal' | 'plan', symbol?: string): Promise<ItemResult[]> {
+    return this.call(() => this.inner.cancelAllFutures(kind, symbol));
+  }
+  allPositions(): Promise<Position[]> {
+    return this.call(() => this.inner.allPositions());
+  }
+  ledger(query?: LedgerQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
+    return this.call(() => this.inner.ledger(query));
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -21,6 +21,12 @@ export class SymbolMarket {
   topSize = 0;
   /** Count of ticks seen. */
   ticks = 0;
+  /**
+   * Mark and index price of the tick in ticks, when the data gives them (a replay that recorded them); 0: absent,
+   * the simulator's mark model derives them from the last price (mark-model.ts).
+   */
+  markTicks = 0;
+  indexTicks = 0;
   /** Candle history before the first tick (a synthetic market's seeded past); null for a replay. */
   past: SyntheticPast | null = null;
   constructor(
@@ -29,6 +35,12 @@ export class SymbolMarket {
     readonly tickSize: Decimal,
     readonly stepSize: Decimal,
   ) {}
+}
+
+/** A replayed record may carry the contract's mark and index price as the venue showed them. */
+export interface RecordedPrices {
+  mark?: string;
+  index?: string;
 }
 
 export interface MarketSource {
@@ -146,6 +158,9 @@ export class ReplayMarket implements MarketSource {
   private readonly ask: number[] = [];
   private readonly size: number[] = [];
   private readonly maker: boolean[] = [];
+  /** Recorded mark and index in ticks (0: not recorded); created when the first record carrying them arrives. */
+  private mark: number[] | null = null;
+  private index: number[] | null = null;
   private next = 0;
   now: number;
 
@@ -171,7 +186,8 @@ export class ReplayMarket implements MarketSource {
     for (let i = 1; i < n && sorted; i++) sorted = this.ts[i - 1]! <= this.ts[i]!;
     if (!sorted) {
       const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.ts[a]! - this.ts[b]! || a - b);
-      for (const col of [this.sym, this.ts, this.last, this.bid, this.ask, this.size, this.maker] as unknown[][]) {
+      for (const col of [this.sym, this.ts, this.last, this.bid, this.ask, this.size, this.maker, this.mark ?? [], this.index ?? []] as unknown[][]) {
+        if (col.length === 0) continue;
         const copy = col.slice();
         for (let i = 0; i < n; i++) col[i] = copy[order[i]!];
       }
@@ -233,7 +249,7 @@ export class ReplayMarket implements MarketSource {
   }
 
   /** Parses a record into the columns; records of symbols the market does not trade are skipped. */
-  add(rec: ReplayRecord): void {
+  add(rec: ReplayRecord & RecordedPrices): void {
     const m = this.bySymbol.get(rec.symbol);
     if (!m) return;
     const last = Decimal.stepsOf(rec.price, m.tickSize);
@@ -245,6 +261,8 @@ export class ReplayMarket implements MarketSource {
     this.ask.push(rec.ask ? Decimal.stepsOf(rec.ask, m.tickSize) : maker ? last + 1 : last);
     this.size.push(Math.max(1, Decimal.stepsOf(rec.size, m.stepSize)));
     this.maker.push(maker);
+    if (rec.mark || this.mark) (this.mark ??= new Array<number>(this.ts.length - 1).fill(0)).push(rec.mark ? Decimal.stepsOf(rec.mark, m.tickSize) : 0);
+    if (rec.index || this.index) (this.index ??= new Array<number>(this.ts.length - 1).fill(0)).push(rec.index ? Decimal.stepsOf(rec.index, m.tickSize) : 0);
   }
 
   private apply(m: SymbolMarket, i: number): void {
@@ -255,6 +273,8 @@ export class ReplayMarket implements MarketSource {
     m.ask = this.ask[i]!;
     m.tradeSize = this.size[i]!;
     m.topSize = m.tradeSize * 10;
+    if (this.mark) m.markTicks = this.mark[i]!;
+    if (this.index) m.indexTicks = this.index[i]!;
     m.ticks++;
   }
 }

@@ -2,11 +2,11 @@
 // meter (the simulator's own: fixed windows of virtual time), and refuses what goes over with the venue's 429 —
 // so a strategy that would exceed the budget live also does in a backtest.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
-import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
+import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type LedgerEntry, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock } from '../../util/clock.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { classifyVenueError } from '../errors.js';
 import { candleEndpoint, checkRequest } from '../request-checks.js';
@@ -164,6 +164,37 @@ export class MeteredClient implements ExchangeClient {
   }
   async cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
     return (await this.write('F9', [{ clientOid: null, orderId }], async () => [await this.inner.cancelTrigger(symbol, orderId)]))[0]!;
+  }
+  async placeTpSl(req: TpSlRequest): Promise<ItemResult> {
+    return (await this.write('F23', [{ clientOid: req.clientOid, orderId: null }], async () => [await this.inner.placeTpSl(req)]))[0]!;
+  }
+  async modifyTpSl(change: TpSlChange): Promise<ItemResult> {
+    return (await this.write('F24', [{ clientOid: null, orderId: change.orderId }], async () => [await this.inner.modifyTpSl(change)]))[0]!;
+  }
+  async placeOrder(symbol: string, order: OrderRequest): Promise<ItemResult> {
+    return (await this.write('F25', [{ clientOid: order.clientOid, orderId: null }], async () => [await this.inner.placeOrder(symbol, order)]))[0]!;
+  }
+  async cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult> {
+    const item = 'orderId' in target ? { clientOid: null, orderId: target.orderId } : { clientOid: target.clientOid, orderId: null };
+    return (await this.write('F26', [item], async () => [await this.inner.cancelOrder(target)]))[0]!;
+  }
+  /** Over the budget, the whole request fails with the venue's 429 (F27 answers no per-item results of its own then). */
+  closePositions(symbol?: string): Promise<PositionCloseResult[]> {
+    return this.read('F27', () => this.inner.closePositions(symbol));
+  }
+  cancelAllFutures(kind: 'normal' | 'plan', symbol?: string): Promise<ItemResult[]> {
+    return this.write('F28', [{ clientOid: null, orderId: null }], () => this.inner.cancelAllFutures(kind, symbol));
+  }
+  allPositions(): Promise<Position[]> {
+    return this.read('F29', () => this.inner.allPositions());
+  }
+  /** Charged as one F30 request whatever the pages a kind of several bill types takes. */
+  ledger(query?: LedgerQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
+    const params = {
+      ...(query?.symbol ? { symbol: query.symbol } : {}), ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query?.limit !== undefined ? { limit: query.limit } : {}),
+    };
+    return this.checkedRead(() => this.checked('F30', params), () => this.inner.ledger(query));
   }
   close(): Promise<void> {
     return this.inner.close();

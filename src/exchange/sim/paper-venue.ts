@@ -2,13 +2,15 @@
 // Each ticker poll is appended to a replay feed and the engine is moved to the poll's time, so resting orders
 // fill when the live price crosses them. Public market data beyond the followed tickers (one symbol's ticker, depth,
 // candles, funding, index and mark prices) is the live venue's, read through the market-data client it wraps;
-// everything of the account (orders, trigger orders, fills, positions, balances) is the simulator's.
+// everything of the account (orders, trigger orders, take-profits and stop-losses, fills, positions, balances, the
+// ledger) is the simulator's.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
 import { Decimal } from '../../domain/decimal.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 import type { SimAccounts } from './engine.js';
+import type { SimFuturesOptions } from './futures-views.js';
 import { specFromInstrument } from './instruments.js';
 import { ReplayMarket } from './market.js';
 import { SimulatedExchange } from './simulated-exchange.js';
@@ -32,11 +34,13 @@ export class PaperVenue implements ExchangeClient {
     retainOrders: number,
     /** The client of the live venue's public market data. */
     marketData?: ExchangeClient,
+    /** The futures margin model (`exchange.margin`, `sim.futures`); their defaults when absent. */
+    futures?: SimFuturesOptions,
   ) {
     this.bySymbol = new Map(instruments.map((i) => [i.symbol, i]));
     // The market starts empty: prices come only from what is followed.
     this.feed = new ReplayMarket(instruments.map((i) => specFromInstrument(i, Decimal.fromInt(1))));
-    this.simulator = new SimulatedExchange(this.feed, accounts, retainOrders);
+    this.simulator = new SimulatedExchange(this.feed, accounts, retainOrders, undefined, futures);
     this.marketData = marketData ?? this.simulator;
   }
 
@@ -126,6 +130,30 @@ export class PaperVenue implements ExchangeClient {
   }
   cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
     return this.simulator.cancelTrigger(symbol, orderId);
+  }
+  placeTpSl(req: TpSlRequest): Promise<ItemResult> {
+    return this.simulator.placeTpSl(req);
+  }
+  modifyTpSl(change: TpSlChange): Promise<ItemResult> {
+    return this.simulator.modifyTpSl(change);
+  }
+  placeOrder(symbol: string, order: OrderRequest): Promise<ItemResult> {
+    return this.simulator.placeOrder(symbol, order);
+  }
+  cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult> {
+    return this.simulator.cancelOrder(target);
+  }
+  closePositions(symbol?: string): Promise<PositionCloseResult[]> {
+    return this.simulator.closePositions(symbol);
+  }
+  cancelAllFutures(kind: 'normal' | 'plan', symbol?: string): Promise<ItemResult[]> {
+    return this.simulator.cancelAllFutures(kind, symbol);
+  }
+  allPositions(): Promise<Position[]> {
+    return this.simulator.allPositions();
+  }
+  ledger(query?: LedgerQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
+    return this.simulator.ledger(query);
   }
   close(): Promise<void> {
     return this.simulator.close();

@@ -10,17 +10,19 @@ import type { Clock, TimeSource } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
 import { ENDPOINTS } from '../endpoints.js';
+import type { FundingFeeSign } from '../wire/enums.js';
 import { stringifyJson } from '../wire/json.js';
 import type { Envelope } from '../wire/responses.js';
 import { BudgetMeter } from './budget-meter.js';
 import { MatchingEngine, type SimAccounts, type SimOrder } from './engine.js';
+import type { SimFuturesOptions } from './futures-views.js';
 import { authenticate, isAuthFailure } from './http/auth.js';
 import { control, type ControlTarget, type SimStats } from './http/control.js';
 import { HTML_502_PAGE, noFaults, takeFault, type FaultSettings } from './http/faults.js';
 import { WireError, parseBody, parseQuery, splitUrl } from './http/request.js';
 import { errorBody, send } from './http/respond.js';
 import type { F11Reading, RouteContext } from './http/route-context.js';
-import { answer, endpointAt } from './http/routes.js';
+import { answer, answersInEnvelope, endpointAt } from './http/routes.js';
 import type { MarketSource } from './market.js';
 
 export type { FaultKind, FaultSettings, ScriptedFault } from './http/faults.js';
@@ -40,6 +42,10 @@ export interface SimServerOptions {
   onRequest?: (method: string, path: string) => void;
   /** How F11 reads its time window (default `both-bounds`, as the venue was measured to). */
   f11Reading?: F11Reading;
+  /** The futures margin model (`exchange.margin`, `sim.futures`); their defaults when absent. */
+  futures?: SimFuturesOptions;
+  /** How funding amounts are signed on the wire (`exchange.fundingFeeSign`; default `collateral-change`). */
+  fundingFeeSign?: FundingFeeSign;
 }
 
 export class SimServer {
@@ -57,7 +63,7 @@ export class SimServer {
   constructor(private readonly opts: SimServerOptions) {
     this.meter = new BudgetMeter(opts.budget);
     this.engineClock = { now: () => this.venueNowMs() };
-    this.engine = new MatchingEngine(opts.market.symbols, opts.accounts, this.engineClock, opts.retain, opts.market.seed);
+    this.engine = new MatchingEngine(opts.market.symbols, opts.accounts, this.engineClock, opts.retain, opts.market.seed, opts.futures);
     opts.market.symbols.forEach((m, i) => this.contractIds.set(m.spec.symbol, 10000001 + i));
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
@@ -120,7 +126,7 @@ export class SimServer {
       if (endpoint.auth) authenticate(req.headers, { method, path, query, body }, this.opts.credentials, nowMs);
       this.catchUp();
       const payload = answer(id, this.routeContext(), endpoint.method === 'GET' ? parseQuery(query) : parseBody(body));
-      if (endpoint.surface === 'spot') {
+      if (answersInEnvelope(id)) {
         const envelope: Envelope = { code: '00000', msg: 'success', requestTime: nowMs, data: payload };
         out = stringifyJson(envelope);
       } else {
@@ -157,6 +163,7 @@ export class SimServer {
     return {
       engine: this.engine,
       f11Reading: this.opts.f11Reading ?? 'both-bounds',
+      fundingFeeSign: this.opts.fundingFeeSign ?? 'collateral-change',
       nowMs: this.venueNowMs(),
       visible: (order: SimOrder) => this.faults.visibilityLagMs <= 0 || order.createdAtMs <= this.venueNowMs() - this.faults.visibilityLagMs,
       fillVisible: (fill: Fill) => this.faults.visibilityLagMs <= 0 || fill.timestampMs <= this.venueNowMs() - this.faults.visibilityLagMs,

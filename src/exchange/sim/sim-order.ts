@@ -29,6 +29,12 @@ export interface SimOrder {
   triggerUp: boolean;
   isTrigger: boolean;
   firedAtMs: number | null;
+  /** A position's take-profit or stop-loss (F23): a trigger closing up to its size of the position, canceled when the side goes flat. */
+  role?: 'stop-loss' | 'take-profit';
+  /** The trigger watches the mark price instead of the last price (F24 `triggerPriceType` 3). */
+  triggerOnMark?: boolean;
+  /** A liquidation close (the venue's `burst_liquidate_long` / `burst_liquidate_short`), made by the simulator. */
+  liquidation?: boolean;
 }
 
 /** The domain Order of a simulator order; `inst` is its symbol's instrument. */

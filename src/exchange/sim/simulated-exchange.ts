@@ -3,17 +3,23 @@
 // normalised ones, and what the live client refuses before sending is refused here the same way.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
 import { Decimal } from '../../domain/decimal.js';
-import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
+import {
+  surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type LedgerEntry, type OrderBook, type Position, type PriceIndex,
+  type PublicTrade, type Surface, type Ticker,
+} from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import { ManualClock } from '../../util/clock.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, OrderLookup, OrderRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type {
+  CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest,
+  TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest,
+} from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { ExchangeError, classifyItemError, classifyVenueError } from '../errors.js';
 import { candleEndpoint, checkRequest } from '../request-checks.js';
 import { futuresTypeCode } from '../wire/enums.js';
 import type { Book } from './book.js';
 import { MatchingEngine, type CancelOutcome, type PlaceOutcome, type SimAccounts, type SimOrder } from './engine.js';
-import { FUNDING_CYCLE_MINUTES } from './funding-schedule.js';
+import type { SimFuturesOptions } from './futures-views.js';
 import type { MarketSource, SymbolMarket } from './market.js';
 import { refusals } from './refusals.js';
 import { SPOT_CANDLE_ROWS } from './symbol-candles.js';
@@ -40,9 +46,11 @@ export class SimulatedExchange implements ExchangeClient {
     retain?: number,
     /** Virtual time, when the caller drives it (backtests); otherwise the simulator's own. */
     clock?: ManualClock,
+    /** The futures margin model (`exchange.margin`, `sim.futures`); their defaults when absent. */
+    futures?: SimFuturesOptions,
   ) {
     this.clock = clock ?? new ManualClock(market.now);
-    this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain, market.seed);
+    this.engine = new MatchingEngine(market.symbols, accounts, this.clock, retain, market.seed, futures);
   }
 
   /** The book of a symbol on a surface, or the venue's refusal of an unknown symbol, as `endpoint` answers it. */
@@ -126,12 +134,12 @@ export class SimulatedExchange implements ExchangeClient {
   async fundingRates(symbol?: string): Promise<FundingRate[]> {
     const symbols = symbol ? [this.bookOf('F14', symbol, 'futures').inst.symbol] : this.engine.instruments('futures').map((i) => i.symbol);
     const nowMs = this.clock.now();
-    return symbols.map((s) => ({ symbol: s, rate: this.engine.funding.currentRate(s, nowMs), cycleMinutes: FUNDING_CYCLE_MINUTES, timestampMs: nowMs }));
+    return symbols.map((s) => ({ symbol: s, rate: this.engine.funding.currentRate(s, nowMs), cycleMinutes: this.engine.funding.cycleMinutes(s), timestampMs: nowMs }));
   }
 
   async nextFundingTime(symbol: string): Promise<number> {
     this.bookOf('F15', symbol, 'futures');
-    return this.engine.funding.nextSettlementMs(this.clock.now());
+    return this.engine.funding.nextSettlementMs(symbol, this.clock.now());
   }
 
   async fundingHistory(symbol: string, limit = 10): Promise<FundingSettlement[]> {
@@ -140,11 +148,10 @@ export class SimulatedExchange implements ExchangeClient {
     return this.engine.funding.history(symbol, this.clock.now(), limit).map((s) => ({ symbol, rate: s.rate, fundingTimeMs: s.settlementMs }));
   }
 
-  /** Mark = the market's last price, index = its mid, as F17 serves them. */
+  /** The contract's index (the market's last price) or mark (index + the seeded basis), as F17 serves them. */
   async priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
     this.bookOf('F17', symbol, 'futures');
-    const t = this.engine.ticker(symbol)!;
-    return { symbol, kind, price: (kind === 'mark' ? t.markPrice : t.indexPrice)!, timestampMs: this.clock.now() };
+    return { symbol, kind, price: (kind === 'mark' ? this.engine.markPrice(symbol) : this.engine.indexPrice(symbol))!, timestampMs: this.clock.now() };
   }
 
   async triggerOrders(symbol?: string): Promise<TriggerOrder[]> {
@@ -198,6 +205,14 @@ export class SimulatedExchange implements ExchangeClient {
     return this.engine.positions(symbol);
   }
 
+  async allPositions(): Promise<Position[]> {
+    return this.engine.specs('futures').flatMap((spec) => this.engine.positions(spec.symbol));
+  }
+
+  async ledger(query: LedgerQuery = {}): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
+    return this.engine.ledger(query);
+  }
+
   async balances(surface: Surface): Promise<Balance[]> {
     return this.balancesNow(surface);
   }
@@ -211,7 +226,8 @@ export class SimulatedExchange implements ExchangeClient {
 
   balancesNow(surface: Surface): Balance[] {
     if (surface === 'spot') return this.engine.spotBalances();
-    return [{ surface: 'futures', asset: 'USDT', available: null, frozen: null, total: this.engine.futuresCollateral() }];
+    const account = this.engine.accountView();
+    return [{ surface: 'futures', asset: 'USDT', available: account.available, frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating }];
   }
 
   positionsNow(symbol: string): Position[] {
@@ -248,6 +264,45 @@ export class SimulatedExchange implements ExchangeClient {
 
   async cancelTrigger(symbol: string, orderId: string): Promise<ItemResult> {
     return cancelResult('F9', this.engine.cancelTrigger(symbol, orderId));
+  }
+
+  async placeTpSl(req: TpSlRequest): Promise<ItemResult> {
+    return placeResult('F23', this.engine.placeTpSl(req), req.clientOid);
+  }
+
+  async modifyTpSl(change: TpSlChange): Promise<ItemResult> {
+    const r = this.engine.modifyTpSl(change);
+    const clientOid = this.engine.rawOrder(change.orderId)?.clientOid ?? null;
+    if (r.ok) return { outcome: 'accepted', clientOid, orderId: change.orderId };
+    return { outcome: 'rejected', clientOid, orderId: change.orderId, error: classifyItemError('F24', r.refusal.code, r.refusal.message) };
+  }
+
+  /** One futures order (F25), checked as an item of F6. */
+  async placeOrder(symbol: string, order: OrderRequest): Promise<ItemResult> {
+    return placeResult('F25', this.engine.place('futures', symbol, [order])[0]!, order.clientOid);
+  }
+
+  /** One futures order by id or client id, whichever contract it is on (F26 sends no symbol). */
+  async cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult> {
+    const found = 'orderId' in target
+      ? this.engine.rawOrder(target.orderId)
+      : this.engine.openOrders('futures').find((order) => order.clientOid === target.clientOid && !order.isTrigger);
+    if (!found || found.surface !== 'futures') {
+      const refusal = refusals.notFound('futures');
+      const keys = 'orderId' in target ? { orderId: target.orderId, clientOid: null } : { orderId: null, clientOid: target.clientOid };
+      return cancelResult('F26', { ok: false, ...keys, refusal });
+    }
+    return cancelResult('F26', this.engine.cancel('futures', found.symbol, { orderIds: [found.orderId] })[0]!);
+  }
+
+  async closePositions(symbol?: string): Promise<PositionCloseResult[]> {
+    if (symbol !== undefined) this.bookOf('F27', symbol, 'futures');
+    return this.engine.closePositions(symbol).map((r) => ({ positionId: r.positionId, ok: r.ok, orderId: r.orderId, error: r.error === '' ? null : r.error }));
+  }
+
+  async cancelAllFutures(kind: 'normal' | 'plan', symbol?: string): Promise<ItemResult[]> {
+    if (symbol !== undefined) this.bookOf('F28', symbol, 'futures');
+    return this.engine.cancelAllOrders(kind, symbol).map((r) => cancelResult('F28', r));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 // A ticker taken from the simulator's integer market state at one instant, in one of the venue's views. Its decimal
 // fields are built when first read: a backtest reads millions of tickers and a strategy looks at few of their
-// fields. The mark price is the last price, the index price the mid (as F17 serves them).
+// fields. Mark and index price are the mark model's (mark-model.ts: the index at the last price, the mark at a
+// bounded basis from it), as F17 serves them.
 import { Decimal } from '../../domain/decimal.js';
 import type { Instrument, Ticker } from '../../domain/market.js';
 
@@ -15,7 +16,8 @@ export class TickerSnapshot implements Ticker {
   private lastD: Decimal | null | undefined;
   private bidD: Decimal | null | undefined;
   private askD: Decimal | null | undefined;
-  private midD: Decimal | null | undefined;
+  private markD: Decimal | null | undefined;
+  private indexD: Decimal | null | undefined;
 
   constructor(
     readonly symbol: string,
@@ -24,6 +26,8 @@ export class TickerSnapshot implements Ticker {
     private readonly lastTicks: number,
     private readonly bidTicks: number,
     private readonly askTicks: number,
+    private readonly markTicks: number,
+    private readonly indexTicks: number,
     private readonly highTicks: number,
     private readonly lowTicks: number,
     private readonly volSteps: number,
@@ -31,7 +35,6 @@ export class TickerSnapshot implements Ticker {
     private readonly volTickSteps: number,
     private readonly volFolded: bigint,
     private readonly inst: Pick<Instrument, 'tickSize' | 'stepSize'>,
-    private readonly priceDecimals: number,
     private readonly view: TickerView,
   ) {}
 
@@ -55,15 +58,10 @@ export class TickerSnapshot implements Ticker {
     return this.askD === undefined ? (this.askD = this.bookPrice(this.askTicks)) : this.askD;
   }
   get markPrice(): Decimal | null {
-    return this.view === 'full' ? this.last : null;
+    return this.markD === undefined ? (this.markD = this.bookPrice(this.markTicks)) : this.markD;
   }
   get indexPrice(): Decimal | null {
-    if (this.midD === undefined) {
-      const bid = this.bestBid;
-      const ask = this.bestAsk;
-      this.midD = bid && ask ? bid.add(ask).div(Decimal.fromInt(2), this.priceDecimals + 1) : null;
-    }
-    return this.midD;
+    return this.indexD === undefined ? (this.indexD = this.bookPrice(this.indexTicks)) : this.indexD;
   }
   get high24h(): Decimal | null {
     return this.dayPrice(this.highTicks);

@@ -4,7 +4,7 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
 import { TIF_CODE, TIF_NAME, futuresTypeCode, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
-import type { WireCandleRow, WireContract, WireFuturesFill, WireFuturesOrder, WireOrderBook, WirePlanOrder, WirePosition, WireSpotFill, WireSpotOrder, WireSpotSymbol, WireSpotTicker, WireTicker } from '../wire/responses.js';
+import type { WireCandleRow, WireContract, WireFuturesFill, WireFuturesOrder, WireOrderBook, WirePlanOrder, WireSpotFill, WireSpotOrder, WireSpotSymbol, WireSpotTicker, WireTicker } from '../wire/responses.js';
 import { depthOf, tickerOf, type Book } from './book.js';
 import type { FuturesFillDetail, MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
@@ -138,7 +138,8 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
     price: simOrder.priceTicks === null ? '0' : orZero(order.price),
     price_avg: orZero(order.avgFillPrice),
     status: simOrder.status,
-    type: futuresTypeName({ positionSide: simOrder.positionSide!, reduceOnly: simOrder.reduceOnly }),
+    // A liquidation close is the venue's burst_liquidate_long / burst_liquidate_short.
+    type: simOrder.liquidation ? `burst_liquidate_${simOrder.positionSide!}` : futuresTypeName({ positionSide: simOrder.positionSide!, reduceOnly: simOrder.reduceOnly }),
     order_type: TIF_NAME[simOrder.tif],
     totalProfits: '0',
     contracts: cv ? order.size.steps(cv, 'down') : 0,
@@ -150,7 +151,8 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
 
 /**
  * An F20 fill record, with the field meanings of the venue's WS fill channel (direction MAKER/TAKER; liquidateFee a
- * decimal); tradeId and orderId as raw JSON numbers. realizePnl only on closing fills, as the venue documents.
+ * decimal); tradeId and orderId as raw JSON numbers. realizePnl only on closing fills, as the venue documents. A
+ * liquidation close says liquidateType FORCE_LIQUIDATE, its fee (fillFee) being the liquidation fee (liquidateFee).
  */
 export function futuresFillRecord(fill: Fill, detail: FuturesFillDetail | undefined): WireFuturesFill {
   return {
@@ -164,47 +166,12 @@ export function futuresFillRecord(fill: Fill, detail: FuturesFillDetail | undefi
     fillSize: fill.size.toString(),
     fillValue: fill.amount.toString(),
     fillFee: fill.fee.toString(),
-    liquidateFee: '0',
+    liquidateFee: orZero(detail?.liquidateFee),
+    ...(detail?.liquidation ? { liquidateType: 'FORCE_LIQUIDATE' } : {}),
     ...(detail?.realizedPnl ? { realizePnl: detail.realizedPnl.toString() } : {}),
     ...(detail ? { direction: detail.taker ? 'TAKER' : 'MAKER', legacyOrdeDirection: futuresTypeName(detail).toUpperCase() } : {}),
     createdTime: fill.timestampMs,
   };
-}
-
-export function futuresPositionRecord(engine: MatchingEngine, symbol: string, contractId: number, inAccountList: boolean): WirePosition[] {
-  return engine.positions(symbol).map((position) => {
-    const id = (v: number | string) => (inAccountList ? String(v) : v);
-    return {
-      id: id(contractId * 10 + (position.side === 'long' ? 1 : 2)),
-      account_id: id(1),
-      coin_id: 2,
-      contract_id: contractId,
-      ...(inAccountList ? {} : { symbol }),
-      side: position.side === 'long' ? 'LONG' : 'SHORT',
-      margin_mode: 'SHARED',
-      separated_mode: 'COMBINED',
-      separated_open_order_id: id(0),
-      leverage: orZero(position.leverage),
-      size: position.size.toString(),
-      open_value: position.openValue.toString(),
-      open_fee: orZero(position.openFee),
-      funding_fee: '0',
-      isolated_margin: '0',
-      is_auto_append_isolated_margin: false,
-      cum_open_size: position.size.toString(),
-      cum_open_value: position.openValue.toString(),
-      cum_open_fee: orZero(position.openFee),
-      cum_close_size: '0',
-      cum_close_value: '0',
-      cum_close_fee: '0',
-      cum_funding_fee: '0',
-      cum_liquidate_fee: '0',
-      created_match_sequence_id: id(0),
-      updated_match_sequence_id: id(0),
-      created_time: id(position.updatedAtMs ?? 0),
-      updated_time: id(position.updatedAtMs ?? 0),
-    };
-  });
 }
 
 /** S6 answers carry orderId as a raw JSON number (beyond 2^53): JsonBigInt keeps it exact on the way out. */

@@ -1,8 +1,10 @@
 // The venue's enums and their meaning, both ways: spot `force`, futures `order_type` (names in records, digits in
 // requests and trigger-order records), futures `type` (digits 1–4 in requests, names in records, digits 1–10 in
-// trigger-order records), trigger-order statuses, candle periods and candle price types.
+// trigger-order records), trigger-order statuses, candle periods and candle price types, the ledger's bill types
+// (F30 `businessType`) and the sign convention of funding amounts.
 import type { CandlePriceType, Timeframe } from '../../domain/candles.js';
-import type { PositionSide } from '../../domain/market.js';
+import type { Decimal } from '../../domain/decimal.js';
+import type { LedgerKind, PositionSide } from '../../domain/market.js';
 import type { OrderStatus, TimeInForce } from '../../domain/order.js';
 
 /** Spot `force` and futures record `order_type` names. */
@@ -80,3 +82,55 @@ export const CANDLE_PERIODS: Readonly<Record<'S10' | 'F10' | 'F11', ReadonlySet<
 
 /** Futures candle `priceType` values (F10, F11). */
 export const PRICE_TYPE_CODE: Readonly<Record<CandlePriceType, 'LAST' | 'MARK' | 'INDEX'>> = { last: 'LAST', mark: 'MARK', index: 'INDEX' };
+
+/**
+ * How the venue signs funding in positions (`funding_fee`, `cum_funding_fee`) and collateral
+ * (`cum_position_funding_amount`), which its docs leave open: as a change of collateral (received positive, paid
+ * negative, as the F30 bills read) or as an amount paid (paid positive). Configuration `exchange.fundingFeeSign`.
+ */
+export type FundingFeeSign = 'collateral-change' | 'paid-positive';
+
+/**
+ * A funding amount between the wire and a change of collateral, both ways (the conversion is its own inverse): as
+ * is under `collateral-change`, negated under `paid-positive`.
+ */
+export function fundingSigned(amount: Decimal, sign: FundingFeeSign): Decimal {
+  return sign === 'collateral-change' || amount.isZero() ? amount : amount.neg();
+}
+
+/**
+ * Every bill type (`businessType`) the venue documents for F30, and its kind. A kind several types share (fees, opens,
+ * closes, transfers, other) has no one type to ask for: a query sends none and filters afterwards.
+ */
+export const LEDGER_KIND_OF: Readonly<Record<string, LedgerKind>> = {
+  deposit: 'transfer',
+  withdraw: 'transfer',
+  transfer_in: 'transfer',
+  transfer_out: 'transfer',
+  // Collateral moved within the account (opening or closing a position, margin added by hand or automatically).
+  margin_move_in: 'transfer',
+  margin_move_out: 'transfer',
+  position_open_long: 'open',
+  position_open_short: 'open',
+  position_close_long: 'close',
+  position_close_short: 'close',
+  position_funding: 'funding',
+  order_fill_fee_income: 'fee',
+  order_liquidate_fee_income: 'fee',
+  start_liquidate: 'liquidation-start',
+  finish_liquidate: 'liquidation-finish',
+  // "Compensation for liquidation loss".
+  order_fix_margin_amount: 'liquidation-compensation',
+  // Copy trading: payments between followers and traders, neither fees nor transfers of ours.
+  tracking_follow_pay: 'other',
+  tracking_system_pre_receive: 'other',
+  tracking_follow_back: 'other',
+  tracking_trader_income: 'other',
+  tracking_third_party_share: 'other',
+};
+
+/** The one businessType to send for a kind, or undefined when several (or none) stand for it: filter after reading. */
+export function businessTypeOf(kind: LedgerKind): string | undefined {
+  const types = Object.keys(LEDGER_KIND_OF).filter((t) => LEDGER_KIND_OF[t] === kind);
+  return types.length === 1 ? types[0] : undefined;
+}

@@ -85,9 +85,32 @@ export interface RequestParams {
   F21: { symbol?: string; orderId?: string; startTime?: Ms; endTime?: Ms; limit?: number; page?: number };
   /** delegateType: 1 open long, 2 open short, 3 close long, 4 close short. */
   F22: { symbol: string; startTime?: Ms; endTime?: Ms; delegateType?: 1 | 2 | 3 | 4; pageSize?: number };
+  /** camelCase `clientOrderId` here; `executePrice` "0" for a market close; `marginMode` 1 cross, 3 isolated. */
+  F23: {
+    symbol: string;
+    clientOrderId: string;
+    planType: 'profit_plan' | 'loss_plan';
+    triggerPrice: string;
+    executePrice: string;
+    size: string;
+    positionSide: 'long' | 'short';
+    marginMode?: 1 | 3;
+  };
+  /** `orderId` a bare JSON number (typed Long); `triggerPriceType` 1 last price (default), 3 mark price. */
+  F24: { orderId: WireLongOut; triggerPrice: string; executePrice?: string; triggerPriceType?: 1 | 3 };
+  F25: { symbol: string; marginMode?: 1 | 3 } & WireFuturesOrderItem;
+  /** One of the two; no symbol. */
+  F26: { orderId: string } | { clientOid: string };
+  F27: { symbol?: string };
+  F28: { symbol?: string; cancelOrderType: 'normal' | 'plan' };
+  F29: Record<string, never>;
+  F30: { coin?: string; symbol?: string; businessType?: string; startTime?: Ms; endTime?: Ms; limit?: number };
 }
 
 export type RequestOf<E extends EndpointId> = RequestParams[E];
+
+/** F30's `limit` when none is sent (1–100). */
+export const F30_DEFAULT_LIMIT = 20;
 
 /** Client ids: at most 40 characters of [A-Za-z0-9_]. */
 export const CLIENT_OID_RE = /^[A-Za-z0-9_]{1,40}$/;

@@ -1,15 +1,21 @@
-// Response shapes exactly as the venue sends them (venue field names kept), one schema per endpoint.
+// Response shapes exactly as the venue sends them (venue field names kept), one schema per endpoint; the futures
+// account shapes live in futures-account.ts, the futures write answers in futures-writes.ts.
 // Fields the layers above rely on are required; other documented fields are type-checked when present.
 // Extra fields pass through: the venue adds fields over time.
 import { z } from 'zod';
 import type { EndpointId } from '../endpoints.js';
-import { decStr, int, long, strOrNull, timeMs } from './fields.js';
+import { decStr, int, long, timeMs } from './fields.js';
+import { futuresAccountList, futuresPosition, ledgerPage } from './futures-account.js';
+import { canceledAll, closedPositions, futuresBatchCancel, futuresBatchPlace, futuresCancelPlan, futuresCanceledOrder, futuresPlacedOrder, tpSlModified, tpSlPlaced } from './futures-writes.js';
+
+export { futuresAccountList, futuresCollateral, futuresPosition, ledgerBill, ledgerPage, type WireAccountList, type WireCollateral, type WireLedgerBill, type WireLedgerPage, type WirePosition } from './futures-account.js';
+export { futuresBatchCancel, futuresBatchPlace, type WireBatchCancel, type WireBatchPlace, type WireCanceledAll, type WireCanceledOrder, type WireClosedPositions, type WireTpSlPlaced } from './futures-writes.js';
 
 const str = z.string();
 const bool = z.boolean();
 const opt = <T extends z.ZodType>(t: T) => t.optional();
 
-/** The envelope every spot answer (and every futures error) comes in. */
+/** The envelope every spot answer, every futures error and the one futures success F24 come in. */
 export const envelope = z.looseObject({
   code: z.string(),
   msg: z.string().nullable().optional(),
@@ -240,93 +246,6 @@ export const futuresTicker = z.looseObject({
 });
 export type WireTicker = z.infer<typeof futuresTicker>;
 
-export const futuresPosition = z.looseObject({
-  id: opt(long),
-  account_id: opt(long),
-  coin_id: opt(int),
-  contract_id: opt(long),
-  symbol: opt(str),
-  side: str,
-  margin_mode: opt(str),
-  separated_mode: opt(str),
-  separated_open_order_id: opt(long),
-  leverage: opt(decStr),
-  size: decStr,
-  open_value: decStr,
-  open_fee: opt(decStr),
-  funding_fee: opt(decStr),
-  isolated_margin: opt(decStr),
-  is_auto_append_isolated_margin: opt(bool),
-  cum_open_size: opt(decStr),
-  cum_open_value: opt(decStr),
-  cum_open_fee: opt(decStr),
-  cum_close_size: opt(decStr),
-  cum_close_value: opt(decStr),
-  cum_close_fee: opt(decStr),
-  cum_funding_fee: opt(decStr),
-  cum_liquidate_fee: opt(decStr),
-  created_match_sequence_id: opt(long),
-  updated_match_sequence_id: opt(long),
-  created_time: opt(timeMs),
-  updated_time: opt(timeMs),
-});
-export type WirePosition = z.infer<typeof futuresPosition>;
-
-const feeSetting = z.looseObject({
-  is_set_fee_rate: opt(bool),
-  taker_fee_rate: opt(decStr),
-  maker_fee_rate: opt(decStr),
-  is_set_fee_discount: opt(bool),
-  fee_discount: opt(decStr),
-  is_set_taker_maker_fee_discount: opt(bool),
-  taker_fee_discount: opt(decStr),
-  maker_fee_discount: opt(decStr),
-  contract_id: opt(long),
-});
-
-export const futuresCollateral = z.looseObject({
-  account_id: opt(long),
-  coin_id: opt(int),
-  coin: opt(str),
-  margin_mode: opt(str),
-  cross_contract_id: opt(long),
-  isolated_position_id: opt(long),
-  amount: decStr,
-  pending_deposit_amount: opt(decStr),
-  pending_withdraw_amount: opt(decStr),
-  pending_transfer_in_amount: opt(decStr),
-  pending_transfer_out_amount: opt(decStr),
-  is_liquidating: opt(bool),
-  legacy_amount: opt(decStr),
-  cum_position_fill_fee_amount: opt(decStr),
-  cum_position_funding_amount: opt(decStr),
-  created_time: opt(timeMs),
-  updated_time: opt(timeMs),
-});
-export type WireCollateral = z.infer<typeof futuresCollateral>;
-
-export const futuresAccountList = z.looseObject({
-  account: z.looseObject({
-    id: opt(long),
-    user_id: opt(long),
-    client_account_id: opt(z.union([long, str])),
-    is_system_account: opt(bool),
-    default_fee_setting: opt(feeSetting.nullable()),
-    contract_id_to_fee_setting: opt(z.record(z.string(), feeSetting)),
-    contract_id_to_mode_setting: opt(z.record(z.string(), z.looseObject({ margin_mode: opt(str), separated_mode: opt(str), position_mode: opt(str) }))),
-    contract_id_to_leverage_setting: opt(z.record(z.string(), z.looseObject({}))),
-    create_order_rate_limit_per_minute: opt(int),
-    create_order_delay_milliseconds: opt(int),
-    status: opt(str),
-    created_time: opt(timeMs),
-    updated_time: opt(timeMs),
-  }),
-  collateral: z.array(futuresCollateral),
-  position: z.array(futuresPosition),
-  version: opt(z.string().nullable()),
-});
-export type WireAccountList = z.infer<typeof futuresAccountList>;
-
 export const futuresOrder = z.looseObject({
   symbol: str,
   size: decStr,
@@ -375,47 +294,6 @@ export const futuresFillRecord = z.looseObject({
 });
 export type WireFuturesFill = z.infer<typeof futuresFillRecord>;
 
-export const futuresBatchPlace = z.looseObject({
-  order_info: z.array(
-    z.looseObject({
-      order_id: opt(z.union([long, z.literal(''), z.null()])),
-      client_oid: opt(z.string().nullable()),
-      result: bool,
-      error_code: opt(z.string().nullable()),
-      error_message: opt(z.string().nullable()),
-    }),
-  ),
-  result: bool,
-});
-export type WireBatchPlace = z.infer<typeof futuresBatchPlace>;
-
-const cancelOrderResult = z.looseObject({
-  err_code: opt(z.string().nullable()),
-  err_msg: opt(z.string().nullable()),
-  order_id: opt(z.union([long, z.literal('')])),
-  client_oid: opt(z.string().nullable()),
-  result: bool,
-});
-export const futuresBatchCancel = z.looseObject({
-  result: bool,
-  symbol: opt(str),
-  orderIds: opt(z.array(long)),
-  clientOids: opt(z.array(str)),
-  cancelOrderResultList: z.array(cancelOrderResult),
-  failInfos: opt(z.array(cancelOrderResult)),
-});
-export type WireBatchCancel = z.infer<typeof futuresBatchCancel>;
-
-export const futuresPlanOrder = z.looseObject({ client_oid: strOrNull, order_id: long });
-export const futuresCancelPlan = z.looseObject({
-  order_id: long,
-  client_oid: opt(strOrNull),
-  symbol: opt(str),
-  result: bool,
-  err_code: opt(z.string().nullable()),
-  err_msg: opt(z.string().nullable()),
-});
-
 /** Payload schema of each endpoint: spot schemas describe `data` inside the envelope, futures the bare body. */
 export const RESPONSE_SCHEMAS = {
   S1: z.looseObject({ orderInfoResultList: z.array(spotOrderRecord), ...paging }),
@@ -439,7 +317,7 @@ export const RESPONSE_SCHEMAS = {
   F5: z.array(futuresOrder),
   F6: futuresBatchPlace,
   F7: futuresBatchCancel,
-  F8: futuresPlanOrder,
+  F8: futuresPlacedOrder,
   F9: futuresCancelPlan,
   F10: z.array(candleRow),
   F11: z.array(candleRow),
@@ -454,6 +332,14 @@ export const RESPONSE_SCHEMAS = {
   F20: z.looseObject({ list: z.array(futuresFillRecord), nextFlag: opt(z.boolean().nullable()), totals: opt(z.number().nullable()) }),
   F21: z.array(futuresPlanRecord),
   F22: z.looseObject({ list: z.array(futuresPlanRecord), nextPage: opt(z.boolean().nullable()) }),
+  F23: tpSlPlaced,
+  F24: tpSlModified,
+  F25: futuresPlacedOrder,
+  F26: futuresCanceledOrder,
+  F27: closedPositions,
+  F28: canceledAll,
+  F29: z.array(futuresPosition),
+  F30: ledgerPage,
   F0: z.looseObject({ epoch: opt(str), iso: opt(str), timestamp: z.number().int() }),
 } satisfies Record<EndpointId, z.ZodType>;
 

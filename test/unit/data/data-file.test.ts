@@ -1,10 +1,13 @@
 // Data files say what they are: the header line, tick and candle files read as replay records (candles along the
-// intrabar path of the header's timeframe, in time order), the checks on rows, and the pairing with strategies.
+// intrabar path of the header's timeframe, in time order; recorded mark and index carried through), funding files,
+// the checks on rows, and the pairing with strategies and with the simulator's contracts.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { candleTicks, checkDataPairing, dataFileMeta, readCandleFile, readDataFileMeta, writeDataFile, type CandleRow, type DataFileMeta } from '../../../src/data/data-file.js';
+import { candleTicks, dataFileMeta, readCandleFile, readDataFileMeta, readFundingFile, sortedFunding, writeDataFile, type CandleRow, type DataFileMeta } from '../../../src/data/data-file.js';
+import { checkDataPairing, replayedFunding } from '../../../src/data/data-pairing.js';
+import { Decimal } from '../../../src/domain/decimal.js';
 import { readReplayFile, writeReplayFile } from '../../../src/data/replay-file.js';
 import { DEFAULT_INSTRUMENTS } from '../../../src/exchange/sim/instruments.js';
 import { ReplayMarket } from '../../../src/exchange/sim/market.js';
@@ -39,7 +42,7 @@ describe('the header', () => {
     const f = join(dir, 'bad-header.jsonl');
     const cases: Array<[string, string]> = [
       ['{"sextant":"market-data","version":2,"kind":"ticks","symbols":[],"source":"x"}', `${f}:1: a market data file of version 2; this sextant reads version 1`],
-      ['{"sextant":"market-data","version":1,"kind":"bars","symbols":[],"source":"x"}', `${f}:1: not a market data header: "kind" is "bars", expected "ticks" or "candles"`],
+      ['{"sextant":"market-data","version":1,"kind":"bars","symbols":[],"source":"x"}', `${f}:1: not a market data header: "kind" is "bars", expected "ticks", "candles" or "funding"`],
       ['{"sextant":"market-data","version":1,"kind":"candles","timeframe":"3m","symbols":["X"],"source":"x"}', `${f}:1: not a market data header: "timeframe" is "3m": candles need one of 1m, 5m, 15m, 30m, 1h, 2h, 4h, 6h, 8h, 12h, 1d, 1w`],
       ['{"sextant":"market-data","version":1,"kind":"ticks","symbols":"X","source":"x"}', `${f}:1: not a market data header: "symbols" is not a list of symbols`],
       ['{"sextant":"nope"}', `${f}:1: not a market data header: "sextant" is "nope", expected "market-data"`],
@@ -143,5 +146,101 @@ describe('checkDataPairing', () => {
       'btc.jsonl covers 2026-01-05T00:00:00Z to 2026-01-06T00:00:00Z; the window asked for (2026-01-06T00:00:00Z to its end) lies outside it',
     ]);
     expect(checkDataPairing(candles, { ...demand([]), fromMs: T0 + H, toMs: T0 + 2 * H })).toEqual([]);
+  });
+});
+
+describe('recorded mark and index prices', () => {
+  it('ride along ticks as given and reach the replay market, in ticks of the contract', () => {
+    const f = join(dir, 'marked.jsonl');
+    writeReplayFile(f, dataFileMeta({ kind: 'ticks', symbols: ['cmt_btcusdt'], source: 'record x' }), [
+      { ts: T0, symbol: 'cmt_btcusdt', price: '90000', size: '0.1', mark: '90010.1', index: '89990' },
+      { ts: T0 + 1000, symbol: 'cmt_btcusdt', price: '90001', size: '0.1' },
+    ]);
+    const records = readReplayFile(f);
+    expect(records[0]).toEqual({ ts: T0, symbol: 'cmt_btcusdt', price: '90000', size: '0.1', mark: '90010.1', index: '89990' });
+    const market = new ReplayMarket(DEFAULT_INSTRUMENTS, records);
+    const btc = market.symbols.find((m) => m.spec.symbol === 'cmt_btcusdt')!;
+    const seen: Array<[number, number]> = [];
+    market.advanceTo(T0 + 1000, (m) => seen.push([m.markTicks, m.indexTicks]));
+    expect(seen[0]).toEqual([Decimal.stepsOf('90010.1', btc.tickSize), Decimal.stepsOf('89990', btc.tickSize)]);
+    // A record without them leaves the mark to the simulator's model.
+    expect(seen[1]).toEqual([0, 0]);
+  });
+
+  it('a candle\'s mark and index are its close\'s: only the close tick carries them', () => {
+    const ticks = candleTicks({ ...candle('cmt_btcusdt', T0, '100', '110', '95', '105', '8'), mark: '104.5', index: '104.9' }, H);
+    expect(ticks.map((t) => [t.price, t.mark, t.index])).toEqual([['100', undefined, undefined], ['95', undefined, undefined], ['110', undefined, undefined], ['105', '104.5', '104.9']]);
+    const f = join(dir, 'marked-candles.jsonl');
+    writeDataFile(f, dataFileMeta({ kind: 'candles', timeframe: '1h', symbols: ['cmt_btcusdt'], source: 'x' }), [{ ...candle('cmt_btcusdt', T0, '100', '110', '95', '105', '8'), mark: '104.5' }]);
+    expect(readReplayFile(f).map((r) => r.mark)).toEqual([undefined, undefined, undefined, '104.5']);
+    expect(readCandleFile(f).rows[0]).toEqual({ ...candle('cmt_btcusdt', T0, '100', '110', '95', '105', '8'), mark: '104.5' });
+  });
+
+  it('must be positive decimal strings', () => {
+    const f = join(dir, 'bad-mark.jsonl');
+    writeFileSync(f, '{"ts":1,"symbol":"cmt_btcusdt","price":"1","size":"1","mark":1}\n');
+    expect(() => readReplayFile(f)).toThrow(`${f}:1: mark 1 is not a positive decimal string`);
+    writeDataFile(f, dataFileMeta({ kind: 'candles', timeframe: '1h', symbols: ['A'], source: 'x' }), [{ ...candle('A', T0, '1', '1', '1', '1', '1'), index: '0' }]);
+    expect(() => readReplayFile(f)).toThrow(`${f}:2: index "0" is not a positive decimal string`);
+  });
+});
+
+describe('funding files', () => {
+  const meta = (symbols: string[]) => dataFileMeta({ kind: 'funding', symbols, source: 'download x F16', fromMs: T0, toMs: T0 + 24 * H });
+  const rate = (symbol: string, fundingTimeMs: number, r: string) => ({ symbol, fundingTimeMs, rate: r });
+
+  it('hold settled rates in time order, read back whole; their header says so', () => {
+    const f = join(dir, 'funding.jsonl');
+    const rows = sortedFunding([rate('cmt_ethusdt', T0 + 8 * H, '-0.0000500'), rate('cmt_btcusdt', T0 + 8 * H, '0.0001028'), rate('cmt_btcusdt', T0, '0.0001'), rate('cmt_btcusdt', T0, '0.5')]);
+    // One row per symbol and time (the first given kept), by time then symbol.
+    expect(rows).toEqual([rate('cmt_btcusdt', T0, '0.0001'), rate('cmt_btcusdt', T0 + 8 * H, '0.0001028'), rate('cmt_ethusdt', T0 + 8 * H, '-0.0000500')]);
+    writeDataFile(f, meta(['cmt_btcusdt', 'cmt_ethusdt']), rows);
+    expect(readFileSync(f, 'utf8').split('\n')[1]).toBe(`{"symbol":"cmt_btcusdt","fundingTimeMs":${T0},"rate":"0.0001"}`);
+    expect(readFundingFile(f)).toEqual({ meta: meta(['cmt_btcusdt', 'cmt_ethusdt']), rows });
+  });
+
+  it('are not market data: a replay, a candle read or the pairing refuse one, saying where it goes', () => {
+    const f = join(dir, 'funding-not-data.jsonl');
+    writeDataFile(f, meta(['cmt_btcusdt']), [rate('cmt_btcusdt', T0, '0.0001')]);
+    expect(() => readReplayFile(f)).toThrow(`${f} holds funding rates of cmt_btcusdt, not market data to replay (a backtest names funding files under backtest.funding)`);
+    expect(() => readCandleFile(f)).toThrow(`${f}: not a candle file (it holds funding rates of cmt_btcusdt)`);
+    expect(checkDataPairing(meta(['cmt_btcusdt']), { file: 'f.jsonl', symbols: [], timeframes: [] })).toEqual(['f.jsonl holds funding rates of cmt_btcusdt, not market data to replay: name it under backtest.funding']);
+    const ticks = join(dir, 'ticks-not-funding.jsonl');
+    writeReplayFile(ticks, dataFileMeta({ kind: 'ticks', symbols: ['A'], source: 'x' }), []);
+    expect(() => readFundingFile(ticks)).toThrow(`${ticks}: not a funding file (it holds ticks of A)`);
+  });
+
+  it('rows out of order, of another symbol, or without a decimal rate are refused with file and line', () => {
+    const f = join(dir, 'bad-funding.jsonl');
+    const cases: Array<[object[], string]> = [
+      [[rate('cmt_btcusdt', T0 + 8 * H, '0.1'), rate('cmt_btcusdt', T0, '0.1')], `${f}:3: funding rates out of time order (2026-01-05T00:00:00Z after 2026-01-05T08:00:00Z)`],
+      [[rate('cmt_ethusdt', T0, '0.1')], `${f}:2: symbol cmt_ethusdt is not among the header's symbols (cmt_btcusdt)`],
+      [[{ symbol: 'cmt_btcusdt', fundingTimeMs: T0, rate: 0.1 }], `${f}:2: expected {"symbol": string, "fundingTimeMs": number, "rate": decimal string}`],
+      [[rate('cmt_btcusdt', T0, '1e-4')], `${f}:2: expected {"symbol": string, "fundingTimeMs": number, "rate": decimal string}`],
+    ];
+    for (const [rows, message] of cases) {
+      writeDataFile(f, meta(['cmt_btcusdt']), rows);
+      expect(() => readFundingFile(f)).toThrow(message);
+    }
+  });
+
+  it('feed a backtest their contracts\' settlements; other files, other symbols and disagreements are named', () => {
+    const a = join(dir, 'funding-a.jsonl');
+    const b = join(dir, 'funding-b.jsonl');
+    const notFunding = join(dir, 'funding-ticks.jsonl');
+    writeDataFile(a, meta(['cmt_btcusdt', 'BTCUSDT_SPBL']), [rate('cmt_btcusdt', T0, '0.0001'), rate('BTCUSDT_SPBL', T0, '0.1'), rate('cmt_btcusdt', T0 + 8 * H, '-0.0002')]);
+    writeDataFile(b, meta(['cmt_btcusdt']), [rate('cmt_btcusdt', T0 - 8 * H, '0.0003'), rate('cmt_btcusdt', T0, '0.0001')]);
+    writeReplayFile(notFunding, dataFileMeta({ kind: 'ticks', symbols: ['A'], source: 'x' }), []);
+    const futures = new Set(['cmt_btcusdt', 'cmt_ethusdt']);
+    const ok = replayedFunding([a, b], futures);
+    expect(ok.problems).toEqual([`backtest.funding: ${a} holds funding rates of BTCUSDT_SPBL, which is not a futures contract of the simulator`]);
+    expect([...ok.bySymbol.keys()]).toEqual(['cmt_btcusdt']);
+    expect(ok.bySymbol.get('cmt_btcusdt')!.map((x) => [x.settlementMs - T0, x.rate.toString()])).toEqual([[-8 * H, '0.0003'], [0, '0.0001'], [8 * H, '-0.0002']]);
+    writeDataFile(b, meta(['cmt_btcusdt']), [rate('cmt_btcusdt', T0, '0.0004')]);
+    expect(replayedFunding([a, b, notFunding], futures).problems).toEqual([
+      `backtest.funding: ${a} holds funding rates of BTCUSDT_SPBL, which is not a futures contract of the simulator`,
+      `backtest.funding: ${a} and ${b} give cmt_btcusdt at 2026-01-05T00:00:00Z different rates (0.0001, 0.0004)`,
+      `backtest.funding: ${notFunding}: not a funding file (it holds ticks of A)`,
+    ]);
   });
 });

@@ -1,12 +1,13 @@
 // Candle downloads against an in-memory venue: F11 paging (both bounds, ≤100 rows, the next page ending before the
 // oldest row), the forming candle dropped, resuming without duplicates, interruptions, gaps reported and not
-// invented, refusals of a file that holds something else, and spot's latest-only S10.
+// invented, refusals of a file that holds something else, and spot's latest-only S10. Funding downloads: F16's
+// latest ≤100 settlements merged into the file, a hole named, another file refused.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { dataFileMeta, readCandleFile, readDataFileMeta, writeDataFile } from '../../../src/data/data-file.js';
-import { DownloadRefusal, downloadCandles, type CandleReader, type DownloadOptions } from '../../../src/data/download.js';
+import { dataFileMeta, readCandleFile, readDataFileMeta, readFundingFile, writeDataFile } from '../../../src/data/data-file.js';
+import { DownloadRefusal, downloadCandles, downloadFunding, type CandleReader, type DownloadOptions, type FundingReader } from '../../../src/data/download.js';
 import { barOpenMs, TIMEFRAME_MS, type Timeframe, type VenueCandle } from '../../../src/domain/candles.js';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { CandleWindow } from '../../../src/exchange/client.js';
@@ -268,5 +269,71 @@ describe('downloading a spot pair (no history in v2: S10 serves the latest ~300 
     const latest = await downloadCandles(venue, { ...opts, out: newFile(), fromMs: undefined, latest: true });
     expect(latest).toMatchObject({ candles: 299, gaps: [] });
     expect([latest.meta.fromMs, latest.meta.toMs]).toEqual([T0 + 301 * M, T0 + 600 * M]);
+  });
+});
+
+describe('downloading funding rates (F16: the latest ≤100 settlements, no window)', () => {
+  const CYCLE = 480 * M;
+  /** A contract settling every 8 h since long ago; F16 answers the latest `limit` (at most 100), newest first. */
+  class FundingVenue implements FundingReader {
+    readonly calls: Array<{ symbol: string; limit: number | undefined }> = [];
+    constructor(readonly clock: ManualClock) {}
+    async fundingHistory(symbol: string, limit?: number) {
+      this.calls.push({ symbol, limit });
+      if ((limit ?? 10) > 100) throw new Error('F16 serves at most 100 rows');
+      const out = [];
+      for (let t = Math.floor(this.clock.now() / CYCLE) * CYCLE, k = 0; k < (limit ?? 10); k++, t -= CYCLE) {
+        out.push({ symbol, fundingTimeMs: t, rate: Decimal.from(`0.0000${String((t / CYCLE) % 97).padStart(3, '0')}`) });
+      }
+      return out;
+    }
+  }
+
+  it('writes the latest 100 settlements of each contract, oldest first, the header spanning them to now', async () => {
+    const clock = new ManualClock(NOW);
+    const venue = new FundingVenue(clock);
+    const out = newFile();
+    const r = await downloadFunding(venue, { out, symbols: ['cmt_btcusdt', 'cmt_ethusdt'], venue: 'test', clock });
+    expect(venue.calls).toEqual([{ symbol: 'cmt_btcusdt', limit: 100 }, { symbol: 'cmt_ethusdt', limit: 100 }]);
+    const newest = Math.floor(NOW / CYCLE) * CYCLE;
+    expect(r).toMatchObject({ rates: 200, fetched: 200, requests: { F16: 2 }, notes: [] });
+    const file = readFundingFile(out);
+    expect(file.meta).toEqual({ sextant: 'market-data', version: 1, kind: 'funding', symbols: ['cmt_btcusdt', 'cmt_ethusdt'], source: 'download test F16', fromMs: newest - 99 * CYCLE, toMs: NOW + 1 });
+    expect(file.rows.slice(0, 2).map((x) => [x.symbol, x.fundingTimeMs])).toEqual([['cmt_btcusdt', newest - 99 * CYCLE], ['cmt_ethusdt', newest - 99 * CYCLE]]);
+    const served = await venue.fundingHistory('cmt_btcusdt', 100);
+    expect(file.rows.filter((x) => x.symbol === 'cmt_btcusdt')).toEqual(served.reverse().map((x) => ({ symbol: 'cmt_btcusdt', fundingTimeMs: x.fundingTimeMs, rate: x.rate.toString() })));
+  });
+
+  it('run again later, merges the new settlements in; a hole F16 can no longer serve is named', async () => {
+    const clock = new ManualClock(NOW);
+    const venue = new FundingVenue(clock);
+    const out = newFile();
+    await downloadFunding(venue, { out, symbols: ['cmt_btcusdt'], venue: 'test', clock, limit: 10 });
+    // Two settlements later: two new ones, the eight others already held.
+    clock.set(NOW + 2 * CYCLE);
+    const again = await downloadFunding(venue, { out, symbols: ['cmt_btcusdt'], venue: 'test', clock, limit: 10 });
+    expect(again).toMatchObject({ rates: 12, fetched: 2, notes: [] });
+    const rows = readFundingFile(out).rows.map((x) => x.fundingTimeMs);
+    expect(rows.slice(1).every((t, i) => t - rows[i]! === CYCLE)).toBe(true);
+    // Twenty settlements later, ten asked: the ten between are gone from F16.
+    clock.set(NOW + 22 * CYCLE);
+    const late = await downloadFunding(venue, { out, symbols: ['cmt_btcusdt'], venue: 'test', clock, limit: 10 });
+    expect(late.fetched).toBe(10);
+    expect(late.notes).toEqual([expect.stringMatching(/^cmt_btcusdt: F16 serves settlements from \S+ on; .* held them up to \S+: any between are missing$/)]);
+    expect(readFundingFile(out).meta.fromMs).toBe(rows[0]);
+  });
+
+  it('refuses to merge into a file of other symbols, another venue or another kind', async () => {
+    const clock = new ManualClock(NOW);
+    const venue = new FundingVenue(clock);
+    const out = newFile();
+    await downloadFunding(venue, { out, symbols: ['cmt_btcusdt'], venue: 'test', clock });
+    const before = readFileSync(out, 'utf8');
+    await expect(downloadFunding(venue, { out, symbols: ['cmt_ethusdt'], venue: 'test', clock })).rejects.toThrow(`${out} exists and cannot be resumed: it holds funding rates of cmt_btcusdt, not funding rates of cmt_ethusdt; choose another output file`);
+    await expect(downloadFunding(venue, { out, symbols: ['cmt_btcusdt'], venue: 'other', clock })).rejects.toThrow('it was written by "download test F16", not "download other F16"');
+    expect(readFileSync(out, 'utf8')).toBe(before);
+    const candles = newFile();
+    writeDataFile(candles, dataFileMeta({ kind: 'candles', timeframe: '1m', symbols: ['cmt_btcusdt'], source: 'download test F11' }), []);
+    await expect(downloadFunding(venue, { out: candles, symbols: ['cmt_btcusdt'], venue: 'test', clock })).rejects.toThrow(DownloadRefusal);
   });
 });

@@ -7,7 +7,7 @@ import type { Instrument } from '../../../src/domain/market.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../../src/exchange/sim/instruments.js';
 import { LATCH_ORDER_RATE } from '../../../src/execution/latches.js';
 import {
-  firstProblem, haltedRule, INTENT_RULES, malformedIntentRule, malformedOrderRule, maxNotionalOrderRule, maxNotionalSymbolRule, maxOpenStrategyRule,
+  firstProblem, haltedRule, INTENT_RULES, liquidationDistanceRule, malformedIntentRule, malformedOrderRule, maxNotionalOrderRule, maxNotionalSymbolRule, maxOpenStrategyRule,
   maxOpenSymbolRule, maxSizeRule, minSizeRule, missingPriceRule, ORDER_RULES, orderRateRule, positivePriceRule, positiveSizeRule, priceBandRule,
   reducingRule, referenceProblem, referenceRule, sideRule, stepRule, surfaceRule, tickRule, tooManyOrdersRule, unknownSymbolRule,
   type OrderCheck, type OrderRule, type PlaceIntent, type RiskLimits,
@@ -30,7 +30,7 @@ function check(over: Partial<OrderCheck> = {}): OrderCheck {
   return {
     order, intent: spot(order), limits: LIMITS, state: 'active', haltReason: () => undefined, instrument: BTC,
     reference: { price: d('90000'), atMs: 99_000 }, referenceProblem: undefined, openCount: 0, openCountByStrategy: 0, openNotional: Decimal.ZERO,
-    sentCount: 0, account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null }, ...over,
+    sentCount: 0, account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null }, ...over,
   };
 }
 
@@ -47,6 +47,17 @@ const cases: Array<{ name: string; rule: OrderRule; denied: Partial<OrderCheck>;
     name: 'futures side', rule: sideRule,
     denied: { order: { ...buy('3000'), positionSide: 'short' }, intent: { ...spot(), surface: 'futures', symbol: ETH.symbol }, instrument: ETH },
     reason: 'side-mismatch', detail: 'buy cannot open a short position',
+  },
+  {
+    name: 'liquidation distance', rule: liquidationDistanceRule,
+    denied: {
+      order: { ...buy('3000'), positionSide: 'long' }, intent: { ...spot(), surface: 'futures', symbol: ETH.symbol }, instrument: ETH, limits: { ...LIMITS, minLiquidationDistancePct: d('5') },
+      account: {
+        positions: [], balances: [], positionsAtMs: null, balancesAtMs: null,
+        liquidation: { distances: [{ symbol: ETH.symbol, side: 'long', mark: d('3000'), liquidationPrice: d('2900'), distancePct: d('3.333333'), source: 'venue' }], marginRate: null, maintenanceRate: null, atMs: 1 },
+      },
+    },
+    reason: 'liquidation-distance', detail: `${ETH.symbol} long: mark 3000 is 3.333333 % from liquidation at 2900 (minimum 5 %): only reduce-only orders`,
   },
   { name: 'non-positive size', rule: positiveSizeRule, denied: { order: buy('89900', '0') }, reason: 'non-positive-size', detail: 'size 0' },
   { name: 'non-positive price', rule: positivePriceRule, denied: { order: buy('-1') }, reason: 'non-positive-price', detail: 'price -1' },

@@ -174,14 +174,14 @@ describe('reducing by an operator (reduce)', () => {
 describe('the account the rules see', () => {
   it('keeps the latest positions and balances, each with its time; a part left out is kept', () => {
     const g = gate();
-    expect(g.risk.account()).toEqual({ positions: [], balances: [], positionsAtMs: null, balancesAtMs: null });
+    expect(g.risk.account()).toEqual({ positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null });
     const position = { symbol: 'cmt_btcusdt', side: 'long', size: d('0.01') } as Position;
     const balance = { surface: 'spot', asset: 'USDT', available: d('10'), frozen: d('0'), total: d('10') } as Balance;
     g.risk.observeAccount({ positions: [position], atMs: 10 });
     g.risk.observeAccount({ balances: [balance], atMs: 20 });
-    expect(g.risk.account()).toEqual({ positions: [position], balances: [balance], positionsAtMs: 10, balancesAtMs: 20 });
+    expect(g.risk.account()).toEqual({ positions: [position], balances: [balance], positionsAtMs: 10, balancesAtMs: 20, liquidation: null });
     g.risk.observeAccount({ positions: [], atMs: 30 });
-    expect(g.risk.account()).toEqual({ positions: [], balances: [balance], positionsAtMs: 30, balancesAtMs: 20 });
+    expect(g.risk.account()).toEqual({ positions: [], balances: [balance], positionsAtMs: 30, balancesAtMs: 20, liquidation: null });
     g.journal.close();
   });
 });

@@ -15,10 +15,10 @@ describe('SQLite journal', () => {
   it('migrates to the current version, once', () => {
     const f = join(dir, 'm.sqlite');
     const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(a.schemaVersion).toBe(4);
+    expect(a.schemaVersion).toBe(6);
     a.close();
     const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(b.schemaVersion).toBe(4);
+    expect(b.schemaVersion).toBe(6);
     b.close();
   });
 

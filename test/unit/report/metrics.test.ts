@@ -46,8 +46,8 @@ describe('each strategy\'s PnL from its own fills', () => {
     const last: Record<string, string> = { X: '120', Y: '40' };
     const pnl = strategyPnls(fills, (f) => owner[f.orderId]!, (s) => d(last[s]!));
     expect(pnl).toEqual({
-      a: { realized: '9.69000000', unrealized: '20.00000000', fees: '0.31000000', pnl: '29.69000000', fills: 2 },
-      b: { realized: '-0.10000000', unrealized: '-25.00000000', fees: '0.10000000', pnl: '-25.10000000', fills: 2 },
+      a: { realized: '9.69000000', unrealized: '20.00000000', fees: '0.31000000', funding: '0.00000000', pnl: '29.69000000', fills: 2 },
+      b: { realized: '-0.10000000', unrealized: '-25.00000000', fees: '0.10000000', funding: '0.00000000', pnl: '-25.10000000', fills: 2 },
     });
     // Together: what every fill earned against the last price, fees paid.
     const total = fills.reduce((a, f) => a.add((f.side === 'buy' ? f.size : f.size.neg()).mul(d(last[f.symbol]!).sub(f.price))).sub(f.fee), Decimal.ZERO);

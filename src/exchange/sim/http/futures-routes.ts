@@ -1,11 +1,12 @@
 // The simulator's futures endpoints (/capi/v2): each handler reads its parameters as the venue does and answers
-// the bare body the venue sends.
+// the bare body the venue sends; those of positions and the ledger (F23–F30) are in futures-action-routes.ts.
 import type { ResponseOf } from '../../wire/responses.js';
 import { ENDPOINTS } from '../../endpoints.js';
 import { futuresTypeCode } from '../../wire/enums.js';
 import { CLIENT_OID_RE } from '../../wire/requests.js';
-import { FUNDING_CYCLE_MINUTES } from '../funding-schedule.js';
 import * as fmt from '../wire-format.js';
+import { collateralRecord, positionRecord } from './account-records.js';
+import { FUTURES_ACTION_ROUTES } from './futures-action-routes.js';
 import { WireError, batch, choiceParam, countParam, dec, futuresItem, optList, optStr, paging, periodParam, str, timeParam, typeCode } from './request.js';
 import { pageOf, specOf, type FuturesEndpointId, type RouteContext, type RouteTable } from './route-context.js';
 
@@ -50,13 +51,8 @@ function accountList(ctx: RouteContext): ResponseOf<'F3'> {
       create_order_rate_limit_per_minute: 0, create_order_delay_milliseconds: 0, extra_type: '', extra_data_json: '',
       status: 'NORMAL', created_time: '0', updated_time: String(nowMs),
     },
-    collateral: [{
-      account_id: '1', coin_id: 2, margin_mode: 'SHARED', cross_contract_id: 0, isolated_position_id: '0',
-      amount: engine.futuresCollateral().toString(), pending_deposit_amount: '0', pending_withdraw_amount: '0',
-      pending_transfer_in_amount: '0', pending_transfer_out_amount: '0', is_liquidating: false, legacy_amount: '0',
-      created_time: '0', updated_time: String(nowMs),
-    }],
-    position: engine.specs('futures').flatMap((s) => fmt.futuresPositionRecord(engine, s.symbol, ctx.contractId(s.symbol), true)),
+    collateral: [collateralRecord(engine.accountView(), nowMs, ctx.fundingFeeSign)],
+    position: engine.positionViews().map((view) => positionRecord(view, ctx.contractId(view.symbol), specOf(engine, view.symbol, 'futures').contractValue, ctx.fundingFeeSign, 'F3')),
     version: '1',
   };
 }
@@ -74,9 +70,8 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
   F3: (ctx) => accountList(ctx),
 
   F4: (ctx, params) => {
-    const symbol = str(params, 'symbol', 'futures');
-    specOf(ctx.engine, symbol, 'futures');
-    return fmt.futuresPositionRecord(ctx.engine, symbol, ctx.contractId(symbol), false);
+    const spec = specOf(ctx.engine, str(params, 'symbol', 'futures'), 'futures');
+    return ctx.engine.positionViews(spec.symbol).map((view) => positionRecord(view, ctx.contractId(spec.symbol), spec.contractValue, ctx.fundingFeeSign, 'F4'));
   },
 
   F5: (ctx, params) => {
@@ -112,10 +107,14 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
   F14: (ctx, params) => {
     const symbol = optStr(params, 'symbol');
     const specs = symbol ? [specOf(ctx.engine, symbol, 'futures')] : ctx.engine.specs('futures');
-    return specs.map((spec) => ({ symbol: spec.symbol, fundingRate: ctx.engine.funding.currentRate(spec.symbol, ctx.nowMs).toString(), collectCycle: FUNDING_CYCLE_MINUTES, timestamp: ctx.nowMs }));
+    const { funding } = ctx.engine;
+    return specs.map((spec) => ({ symbol: spec.symbol, fundingRate: funding.currentRate(spec.symbol, ctx.nowMs).toString(), collectCycle: funding.cycleMinutes(spec.symbol), timestamp: ctx.nowMs }));
   },
 
-  F15: (ctx, params) => ({ symbol: futuresBook(ctx, params).inst.symbol, fundingTime: ctx.engine.funding.nextSettlementMs(ctx.nowMs) }),
+  F15: (ctx, params) => {
+    const symbol = futuresBook(ctx, params).inst.symbol;
+    return { symbol, fundingTime: ctx.engine.funding.nextSettlementMs(symbol, ctx.nowMs) };
+  },
 
   F16: (ctx, params) => {
     const symbol = futuresBook(ctx, params).inst.symbol;
@@ -123,12 +122,12 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     return ctx.engine.funding.history(symbol, ctx.nowMs, limit).map((s) => ({ symbol, fundingRate: s.rate.toString(), fundingTime: s.settlementMs }));
   },
 
-  // Mark = the market's last price, index = its mid (bid and ask), as the tickers show them.
+  // The engine's mark and index, as the tickers show them.
   F17: (ctx, params) => {
-    const book = futuresBook(ctx, params);
+    const symbol = futuresBook(ctx, params).inst.symbol;
     const kind = choiceParam(params, 'priceType', 'futures', ['MARK', 'INDEX'], 'INDEX');
-    const t = ctx.engine.ticker(book.inst.symbol)!;
-    return { symbol: book.inst.symbol, index: (kind === 'MARK' ? t.markPrice : t.indexPrice)!.toString(), timestamp: String(ctx.nowMs) };
+    const price = kind === 'MARK' ? ctx.engine.markPrice(symbol) : ctx.engine.indexPrice(symbol);
+    return { symbol, index: price!.toString(), timestamp: String(ctx.nowMs) };
   },
 
   F21: (ctx, params) => {
@@ -254,4 +253,6 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
       ? { order_id: orderId, client_oid: r.clientOid, symbol, result: true, err_code: null, err_msg: null }
       : { order_id: orderId, client_oid: null, symbol, result: false, err_code: r.refusal.code, err_msg: r.refusal.message };
   },
+
+  ...FUTURES_ACTION_ROUTES,
 };

@@ -3,6 +3,7 @@
 // the handlers share.
 import type { Fill, Surface } from '../../../domain/market.js';
 import type { EndpointId } from '../../endpoints.js';
+import type { FundingFeeSign } from '../../wire/enums.js';
 import type { ResponseOf } from '../../wire/responses.js';
 import type { MatchingEngine, SimOrder } from '../engine.js';
 import type { SimInstrumentSpec } from '../instruments.js';
@@ -18,6 +19,8 @@ export type F11Reading = 'both-bounds' | 'end-time-first';
 export interface RouteContext {
   readonly engine: MatchingEngine;
   readonly f11Reading: F11Reading;
+  /** How funding amounts are signed on the wire (positions, collateral): exchange.fundingFeeSign. */
+  readonly fundingFeeSign: FundingFeeSign;
   /** The venue's clock when the request was dispatched. */
   readonly nowMs: number;
   /** Whether reads see the order yet (the scripted read-after-write lag). */

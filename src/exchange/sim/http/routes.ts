@@ -1,5 +1,5 @@
-// The simulator's route table: endpoint id -> handler for every endpoint of the table, and the endpoint a
-// method and path stand for.
+// The simulator's route table: endpoint id -> handler for every endpoint of the table, the endpoint a method and
+// path stand for, and which answers come in the envelope.
 import { ENDPOINTS, type EndpointId } from '../../endpoints.js';
 import type { ResponseOf } from '../../wire/responses.js';
 import { FUTURES_ROUTES } from './futures-routes.js';
@@ -14,6 +14,11 @@ const BY_ROUTE = new Map<string, EndpointId>(Object.values(ENDPOINTS).map((e) =>
 /** The endpoint a request's method and path stand for; undefined when the venue has none there. */
 export function endpointAt(method: string, path: string): EndpointId | undefined {
   return BY_ROUTE.get(`${method} ${path}`);
+}
+
+/** Whether a success of the endpoint is sent in the envelope: every spot answer, and of the futures ones F24 only. */
+export function answersInEnvelope(id: EndpointId): boolean {
+  return ENDPOINTS[id].surface === 'spot' || id === 'F24';
 }
 
 /** Runs the endpoint's handler: its payload, typed by the endpoint's wire schema, or a thrown WireError. */

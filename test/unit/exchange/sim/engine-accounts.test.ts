@@ -4,6 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../../src/domain/decimal.js';
 import { createBook, type Book } from '../../../../src/exchange/sim/book.js';
 import { FuturesAccount } from '../../../../src/exchange/sim/futures-account.js';
+import { domainPositions } from '../../../../src/exchange/sim/position-views.js';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../../../src/exchange/sim/market.js';
 import type { SimOrder } from '../../../../src/exchange/sim/sim-order.js';
@@ -101,12 +102,12 @@ describe('futures account', () => {
   it('settles opens into the position and closes pro rata with realised PnL; an empty side is not listed', () => {
     const { book, account } = setup('1000');
     account.settle(book, long({}), d('2'), d('2000'), d('1.2'), 10);
-    const [position] = account.positions(book);
+    const [position] = domainPositions(account, book);
     expect({ size: position!.size.toString(), entry: String(position!.entryPrice), updatedAtMs: position!.updatedAtMs }).toEqual({ size: '2', entry: '1000', updatedAtMs: 10 });
     const close = long({ side: 'sell', reduceOnly: true });
     expect(account.settle(book, close, d('1'), d('1100'), d('0.66'), 20)!.toString()).toBe('100');
     expect(account.settle(book, close, d('1'), d('900'), d('0.54'), 30)!.toString()).toBe('-100');
-    expect(account.positions(book)).toEqual([]);
+    expect(domainPositions(account, book)).toEqual([]);
     expect(book.positions.long.realized.toString()).toBe('0');
     expect(account.total().toString()).toBe('997.6');
   });

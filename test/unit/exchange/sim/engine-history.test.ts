@@ -29,7 +29,7 @@ describe('order history', () => {
     const b = book();
     for (let k = 1; k <= 50; k++) history.remember(b, order(String(k)));
     history.recordFill(b, fill('1', '101'), undefined);
-    history.recordFill(b, fill('2', '102'), { taker: true, positionSide: 'long', reduceOnly: false, realizedPnl: null });
+    history.recordFill(b, fill('2', '102'), { taker: true, positionSide: 'long', reduceOnly: false, realizedPnl: null, liquidation: false, liquidateFee: null });
     history.recordFill(b, fill('1', '103'), undefined);
     expect(b.history).toHaveLength(50);
     expect(history.get('1')?.clientOid).toBe('c1');
@@ -45,7 +45,7 @@ describe('order history', () => {
     history.remember(b, order('1', { status: 'open' }));
     for (let k = 2; k <= 6; k++) {
       history.remember(b, order(String(k)));
-      history.recordFill(b, fill(String(k), String(100 + k)), { taker: false, positionSide: 'long', reduceOnly: false, realizedPnl: null });
+      history.recordFill(b, fill(String(k), String(100 + k)), { taker: false, positionSide: 'long', reduceOnly: false, realizedPnl: null, liquidation: false, liquidateFee: null });
     }
     expect(b.history.map((o) => o.orderId)).toEqual(['1', '2', '3', '4', '5', '6']);
     history.remember(b, order('7'));

@@ -1,5 +1,5 @@
-// Simulator tickers: decimal fields built on first read, equal to the integer market state (the mark at the last
-// price, the index at the mid); a spot pair's ticker carries its last trade only (what the daemon reads from S9)
+// Simulator tickers: decimal fields built on first read, equal to the integer market state (index and mark at the
+// last price with no basis configured); a spot pair's ticker carries its last trade only (what the daemon reads from S9)
 // or, as S11 shows it, its last price and day figures without bid or ask; JSON sees every field.
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
@@ -15,11 +15,11 @@ describe('TickerSnapshot', () => {
   const sim = new SimulatedExchange(new ReplayMarket(DEFAULT_INSTRUMENTS, records), { spot: { USDT: '1' }, futuresCollateral: '1', leverage: 1 });
   sim.advanceTo(2000);
 
-  it('a futures ticker: prices, mark at the last price, index at the mid, high, low and volumes', () => {
+  it('a futures ticker: prices, index and mark at the last price, high, low and volumes', () => {
     const t = sim.tickerNow('cmt_ethusdt')!;
     const plain = JSON.parse(JSON.stringify(t)) as Record<string, string | number | null>;
     expect(plain).toEqual({
-      symbol: 'cmt_ethusdt', last: '3001.5', bestBid: '3001.4', bestAsk: '3001.7', markPrice: '3001.5', indexPrice: '3001.55',
+      symbol: 'cmt_ethusdt', last: '3001.5', bestBid: '3001.4', bestAsk: '3001.7', markPrice: '3001.5', indexPrice: '3001.5',
       high24h: '3001.5', low24h: '3000.25', volume24h: '2250.5', baseVolume24h: '0.75', timestampMs: 2000,
     });
     // The same object answers the same values every time.

@@ -1,0 +1,103 @@
+// Whether data files can feed a backtest's strategies: the market data (its symbols, candles no coarser than the
+// bars asked for, the window) and the funding files (settled rates of contracts the simulator trades).
+import { TIMEFRAME_MS, type Timeframe } from '../domain/candles.js';
+import { Decimal } from '../domain/decimal.js';
+import { DataFileError, describeDataFile, isoOf, readFundingFile, type DataFileMeta } from './data-file.js';
+
+/** What a backtest will ask of its data: the symbols its strategies trade and the bar timeframes they want. */
+export interface DataDemand {
+  symbols: ReadonlyArray<{ strategy: string; symbol: string }>;
+  timeframes: ReadonlyArray<{ strategy: string; timeframe: Timeframe }>;
+  /** The file, as named in messages. */
+  file: string;
+  /** The replay window asked for (--from / --to), when given. */
+  fromMs?: number;
+  toMs?: number;
+}
+
+/**
+ * Whether a data file can feed the strategies: each problem in a sentence (none: it can). A file without a header
+ * (ticks of unknown origin) says nothing to check. Bars finer than a file's candles, or not a whole number of them,
+ * would be made up from the intrabar path, not read from the market.
+ */
+export function checkDataPairing(meta: DataFileMeta | null, demand: DataDemand): string[] {
+  if (!meta) return [];
+  const holds = describeDataFile(meta);
+  if (meta.kind === 'funding') return [`${demand.file} holds ${holds}, not market data to replay: name it under backtest.funding`];
+  const problems: string[] = [];
+  const missing = new Map<string, string[]>();
+  for (const { strategy, symbol } of demand.symbols) {
+    if (meta.symbols.includes(symbol)) continue;
+    const strategies = missing.get(symbol) ?? [];
+    if (!strategies.includes(strategy)) missing.set(symbol, [...strategies, strategy]);
+  }
+  for (const [symbol, strategies] of missing) {
+    const who = strategies.length > 1 ? `strategies ${strategies.join(', ')} trade` : `strategy ${strategies[0]} trades`;
+    problems.push(`${demand.file} holds ${holds}: no data for ${symbol}, which ${who}`);
+  }
+  if (meta.kind === 'candles') {
+    const tf = meta.timeframe!;
+    const candleMs = TIMEFRAME_MS[tf];
+    const seen = new Set<string>();
+    for (const { strategy, timeframe } of demand.timeframes) {
+      const key = `${strategy}\u0000${timeframe}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const barMs = TIMEFRAME_MS[timeframe];
+      if (barMs < candleMs) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: the bars would be made up`);
+      else if (barMs % candleMs !== 0) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: a ${timeframe} bar is not a whole number of ${tf} candles`);
+    }
+  }
+  const { fromMs, toMs } = demand;
+  if (meta.fromMs !== undefined && meta.toMs !== undefined && ((toMs !== undefined && toMs <= meta.fromMs) || (fromMs !== undefined && fromMs >= meta.toMs))) {
+    problems.push(`${demand.file} covers ${isoOf(meta.fromMs)} to ${isoOf(meta.toMs)}; the window asked for (${fromMs !== undefined ? isoOf(fromMs) : 'its start'} to ${toMs !== undefined ? isoOf(toMs) : 'its end'}) lies outside it`);
+  }
+  return problems;
+}
+
+/** One settled funding rate of a contract, as the simulator replays it. */
+export interface ReplayedSettlement {
+  settlementMs: number;
+  rate: Decimal;
+}
+
+/**
+ * The funding files of a backtest (`backtest.funding`) read into each contract's settlements, in time order, or the
+ * problems in sentences: a file that is not a funding file, a symbol that is not one of the simulator's futures
+ * contracts, two files giving one settlement different rates.
+ */
+export function replayedFunding(files: readonly string[], futures: ReadonlySet<string>): { bySymbol: Map<string, ReplayedSettlement[]>; problems: string[] } {
+  const problems: string[] = [];
+  const seen = new Map<string, { rate: Decimal; file: string }>();
+  const bySymbol = new Map<string, ReplayedSettlement[]>();
+  for (const file of files) {
+    let rows;
+    try {
+      rows = readFundingFile(file).rows;
+    } catch (err) {
+      if (!(err instanceof DataFileError)) throw err;
+      problems.push(`backtest.funding: ${err.message}`);
+      continue;
+    }
+    for (const row of rows) {
+      if (!futures.has(row.symbol)) {
+        const problem = `backtest.funding: ${file} holds funding rates of ${row.symbol}, which is not a futures contract of the simulator`;
+        if (!problems.includes(problem)) problems.push(problem);
+        continue;
+      }
+      const rate = Decimal.from(row.rate);
+      const key = `${row.symbol}\u0000${row.fundingTimeMs}`;
+      const before = seen.get(key);
+      if (before) {
+        if (!before.rate.eq(rate)) problems.push(`backtest.funding: ${before.file} and ${file} give ${row.symbol} at ${isoOf(row.fundingTimeMs)} different rates (${before.rate.toString()}, ${rate.toString()})`);
+        continue;
+      }
+      seen.set(key, { rate, file });
+      const list = bySymbol.get(row.symbol) ?? [];
+      list.push({ settlementMs: row.fundingTimeMs, rate });
+      bySymbol.set(row.symbol, list);
+    }
+  }
+  for (const list of bySymbol.values()) list.sort((a, b) => a.settlementMs - b.settlementMs);
+  return { bySymbol, problems };
+}

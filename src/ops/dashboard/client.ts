@@ -1,0 +1,349 @@
+// The dashboard script's page part, as browser JavaScript: reads the control API (/api/v1), follows its event
+// stream (EventSource) and refreshes the status every few seconds, draws equity and drawdown (lightweight-charts),
+// and sends the operator's commands (kill switch, pause, resume) with a reason and a confirmation where they are
+// destructive. Every text shown goes in through textContent: nothing from the venue or a strategy is parsed as HTML.
+// The bearer token, when the API asks for one, is asked once and kept in sessionStorage.
+// The text holds no backtick and no `${`: it lives in a template string.
+import { CLIENT_HELPERS } from './client-helpers.js';
+import { CLIENT_VIEWS } from './client-views.js';
+
+const CLIENT_APP = String.raw`
+const API = '/api/v1';
+const TOKEN_KEY = 'sextant.token';
+const REFRESH_MS = 3000;
+const EVENTS_MAX = 200;
+const EVENT_KINDS = ['order', 'fill', 'state', 'equity', 'strategy', 'command'];
+const SURFACE_COLORS = ['#2962ff', '#ff9800', '#9c27b0', '#00897b'];
+
+class ApiError extends Error {}
+
+/** Asks for the bearer token (once per refusal); true when one was given. */
+let tokenRefusedByUser = false;
+function askToken(forCommand) {
+  if (tokenRefusedByUser && !forCommand) return false;
+  const given = window.prompt('The control API asks for its bearer token:');
+  if (!given) {
+    tokenRefusedByUser = true;
+    return false;
+  }
+  tokenRefusedByUser = false;
+  sessionStorage.setItem(TOKEN_KEY, given.trim());
+  return true;
+}
+
+/** A call to the control API: the parsed JSON answer, or an ApiError with the API's own error text. */
+async function api(path, body, retried) {
+  // The surface named: the daemon journals commands as given through the dashboard.
+  const headers = { accept: 'application/json', 'x-sextant-client': 'dashboard' };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.authorization = 'Bearer ' + token;
+  const init = { method: body === undefined ? 'GET' : 'POST', headers: headers };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(API + path, init);
+  if (res.status === 401 && !retried) {
+    // Calls refused together ask once: a token given meanwhile is tried first.
+    const now = sessionStorage.getItem(TOKEN_KEY);
+    if (now && now !== token) return api(path, body, true);
+    sessionStorage.removeItem(TOKEN_KEY);
+    if (askToken(body !== undefined)) return api(path, body, true);
+  }
+  const answer = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError((answer && answer.error) || res.status + ' ' + res.statusText);
+  return answer;
+}
+
+// ---- charts -------------------------------------------------------------------------------------------------
+
+const DAY_MS = 24 * 3600 * 1000;
+const charts = { equity: null, drawdown: null, lines: {}, dd: {}, data: {}, loaded: false, lastAtMs: 0 };
+
+function chartOptions() {
+  return {
+    autoSize: true,
+    layout: { background: { color: '#ffffff' }, textColor: '#1d2330', attributionLogo: false },
+    grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } },
+    timeScale: { timeVisible: true, secondsVisible: true },
+  };
+}
+
+function surfaceLines(surface) {
+  if (charts.lines[surface]) return;
+  const LW = window.LightweightCharts;
+  const color = SURFACE_COLORS[Object.keys(charts.lines).length % SURFACE_COLORS.length];
+  charts.lines[surface] = charts.equity.addSeries(LW.LineSeries, { color: color, lineWidth: 2, title: surface });
+  charts.dd[surface] = charts.drawdown.addSeries(LW.AreaSeries, { lineColor: color, topColor: 'rgba(242,54,69,0.02)', bottomColor: 'rgba(242,54,69,0.25)', lineWidth: 1, title: surface });
+  const item = document.createElement('span');
+  item.textContent = surface;
+  item.style.setProperty('--swatch', color);
+  document.getElementById('chart-legend').appendChild(item);
+}
+
+/** One equity point more on its surface's lines (its drawdown recomputed: the series is small). */
+function addPoint(p) {
+  const added = addEquityPoint(charts.data, p);
+  if (!added) return;
+  charts.lastAtMs = Math.max(charts.lastAtMs, p.atMs);
+  surfaceLines(added.surface);
+  charts.lines[added.surface].update(added.point);
+  const dd = drawdownOf(charts.data[added.surface]);
+  charts.dd[added.surface].update(dd[dd.length - 1]);
+}
+
+/** The last day's equity the first time; then only the points newer than the latest one drawn. */
+async function loadEquity(nowMs) {
+  const LW = window.LightweightCharts;
+  if (!LW) return;
+  if (!charts.equity) {
+    charts.equity = LW.createChart(document.getElementById('equity'), chartOptions());
+    charts.drawdown = LW.createChart(document.getElementById('drawdown'), chartOptions());
+  }
+  if (charts.loaded) {
+    for (const p of await api('/equity?since=' + (charts.lastAtMs + 1))) addPoint(p);
+    return;
+  }
+  const points = await api('/equity?since=' + Math.max(0, nowMs - DAY_MS));
+  charts.data = equityBySurface(points);
+  for (const p of points) if (typeof p.atMs === 'number') charts.lastAtMs = Math.max(charts.lastAtMs, p.atMs);
+  for (const surface of Object.keys(charts.data)) {
+    surfaceLines(surface);
+    charts.lines[surface].setData(charts.data[surface]);
+    charts.dd[surface].setData(drawdownOf(charts.data[surface]));
+  }
+  charts.equity.timeScale().fitContent();
+  charts.drawdown.timeScale().fitContent();
+  charts.loaded = true;
+}
+
+/** An equity event from the stream: drawn at once (the refresh also reads what is newer, should one be missed). */
+function onEquity(e) {
+  if (charts.loaded) for (const p of equityPointsOf(e)) addPoint(p);
+}
+
+// ---- refresh ------------------------------------------------------------------------------------------------
+
+const view = { status: null, strategies: [] };
+let refreshing = null;
+let refreshAgain = false;
+
+/** Reads everything the page shows; a refresh asked for while one runs happens once after it. */
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      const [status, strategies, orders, fills, balances, positions] = await Promise.all([
+        api('/status'), api('/strategies'), api('/orders?scope=open&limit=200'), api('/fills?limit=50'), api('/balances'), api('/positions'),
+      ]);
+      view.status = status;
+      view.strategies = strategies;
+      renderStatus(status);
+      renderStrategies(strategies);
+      renderOrders(orders, status.nowMs);
+      renderFills(fills);
+      renderBalances(balances);
+      renderPositions(positions);
+      setReadError(null);
+      await loadEquity(status.nowMs);
+    } catch (err) {
+      setReadError(err);
+    } finally {
+      refreshing = null;
+      if (refreshAgain) {
+        refreshAgain = false;
+        void refresh();
+      }
+    }
+  })();
+  return refreshing;
+}
+
+let soon = null;
+/** A refresh shortly (events come in bursts: one read for a burst). */
+function refreshSoon() {
+  if (soon !== null) return;
+  soon = setTimeout(() => {
+    soon = null;
+    void refresh();
+  }, 250);
+}
+
+function setReadError(err) {
+  const el = document.getElementById('stream');
+  if (err) {
+    el.dataset.stream = 'down';
+    el.textContent = 'API: ' + (err instanceof Error ? err.message : String(err));
+  } else if (el.dataset.stream === 'down') {
+    el.dataset.stream = stream && stream.readyState === 1 ? 'live' : 'connecting';
+    el.textContent = el.dataset.stream;
+  }
+}
+
+// ---- the event stream ---------------------------------------------------------------------------------------
+
+const eventItems = [];
+let stream = null;
+
+function addEvent(e) {
+  if (!e || typeof e !== 'object') return;
+  const li = renderEvent(e);
+  const list = document.getElementById('events');
+  list.insertBefore(li, list.firstChild);
+  for (const gone of pushBounded(eventItems, li, EVENTS_MAX)) gone.remove();
+}
+
+function onEvent(e) {
+  addEvent(e);
+  if (e.kind === 'equity') onEquity(e);
+  else refreshSoon();
+}
+
+function setStream(state, text) {
+  const el = document.getElementById('stream');
+  el.dataset.stream = state;
+  el.textContent = text;
+}
+
+function handleMessage(data) {
+  try {
+    onEvent(JSON.parse(data));
+  } catch (err) {
+    console.warn('unreadable event', err);
+  }
+}
+
+/** Follows the event stream: EventSource, or (a token needed: EventSource sends no headers) fetch reading it. */
+function connect() {
+  if (sessionStorage.getItem(TOKEN_KEY)) {
+    void followWithToken();
+    return;
+  }
+  const source = new EventSource(API + '/stream');
+  stream = source;
+  source.onopen = () => setStream('live', 'live');
+  source.onerror = () => {
+    setStream('connecting', 'reconnecting');
+    // A refused stream (not a dropped connection) is not retried by the browser: once more shortly.
+    if (source.readyState === 2) {
+      stream = null;
+      setTimeout(connect, 5000);
+    }
+  };
+  const handle = (m) => handleMessage(m.data);
+  for (const kind of EVENT_KINDS) source.addEventListener(kind, handle);
+  source.onmessage = handle;
+}
+
+async function followWithToken() {
+  const state = { readyState: 0 };
+  stream = state;
+  try {
+    const res = await fetch(API + '/stream', { headers: { accept: 'text/event-stream', authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) } });
+    if (res.status === 401) sessionStorage.removeItem(TOKEN_KEY);
+    if (!res.ok || !res.body) throw new ApiError(res.status + ' ' + res.statusText);
+    state.readyState = 1;
+    setStream('live', 'live');
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    const buffer = { text: '' };
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      buffer.text += chunk.value;
+      for (const m of takeSseMessages(buffer)) handleMessage(m.data);
+    }
+  } catch (err) {
+    console.warn('event stream', err instanceof Error ? err.message : String(err));
+  }
+  stream = null;
+  setStream('connecting', 'reconnecting');
+  setTimeout(connect, 5000);
+}
+
+async function loadEvents() {
+  try {
+    const events = await api('/events?limit=100');
+    // Oldest first: each goes on top of the one before it.
+    for (const e of events) addEvent(e);
+  } catch (err) {
+    setReadError(err);
+  }
+}
+
+// ---- commands -----------------------------------------------------------------------------------------------
+
+const KILL = {
+  halt: { ask: 'Halt trading: only cancels are allowed until a reset. Why?', confirm: 'Halt trading now?' },
+  reduce: { ask: 'Reduce: only orders that shrink exposure until a reset. Why?' },
+  reset: { ask: 'Reset: clears every latch and trading resumes. Why?' },
+  flatten: { ask: 'Flatten: cancels every order and closes every futures position. Why?', confirm: 'Flatten now? Every order is canceled and every futures position closed at market.' },
+};
+
+function showAnswer(what, ok, text) {
+  const el = document.getElementById('answer');
+  el.className = ok ? 'ok' : 'error';
+  el.textContent = what + ': ' + (ok ? 'ok' : 'refused') + (text ? ' - ' + text : '');
+}
+
+async function command(what, path, body, button) {
+  if (button) button.disabled = true;
+  try {
+    const answer = await api(path, body);
+    showAnswer(what, true, answer && answer.detail);
+  } catch (err) {
+    showAnswer(what, false, err instanceof Error ? err.message : String(err));
+  } finally {
+    if (button) button.disabled = false;
+    void refresh();
+  }
+}
+
+function onKill(button) {
+  const name = button.dataset.command;
+  const spec = KILL[name];
+  const reason = window.prompt(spec.ask);
+  if (reason === null) return;
+  if (!reason.trim()) {
+    showAnswer(name, false, 'a reason is required: nothing done');
+    return;
+  }
+  if (spec.confirm && !window.confirm(spec.confirm)) return;
+  void command(name, '/trading/' + name, { reason: reason.trim() }, button);
+}
+
+function onStrategyAction(button) {
+  const id = button.dataset.strategy;
+  const path = '/strategies/' + encodeURIComponent(id);
+  if (button.dataset.action === 'pause') {
+    if (!window.confirm('Pause ' + id + '? It sends no new orders until resumed.')) return;
+    const s = view.strategies.find((x) => x.id === id);
+    const open = s ? s.openOrders : 0;
+    const cancelOrders = open > 0 && window.confirm('Cancel the ' + open + ' open orders of ' + id + ' as well?\nOK: cancel them. Cancel: leave them resting.');
+    void command('pause ' + id, path + '/pause', { cancelOrders: cancelOrders }, button);
+  } else if (button.dataset.action === 'resume') {
+    void command('resume ' + id, path + '/resume', {}, button);
+  }
+}
+
+document.addEventListener('click', (ev) => {
+  const button = ev.target instanceof Element ? ev.target.closest('button') : null;
+  if (!button || button.disabled) return;
+  if (button.dataset.command) onKill(button);
+  else if (button.dataset.action) onStrategyAction(button);
+});
+
+// ---- start --------------------------------------------------------------------------------------------------
+
+// The first read first: it asks for the token if the API wants one, before the stream and the log need it.
+void refresh().then(() => {
+  connect();
+  void loadEvents();
+  setInterval(() => void refresh(), REFRESH_MS);
+});
+`;
+
+/** The page's script, served at `/dashboard/app.js`: helpers, views and the page's wiring in one strict scope. */
+export const DASHBOARD_JS = `'use strict';\n(() => {\n${CLIENT_HELPERS}\n${CLIENT_VIEWS}\n${CLIENT_APP}\n})();\n`;
