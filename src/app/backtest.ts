@@ -24,6 +24,7 @@ import { Replay, type BacktestVenue } from './backtest-driver.js';
 import { buildCore } from './core.js';
 import { Schedules } from './cron.js';
 import { openVenue, riskLimits } from './kernel.js';
+import type { Decision, JobCollect } from '../research/jobs.js';
 
 export type { BacktestFault };
 export { BacktestFaultError, backtestSummary, type BacktestResult };
@@ -39,6 +40,10 @@ export interface BacktestOptions {
   onProgress?: (done: number, total: number) => void;
   /** Handed the virtual venue before the run (embedding, tests: the simulator's ledger can be read after it). */
   onVenue?: (venue: BacktestVenue) => void;
+  /** What the result carries besides its metrics (research jobs: Monte Carlo, walk-forward, the lookahead check). */
+  collect?: JobCollect;
+  /** false: no files are written (a research job wants only the result). Default true. */
+  writeFiles?: boolean;
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -86,9 +91,11 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     throw new DataFileError(pairing.join('\n'));
   }
   for (const [symbol, settlements] of funding.bySymbol) engine.setFundingHistory(symbol, settlements);
-  mkdirSync(outDir, { recursive: true });
   const journalPath = join(outDir, 'journal.sqlite');
-  for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
+  if (opts.writeFiles !== false) {
+    mkdirSync(outDir, { recursive: true });
+    for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
+  }
   // For the report: refusals and denials by strategy and reason, and whose each venue order is (its fills' owner).
   const tally = new ExecutionTally();
   core.executor.events$.subscribe(tally.observe);
@@ -103,6 +110,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
   const replay = new Replay(venue, () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0));
   runner.intents$.subscribe(replay.touch);
+  const decisions: Decision[] = [];
+  if (opts.collect?.decisions) runner.intents$.subscribe((intent) => decisions.push({ ts: clock.now(), strategy: intent.strategyId, intent: JSON.stringify(intent) }));
   // Reconciliation first, before any order is answered; then on daemon.reconcileCron, with the strategies' schedules.
   clock.at(start, () => {
     replay.touch();
@@ -161,7 +170,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     (s) => finalTickers.get(s)?.last,
     funded.flatMap((r) => (r.kind === 'funding' ? [{ strategy: symbolOwner(r.symbol, '(funding)'), amount: r.amount }] : [])),
   );
-  journal.saveTo(journalPath);
+  if (opts.writeFiles !== false) journal.saveTo(journalPath);
   journal.close();
 
   const trades = realize(fills);
@@ -189,9 +198,18 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
       : {}),
     monthly: monthlyReturns(samples.points), trades: trips,
   };
-  writeBacktestFiles(outDir, report, tradeCsvRows(trades, kinds, funded), samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
+  if (opts.writeFiles !== false) writeBacktestFiles(outDir, report, tradeCsvRows(trades, kinds, funded), samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
   const timings = { loadMs: Math.round(loadMs), runMs: Math.round(runMs), reportMs: Math.round(elapsed() - loadMs - runMs) };
-  const result: BacktestResult = { outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings };
+  const collect = opts.collect ?? {};
+  const collected = {
+    ...(collect.trades ? { tradePnls: trips.filter((t) => t.exitMs !== null).map((t) => t.pnl) } : {}),
+    ...(collect.equity ? { equity: samples.points.map((p): [number, string] => [p.ts, p.equity.toString()]) } : {}),
+    ...(collect.decisions ? { decisions } : {}),
+  };
+  const result: BacktestResult = {
+    outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings,
+    ...(opts.collect ? { collected } : {}),
+  };
   if (faults.length > 0) throw new BacktestFaultError(result);
   return result;
 }

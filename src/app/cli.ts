@@ -7,18 +7,20 @@ import { registerDaemonCommands } from './commands/daemon-commands.js';
 import { registerDaemonOrders, registerDaemonReads } from './commands/daemon-reads.js';
 import { registerData } from './commands/data.js';
 import { stdio, type Io, type SetCode } from './commands/io.js';
+import { registerOptimize } from './commands/optimize.js';
 import { registerOrders } from './commands/orders.js';
 import { registerPlan } from './commands/plan.js';
 import { registerRecord } from './commands/record.js';
 import { registerRisk } from './commands/risk.js';
 import { registerRun } from './commands/run.js';
 import { registerSim } from './commands/sim.js';
+import { registerWorker } from './commands/worker.js';
 
 export type { Io } from './commands/io.js';
 
 /** The commands in the order `sextant --help` lists them. */
 const COMMANDS: ReadonlyArray<(program: Command, io: Io, setCode: SetCode) => void> = [
-  registerRun, registerDaemonReads, registerDaemonCommands, registerPlan, registerConfig, registerApi, registerRisk, registerOrders, registerDaemonOrders, registerBacktest, registerData, registerRecord, registerSim,
+  registerRun, registerDaemonReads, registerDaemonCommands, registerPlan, registerConfig, registerApi, registerRisk, registerOrders, registerDaemonOrders, registerBacktest, registerOptimize, registerWorker, registerData, registerRecord, registerSim,
 ];
 
 export function buildProgram(io: Io, setCode: SetCode): Command {

@@ -18,6 +18,15 @@ export interface BacktestResult {
   rateLimited: number;
   /** Wall time of the phases: reading the data, the replay itself, writing the report. */
   timings: { loadMs: number; runMs: number; reportMs: number };
+  /** What the run was asked to collect (BacktestOptions.collect). */
+  collected?: {
+    /** Closed round trips' PnL (fees included), in the order they opened. */
+    tradePnls?: string[];
+    /** [ms, equity] samples. */
+    equity?: Array<[number, string]>;
+    /** Every intent, with the virtual time it was made and its strategy; the intent as JSON. */
+    decisions?: Array<{ ts: number; strategy: string; intent: string }>;
+  };
 }
 
 /** A run whose strategies faulted: its report is written, the run failed. */
