@@ -58,11 +58,15 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: per exchange.spotTickers). */
   const spotFromTrade = parts.choices.spotTickers === 'trade';
   const tickersOf = (ordered: readonly string[]) => {
-    const m = new Map<string, Ticker>();
-    for (const s of ordered) m.set(s, simulator.engine.ticker(s, spotFromTrade && simulator.engine.instrument(s)?.surface === 'spot')!);
-    return m;
+    // Which view each symbol is read in, worked out once per list.
+    const views = ordered.map((s) => spotFromTrade && simulator.engine.instrument(s)?.surface === 'spot');
+    return () => {
+      const m = new Map<string, Ticker>();
+      for (let i = 0; i < ordered.length; i++) m.set(ordered[i]!, simulator.engine.ticker(ordered[i]!, views[i])!);
+      return m;
+    };
   };
-  const tickersNow = (symbols: PolledSymbols) => tickersOf([...symbols.futures, ...symbols.spot]);
+  const tickersNow = (symbols: PolledSymbols) => tickersOf([...symbols.futures, ...symbols.spot])();
   // What the engine shows changes only with its version: reads in between hand back the same answer.
   const cached = <T>(read: () => T) => {
     let version = -1;
@@ -84,15 +88,23 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
     const balances = reads('balances').map((r) => r.surface);
     const positions = reads('positions').flatMap((r) => symbolsOf(r, symbols));
     return {
-      tickers: () => tickersOf(tickerSymbols),
+      tickers: tickersOf(tickerSymbols),
       orders: cached(() => orders.flatMap(([surface, s]) => simulator.openOrdersNow(surface, s))),
       // Futures positions and collateral move with the mark on every tick (unrealised PnL, available margin, the
       // liquidation price): read anew each poll, as the venue would answer. Spot balances change only with orders.
       balances: (() => {
         const spot = cached(() => simulator.balancesNow('spot'));
-        return () => balances.flatMap((surface) => (surface === 'spot' ? spot() : simulator.balancesNow(surface)));
+        return () => {
+          const out: Balance[] = [];
+          for (const surface of balances) for (const b of surface === 'spot' ? spot() : simulator.balancesNow(surface)) out.push(b);
+          return out;
+        };
       })(),
-      positions: () => positions.flatMap((s) => simulator.positionsNow(s)),
+      positions: () => {
+        const out: Position[] = [];
+        for (const s of positions) for (const p of simulator.positionsNow(s)) out.push(p);
+        return out;
+      },
       // Charged as live polls them; the bars are built from every replayed tick (what the tape shows).
       trades: () => [],
     };
@@ -127,10 +139,9 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
         if (endpoints.length === 0) continue;
         const name = poll.name;
         const send = deliver[name] as (v: Stamped<unknown>) => void;
+        const admit = metered.admitter(endpoints);
         clock.every(startMs + outMs, parts.polls[poll.periodKey], () => {
-          let ok = true;
-          for (const id of endpoints) ok = metered.admit(id) && ok;
-          if (!ok) {
+          if (!admit()) {
             skipped++;
             return;
           }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Balance, Fill } from '../domain/market.js';
 import { marginSettingsOf } from '../domain/margin.js';
-import { DataFileError, readDataFileMeta } from '../data/data-file.js';
-import { checkDataPairing, replayedFunding } from '../data/data-pairing.js';
+import { DataFileError, dataFilesName } from '../data/data-file.js';
+import { checkDataFiles, replayedFunding } from '../data/data-pairing.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { writeBacktestFiles, type BacktestFault, type BacktestReport } from '../report/backtest-files.js';
@@ -59,7 +59,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const outDir = opts.outDir ?? bt.out;
   const elapsed = stopwatch();
   const dataFile = opts.dataFile ?? bt.data;
-  const venue = await openVenue(loaded, { backtest: { dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
+  const venue = await openVenue(loaded, { backtest: { dataFile, logger: parentLogger, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
   const { clock, simulator, metered, startMs: start, endMs: end } = venue;
   const engine = simulator.engine;
   opts.onVenue?.(venue);
@@ -78,8 +78,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const { symbols, runner, instruments } = core;
   // The data must be what the strategies ask for (its symbols; candles no coarser than their bars): checked before
   // anything is written.
-  const pairing = checkDataPairing(readDataFileMeta(dataFile), {
-    file: dataFile, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+  const pairing = checkDataFiles(dataFile, {
+    ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
     symbols: cfg.strategies.flatMap((s) => s.symbols.map((symbol) => ({ strategy: s.id, symbol }))),
     timeframes: runner.timeframes(),
   });
@@ -129,7 +129,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     const now: AccountNow = { tickers: venue.tickersNow(symbols), balances: [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')], positions };
     if (!tradesFutures) return now;
     const view = engine.accountView();
-    return { ...now, margin: { marginRate: view.marginRate, maintenanceRate: view.maintenanceRate } };
+    return Object.assign({}, now, { margin: { marginRate: view.marginRate, maintenanceRate: view.maintenanceRate } });
   };
   // Funding entries, read from the ledger once a settlement of a traded contract has come (and at the end): the
   // ledger keeps a bounded history.
@@ -183,7 +183,7 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const denied = tally.denied();
   const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
   const report: BacktestReport = {
-    data: { file: dataFile, records: events, fromMs: start, toMs: end },
+    data: { file: dataFilesName(dataFile), records: events, fromMs: start, toMs: end },
     strategies: cfg.strategies.map((s) => ({
       id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, trades: tradeStats(trips.filter((t) => t.strategy === s.id)), errors: status.get(s.id)?.errors ?? 0,
       rejected: tally.rejected(s.id),

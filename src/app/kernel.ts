@@ -14,8 +14,7 @@ import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
 import { ReplayMarket, SyntheticMarket, type MarketSource } from '../exchange/sim/market.js';
-import { eachReplayRecord } from '../data/replay-file.js';
-import type { ReplayRecord } from '../domain/replay-record.js';
+import { openTickFeed, type TickFeedOptions } from '../data/tick-feed.js';
 import { simFuturesOptionsOf } from '../exchange/sim/futures-views.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
@@ -67,25 +66,17 @@ function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
   return sim.instruments ?? DEFAULT_INSTRUMENTS;
 }
 
-/**
- * A replay file's records in a replay market, read a chunk at a time (`keep` picks records, all by default). A
- * recording interleaves symbols read one after another: the replay sorts them stably by time.
- */
-function replayMarket(specs: SimInstrumentSpec[], file: string, keep: (r: ReplayRecord) => boolean = () => true): ReplayMarket {
+/** The records of data files (several: merged in time order) as the replay of a market of `specs`. */
+function replayMarket(specs: SimInstrumentSpec[], data: string | readonly string[], opts: TickFeedOptions): ReplayMarket {
   const market = new ReplayMarket(specs);
-  eachReplayRecord(file, (r) => {
-    if (keep(r)) market.add(r);
-  });
+  market.replay(openTickFeed(data, market.units, opts));
   return market;
 }
 
 export function createMarket(sim: SimConfig, startMs: number): MarketSource {
   const specs = simSpecs(sim);
-  if (sim.replayFile) {
-    const market = replayMarket(specs, sim.replayFile);
-    market.begin();
-    return market;
-  }
+  // The simulator's replay file is read as it goes (no cache: a venue that lives as long as its process).
+  if (sim.replayFile) return replayMarket(specs, sim.replayFile, { cache: 'off' });
   return new SyntheticMarket(specs, { seed: sim.seed, startMs, tickIntervalMs: sim.tickIntervalMs });
 }
 
@@ -235,7 +226,8 @@ export interface VenueOptions {
 }
 
 export interface BacktestVenueOptions {
-  backtest: { dataFile: string; fromMs?: number; toMs?: number };
+  /** The data files (several: merged in time order) and the window replayed; `logger` is told when a file has no cache. */
+  backtest: { dataFile: string | readonly string[]; fromMs?: number; toMs?: number; logger?: Logger };
 }
 
 /**
@@ -247,7 +239,7 @@ export async function openVenue(loaded: LoadedConfig, opts: BacktestVenueOptions
 export async function openVenue(loaded: LoadedConfig, opts: VenueOptions): Promise<Venue>;
 export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | BacktestVenueOptions): Promise<Venue | BacktestVenue> {
   const cfg = loaded.config;
-  if ('backtest' in opts) return backtestVenue(loaded, opts.backtest.dataFile, opts.backtest.fromMs, opts.backtest.toMs);
+  if ('backtest' in opts) return backtestVenue(loaded, opts.backtest);
   const { logger, clock } = opts;
   if (missingCredentials(loaded)) {
     throw new Error('live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run');
@@ -297,11 +289,14 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
 }
 
 /** The backtest's virtual venue: the replayed data, the in-process simulator behind the venue's meter and the round trip. */
-function backtestVenue(loaded: LoadedConfig, dataFile: string, fromMs?: number, toMs?: number): BacktestVenue {
+function backtestVenue(loaded: LoadedConfig, opts: BacktestVenueOptions['backtest']): BacktestVenue {
   const cfg = loaded.config;
-  const market = replayMarket(simSpecs(cfg.sim), dataFile, (r) => (fromMs === undefined || r.ts >= fromMs) && (toMs === undefined || r.ts <= toMs));
+  const log = opts.logger?.child({ component: 'backtest' });
+  const market = replayMarket(simSpecs(cfg.sim), opts.dataFile, {
+    cache: cfg.backtest.cache, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+    ...(log ? { onNote: (message: string) => log.warn(message) } : {}),
+  });
   if (market.length === 0) throw new Error('no market data in the chosen range');
-  market.begin();
   const clock = new VirtualClock(market.nextTs);
   const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock, simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures));
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).

@@ -145,10 +145,13 @@ class RestingRows {
   private converted = new Map<string, { row: JournalOrder; order: Order }>();
 
   refresh(journal: Journal): void {
+    const active = journal.activeOrders();
+    // Nothing resting before or now (a strategy that places nothing): nothing to rebuild.
+    if (active.length === 0 && this.byStrategy.size === 0 && this.converted.size === 0) return;
     this.byStrategy = new Map();
     const before = this.converted;
     this.converted = new Map(); // only rows still resting keep their conversion
-    for (const r of journal.activeOrders()) {
+    for (const r of active) {
       if (!RESTING_STATES.has(r.state)) continue;
       const held = before.get(r.clientOid);
       if (held) this.converted.set(r.clientOid, held);
@@ -309,7 +312,7 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
       const eq = equity(b.value, positions, opts.latest.prices(), opts.instruments);
       if (!eq) return;
       const now = opts.clock.now();
-      for (const [surface, value] of Object.entries(eq.bySurface)) opts.journal.recordEquity(surface as Surface, value.toString(), now);
+      for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
       opts.onEquity?.(eq.bySurface, now);
       if (opts.risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
     }),

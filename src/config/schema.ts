@@ -309,7 +309,12 @@ export const daemonSchema = z
 
 export const backtestSchema = z
   .strictObject({
-    data: z.string().min(1).default('data/sample/ticks.jsonl').describe('Replayed market data: a data file of ticks or candles (JSON lines, a header line saying which).'),
+    data: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('data/sample/ticks.jsonl').describe(
+      'Replayed market data: a data file of ticks or candles (JSON lines, a header line saying which), or a list of them replayed as one, in time order (records of one instant: the earlier file\'s first).',
+    ),
+    cache: z.string().min(1).default('auto').describe(
+      'Where each data file\'s binary cache is kept (its records as integer columns in time order, built at the first run and rebuilt when the file or the instruments\' tick and step sizes change; a backtest then loads in a moment and replays in little memory): `auto`, a `.sextant-cache` folder beside the data file; `off`, none (the file is read as text at every run); or a folder. A cache that cannot be written is skipped with a warning.',
+    ),
     out: z.string().min(1).default('reports/backtest').describe('Folder of the report files.'),
     latencyMs: z.number().int().min(0).max(60_000).default(50).describe(
       'Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.',

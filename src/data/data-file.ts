@@ -1,10 +1,13 @@
 // Market data files: the header line that says what a file holds, candle rows and the intrabar path a bar replays
-// as, funding-rate rows, and the line reader and atomic writer every data file goes through.
-import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+// as, funding-rate rows, how a file is read part by part (its lines: data-lines.ts), and the atomic writer.
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { TIMEFRAME_MS, isTimeframe, type Timeframe } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
 import type { ReplayRecord } from '../domain/replay-record.js';
+import { assertNever } from '../util/assert-never.js';
+import { dataLines, eachDataLine } from './data-lines.js';
+
+export { dataLines, eachDataLine };
 
 /** A data file that cannot be read as what it says it is (the message names file and line). */
 export class DataFileError extends Error {}
@@ -49,6 +52,16 @@ export function describeDataFile(meta: DataFileMeta): string {
   return `${what} of ${meta.symbols.join(', ')}`;
 }
 
+/** The data files of `backtest.data` (one file, or several replayed as one) as a list. */
+export function dataFileList(data: string | readonly string[]): string[] {
+  return typeof data === 'string' ? [data] : [...data];
+}
+
+/** The data files as named in messages and reports: the file, or the files separated by commas. */
+export function dataFilesName(data: string | readonly string[]): string {
+  return dataFileList(data).join(', ');
+}
+
 /** A time as shown in messages: ISO 8601, UTC, without milliseconds when there are none. */
 export function isoOf(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -87,39 +100,6 @@ function parseLine(text: string, path: string, lineNo: number): Record<string, u
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new DataFileError(`${path}:${lineNo}: not a JSON object`);
   return obj as Record<string, unknown>;
-}
-
-/**
- * Hands each line of a file (its number from 1, blank lines left out) to `onLine`, a chunk at a time: a file of any
- * size, never held whole in memory. `onLine` returning false stops the reading.
- */
-export function eachDataLine(path: string, onLine: (text: string, lineNo: number) => boolean | void): void {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    let lineNo = 0;
-    const line = (text: string): boolean => {
-      lineNo++;
-      return text.trim() === '' || onLine(text, lineNo) !== false;
-    };
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      const text = rest + decoder.write(buf.subarray(0, n));
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-        if (!line(text.slice(from, nl))) return;
-        from = nl + 1;
-      }
-      rest = text.slice(from);
-    }
-    rest += decoder.end();
-    if (rest !== '') line(rest);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The header of a data file, or null for a file without one (an older or hand-made tick file, an empty file). */
@@ -267,37 +247,43 @@ export interface DataFileHandlers {
   onFunding?(row: FundingRow): void;
 }
 
+/** One part of a data file as it is read: its header (null: a file without one), then its rows. */
+export type DataFilePart =
+  | { kind: 'meta'; meta: DataFileMeta | null }
+  | { kind: 'tick'; record: ReplayRecord }
+  | { kind: 'candle'; row: CandleRow }
+  | { kind: 'funding'; row: FundingRow };
+
 /**
- * Reads a data file: its header (when its first line is one) and its rows, checked. A candle file's rows must come in
- * open-time order, each symbol's at least a timeframe apart, of the symbols the header lists; a funding file's in
- * settlement-time order, of the symbols the header lists.
+ * Reads a data file: its header (when its first line is one; always the first part) and its rows, checked. A candle
+ * file's rows must come in open-time order, each symbol's at least a timeframe apart, of the symbols the header
+ * lists; a funding file's in settlement-time order, of the symbols the header lists.
  */
-export function eachDataRow(path: string, handlers: DataFileHandlers): void {
+export function* dataFileParts(path: string): Generator<DataFilePart, void, undefined> {
   let meta: DataFileMeta | null | undefined;
   let lastTs = Number.NEGATIVE_INFINITY;
   const lastBySymbol = new Map<string, number>();
-  eachDataLine(path, (text, lineNo) => {
+  for (const { text, lineNo } of dataLines(path)) {
     const obj = parseLine(text, path, lineNo);
     if (meta === undefined) {
       meta = headerOf(obj, `${path}:${lineNo}`);
-      handlers.onMeta(meta);
-      if (meta) return;
+      yield { kind: 'meta', meta };
+      if (meta) continue;
     } else if ('sextant' in obj) {
       throw new DataFileError(`${path}:${lineNo}: a header line after the first line`);
     }
     if (!meta || meta.kind === 'ticks') {
-      handlers.onTick(parseTickRecord(obj, path, lineNo));
-      return;
+      yield { kind: 'tick', record: parseTickRecord(obj, path, lineNo) };
+      continue;
     }
     const where = `${path}:${lineNo}`;
     if (meta.kind === 'funding') {
-      if (!handlers.onFunding) throw new DataFileError(`${path} holds ${describeDataFile(meta)}, not market data to replay (a backtest names funding files under backtest.funding)`);
       const row = parseFundingRow(obj, where);
       if (!meta.symbols.includes(row.symbol)) throw new DataFileError(`${where}: symbol ${row.symbol} is not among the header's symbols (${meta.symbols.join(', ')})`);
       if (row.fundingTimeMs < lastTs) throw new DataFileError(`${where}: funding rates out of time order (${isoOf(row.fundingTimeMs)} after ${isoOf(lastTs)})`);
       lastTs = row.fundingTimeMs;
-      handlers.onFunding(row);
-      return;
+      yield { kind: 'funding', row };
+      continue;
     }
     const row = parseCandleRow(obj, where);
     const periodMs = TIMEFRAME_MS[meta.timeframe!];
@@ -307,9 +293,34 @@ export function eachDataRow(path: string, handlers: DataFileHandlers): void {
     if (prev !== undefined && row.ts - prev < periodMs) throw new DataFileError(`${where}: ${row.symbol} candle at ${isoOf(row.ts)} is less than ${meta.timeframe} after the one at ${isoOf(prev)}`);
     lastTs = row.ts;
     lastBySymbol.set(row.symbol, row.ts);
-    handlers.onCandle(row);
-  });
-  if (meta === undefined) handlers.onMeta(null);
+    yield { kind: 'candle', row };
+  }
+  if (meta === undefined) yield { kind: 'meta', meta: null };
+}
+
+/** Reads a data file (see dataFileParts), handing each part to its handler. */
+export function eachDataRow(path: string, handlers: DataFileHandlers): void {
+  let meta: DataFileMeta | null = null;
+  for (const part of dataFileParts(path)) {
+    switch (part.kind) {
+      case 'meta':
+        meta = part.meta;
+        handlers.onMeta(meta);
+        break;
+      case 'tick':
+        handlers.onTick(part.record);
+        break;
+      case 'candle':
+        handlers.onCandle(part.row);
+        break;
+      case 'funding':
+        if (!handlers.onFunding) throw new DataFileError(`${path} holds ${describeDataFile(meta!)}, not market data to replay (a backtest names funding files under backtest.funding)`);
+        handlers.onFunding(part.row);
+        break;
+      default:
+        assertNever(part);
+    }
+  }
 }
 
 /** A funding file whole: its header and rows (a backtest's replayed funding; resuming a download). Throws when it is not one. */

@@ -2,7 +2,7 @@
 // bars asked for, the window) and the funding files (settled rates of contracts the simulator trades).
 import { TIMEFRAME_MS, type Timeframe } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
-import { DataFileError, describeDataFile, isoOf, readFundingFile, type DataFileMeta } from './data-file.js';
+import { DataFileError, dataFileList, describeDataFile, isoOf, readDataFileMeta, readFundingFile, type DataFileMeta } from './data-file.js';
 
 /** What a backtest will ask of its data: the symbols its strategies trade and the bar timeframes they want. */
 export interface DataDemand {
@@ -21,21 +21,42 @@ export interface DataDemand {
  * would be made up from the intrabar path, not read from the market.
  */
 export function checkDataPairing(meta: DataFileMeta | null, demand: DataDemand): string[] {
-  if (!meta) return [];
-  const holds = describeDataFile(meta);
-  if (meta.kind === 'funding') return [`${demand.file} holds ${holds}, not market data to replay: name it under backtest.funding`];
+  return pairingProblems([{ file: demand.file, meta }], demand);
+}
+
+/**
+ * Whether data files (`backtest.data`: one, or several replayed as one) can feed the strategies: as checkDataPairing,
+ * the symbols and the window judged over the files together (a file without a header: over none).
+ */
+export function checkDataFiles(data: string | readonly string[], demand: Omit<DataDemand, 'file'>): string[] {
+  return pairingProblems(dataFileList(data).map((file) => ({ file, meta: readDataFileMeta(file) })), demand);
+}
+
+function pairingProblems(files: ReadonlyArray<{ file: string; meta: DataFileMeta | null }>, demand: Omit<DataDemand, 'file'>): string[] {
   const problems: string[] = [];
+  const market: Array<{ file: string; meta: DataFileMeta }> = [];
+  for (const { file, meta } of files) {
+    if (meta?.kind === 'funding') problems.push(`${file} holds ${describeDataFile(meta)}, not market data to replay: name it under backtest.funding`);
+    else if (meta) market.push({ file, meta });
+  }
+  if (problems.length > 0 || market.length === 0) return problems;
+  // Judged together only when every file says what it holds.
+  const whole = market.length === files.length;
+  const one = files.length === 1;
+  const name = files.map((f) => f.file).join(', ');
+  const holds = `${name} ${one ? 'holds' : 'hold'} ${market.map((m) => describeDataFile(m.meta)).join('; ')}`;
   const missing = new Map<string, string[]>();
-  for (const { strategy, symbol } of demand.symbols) {
-    if (meta.symbols.includes(symbol)) continue;
+  for (const { strategy, symbol } of whole ? demand.symbols : []) {
+    if (market.some((m) => m.meta.symbols.includes(symbol))) continue;
     const strategies = missing.get(symbol) ?? [];
     if (!strategies.includes(strategy)) missing.set(symbol, [...strategies, strategy]);
   }
   for (const [symbol, strategies] of missing) {
     const who = strategies.length > 1 ? `strategies ${strategies.join(', ')} trade` : `strategy ${strategies[0]} trades`;
-    problems.push(`${demand.file} holds ${holds}: no data for ${symbol}, which ${who}`);
+    problems.push(`${holds}: no data for ${symbol}, which ${who}`);
   }
-  if (meta.kind === 'candles') {
+  for (const { file, meta } of market) {
+    if (meta.kind !== 'candles') continue;
     const tf = meta.timeframe!;
     const candleMs = TIMEFRAME_MS[tf];
     const seen = new Set<string>();
@@ -44,13 +65,18 @@ export function checkDataPairing(meta: DataFileMeta | null, demand: DataDemand):
       if (seen.has(key)) continue;
       seen.add(key);
       const barMs = TIMEFRAME_MS[timeframe];
-      if (barMs < candleMs) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: the bars would be made up`);
-      else if (barMs % candleMs !== 0) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${demand.file} holds ${tf} candles: a ${timeframe} bar is not a whole number of ${tf} candles`);
+      if (barMs < candleMs) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${file} holds ${tf} candles: the bars would be made up`);
+      else if (barMs % candleMs !== 0) problems.push(`strategy ${strategy} asks for ${timeframe} bars; ${file} holds ${tf} candles: a ${timeframe} bar is not a whole number of ${tf} candles`);
     }
   }
   const { fromMs, toMs } = demand;
-  if (meta.fromMs !== undefined && meta.toMs !== undefined && ((toMs !== undefined && toMs <= meta.fromMs) || (fromMs !== undefined && fromMs >= meta.toMs))) {
-    problems.push(`${demand.file} covers ${isoOf(meta.fromMs)} to ${isoOf(meta.toMs)}; the window asked for (${fromMs !== undefined ? isoOf(fromMs) : 'its start'} to ${toMs !== undefined ? isoOf(toMs) : 'its end'}) lies outside it`);
+  const spans = market.map((m) => m.meta);
+  if (whole && spans.every((m) => m.fromMs !== undefined && m.toMs !== undefined)) {
+    const dataFrom = Math.min(...spans.map((m) => m.fromMs!));
+    const dataTo = Math.max(...spans.map((m) => m.toMs!));
+    if ((toMs !== undefined && toMs <= dataFrom) || (fromMs !== undefined && fromMs >= dataTo)) {
+      problems.push(`${name} ${one ? 'covers' : 'cover'} ${isoOf(dataFrom)} to ${isoOf(dataTo)}; the window asked for (${fromMs !== undefined ? isoOf(fromMs) : 'its start'} to ${toMs !== undefined ? isoOf(toMs) : 'its end'}) lies outside it`);
+    }
   }
   return problems;
 }

@@ -163,7 +163,7 @@ export class Executor {
       return undefined;
     }
     const spec: OrderSpec = { side: futuresSide(stop.positionSide, true), kind: 'market', timeInForce: 'gtc', size: stop.size, positionSide: stop.positionSide, reduceOnly: true };
-    const row: JournalOrder = { ...this.newRows(stop, stop.intentId, 'futures', stop.symbol, [spec], stop.triggerPrice)[0]!, role: stop.role };
+    const row: JournalOrder = Object.assign({}, this.newRows(stop, stop.intentId, 'futures', stop.symbol, [spec], stop.triggerPrice)[0]!, { role: stop.role });
     return this.sendOne(row, out, (clientOid) => this.opts.client.placeTpSl({ symbol: stop.symbol, clientOid, role: stop.role, positionSide: stop.positionSide, size: stop.size, triggerPrice: stop.triggerPrice }));
   }
 
@@ -265,7 +265,7 @@ export class Executor {
     this.hooks.at('after-journal');
     const max = ENDPOINTS[intent.surface === 'spot' ? 'S6' : 'F6'].maxBatch!;
     for (const batch of chunks(rows, max)) {
-      const reqs: OrderRequest[] = batch.map((r) => ({ ...allowed[rows.indexOf(r)]!, clientOid: r.clientOid }));
+      const reqs: OrderRequest[] = batch.map((r) => Object.assign({}, allowed[rows.indexOf(r)]!, { clientOid: r.clientOid }));
       const results = await this.opts.client.placeOrders(intent.surface, intent.symbol, reqs);
       this.hooks.at('after-send');
       results.forEach((res, i) => {
@@ -278,21 +278,22 @@ export class Executor {
 
   private applyPlaceResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {
     const now = this.opts.clock.now();
-    const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
+    // Each event written out whole (an object spread first in a literal costs microseconds, per order here).
+    const { strategyId, surface, symbol, clientOid } = row;
     switch (res.outcome) {
       case 'accepted': {
         const state = mustTransition(row.state, { type: 'place-accepted', trigger: row.isTrigger });
         this.opts.journal.updateOrder(row.clientOid, { state, orderId: res.orderId }, 'accepted', now);
-        this.emit(out, { ...base, type: 'accepted', orderId: res.orderId, trigger: row.isTrigger });
+        this.emit(out, { strategyId, surface, symbol, clientOid, atMs: now, type: 'accepted', orderId: res.orderId, trigger: row.isTrigger });
         return;
       }
       case 'rejected':
         this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-rejected' }), lastError: res.error.summary() }, `rejected: ${res.error.category}`, now);
-        this.emit(out, { ...base, type: 'rejected', code: res.error.code, reason: res.error.message });
+        this.emit(out, { strategyId, surface, symbol, clientOid, atMs: now, type: 'rejected', code: res.error.code, reason: res.error.message });
         return;
       case 'unknown':
         this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-unanswered' }), lastError: res.error.summary() }, `unknown: ${res.error.category}`, now);
-        this.emit(out, { ...base, type: 'unknown', reason: res.error.message });
+        this.emit(out, { strategyId, surface, symbol, clientOid, atMs: now, type: 'unknown', reason: res.error.message });
         this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, reason: res.error.message }, 'order outcome unknown: resolving by query, not re-sending');
         return;
     }

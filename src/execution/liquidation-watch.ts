@@ -3,7 +3,7 @@
 // simulator's F4), else the cross-margin estimate of domain/margin.ts from the futures collateral, every position
 // polled and the marks. The risk gate takes the result in (its liquidation-distance rule and reducing latch read
 // it); the daemon shows it as metrics.
-import { combineLatest, type Observable, type Subscription } from 'rxjs';
+import { Subscription, type Observable } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import {
   crossMargin, liquidationDistancePct, liquidationPrice, roundLiquidationPrice,
@@ -132,11 +132,14 @@ export function closest(distances: readonly LiquidationDistance[], symbol?: stri
   return best;
 }
 
+/** A stream's value, stamped with when it was read. */
+type Read<T> = { value: T; atMs: number };
+
 /** What the watch reads: the market-data streams (stamped with the time they were read). */
 export interface LiquidationStreams {
-  tickers$: Observable<{ value: Map<string, Ticker>; atMs: number }>;
-  positions$: Observable<{ value: Position[]; atMs: number }>;
-  balances$: Observable<{ value: Balance[]; atMs: number }>;
+  tickers$: Observable<Read<Map<string, Ticker>>>;
+  positions$: Observable<Read<Position[]>>;
+  balances$: Observable<Read<Balance[]>>;
 }
 
 /**
@@ -152,7 +155,27 @@ export function watchLiquidation(
   observe: (read: () => LiquidationView, atMs: number) => void,
 ): Subscription {
   let flat = false;
-  return combineLatest([streams.positions$, streams.balances$, streams.tickers$]).subscribe(([positions, balances, tickers]) => {
+  // The latest of each stream, once all three have said something (as combineLatest, without its copy per update:
+  // the tickers update every second of a backtest).
+  let positions: Read<Position[]> | undefined;
+  let balances: Read<Balance[]> | undefined;
+  let tickers: Read<Map<string, Ticker>> | undefined;
+  const sub = new Subscription();
+  sub.add(streams.positions$.subscribe((x) => {
+    positions = x;
+    if (balances && tickers) update(x, balances, tickers);
+  }));
+  sub.add(streams.balances$.subscribe((x) => {
+    balances = x;
+    if (positions && tickers) update(positions, x, tickers);
+  }));
+  sub.add(streams.tickers$.subscribe((x) => {
+    tickers = x;
+    if (positions && balances) update(positions, balances, x);
+  }));
+  return sub;
+
+  function update(positions: Read<Position[]>, balances: Read<Balance[]>, tickers: Read<Map<string, Ticker>>): void {
     const atMs = Math.max(positions.atMs, balances.atMs, tickers.atMs);
     if (!positions.value.some((p) => !p.size.isZero())) {
       if (!flat) {
@@ -165,5 +188,5 @@ export function watchLiquidation(
     flat = false;
     let view: LiquidationView | undefined;
     observe(() => (view ??= liquidationView({ positions: positions.value, balances: balances.value, tickers: tickers.value, instruments, rules }, atMs)), atMs);
-  });
+  }
 }

@@ -225,7 +225,8 @@ export class OrderTracker {
 
   private async adopt(row: JournalOrder, v: Order, report: ReconcileReport): Promise<void> {
     const now = this.opts.clock.now();
-    const base = { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now };
+    // Each event written out whole (an object spread first in a literal costs microseconds, per order here).
+    const { strategyId, surface, symbol, clientOid } = row;
     const reported = transition(row.state, { type: 'venue-reported', status: v.status });
     if (!reported.ok) return; // final (only orders not final are looked up)
     const next: OrderState = reported.to;
@@ -253,16 +254,16 @@ export class OrderTracker {
     if (wasPending) {
       report.resolved++;
       this.logger.info({ clientOid: row.clientOid, orderId: v.orderId, was: row.state, now: next }, 'order resolved');
-      this.emit({ ...base, type: 'resolved', orderId: v.orderId, state: next });
+      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'resolved', orderId: v.orderId, state: next });
     }
     // Canceled while it waited (the venue's cancel of a flat position's stops, say) is not triggered.
     const fired = next !== 'canceled' || !v.filledSize.isZero() || ('triggeredAtMs' in v && (v as TriggerOrder).triggeredAtMs !== null);
-    if (row.state === 'untriggered' && next !== 'untriggered' && fired) this.emit({ ...base, type: 'triggered', orderId: v.orderId });
+    if (row.state === 'untriggered' && next !== 'untriggered' && fired) this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
       report.fills += fills;
-      this.emit({ ...base, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(row) });
+      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(row) });
     }
-    if (next === 'canceled' && row.state !== 'canceled') this.emit({ ...base, type: 'canceled', orderId: v.orderId });
+    if (next === 'canceled' && row.state !== 'canceled') this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'canceled', orderId: v.orderId });
   }
 
   private absent(row: JournalOrder, report: ReconcileReport, again: boolean): void {
@@ -293,7 +294,7 @@ export class OrderTracker {
         return;
       }
       this.opts.journal.updateOrder(row.clientOid, { absentChecks: checks }, 'not found', now);
-      row = { ...row, absentChecks: checks };
+      row = Object.assign({}, row, { absentChecks: checks });
       holds();
       return;
     }

@@ -3,6 +3,7 @@
 // Money figures are exact decimals; ratios (Sharpe, Sortino) are floats, as statistics may be.
 import { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
+import { FixedPoint } from './fixed-point.js';
 
 export interface EquityPoint {
   ts: number;
@@ -52,43 +53,55 @@ export interface Metrics {
   exposurePct: string;
 }
 
-/** A signed quantity (negative: short) and what it cost. */
+/** A signed quantity (negative: short) and what it cost, in units of a FixedPoint. */
 interface Book {
-  qty: Decimal;
-  cost: Decimal;
+  qty: bigint;
+  cost: bigint;
 }
 
-/** Books a fill at average cost; returns the PnL it realised (fees apart). */
-function book(b: Book, f: Fill): Decimal {
-  const signed = f.side === 'buy' ? f.size : f.size.neg();
-  const reducing = !b.qty.isZero() && b.qty.isNegative() !== signed.isNegative();
+/** The most decimal places among the fills' prices, sizes and fees, and among `more`. */
+export function placesOf(fills: readonly Fill[], more: Iterable<Decimal> = []): number {
+  let places = 0;
+  for (const f of fills) places = Math.max(places, f.price.scale, f.size.scale, f.fee.scale);
+  for (const d of more) places = Math.max(places, d.scale);
+  return places;
+}
+
+/** Books a fill (price, size in units of `fx`) at average cost; returns the PnL it realised (fees apart). */
+function book(fx: FixedPoint, b: Book, side: Fill['side'], price: bigint, size: bigint): bigint {
+  const signed = side === 'buy' ? size : -size;
+  const reducing = b.qty !== 0n && b.qty < 0n !== signed < 0n;
   if (!reducing) {
-    b.qty = b.qty.add(signed);
-    b.cost = b.cost.add(f.price.mul(f.size));
-    return Decimal.ZERO;
+    b.qty += signed;
+    b.cost += fx.mul(price, size);
+    return 0n;
   }
-  const closing = signed.abs().lt(b.qty.abs()) ? signed.abs() : b.qty.abs();
-  const avg = b.cost.div(b.qty.abs(), 18);
-  const value = avg.mul(closing);
-  const pnl = b.qty.isNegative() ? value.sub(f.price.mul(closing)) : f.price.mul(closing).sub(value);
-  const remainingQty = b.qty.abs().sub(closing);
-  b.cost = remainingQty.isZero() ? Decimal.ZERO : b.cost.sub(value);
-  b.qty = b.qty.isNegative() ? remainingQty.neg() : remainingQty;
-  const opening = signed.abs().sub(closing);
-  if (!opening.isZero()) {
-    b.qty = signed.isNegative() ? opening.neg() : opening;
-    b.cost = f.price.mul(opening);
+  const held = b.qty < 0n ? -b.qty : b.qty;
+  const wanted = signed < 0n ? -signed : signed;
+  const closing = wanted < held ? wanted : held;
+  const avg = fx.div(b.cost, held, 18);
+  const value = fx.mul(avg, closing);
+  const pnl = b.qty < 0n ? value - fx.mul(price, closing) : fx.mul(price, closing) - value;
+  const remainingQty = held - closing;
+  b.cost = remainingQty === 0n ? 0n : b.cost - value;
+  b.qty = b.qty < 0n ? -remainingQty : remainingQty;
+  const opening = wanted - closing;
+  if (opening !== 0n) {
+    b.qty = signed < 0n ? -opening : opening;
+    b.cost = fx.mul(price, opening);
   }
   return pnl;
 }
 
 /** Realised PnL per fill with an average-cost book per symbol (longs and shorts). */
 export function realize(fills: Fill[]): TradeRow[] {
+  const fx = FixedPoint.forPlaces(placesOf(fills));
   const books = new Map<string, Book>();
   return fills.map((f) => {
     let b = books.get(f.symbol);
-    if (!b) books.set(f.symbol, (b = { qty: Decimal.ZERO, cost: Decimal.ZERO }));
-    return { ...f, realizedPnl: book(b, f).sub(f.fee) };
+    if (!b) books.set(f.symbol, (b = { qty: 0n, cost: 0n }));
+    // Object.assign: a spread with a field after it is much slower to build.
+    return Object.assign({}, f, { realizedPnl: fx.decimal(book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fx.of(f.fee)) });
   });
 }
 
@@ -116,35 +129,42 @@ export function strategyPnls(
   lastPrice: (symbol: string) => Decimal | null | undefined,
   funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = [],
 ): Record<string, StrategyPnl> {
-  const acc = new Map<string, { realized: Decimal; fees: Decimal; funding: Decimal; fills: number; books: Map<string, Book> }>();
+  const fx = FixedPoint.forPlaces(placesOf(fills, funding.map((f) => f.amount)));
+  const acc = new Map<string, { realized: bigint; fees: bigint; funding: bigint; fills: number; books: Map<string, Book> }>();
   const of = (id: string) => {
     let a = acc.get(id);
-    if (!a) acc.set(id, (a = { realized: Decimal.ZERO, fees: Decimal.ZERO, funding: Decimal.ZERO, fills: 0, books: new Map() }));
+    if (!a) acc.set(id, (a = { realized: 0n, fees: 0n, funding: 0n, fills: 0, books: new Map() }));
     return a;
   };
   for (const f of funding) {
     const a = of(f.strategy);
-    a.funding = a.funding.add(f.amount);
+    a.funding += fx.of(f.amount);
   }
   for (const f of fills) {
     const a = of(strategyOf(f));
     let b = a.books.get(f.symbol);
-    if (!b) a.books.set(f.symbol, (b = { qty: Decimal.ZERO, cost: Decimal.ZERO }));
-    a.realized = a.realized.add(book(b, f)).sub(f.fee);
-    a.fees = a.fees.add(f.fee);
+    if (!b) a.books.set(f.symbol, (b = { qty: 0n, cost: 0n }));
+    const fee = fx.of(f.fee);
+    a.realized += book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fee;
+    a.fees += fee;
     a.fills++;
   }
   const out: Record<string, StrategyPnl> = {};
   for (const [id, a] of [...acc].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     let unrealized = Decimal.ZERO;
     for (const [symbol, b] of a.books) {
-      if (b.qty.isZero()) continue;
+      if (b.qty === 0n) continue;
       const last = lastPrice(symbol);
       if (!last) continue;
-      // Long: worth qty × last, cost `cost`; short: owes |qty| × last, received `cost`.
-      unrealized = unrealized.add(b.qty.isNegative() ? b.cost.sub(b.qty.abs().mul(last)) : b.qty.mul(last).sub(b.cost));
+      // Long: worth qty × last, cost `cost`; short: owes |qty| × last, received `cost`. (The last price may carry
+      // more places than the fills: worked out as Decimals.)
+      const qty = fx.decimal(b.qty);
+      const cost = fx.decimal(b.cost);
+      unrealized = unrealized.add(qty.isNegative() ? cost.sub(qty.abs().mul(last)) : qty.mul(last).sub(cost));
     }
-    out[id] = { realized: a.realized.toString(8), unrealized: unrealized.toString(8), fees: a.fees.toString(8), funding: a.funding.toString(8), pnl: a.realized.add(unrealized).add(a.funding).toString(8), fills: a.fills };
+    const realized = fx.decimal(a.realized);
+    const fundingSum = fx.decimal(a.funding);
+    out[id] = { realized: realized.toString(8), unrealized: unrealized.toString(8), fees: fx.text(a.fees, 8), funding: fundingSum.toString(8), pnl: realized.add(unrealized).add(fundingSum).toString(8), fills: a.fills };
   }
   return out;
 }

@@ -6,6 +6,8 @@
 // between two samples is not seen.
 import { Decimal } from '../domain/decimal.js';
 import type { Fill, PositionSide } from '../domain/market.js';
+import { FixedPoint } from './fixed-point.js';
+import { placesOf } from './metrics.js';
 
 /** A fill as the trade list reads it: whose it is and, on futures in hedge mode, which position side it traded. */
 export interface OwnedFill {
@@ -46,38 +48,41 @@ export type PriceSamples = Record<string, ReadonlyArray<readonly [number, Decima
 
 interface Open {
   trip: Omit<RoundTrip, 'exitMs' | 'exitAt' | 'exitPrice' | 'durationMs' | 'size' | 'pnl' | 'fees' | 'mae' | 'mfe' | 'entryPrice'>;
-  /** Signed holding (negative: short) and its cost at average. */
-  qty: Decimal;
-  cost: Decimal;
-  openedSize: Decimal;
-  openedValue: Decimal;
-  closedSize: Decimal;
-  closedValue: Decimal;
-  realized: Decimal;
-  fees: Decimal;
-  mae: Decimal;
-  mfe: Decimal;
+  /** Signed holding (negative: short) and its cost at average; amounts in units of the run's FixedPoint. */
+  qty: bigint;
+  cost: bigint;
+  openedSize: bigint;
+  openedValue: bigint;
+  closedSize: bigint;
+  closedValue: bigint;
+  realized: bigint;
+  fees: bigint;
+  mae: bigint;
+  mfe: bigint;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The unrealised PnL of a holding at `price`: long, worth qty × price against its cost; short, the reverse. */
-const unrealized = (o: Open, price: Decimal) => (o.qty.isNegative() ? o.cost.sub(o.qty.abs().mul(price)) : o.qty.mul(price).sub(o.cost));
+const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
 
-function finish(o: Open, exitMs: number | null): RoundTrip {
+function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
   const closed = exitMs !== null;
+  const t = o.trip;
+  // Written out whole, in the order of the spread it stands for (report.json keeps it): a spread first in a literal
+  // costs microseconds.
   return {
-    ...o.trip,
-    entryPrice: o.openedValue.div(o.openedSize, 18).toString(8),
+    strategy: t.strategy, symbol: t.symbol, side: t.side, entryMs: t.entryMs, entryAt: t.entryAt, fills: t.fills,
+    entryPrice: fx.text(fx.div(o.openedValue, o.openedSize, 18), 8),
     exitMs,
     exitAt: closed ? iso(exitMs) : null,
-    exitPrice: o.closedSize.isZero() ? null : o.closedValue.div(o.closedSize, 18).toString(8),
+    exitPrice: o.closedSize === 0n ? null : fx.text(fx.div(o.closedValue, o.closedSize, 18), 8),
     durationMs: closed ? exitMs - o.trip.entryMs : null,
-    size: o.openedSize.toString(),
-    pnl: o.realized.sub(o.fees).toString(8),
-    fees: o.fees.toString(8),
-    mae: o.mae.toString(8),
-    mfe: o.mfe.toString(8),
+    size: fx.text(o.openedSize),
+    pnl: fx.text(o.realized - o.fees, 8),
+    fees: fx.text(o.fees, 8),
+    mae: fx.text(o.mae, 8),
+    mfe: fx.text(o.mfe, 8),
   };
 }
 
@@ -86,6 +91,7 @@ function finish(o: Open, exitMs: number | null): RoundTrip {
  * left them). `fills` in time order; `prices` the report's samples per symbol, for MAE/MFE.
  */
 export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {}): RoundTrip[] {
+  const fx = FixedPoint.forPlaces(placesOf(fills.map((f) => f.fill), Object.values(prices).flatMap((series) => series.map(([, price]) => price))));
   const books = new Map<string, Open>();
   /** Per symbol: how far its samples have been read. */
   const cursor = new Map<string, number>();
@@ -96,12 +102,13 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
     if (!series) return;
     let i = cursor.get(symbol) ?? 0;
     for (; i < series.length && series[i]![0] < ms; i++) {
-      const price = series[i]![1];
+      if (books.size === 0) continue;
+      const price = fx.of(series[i]![1]);
       for (const o of books.values()) {
         if (o.trip.symbol !== symbol) continue;
-        const u = unrealized(o, price);
-        if (u.lt(o.mae)) o.mae = u;
-        if (u.gt(o.mfe)) o.mfe = u;
+        const u = unrealized(fx, o, price);
+        if (u < o.mae) o.mae = u;
+        if (u > o.mfe) o.mfe = u;
       }
     }
     cursor.set(symbol, i);
@@ -110,54 +117,60 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
     // A sample at a fill's own instant is taken after it: read the samples before it first.
     advance(f.symbol, f.timestampMs);
     const key = `${strategy}\u0000${f.symbol}\u0000${positionSide ?? ''}`;
-    const signed = f.side === 'buy' ? f.size : f.size.neg();
+    const size = fx.of(f.size);
+    const price = fx.of(f.price);
+    const fee = fx.of(f.fee);
+    const signed = f.side === 'buy' ? size : -size;
     let o = books.get(key);
-    let opening = f.size;
-    let openingFee = f.fee;
+    let opening = size;
+    let openingFee = fee;
     if (o) {
-      const reducing = o.qty.isNegative() !== signed.isNegative();
+      const reducing = o.qty < 0n !== signed < 0n;
       if (reducing) {
-        const closing = f.size.lt(o.qty.abs()) ? f.size : o.qty.abs();
-        const avg = o.cost.div(o.qty.abs(), 18);
-        const value = avg.mul(closing);
-        o.realized = o.realized.add(o.qty.isNegative() ? value.sub(f.price.mul(closing)) : f.price.mul(closing).sub(value));
+        const held = o.qty < 0n ? -o.qty : o.qty;
+        const closing = size < held ? size : held;
+        const avg = fx.div(o.cost, held, 18);
+        const value = fx.mul(avg, closing);
+        const closedValue = fx.mul(price, closing);
+        o.realized += o.qty < 0n ? value - closedValue : closedValue - value;
         // A flip: the fee is split by size between the closing and the opening part.
-        const closingFee = closing.eq(f.size) ? f.fee : f.fee.mul(closing).div(f.size, 18);
-        o.fees = o.fees.add(closingFee);
-        o.closedSize = o.closedSize.add(closing);
-        o.closedValue = o.closedValue.add(f.price.mul(closing));
+        const closingFee = closing === size ? fee : fx.div(fx.mul(fee, closing), size, 18);
+        o.fees += closingFee;
+        o.closedSize += closing;
+        o.closedValue += closedValue;
         o.trip.fills++;
-        const remaining = o.qty.abs().sub(closing);
-        o.qty = o.qty.isNegative() ? remaining.neg() : remaining;
-        o.cost = remaining.isZero() ? Decimal.ZERO : o.cost.sub(value);
-        opening = f.size.sub(closing);
-        openingFee = f.fee.sub(closingFee);
-        if (remaining.isZero()) {
-          out.push(finish(o, f.timestampMs));
+        const remaining = held - closing;
+        o.qty = o.qty < 0n ? -remaining : remaining;
+        o.cost = remaining === 0n ? 0n : o.cost - value;
+        opening = size - closing;
+        openingFee = fee - closingFee;
+        if (remaining === 0n) {
+          out.push(finish(fx, o, f.timestampMs));
           books.delete(key);
           o = undefined;
         }
       } else {
-        o.qty = o.qty.add(signed);
-        o.cost = o.cost.add(f.price.mul(f.size));
-        o.openedSize = o.openedSize.add(f.size);
-        o.openedValue = o.openedValue.add(f.price.mul(f.size));
-        o.fees = o.fees.add(f.fee);
+        const value = fx.mul(price, size);
+        o.qty += signed;
+        o.cost += value;
+        o.openedSize += size;
+        o.openedValue += value;
+        o.fees += fee;
         o.trip.fills++;
         continue;
       }
     }
-    if (o || opening.isZero()) continue;
-    const value = f.price.mul(opening);
+    if (o || opening === 0n) continue;
+    const value = fx.mul(price, opening);
     books.set(key, {
-      trip: { strategy, symbol: f.symbol, side: signed.isNegative() ? 'short' : 'long', entryMs: f.timestampMs, entryAt: iso(f.timestampMs), fills: 1 },
-      qty: signed.isNegative() ? opening.neg() : opening, cost: value,
-      openedSize: opening, openedValue: value, closedSize: Decimal.ZERO, closedValue: Decimal.ZERO,
-      realized: Decimal.ZERO, fees: openingFee, mae: Decimal.ZERO, mfe: Decimal.ZERO,
+      trip: { strategy, symbol: f.symbol, side: signed < 0n ? 'short' : 'long', entryMs: f.timestampMs, entryAt: iso(f.timestampMs), fills: 1 },
+      qty: signed < 0n ? -opening : opening, cost: value,
+      openedSize: opening, openedValue: value, closedSize: 0n, closedValue: 0n,
+      realized: 0n, fees: openingFee, mae: 0n, mfe: 0n,
     });
   }
   for (const symbol of Object.keys(prices)) advance(symbol, Number.POSITIVE_INFINITY);
-  out.push(...[...books.values()].map((o) => finish(o, null)));
+  out.push(...[...books.values()].map((o) => finish(fx, o, null)));
   return out.sort((a, b) => a.entryMs - b.entryMs || (a.exitMs ?? Infinity) - (b.exitMs ?? Infinity));
 }
 

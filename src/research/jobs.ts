@@ -70,9 +70,10 @@ export interface JobRunner {
 export class JobError extends Error {
   constructor(
     readonly jobId: string,
-    message: string,
+    /** Why, without the job's id. */
+    readonly reason: string,
   ) {
-    super(`job ${jobId}: ${message}`);
+    super(`job ${jobId}: ${reason}`);
     this.name = 'JobError';
   }
 }

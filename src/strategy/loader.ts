@@ -68,17 +68,41 @@ function notFound(name: string, dirs: string[]): string {
     ` (looked for ${name}.ts, .mts, .js, .mjs or ${name}/index.*; ${found.length ? `found: ${found.join(', ')}` : 'no strategies there'})`;
 }
 
+/** TypeScript files load one at a time: tsx's hooks are on only while one loads. */
+let typeScriptTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * A TypeScript strategy file, compiled by tsx while it loads. The package entry (`sextant/strategy`) is this
+ * process's own module, loaded first: the strategy shares its modules (one Decimal class) instead of loading a
+ * copy of them through tsx's loader thread (a namespaced import), which took most of a second.
+ */
+function importTypeScript(file: string): Promise<{ default?: unknown }> {
+  const run = async () => {
+    // tsx caches compiled files under os.tmpdir() and fails to load anything where that cannot be written (a
+    // read-only container). A handful of strategy files compile in milliseconds: no cache, no writes at all.
+    // Read once, when tsx is first imported (and copied into its loader thread, started then).
+    process.env.TSX_DISABLE_CACHE ??= '1';
+    const [{ register }, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api'), import('./api.js')]);
+    // A file outside any "type": "module" package loads as CommonJS: tsx's require hook compiles that one.
+    const unregisterCjs = cjs.register();
+    const unregister = register();
+    try {
+      return (await import(pathToFileURL(file).href)) as { default?: unknown };
+    } finally {
+      await unregister();
+      unregisterCjs();
+    }
+  };
+  const turn = typeScriptTurn.then(run, run);
+  typeScriptTurn = turn.catch(() => undefined);
+  return turn;
+}
+
 async function loadFile(file: string): Promise<StrategyDefinition<unknown>> {
   let mod: { default?: unknown };
   try {
-    if (/\.m?ts$/.test(file)) {
-      // tsx caches compiled files under os.tmpdir() and fails to load anything where that cannot be written (a
-      // read-only container). A handful of strategy files compile in milliseconds: no cache, no writes at all.
-      // Read once, when tsx is first imported (and copied into its loader thread, started then).
-      process.env.TSX_DISABLE_CACHE ??= '1';
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
-    } else {
+    if (/\.m?ts$/.test(file)) mod = await importTypeScript(file);
+    else {
       mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     }
   } catch (err) {

@@ -271,7 +271,8 @@ export class StrategyRunner {
     if (out) {
       for (const intent of out) {
         if (!inst.cfg.symbols.includes(intent.symbol)) throw new Error(`intent for ${intent.symbol}, which is not among its symbols`);
-        intents.push({ ...intent, strategyId: inst.cfg.id } as Intent);
+        // Object.assign, not a spread with a field after it: the same object, much faster to build.
+        intents.push(Object.assign({}, intent, { strategyId: inst.cfg.id }) as Intent);
       }
     }
     return { intents, stateJson: this.store ? JSON.stringify(inst.ctx.state) : undefined };

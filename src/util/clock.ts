@@ -49,7 +49,7 @@ export class ManualClock implements Clock {
   private timers: Array<{ at: number; seq: number; fn: () => void }> = [];
   private timerSeq = 0;
 
-  constructor(private t = 0) {}
+  constructor(protected t = 0) {}
   now(): number {
     return this.t;
   }
@@ -99,7 +99,12 @@ export class VirtualClock extends ManualClock {
 
   /** Runs `fn(arg)` when virtual time reaches `atMs` (now, at the earliest). */
   at<A>(atMs: number, fn: (arg: A) => void, arg?: A, wakes = false): void {
-    this.push({ at: Math.max(atMs, this.now()), seq: this.seq++, fn: fn as (arg: unknown) => void, arg, everyMs: 0, wakes });
+    this.push({ at: atMs > this.t ? atMs : this.t, seq: this.seq++, fn: fn as (arg: unknown) => void, arg, everyMs: 0, wakes });
+  }
+
+  /** Moves time to `ms` (timers are run by runNext only: none is run here). */
+  override set(ms: number): void {
+    this.t = ms;
   }
 
   /** Runs `fn` at `firstMs` and then every `periodMs`, for as long as the clock is driven. */
@@ -163,7 +168,7 @@ export class VirtualClock extends ManualClock {
       }
       h[i] = last;
     }
-    if (top.at > this.now()) this.set(top.at);
+    if (top.at > this.t) this.t = top.at;
     if (top.everyMs > 0) {
       // The same timer goes back in, a period later (after the others due at that instant).
       top.at += top.everyMs;

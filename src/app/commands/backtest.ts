@@ -5,10 +5,13 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ConfigError, type LoadedConfig } from '../../config/load.js';
 import { readSweepSpec } from '../../config/sweep-spec.js';
-import { createLogger } from '../../util/logger.js';
+import { QueueRunner } from '../../research/queue-runner.js';
+import { DEFAULT_QUEUE } from '../../research/queue.js';
+import { createLogger, redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { BacktestFaultError, backtestSummary, runBacktest } from '../backtest.js';
 import { simulatorInstruments } from '../instrument-list.js';
-import { runSweep } from '../sweep.js';
+import { jobDataFiles, localJobRunner } from '../job-run.js';
+import { runSweep } from '../../research/sweep.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';
 
@@ -21,6 +24,13 @@ interface RangeOptions {
 interface BacktestOptions extends RangeOptions {
   config: string;
   out?: string;
+}
+
+interface SweepOptions extends BacktestOptions {
+  sweep: string;
+  /** Redis URL: the runs go to `sextant worker` processes. */
+  queue?: string;
+  queueName: string;
 }
 
 /** --data, --from and --to of the backtest and sweep commands. */
@@ -36,6 +46,17 @@ export function backtestRange(opts: RangeOptions): { dataFile?: string; fromMs?:
   return { ...(opts.data ? { dataFile: opts.data } : {}), ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
 }
 
+/** A progress bar on stderr when it is a terminal; nothing when the output is piped. */
+export function progressBar(label: string, unit: string): (done: number, total: number) => void {
+  const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | eta {eta}s` }, cliProgress.Presets.shades_classic) : undefined;
+  return (done, total) => {
+    if (!bar) return;
+    if (done === 0) bar.start(total, 0);
+    else bar.update(done);
+    if (done >= total) bar.stop();
+  };
+}
+
 /** A backtest trades the in-process simulator, whatever the mode: symbols are checked against its instruments. */
 const backtestInstruments = (loaded: LoadedConfig) => simulatorInstruments(loaded.config);
 
@@ -46,15 +67,7 @@ async function backtest(opts: BacktestOptions, io: Io): Promise<number> {
   try {
     const range = backtestRange(opts);
     const logger = createLogger({ level: loaded.config.log.level, fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
-    // A progress bar on a terminal; nothing when the output is piped.
-    const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: 'backtest [{bar}] {percentage}% | {value}/{total} events | eta {eta}s' }, cliProgress.Presets.shades_classic) : undefined;
-    const onProgress = (done: number, total: number) => {
-      if (!bar) return;
-      if (done === 0) bar.start(total, 0);
-      else bar.update(done);
-      if (done >= total) bar.stop();
-    };
-    const result = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress });
+    const result = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress: progressBar('backtest', 'events') });
     for (const line of backtestSummary(result)) io.out(line);
     return 0;
   } catch (err) {
@@ -65,7 +78,7 @@ async function backtest(opts: BacktestOptions, io: Io): Promise<number> {
   }
 }
 
-async function sweep(opts: BacktestOptions & { sweep: string }, io: Io): Promise<number> {
+async function sweep(opts: SweepOptions, io: Io): Promise<number> {
   const check = await loadForCommand(opts.config, io, { instrumentsFor: backtestInstruments });
   if (!check) return 1;
   const { loaded } = check;
@@ -74,9 +87,17 @@ async function sweep(opts: BacktestOptions & { sweep: string }, io: Io): Promise
     const out = opts.out ?? join(loaded.config.backtest.out, 'sweep');
     mkdirSync(out, { recursive: true });
     const range = backtestRange(opts);
-    const rows = await runSweep(opts.config, spec, out, range);
+    // Worker threads here, or `sextant worker` processes taking the runs from a Redis queue.
+    const queued = opts.queue ? new QueueRunner({ redis: opts.queue, queue: opts.queueName }) : undefined;
+    if (queued) {
+      registerUrlCredentials(opts.queue);
+      io.err(`sweep: the runs go to queue ${queued.queueName} at ${redactUrlCredentials(opts.queue!)}, for workers started with: sextant worker --redis <url> --queue ${queued.queueName}`);
+    }
+    const runner = queued ?? localJobRunner();
+    const rows = await runSweep({ configFile: opts.config, spec, outDir: out, range, dataFiles: jobDataFiles(loaded.config, range) }, runner, progressBar('sweep', 'runs')).finally(() => runner.close());
     for (const row of rows.slice(0, 10)) io.out(`${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`);
     io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
+    if (queued?.retried.length) io.out(`retried after a worker stopped or failed: ${queued.retried.join(', ')}`);
     return 0;
   } catch (err) {
     // A sweep file in error: every problem with its line, as for a config file.
@@ -95,8 +116,14 @@ export function registerBacktest(program: Command, io: Io, setCode: SetCode): vo
     .option('--from <iso>', 'first timestamp to replay')
     .option('--to <iso>', 'last timestamp to replay')
     .option('--out <dir>', 'output folder; default: backtest.out')
-    .option('--sweep <file>', 'YAML {strategy: <id>, params: {<name>: [values...]}}: every combination, in worker threads, ranked')
-    .action(async (opts: BacktestOptions & { sweep?: string }) =>
-      setCode(opts.sweep ? await sweep({ ...opts, sweep: opts.sweep }, io) : await backtest(opts, io)),
-    );
+    .option('--sweep <file>', 'YAML {strategy: <id>, params: {<name>: [values...]}}: every combination, on worker threads (or queue workers: --queue), ranked')
+    .option('--queue <redis-url>', 'sweep: the runs go to a Redis queue, run by `sextant worker` processes in the same file tree')
+    .option('--queue-name <name>', 'sweep: the queue\'s name', DEFAULT_QUEUE)
+    .action(async (opts: Omit<SweepOptions, 'sweep'> & { sweep?: string }) => {
+      if (opts.queue && !opts.sweep) {
+        io.err('--queue runs the runs of a sweep: give --sweep <file> with it');
+        return setCode(1);
+      }
+      setCode(opts.sweep ? await sweep({ ...opts, sweep: opts.sweep }, io) : await backtest(opts, io));
+    });
 }

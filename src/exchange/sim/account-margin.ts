@@ -4,7 +4,7 @@
 // so that the exact check runs only near the line.
 import { Decimal } from '../../domain/decimal.js';
 import { crossMargin, liquidationPrice, requiredRate, roundLiquidationPrice, type CrossMargin, type MarginPosition, type MarginRules } from '../../domain/margin.js';
-import type { Book } from './book.js';
+import { priceOf, type Book } from './book.js';
 import type { FuturesAccount } from './futures-account.js';
 
 const ONE = Decimal.fromInt(1);
@@ -53,6 +53,64 @@ export function contractLiquidationPrice(account: FuturesAccount, book: Book, cr
   if (price === null) return null;
   const net = held.reduce((sum, p) => (p.side === 'long' ? sum.add(p.size) : sum.sub(p.size)), Decimal.ZERO);
   return roundLiquidationPrice(price, book.inst.tickSize, net.gt(Decimal.ZERO));
+}
+
+/**
+ * The account's margin inputs at one instant (collateral, each held side's size and open value, each contract's mark
+ * in ticks), and what depends on them worked out from those, when first asked: a position read later shows the
+ * account as it was when read.
+ */
+export class MarginMoment {
+  private readonly collateral: Decimal;
+  private readonly marks = new Map<Book, number>();
+  private readonly held = new Map<Book, Array<{ side: 'long' | 'short'; size: Decimal; openValue: Decimal }>>();
+  private cross: CrossMargin | undefined;
+
+  constructor(private readonly account: FuturesAccount) {
+    this.collateral = account.total();
+    for (const book of account.books) {
+      this.marks.set(book, book.mark.markTicks(book.m));
+      const sides = [];
+      for (const side of ['long', 'short'] as const) {
+        const pos = book.positions[side];
+        if (!pos.size.isZero()) sides.push({ side, size: pos.size, openValue: pos.openValue });
+      }
+      if (sides.length) this.held.set(book, sides);
+    }
+  }
+
+  /** A contract's mark then. */
+  mark(book: Book): Decimal {
+    return priceOf(book, this.marks.get(book)!);
+  }
+
+  /** As marginPositionsOf, then. */
+  private positionsOf(book: Book): MarginPosition[] {
+    const mark = this.mark(book);
+    return (this.held.get(book) ?? []).map((p) => ({ side: p.side, size: p.size, openValue: p.openValue, mark, contractValue: contractValueOf(book), closeFeeRate: book.inst.takerFeeRate }));
+  }
+
+  /** As accountCross, then. */
+  accountCross(): CrossMargin {
+    if (this.cross) return this.cross;
+    const positions: MarginPosition[] = [];
+    let closeFeeRate = Decimal.ZERO;
+    for (const book of this.account.books) {
+      const held = this.positionsOf(book);
+      if (held.length) closeFeeRate = book.inst.takerFeeRate;
+      positions.push(...held);
+    }
+    return (this.cross = crossMargin(this.collateral, positions, { tiers: this.account.options.tiers, trigger: this.account.options.liquidationTrigger, closeFeeRate }));
+  }
+
+  /** As contractLiquidationPrice, then. */
+  liquidationPrice(book: Book): Decimal | null {
+    const held = this.positionsOf(book);
+    const price = liquidationPrice(this.accountCross(), held, rulesOf(this.account, book));
+    if (price === null) return null;
+    const net = held.reduce((sum, p) => (p.side === 'long' ? sum.add(p.size) : sum.sub(p.size)), Decimal.ZERO);
+    return roundLiquidationPrice(price, book.inst.tickSize, net.gt(Decimal.ZERO));
+  }
 }
 
 /**

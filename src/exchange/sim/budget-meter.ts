@@ -29,8 +29,14 @@ export class BudgetMeter {
 
   /** Charges one request to the endpoint's pools in the windows of `nowMs`; false when any pool went over (a 429). */
   charge(endpoint: Endpoint, nowMs: number): boolean {
+    return this.chargeAll(this.chargesFor(endpoint), nowMs);
+  }
+
+  /** Charges one request with the pools and weights `chargesFor` gave (a caller charging the same endpoint often keeps them). */
+  chargeAll(charges: ReadonlyArray<{ pool: MeterPool; weight: number }>, nowMs: number): boolean {
     let ok = true;
-    for (const { pool, weight } of this.chargesFor(endpoint)) {
+    for (let i = 0; i < charges.length; i++) {
+      const { pool, weight } = charges[i]!;
       const windowIndex = Math.floor(nowMs / pool.windowMs);
       if (pool.windowIndex !== windowIndex) {
         pool.windowIndex = windowIndex;
@@ -58,7 +64,8 @@ export class BudgetMeter {
     return out;
   }
 
-  private chargesFor(endpoint: Endpoint): Array<{ pool: MeterPool; weight: number }> {
+  /** The pools an endpoint charges and its weight in each, worked out once per endpoint. */
+  chargesFor(endpoint: Endpoint): ReadonlyArray<{ pool: MeterPool; weight: number }> {
     let list = this.charges.get(endpoint);
     if (!list) {
       list = chargesOf(endpoint).map((c) => ({ pool: this.pool(c.pool, endpoint.surface, c.kind), weight: c.weight }));

@@ -398,6 +398,15 @@ export class MatchingEngine {
     return accountView(this.futuresAccount);
   }
 
+  /**
+   * What the futures balance (F3's USDT row) shows, without the account's margin rates; `available` as it is now,
+   * worked out when first read (a balance polled every few seconds is seldom read).
+   */
+  futuresBalance(): Pick<SimAccountView, 'collateral' | 'cumFunding' | 'liquidating'> & { available: () => Decimal } {
+    const account = this.futuresAccount;
+    return { collateral: account.total(), available: account.availableLater(), cumFunding: account.cumFunding, liquidating: account.liquidating };
+  }
+
   /** The futures ledger (F30), newest first. */
   ledger(query: LedgerQuery = {}): SimLedgerPage {
     return this.bills.query(query);

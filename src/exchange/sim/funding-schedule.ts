@@ -5,7 +5,7 @@
 // positive as perpetual funding tends to be, of both signs over time. A replay may record a contract's settlements
 // (setHistory): the recorded times and rates then rule that contract.
 import { Decimal } from '../../domain/decimal.js';
-import { Prng, deriveSeed } from './prng.js';
+import { Prng, deriveSeed } from '../../util/prng.js';
 
 /** The interval of a contract that names none (minutes, and ms). */
 export const FUNDING_CYCLE_MINUTES = 480;

@@ -22,6 +22,18 @@ export interface FundingCharge {
   balance: Decimal;
 }
 
+/** The inputs of available(): collateral, each held side at its contract's mark, each opening order's remaining steps at its worst price. */
+interface MarginInputs {
+  collateral: Decimal;
+  positions: Array<{ book: Book; side: PositionSide; size: Decimal; openValue: Decimal; markTicks: number }>;
+  orders: Array<{ book: Book; worstTicks: number; steps: number }>;
+}
+
+/** The worst price an opening order may fill at: its limit, or a market buy's deepest sweep level, a market sell's bid. */
+function worstTicksOf(book: Book, order: SimOrder): number {
+  return order.priceTicks ?? (order.side === 'buy' ? book.m.ask + SWEEP_LEVELS - 1 : book.m.bid);
+}
+
 /** The cross futures account (see the header). */
 export class FuturesAccount {
   private collateral: Decimal;
@@ -70,27 +82,56 @@ export class FuturesAccount {
 
   /** Margin an opening order holds for `steps` of its size: notional at its worst price / leverage, plus the taker fee. */
   openMargin(book: Book, order: SimOrder, steps: number): Decimal {
-    const worstTicks = order.priceTicks ?? (order.side === 'buy' ? book.m.ask + SWEEP_LEVELS - 1 : book.m.bid);
+    return this.marginAt(book, worstTicksOf(book, order), steps);
+  }
+
+  private marginAt(book: Book, worstTicks: number, steps: number): Decimal {
     const notional = priceOf(book, worstTicks).mul(sizeOf(book, steps));
     return notional.div(this.leverage, VALUE_SCALE, 'up').add(notional.mul(book.inst.takerFeeRate));
   }
 
   /** Collateral plus unrealised PnL at mark, less the margin of open positions and of open opening orders (`except` left out). */
   available(except?: SimOrder): Decimal {
-    let free = this.collateral;
+    return this.freeOf(this.marginInputs(except));
+  }
+
+  /**
+   * available() as it is now, worked out when first read: its inputs (collateral, positions, marks, the orders'
+   * worst prices) are taken now. A polled balance that is seldom read costs no decimal arithmetic.
+   */
+  availableLater(): () => Decimal {
+    const inputs = this.marginInputs();
+    let free: Decimal | undefined;
+    return () => (free ??= this.freeOf(inputs));
+  }
+
+  /** What available() counts, taken from the state now (integers and the position's own decimals, no arithmetic). */
+  private marginInputs(except?: SimOrder): MarginInputs {
+    const positions: MarginInputs['positions'] = [];
+    const orders: MarginInputs['orders'] = [];
     for (const book of this.books) {
-      let mark: Decimal | undefined;
+      let markTicks: number | undefined;
       for (const side of ['long', 'short'] as const) {
         const pos = book.positions[side];
         if (pos.size.isZero()) continue;
-        mark ??= this.mark(book);
-        free = free.add(this.unrealized(book, side, mark)).sub(this.positionMargin(pos));
+        markTicks ??= book.mark.markTicks(book.m);
+        positions.push({ book, side, size: pos.size, openValue: pos.openValue, markTicks });
       }
       for (const order of book.open) {
         if (order === except || order.reduceOnly || order.status !== 'open') continue;
-        free = free.sub(this.openMargin(book, order, order.sizeSteps - order.filledSteps));
+        orders.push({ book, worstTicks: worstTicksOf(book, order), steps: order.sizeSteps - order.filledSteps });
       }
     }
+    return { collateral: this.collateral, positions, orders };
+  }
+
+  private freeOf(inputs: MarginInputs): Decimal {
+    let free = inputs.collateral;
+    for (const p of inputs.positions) {
+      const unrealized = unrealizedPnl({ side: p.side, size: p.size, openValue: p.openValue, mark: priceOf(p.book, p.markTicks) });
+      free = free.add(unrealized).sub(p.openValue.div(this.leverage, VALUE_SCALE, 'up'));
+    }
+    for (const o of inputs.orders) free = free.sub(this.marginAt(o.book, o.worstTicks, o.steps));
     return free;
   }
 

@@ -5,7 +5,7 @@
 // Integer arithmetic only, no allocation once a knot's values are drawn: the engine reads the mark on every tick of
 // a contract holding a position.
 import type { SymbolMarket } from './market.js';
-import { Prng, deriveSeed } from './prng.js';
+import { Prng, deriveSeed } from '../../util/prng.js';
 
 /** Minutes between two seeded basis values (the basis moves at most 1/15 of its range a minute). */
 export const BASIS_KNOT_MINUTES = 15;

@@ -3,9 +3,10 @@
 // replay of recorded ticks. Prices are integer ticks and sizes integer steps of the instrument; the same seed gives
 // the same market.
 import { Decimal } from '../../domain/decimal.js';
-import { Prng, deriveSeed } from './prng.js';
+import { Prng, deriveSeed } from '../../util/prng.js';
 import type { SimInstrumentSpec } from './instruments.js';
 import type { ReplayRecord } from '../../domain/replay-record.js';
+import { TickColumns, copyRows, putRecord, sortByTime, type TickFeed, type TickUnits } from '../../domain/tick-columns.js';
 import { SyntheticPast } from './synthetic-past.js';
 
 /** The state of one symbol's market after its latest tick; updated in place (no allocation per tick). */
@@ -145,33 +146,51 @@ export class SyntheticMarket implements MarketSource {
 }
 
 /**
- * Replays recorded trades (sorted by time) through the same interface. Records are turned into integer ticks
- * and steps once, when they arrive, into flat columns: replaying one is a few assignments, no parsing.
+ * A whole number of ticks or steps read from a column, as a small integer when it is one: the engine's fields keep
+ * their integer representation (a float read from a typed array would turn them into boxed doubles, everywhere).
+ */
+function small(v: number): number {
+  return (v | 0) === v ? v | 0 : v;
+}
+
+/** A block with no rows (the replay of a market with nothing to replay). */
+const NO_ROWS = new TickColumns(0);
+
+/**
+ * Replays recorded trades through the same interface, from integer columns (prices in ticks, sizes in steps): from a
+ * feed (a backtest's data files, a block at a time: memory does not grow with the length of the data), or from
+ * records added in memory (tests, the simulator's replay file, dry-run's followed tickers). Replaying a record is a
+ * few assignments: no parsing, no allocation.
  */
 export class ReplayMarket implements MarketSource {
   readonly symbols: SymbolMarket[];
+  /** Each symbol's units, by market index (what a feed is opened with). */
+  readonly units: TickUnits[];
   private readonly bySymbol = new Map<string, SymbolMarket>();
-  private readonly sym: number[] = [];
-  private readonly ts: number[] = [];
-  private readonly last: number[] = [];
-  private readonly bid: number[] = [];
-  private readonly ask: number[] = [];
-  private readonly size: number[] = [];
-  private readonly maker: boolean[] = [];
-  /** Recorded mark and index in ticks (0: not recorded); created when the first record carrying them arrives. */
-  private mark: number[] | null = null;
-  private index: number[] | null = null;
-  private next = 0;
-  now: number;
+  /** Records added in memory; the replay unless a feed was taken. */
+  private readonly held: TickColumns;
+  /** The block being replayed and its next row. */
+  private cols: TickColumns;
+  private row = 0;
+  /** Records replayed before the block's first row (and, in memory, dropped once replayed). */
+  private before = 0;
+  private feed: TickFeed | null = null;
+  /** The feed's records in all and its last time (null: the replay is in memory). */
+  private streamed: { count: number; lastTs: number } | null = null;
+  private lastAddedTs = Number.NaN;
+  /** A number from the start (a field first undefined would box every time stored in it). */
+  now = 0;
 
   constructor(specs: SimInstrumentSpec[], records: ReplayRecord[] = []) {
     this.symbols = symbolMarkets(specs);
+    this.units = this.symbols.map((m) => ({ symbol: m.spec.symbol, tickSize: m.tickSize, stepSize: m.stepSize }));
     for (const m of this.symbols) this.bySymbol.set(m.spec.symbol, m);
     for (let i = 1; i < records.length; i++) {
       if (records[i]!.ts < records[i - 1]!.ts) throw new RangeError(`replay records out of time order at #${i}`);
     }
+    this.held = new TickColumns(Math.max(64, records.length));
+    this.cols = this.held;
     for (const r of records) this.add(r);
-    this.now = 0;
     if (records.length) this.begin();
   }
 
@@ -181,100 +200,153 @@ export class ReplayMarket implements MarketSource {
    * itself is replayed, as a trade, when time reaches it).
    */
   begin(): void {
-    const n = this.ts.length;
-    let sorted = true;
-    for (let i = 1; i < n && sorted; i++) sorted = this.ts[i - 1]! <= this.ts[i]!;
-    if (!sorted) {
-      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.ts[a]! - this.ts[b]! || a - b);
-      for (const col of [this.sym, this.ts, this.last, this.bid, this.ask, this.size, this.maker, this.mark ?? [], this.index ?? []] as unknown[][]) {
-        if (col.length === 0) continue;
-        const copy = col.slice();
-        for (let i = 0; i < n; i++) col[i] = copy[order[i]!];
-      }
-    }
-    this.next = 0;
-    this.now = this.ts[0] ?? 0;
-    const seeded = new Set<number>();
-    for (let i = 0; i < n && seeded.size < this.symbols.length; i++) {
-      const k = this.sym[i]!;
-      if (seeded.has(k)) continue;
-      seeded.add(k);
-      this.apply(this.symbols[k]!, i);
-      this.symbols[k]!.ticks = 0;
-    }
+    const held = this.held;
+    sortByTime(held);
+    this.cols = held;
+    this.row = held.begin;
+    if (held.end > held.begin) this.lastAddedTs = held.ts[held.end - 1]!;
+    this.now = held.end > held.begin ? held.ts[held.begin]! : 0;
+    this.seedBooks(held);
   }
 
-  /** Records held (replayed or not). */
+  /**
+   * Takes `feed` as the replay, read a block at a time as time advances (the records added in memory are left
+   * aside): every symbol's book seeded with its first record, as `begin` does.
+   */
+  replay(feed: TickFeed): void {
+    this.feed?.close();
+    this.feed = feed;
+    this.streamed = { count: feed.count, lastTs: feed.lastTs };
+    this.seedBooks(feed.firsts);
+    this.cols = NO_ROWS;
+    this.row = 0;
+    this.before = 0;
+    this.load();
+    this.now = this.nextTs === Number.POSITIVE_INFINITY ? 0 : this.nextTs;
+  }
+
+  /** Records to replay in all (replayed or not). */
   get length(): number {
-    return this.ts.length;
+    return this.streamed ? this.streamed.count : this.before + this.held.end;
   }
 
-  /** Time of the last record held (NaN when none). */
+  /** Time of the last record (NaN when none). */
   get lastTs(): number {
-    return this.ts.length ? this.ts[this.ts.length - 1]! : Number.NaN;
+    return this.streamed ? this.streamed.lastTs : this.lastAddedTs;
   }
 
   /** Time of the next record to replay (Infinity when all are replayed). */
   get nextTs(): number {
-    return this.next < this.ts.length ? this.ts[this.next]! : Number.POSITIVE_INFINITY;
+    return this.row < this.cols.end ? this.cols.ts[this.row]! : Number.POSITIVE_INFINITY;
   }
 
   advanceTo(ts: number, onTick: (m: SymbolMarket) => void): void {
-    while (this.next < this.ts.length && this.ts[this.next]! <= ts) {
-      const i = this.next++;
-      const m = this.symbols[this.sym[i]!]!;
-      this.apply(m, i);
-      this.now = this.ts[i]!;
-      onTick(m);
+    const symbols = this.symbols;
+    for (;;) {
+      // The block's columns, read once: a record replayed is a few loads and stores (those of `apply`, written out).
+      const { ts: times, sym, last, bid, ask, size, maker, mark, index, end } = this.cols;
+      let i = this.row;
+      while (i < end && times[i]! <= ts) {
+        const m = symbols[sym[i]!]!;
+        m.ts = times[i]!;
+        m.last = small(last[i]!);
+        m.buyerMaker = maker[i] === 1;
+        m.bid = small(bid[i]!);
+        m.ask = small(ask[i]!);
+        m.tradeSize = small(size[i]!);
+        m.topSize = m.tradeSize * 10;
+        m.markTicks = small(mark[i]!);
+        m.indexTicks = small(index[i]!);
+        m.ticks++;
+        this.row = ++i;
+        this.now = m.ts;
+        onTick(m);
+      }
+      // A block replayed: the next one is read before returning (the next record's time is always known).
+      if (i < end || !this.feed || !this.load()) break;
     }
     if (ts > this.now) this.now = ts;
   }
 
   get done(): boolean {
-    return this.next >= this.ts.length;
+    return this.row >= this.cols.end;
   }
 
   /** Records replayed so far. */
   get replayed(): number {
-    return this.next;
+    return this.before + this.row;
   }
 
   /** Adds records as they arrive (dry-run: polled live data); they must not go back in time. */
   append(records: ReplayRecord[]): void {
     for (const r of records) {
-      const lastTs = this.ts[this.ts.length - 1];
-      if (lastTs !== undefined && r.ts < lastTs) continue; // a late sample is dropped, not replayed out of order
+      if (r.ts < this.lastAddedTs) continue; // a late sample is dropped, not replayed out of order
       this.add(r);
     }
   }
 
-  /** Parses a record into the columns; records of symbols the market does not trade are skipped. */
+  /** Converts a record into the columns held in memory; records of symbols the market does not trade are skipped. */
   add(rec: ReplayRecord & RecordedPrices): void {
     const m = this.bySymbol.get(rec.symbol);
     if (!m) return;
-    const last = Decimal.stepsOf(rec.price, m.tickSize);
-    const maker = rec.buyerMaker ?? false;
-    this.sym.push(m.index);
-    this.ts.push(rec.ts);
-    this.last.push(last);
-    this.bid.push(rec.bid ? Decimal.stepsOf(rec.bid, m.tickSize) : maker ? last : last - 1);
-    this.ask.push(rec.ask ? Decimal.stepsOf(rec.ask, m.tickSize) : maker ? last + 1 : last);
-    this.size.push(Math.max(1, Decimal.stepsOf(rec.size, m.stepSize)));
-    this.maker.push(maker);
-    if (rec.mark || this.mark) (this.mark ??= new Array<number>(this.ts.length - 1).fill(0)).push(rec.mark ? Decimal.stepsOf(rec.mark, m.tickSize) : 0);
-    if (rec.index || this.index) (this.index ??= new Array<number>(this.ts.length - 1).fill(0)).push(rec.index ? Decimal.stepsOf(rec.index, m.tickSize) : 0);
+    const held = this.held;
+    if (held.end === held.capacity) this.makeRoom();
+    putRecord(held, held.end++, m.index, rec, this.units[m.index]!);
+    this.lastAddedTs = rec.ts;
   }
 
-  private apply(m: SymbolMarket, i: number): void {
-    m.ts = this.ts[i]!;
-    m.last = this.last[i]!;
-    m.buyerMaker = this.maker[i]!;
-    m.bid = this.bid[i]!;
-    m.ask = this.ask[i]!;
-    m.tradeSize = this.size[i]!;
+  /** Room for one more record in memory: the records already replayed are dropped when they are half of it. */
+  private makeRoom(): void {
+    const held = this.held;
+    if (this.cols === held && this.row >= held.capacity / 2) {
+      copyRows(held, this.row, held.end, held, 0);
+      held.end -= this.row;
+      this.before += this.row;
+      this.row = 0;
+    } else {
+      held.reserve(held.capacity * 2);
+    }
+  }
+
+  /** Reads the feed's next block; false when there is none (the feed is closed: the replay ends with this block). */
+  private load(): boolean {
+    const replayed = this.replayed;
+    const next = this.feed!.next();
+    if (!next) {
+      this.feed!.close();
+      this.feed = null;
+      return false;
+    }
+    this.cols = next;
+    this.row = next.begin;
+    this.before = replayed - next.begin;
+    return true;
+  }
+
+  /** Every symbol's book set to its first record of `cols`, not counted as a tick. */
+  private seedBooks(cols: TickColumns): void {
+    const seeded = new Set<number>();
+    for (let i = cols.begin; i < cols.end && seeded.size < this.symbols.length; i++) {
+      const k = cols.sym[i]!;
+      if (seeded.has(k)) continue;
+      seeded.add(k);
+      this.apply(this.symbols[k]!, cols, i);
+      this.symbols[k]!.ticks = 0;
+    }
+  }
+
+  /** Sets a symbol's market to row `i` of `c` (advanceTo does the same, written out in its loop). */
+  private apply(m: SymbolMarket, c: TickColumns, i: number): void {
+    m.ts = c.ts[i]!;
+    m.last = small(c.last[i]!);
+    m.buyerMaker = c.maker[i] === 1;
+    m.bid = small(c.bid[i]!);
+    m.ask = small(c.ask[i]!);
+    m.tradeSize = small(c.size[i]!);
     m.topSize = m.tradeSize * 10;
-    if (this.mark) m.markTicks = this.mark[i]!;
-    if (this.index) m.indexTicks = this.index[i]!;
+    // 0 when not recorded: the mark model derives them from the trade.
+    m.markTicks = small(c.mark[i]!);
+    m.indexTicks = small(c.index[i]!);
     m.ticks++;
   }
 }

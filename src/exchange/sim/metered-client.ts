@@ -50,6 +50,25 @@ export class MeteredClient implements ExchangeClient {
     return ok;
   }
 
+  /**
+   * admit() for each of `ids` in turn, worked out once: what a poll that sends the same requests every cycle calls.
+   * True when every one was admitted.
+   */
+  admitter(ids: readonly EndpointId[]): () => boolean {
+    const charges = ids.map((id) => this.meter.chargesFor(ENDPOINTS[id]));
+    return () => {
+      const nowMs = this.clock.now();
+      let ok = true;
+      for (let i = 0; i < charges.length; i++) {
+        this.requests++;
+        if (this.meter.chargeAll(charges[i]!, nowMs)) continue;
+        this.rateLimited++;
+        ok = false;
+      }
+      return ok;
+    };
+  }
+
   private read<T>(id: EndpointId, call: () => Promise<T>): Promise<T> {
     if (!this.admit(id)) return Promise.reject(classifyVenueError(id, 429, '429', 'Too many requests'));
     return call();

@@ -44,7 +44,7 @@ export function validateTrigger(book: Book, req: OrderRequest, triggerPrice: Dec
   book.m.last = trigger;
   try {
     const checked = validateOrder(book, req);
-    return isRefusal(checked) ? checked : { ...checked, trigger };
+    return isRefusal(checked) ? checked : Object.assign({}, checked, { trigger });
   } finally {
     book.m.last = saved;
   }

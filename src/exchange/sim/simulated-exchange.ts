@@ -173,13 +173,12 @@ export class SimulatedExchange implements ExchangeClient {
   /** A trigger order as F21 / F22 show it: the raw status and type are the venue's digits. */
   private toTriggerOrder(order: SimOrder): TriggerOrder {
     const inst = this.engine.instrument(order.symbol)!;
-    return {
-      ...this.engine.toOrder(order),
+    return Object.assign({}, this.engine.toOrder(order), {
       rawStatus: planStatusCode(order),
       rawType: futuresTypeCode(order.positionSide!, order.reduceOnly),
       triggerPrice: order.triggerTicks === null ? null : Decimal.ofSteps(order.triggerTicks, inst.tickSize),
       triggeredAtMs: order.firedAtMs,
-    };
+    });
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
@@ -226,8 +225,15 @@ export class SimulatedExchange implements ExchangeClient {
 
   balancesNow(surface: Surface): Balance[] {
     if (surface === 'spot') return this.engine.spotBalances();
-    const account = this.engine.accountView();
-    return [{ surface: 'futures', asset: 'USDT', available: account.available, frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating }];
+    const account = this.engine.futuresBalance();
+    const available = account.available;
+    return [{
+      surface: 'futures', asset: 'USDT',
+      get available() {
+        return available();
+      },
+      frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating,
+    }];
   }
 
   positionsNow(symbol: string): Position[] {

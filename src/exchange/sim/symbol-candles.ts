@@ -96,7 +96,7 @@ export class SymbolCandles {
         continue;
       }
       if (bar) this.keep(tf, bar);
-      this.forming.set(tf, { ...minute, openMs });
+      this.forming.set(tf, Object.assign({}, minute, { openMs }));
     }
   }
 
@@ -123,7 +123,7 @@ export class SymbolCandles {
     if (forming && minute && forming.openMs === minuteOpenMs) bars.push(joinBars(forming.openMs, forming, minute));
     else {
       if (forming) bars.push(forming);
-      if (minute) bars.push({ ...minute, openMs: minuteOpenMs });
+      if (minute) bars.push(Object.assign({}, minute, { openMs: minuteOpenMs }));
     }
     return bars;
   }

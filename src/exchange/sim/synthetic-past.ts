@@ -4,7 +4,7 @@
 // wandering off to nothing), one UTC day at a time, each day from its own stream of the seed and the symbol:
 // a day is the same whenever (and however often) it is generated, so only the days' summaries are kept for good
 // and their minutes in a small cache. Larger bars are aggregated from the minutes, so every timeframe agrees.
-import { Prng, deriveSeed } from './prng.js';
+import { Prng, deriveSeed } from '../../util/prng.js';
 import { extendBar, type TickBar } from './tick-bar.js';
 
 const MINUTE_MS = 60_000;

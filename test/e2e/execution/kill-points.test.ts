@@ -8,7 +8,7 @@ import { Decimal } from '../../../src/domain/decimal.js';
 import { KILL_POINTS, type KillPoint } from '../../../src/execution/kill-points.js';
 import { DEFAULT_INSTRUMENTS } from '../../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../../src/exchange/sim/market.js';
-import { Prng } from '../../../src/exchange/sim/prng.js';
+import { Prng } from '../../../src/util/prng.js';
 import { SimServer, type ScriptedFault } from '../../../src/exchange/sim/server.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';

@@ -6,7 +6,7 @@ import { Decimal } from '../../../src/domain/decimal.js';
 import type { ExecutionEvent } from '../../../src/domain/events.js';
 import type { OrderSpec } from '../../../src/domain/intent.js';
 import type { LiveClient } from '../../../src/exchange/live/live-client.js';
-import { Prng } from '../../../src/exchange/sim/prng.js';
+import { Prng } from '../../../src/util/prng.js';
 import { LOOSE_LIMITS } from '../../fixtures/bot.js';
 import { priceAt as px, startSimBot, type SimBot, type SimBotOptions } from '../../fixtures/sim-bot.js';
 

@@ -10,7 +10,7 @@ import { MatchingEngine, type SimOrder } from '../../../../src/exchange/sim/engi
 import { DEFAULT_SIM_FUTURES } from '../../../../src/exchange/sim/futures-views.js';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../../../src/exchange/sim/market.js';
-import { Prng } from '../../../../src/exchange/sim/prng.js';
+import { Prng } from '../../../../src/util/prng.js';
 import { ManualClock } from '../../../../src/util/clock.js';
 
 const SEEDS = Array.from({ length: 40 }, (_, i) => 1000 + i);

@@ -12,9 +12,27 @@ export class Prng {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return (t ^ (t >>> 14)) >>> 0;
   }
-  /** Uniform integer in [0, n). */
+  /** Integer in [0, n), n ≤ 2^32, by modulo: slightly biased for large n, and kept so (the simulator's seeded streams depend on it). */
   below(n: number): number {
     return this.u32() % n;
+  }
+  /** Uniform integer in [0, n), n up to 2^53, without modulo bias (rejection sampling). */
+  uniformBelow(n: number): number {
+    if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`uniformBelow(${n}): expected a positive safe integer`);
+    if (n <= 0x100000000) {
+      const limit = 0x100000000 - (0x100000000 % n);
+      for (;;) {
+        const x = this.u32();
+        if (x < limit) return x % n;
+      }
+    }
+    // Above 2^32: 53 bits from two draws, rejection on the top.
+    const span = 2 ** 53;
+    const limit = span - (span % n);
+    for (;;) {
+      const x = (this.u32() >>> 11) * 0x100000000 + this.u32();
+      if (x < limit) return x % n;
+    }
   }
   /** True with probability ppm / 1,000,000. */
   chancePpm(ppm: number): boolean {
