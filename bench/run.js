@@ -77,6 +77,17 @@ const cases = [
   ['bars_indicator', 'bench-bars', 'strategy reads a 14-period RSI of 1-minute bars, never trades', ['1m']],
   ['orders', 'bench-trade', 'a futures market order on every tenth event'],
 ].map(([name, strategy, note, timeframes]) => ({ name, note, p: prepare(EVENTS, strategy, timeframes), runs: [] }));
+// The data cache of each case's file is built before the rounds (as a sweep warms it): every timed run reads it warm.
+const { loadConfig } = await import('../dist/config/load.js');
+const { warmDataCache } = await import('../dist/app/kernel.js');
+const cacheNote = (() => {
+  try {
+    for (const c of cases) warmDataCache(loadConfig(c.p.cfg, {}));
+    return 'data cache warm (built before the rounds)';
+  } catch (err) {
+    return `data cache not built (${err.message}): the file read as it is`;
+  }
+})();
 // Round by round, each case once a round: the machine's slow spells fall on every case alike.
 for (let k = 0; k < (quick ? 1 : 3); k++) for (const c of cases) c.runs.push(childRun(c.p.cfg));
 for (const { name, note, p, runs } of cases) {
@@ -86,6 +97,13 @@ for (const { name, note, p, runs } of cases) {
   const r = runs[runs.length - 1];
   emit(`backtest_events_per_second_${name}`, eps, 'events/s', bare, `${EVENTS} one-second ticks, one poll each (replay -> streams -> strategy -> risk -> executor -> journal -> simulator, 50 ms round trip); ${note}; median of ${runs.length} processes; reading the file (${r.timings.loadMs} ms) and the report (${r.timings.reportMs} ms) not counted; orders ${JSON.stringify(r.orders)}`);
   backtestEps[name] = eps;
+  // End to end: reading the data, the run and the report (files written), as a user waits for them.
+  if (name === 'no_orders' || name === 'orders') {
+    const total = (r) => r.timings.loadMs + r.timings.runMs + r.timings.reportMs;
+    const e2e = median(runs.map((x) => x.events / (total(x) / 1000)));
+    const t = runs.map((x) => `${x.timings.loadMs}+${x.timings.runMs}+${x.timings.reportMs}`).join(', ');
+    emit(`backtest_end_to_end_events_per_second_${name}`, e2e, 'events/s', undefined, `${EVENTS} one-second ticks, load + run + report (runBacktest's timings; ms per process: ${t}); ${note}; median of ${runs.length} processes; ${cacheNote}; target ${name === 'orders' ? '150,000' : '1,000,000'}`);
+  }
   emit(`backtest_memory_peak_${name}`, median(runs.map((x) => x.maxRssMiB)), 'MiB', undefined, `peak RSS of the whole backtest process, ${EVENTS} events`);
   cleanup(p.dir);
 }
@@ -119,3 +137,5 @@ emit('backtest_bar_building_overhead', backtestEps.no_orders / backtestEps.bars_
 }
 // What stopping a hook that runs over its time budget costs per call.
 await import('./hook-timeout.js');
+// Backtest data: a warm cache's load time and a long backtest's peak memory (bench/data-bench.js, its own process).
+execFileSync(process.execPath, ['bench/data-bench.js', ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });

@@ -143,8 +143,13 @@ function orderOfRow(r: JournalOrder): Order {
 class RestingRows {
   private byStrategy = new Map<string, JournalOrder[]>();
   private converted = new Map<string, { row: JournalOrder; order: Order }>();
+  /** The journal's activeVersion() when its rows were last read (its rows have not changed while it holds). */
+  private readVersion = -1;
 
   refresh(journal: Journal): void {
+    const version = journal.activeVersion();
+    if (version === this.readVersion) return;
+    this.readVersion = version;
     const active = journal.activeOrders();
     // Nothing resting before or now (a strategy that places nothing): nothing to rebuild.
     if (active.length === 0 && this.byStrategy.size === 0 && this.converted.size === 0) return;

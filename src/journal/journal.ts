@@ -130,6 +130,11 @@ export interface Journal {
   orderByOrderId(orderId: string): JournalOrder | undefined;
   /** Orders not in a final state (lost ones included: they are still checked). */
   activeOrders(): JournalOrder[];
+  /**
+   * Moves whenever an order is written or changed (or another process's changes are taken in): while it holds,
+   * activeOrders() gives the same rows, and a reader may keep what it made of them.
+   */
+  activeVersion(): number;
   /** Takes in what another process (an operator's command) changed in the store since it was last read. */
   refresh(): void;
   allOrders(): JournalOrder[];

@@ -95,7 +95,7 @@ export class SqliteJournal implements Journal {
     if (this.inMemory) {
       // A new database: every row comes through this object, so its own records of ids are complete.
       this.nextIntentId = (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'intents'").get() as { seq: number } | undefined)?.seq ?? 0;
-      this.writes = new WriteBehind(this.db, ORDER_KEYS, ORDER_COLUMNS, toDb);
+      this.writes = new WriteBehind((sql, args) => this.prepared(sql).run(args), ORDER_KEYS, ORDER_COLUMNS, toDb);
     }
   }
 
@@ -106,13 +106,14 @@ export class SqliteJournal implements Journal {
   private readonly writes: WriteBehind | undefined;
   private nextIntentId = 0;
   /** In memory: the next client id number per strategy, and every order's client id and fill id written. */
-  private readonly sequences = new Map<string, number>();
+  private readonly sequences = new Map<string, { next: number; write: () => void }>();
   private readonly clientOids = new Set<string>();
   private readonly fillIds = new Set<string>();
 
   private dataVersion = -1;
 
   private readActive(): void {
+    this.version++;
     this.activeSet.clear();
     for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) this.activeSet.set(r.client_oid, fromRow(r));
     this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
@@ -195,14 +196,18 @@ export class SqliteJournal implements Journal {
   nextClientOids(strategyId: string, n: number): string[] {
     const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
     if (this.writes) {
-      let start = this.sequences.get(strategyId);
-      start ??= (this.sql('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined)?.next ?? 1;
-      this.sequences.set(strategyId, start + n);
-      // The row as the statement below leaves it: written once per flush, with the latest number.
-      this.writes.once(`sequence ${strategyId}`, () =>
-        this.prepared('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, this.sequences.get(strategyId)),
-      );
-      return Array.from({ length: n }, (_, i) => `${this.opts.clientOidPrefix}_${tag}_${(start + i).toString(36)}`);
+      let held = this.sequences.get(strategyId);
+      if (!held) {
+        const next = (this.sql('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined)?.next ?? 1;
+        // The row as the statement below leaves it: written once per flush, with the latest number.
+        const write = () => this.prepared('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, held!.next);
+        this.sequences.set(strategyId, (held = { next, write }));
+      }
+      const start = held.next;
+      held.next += n;
+      this.writes.once(`sequence ${strategyId}`, held.write);
+      const prefix = `${this.opts.clientOidPrefix}_${tag}_`;
+      return n === 1 ? [prefix + start.toString(36)] : Array.from({ length: n }, (_, i) => prefix + (start + i).toString(36));
     }
     // One statement: the reservation is atomic without a transaction around it.
     const row = this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number };
@@ -222,6 +227,7 @@ export class SqliteJournal implements Journal {
   };
 
   insertOrders(rows: JournalOrder[]): void {
+    this.version++;
     if (this.writes) return this.insertHeld(rows, this.writes);
     this.insertRun(rows);
     // Held as the table reads back: a row written without a role has none (null).
@@ -256,6 +262,7 @@ export class SqliteJournal implements Journal {
   }
 
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
+    this.version++;
     if (this.writes && this.updateHeld(clientOid, patch, event, atMs, this.writes)) return;
     const held = this.activeSet.get(clientOid);
     this.updateRun(clientOid, patch, event, atMs, patch.state ?? held?.state);
@@ -296,6 +303,13 @@ export class SqliteJournal implements Journal {
   orderByOrderId(orderId: string): JournalOrder | undefined {
     const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as Row | undefined;
     return r ? fromRow(r) : undefined;
+  }
+
+  /** Moves on every write of an order and every reading of the table's active rows. */
+  private version = 0;
+
+  activeVersion(): number {
+    return this.version;
   }
 
   activeOrders(): JournalOrder[] {

@@ -3,7 +3,6 @@
 // meanwhile. An order row goes to the table once with its latest values instead of being inserted and then updated
 // at every change; the rest goes as it came, many rows per statement. The tables end up holding exactly what writing
 // each change at once would have left: the same rows, with the same ids, in the same order.
-import type Database from 'better-sqlite3';
 import type { JournalOrder } from './journal.js';
 
 /** Rows written with one statement at most. */
@@ -28,22 +27,18 @@ export class WriteBehind {
   private readonly rows = new Map<string, { row: JournalOrder; inserted: boolean }>();
   /** Writes of a latest value, once per flush whatever the number of changes (a counter's row). */
   private readonly latest = new Map<string, () => void>();
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly texts = new Map<string, string>();
   private pending = 0;
 
   constructor(
-    private readonly db: Database.Database,
+    /** Runs one statement with its arguments on the journal's database. */
+    private readonly run: (sql: string, args: unknown[]) => void,
     /** Order fields, in the table's column order, and their columns. */
     private readonly orderKeys: ReadonlyArray<keyof JournalOrder>,
     private readonly orderColumns: readonly string[],
     /** A field's value as the table stores it. */
     private readonly toDb: (v: unknown) => unknown,
   ) {}
-
-  /** Whether anything waits to be written. */
-  get empty(): boolean {
-    return this.pending === 0;
-  }
 
   /** Queues a row for `table`'s `columns`. */
   insert(table: string, columns: readonly string[], values: unknown[] | JournalOrder): void {
@@ -94,13 +89,13 @@ export class WriteBehind {
           // Order rows are queued as the objects themselves: their values now.
           for (const v of Array.isArray(r) ? r : this.orderValues(r)) args.push(v);
         }
-        this.statement(t, n).run(args);
+        this.run(this.statement(t, n), args);
       }
     }
     for (const { row, inserted } of this.rows.values()) {
       if (!inserted) continue;
-      const st = this.cached('orders#rewrite', () => `UPDATE orders SET ${this.orderColumns.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`);
-      st.run([...this.orderValues(row), row.clientOid]);
+      const sql = this.text('orders#rewrite', () => `UPDATE orders SET ${this.orderColumns.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`);
+      this.run(sql, [...this.orderValues(row), row.clientOid]);
     }
     this.rows.clear();
     const latest = [...this.latest.values()];
@@ -113,16 +108,16 @@ export class WriteBehind {
   }
 
   /** The statement inserting `n` rows into `t`'s table. */
-  private statement(t: Inserts, n: number): Database.Statement {
-    return this.cached(`${t.table}#${n}`, () => {
+  private statement(t: Inserts, n: number): string {
+    return this.text(`${t.table}#${n}`, () => {
       const one = `(${t.columns.map(() => '?').join(',')})`;
       return `INSERT INTO ${t.table} (${t.columns.join(',')}) VALUES ${Array<string>(n).fill(one).join(',')}`;
     });
   }
 
-  private cached(key: string, text: () => string): Database.Statement {
-    let st = this.statements.get(key);
-    if (!st) this.statements.set(key, (st = this.db.prepare(text())));
-    return st;
+  private text(key: string, make: () => string): string {
+    let text = this.texts.get(key);
+    if (text === undefined) this.texts.set(key, (text = make()));
+    return text;
   }
 }

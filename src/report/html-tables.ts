@@ -3,6 +3,7 @@
 import type { Metrics } from './metrics.js';
 import type { MonthlyReturn } from './monthly.js';
 import type { RoundTrip } from './round-trips.js';
+import { isoTime } from './iso-time.js';
 
 /** At most this many trades in the page (the newest); report.json and round-trips.csv carry them all. */
 export const MAX_TRADES_SHOWN = 500;
@@ -36,7 +37,7 @@ export const METRIC_LABELS: Record<keyof Metrics, string> = {
 
 /** "2026-01-05 00:30" (UTC), seconds when there are some. */
 export function utcText(ms: number): string {
-  const iso = new Date(ms).toISOString();
+  const iso = isoTime(ms);
   const seconds = iso.slice(17, 19);
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds === '00' ? '' : `:${seconds}`}`;
 }

@@ -7,6 +7,7 @@
 import { Decimal } from '../domain/decimal.js';
 import type { Fill, PositionSide } from '../domain/market.js';
 import { FixedPoint } from './fixed-point.js';
+import { isoTime } from './iso-time.js';
 import { placesOf } from './metrics.js';
 
 /** A fill as the trade list reads it: whose it is and, on futures in hedge mode, which position side it traded. */
@@ -61,7 +62,7 @@ interface Open {
   mfe: bigint;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = isoTime;
 
 /** The unrealised PnL of a holding at `price`: long, worth qty × price against its cost; short, the reverse. */
 const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);

@@ -11,6 +11,7 @@ import { createLogger, redactUrlCredentials, registerUrlCredentials } from '../.
 import { BacktestFaultError, backtestSummary, runBacktest } from '../backtest.js';
 import { simulatorInstruments } from '../instrument-list.js';
 import { jobDataFiles, localJobRunner } from '../job-run.js';
+import { warmDataCache } from '../kernel.js';
 import { runSweep } from '../../research/sweep.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';
@@ -93,6 +94,8 @@ async function sweep(opts: SweepOptions, io: Io): Promise<number> {
       registerUrlCredentials(opts.queue);
       io.err(`sweep: the runs go to queue ${queued.queueName} at ${redactUrlCredentials(opts.queue!)}, for workers started with: sextant worker --redis <url> --queue ${queued.queueName}`);
     }
+    // The data's cache built once here, before runs start together (each would build it otherwise).
+    warmDataCache(loaded, range.dataFile);
     const runner = queued ?? localJobRunner();
     const rows = await runSweep({ configFile: opts.config, spec, outDir: out, range, dataFiles: jobDataFiles(loaded.config, range) }, runner, progressBar('sweep', 'runs')).finally(() => runner.close());
     for (const row of rows.slice(0, 10)) io.out(`${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`);

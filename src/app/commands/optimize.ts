@@ -21,6 +21,7 @@ import { sha256File } from '../../util/file-hash.js';
 import { redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { simulatorInstruments } from '../instrument-list.js';
 import { jobDataFiles, localJobRunner } from '../job-run.js';
+import { warmDataCache } from '../kernel.js';
 import { backtestRange, progressBar } from './backtest.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';
@@ -135,6 +136,8 @@ async function optimizeCommand(opts: OptimizeOptions, io: Io): Promise<number> {
       await hashOf(file);
       return file;
     };
+    // The data's cache built once here, before backtests start together (each would build it otherwise).
+    warmDataCache(loaded, range.dataFile);
     // Worker threads here, or `sextant worker` processes taking the backtests from a Redis queue.
     if (opts.queue) {
       registerUrlCredentials(opts.queue);

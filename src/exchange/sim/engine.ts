@@ -402,7 +402,7 @@ export class MatchingEngine {
    * What the futures balance (F3's USDT row) shows, without the account's margin rates; `available` as it is now,
    * worked out when first read (a balance polled every few seconds is seldom read).
    */
-  futuresBalance(): Pick<SimAccountView, 'collateral' | 'cumFunding' | 'liquidating'> & { available: () => Decimal } {
+  futuresBalance(): Pick<SimAccountView, 'collateral' | 'cumFunding' | 'liquidating'> & { available: Decimal | (() => Decimal) } {
     const account = this.futuresAccount;
     return { collateral: account.total(), available: account.availableLater(), cumFunding: account.cumFunding, liquidating: account.liquidating };
   }

@@ -92,17 +92,25 @@ export class FuturesAccount {
 
   /** Collateral plus unrealised PnL at mark, less the margin of open positions and of open opening orders (`except` left out). */
   available(except?: SimOrder): Decimal {
-    return this.freeOf(this.marginInputs(except));
+    return this.holdsMargin() ? this.freeOf(this.marginInputs(except)) : this.collateral;
   }
 
   /**
-   * available() as it is now, worked out when first read: its inputs (collateral, positions, marks, the orders'
-   * worst prices) are taken now. A polled balance that is seldom read costs no decimal arithmetic.
+   * available() as it is now: flat with no opening order, the collateral; otherwise worked out when first read, its
+   * inputs (collateral, positions, marks, the orders' worst prices) taken now. A polled balance that is seldom read
+   * costs no decimal arithmetic.
    */
-  availableLater(): () => Decimal {
+  availableLater(): Decimal | (() => Decimal) {
+    if (!this.holdsMargin()) return this.collateral;
     const inputs = this.marginInputs();
     let free: Decimal | undefined;
     return () => (free ??= this.freeOf(inputs));
+  }
+
+  /** Whether any position or opening order holds margin (or an open order may: reduce-only ones are skipped later). */
+  private holdsMargin(): boolean {
+    for (const book of this.books) if (book.open.length !== 0 || !book.positions.long.size.isZero() || !book.positions.short.size.isZero()) return true;
+    return false;
   }
 
   /** What available() counts, taken from the state now (integers and the position's own decimals, no arithmetic). */

@@ -227,6 +227,7 @@ export class SimulatedExchange implements ExchangeClient {
     if (surface === 'spot') return this.engine.spotBalances();
     const account = this.engine.futuresBalance();
     const available = account.available;
+    if (typeof available !== 'function') return [{ surface: 'futures', asset: 'USDT', available, frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating }];
     return [{
       surface: 'futures', asset: 'USDT',
       get available() {
