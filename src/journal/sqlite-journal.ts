@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
-import { WriteBehind } from './write-behind.js';
+import { HeldWrites, withRole } from './held-writes.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
 
 interface Row {
@@ -35,26 +35,8 @@ const COLUMNS: Record<keyof JournalOrder, string> = {
   createdAtMs: 'created_at', updatedAtMs: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error', role: 'role',
 };
 
-const ORDER_KEYS = Object.keys(COLUMNS) as Array<keyof JournalOrder>;
-const ORDER_COLUMNS = Object.values(COLUMNS);
-const EVENT_COLUMNS = ['client_oid', 'event', 'state', 'at_ms'];
-const INTENT_COLUMNS = ['id', 'strategy_id', 'kind', 'json', 'at_ms'];
-const FILL_COLUMNS = ['fill_id', 'client_oid', 'order_id', 'price', 'size', 'fee', 'at_ms'];
-const EQUITY_COLUMNS = ['surface', 'value', 'at_ms'];
-
 function toDb(v: unknown): unknown {
   return typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v;
-}
-
-/** A copy of a row as the table reads it back: without a role, role null. (Object.assign: a spread with a field after it is much slower to build.) */
-function withRole(r: JournalOrder): JournalOrder {
-  return Object.assign({}, r, { role: r.role ?? null });
-}
-
-/** Whether a patch changes any column (the client id is the row's key, never changed). */
-function changesColumns(patch: Partial<JournalOrder>): boolean {
-  for (const k in patch) if (k !== 'clientOid') return true;
-  return false;
 }
 
 export interface SqliteJournalOptions {
@@ -94,21 +76,20 @@ export class SqliteJournal implements Journal {
     this.readActive();
     if (this.inMemory) {
       // A new database: every row comes through this object, so its own records of ids are complete.
-      this.nextIntentId = (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'intents'").get() as { seq: number } | undefined)?.seq ?? 0;
-      this.writes = new WriteBehind((sql, args) => this.prepared(sql).run(args), ORDER_KEYS, ORDER_COLUMNS, toDb);
+      const lastIntentId = (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'intents'").get() as { seq: number } | undefined)?.seq ?? 0;
+      this.held = new HeldWrites({
+        run: (sql, args) => this.prepared(sql).run(args),
+        read: (sql, args) => this.sql(sql).get(...args),
+        active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
+      }, lastIntentId);
     }
   }
 
   /**
-   * In memory: the hot writes (intents, client ids, orders and their history, fills, equity) wait here until
-   * anything else reads or writes the database (write-behind.ts); undefined on disk, where each is durable at once.
+   * In memory: the hot writes (intents, client ids, orders and their history, fills, equity) wait there until
+   * anything else reads or writes the database (held-writes.ts); undefined on disk, where each is durable at once.
    */
-  private readonly writes: WriteBehind | undefined;
-  private nextIntentId = 0;
-  /** In memory: the next client id number per strategy, and every order's client id and fill id written. */
-  private readonly sequences = new Map<string, { next: number; write: () => void }>();
-  private readonly clientOids = new Set<string>();
-  private readonly fillIds = new Set<string>();
+  private readonly held: HeldWrites | undefined;
 
   private dataVersion = -1;
 
@@ -141,7 +122,7 @@ export class SqliteJournal implements Journal {
    * writes held back (in memory) are in the database.
    */
   private sql(text: string): Database.Statement {
-    this.writes?.flush();
+    this.held?.queue.flush();
     return this.prepared(text);
   }
 
@@ -153,14 +134,14 @@ export class SqliteJournal implements Journal {
 
   /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
   saveTo(file: string): void {
-    this.writes?.flush();
+    this.held?.queue.flush();
     this.outsideTransaction(() => this.db.prepare('VACUUM INTO ?').run(file));
   }
 
   /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */
   private outsideTransaction(fn: () => void): void {
     if (!this.inMemory) return fn();
-    this.writes?.flush();
+    this.held?.queue.flush();
     this.db.exec('COMMIT');
     try {
       fn();
@@ -184,35 +165,19 @@ export class SqliteJournal implements Journal {
   }
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
-    if (this.writes) {
-      const id = ++this.nextIntentId;
-      this.writes.insert('intents', INTENT_COLUMNS, [id, strategyId, kind, json, atMs]);
-      return id;
-    }
+    if (this.held) return this.held.recordIntent(strategyId, kind, json, atMs);
     const r = this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?)').run(strategyId, kind, json, atMs);
     return Number(r.lastInsertRowid);
   }
 
   nextClientOids(strategyId: string, n: number): string[] {
     const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
-    if (this.writes) {
-      let held = this.sequences.get(strategyId);
-      if (!held) {
-        const next = (this.sql('SELECT next FROM sequences WHERE strategy_id = ?').get(strategyId) as { next: number } | undefined)?.next ?? 1;
-        // The row as the statement below leaves it: written once per flush, with the latest number.
-        const write = () => this.prepared('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next').run(strategyId, held!.next);
-        this.sequences.set(strategyId, (held = { next, write }));
-      }
-      const start = held.next;
-      held.next += n;
-      this.writes.once(`sequence ${strategyId}`, held.write);
-      const prefix = `${this.opts.clientOidPrefix}_${tag}_`;
-      return n === 1 ? [prefix + start.toString(36)] : Array.from({ length: n }, (_, i) => prefix + (start + i).toString(36));
-    }
-    // One statement: the reservation is atomic without a transaction around it.
-    const row = this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number };
-    const start = row.next - n;
-    return Array.from({ length: n }, (_, i) => `${this.opts.clientOidPrefix}_${tag}_${(start + i).toString(36)}`);
+    // One statement: the reservation is atomic without a transaction around it (in memory: counted, written later).
+    const start = this.held
+      ? this.held.reserveClientOids(strategyId, n)
+      : (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next - n;
+    const prefix = `${this.opts.clientOidPrefix}_${tag}_`;
+    return n === 1 ? [prefix + start.toString(36)] : Array.from({ length: n }, (_, i) => prefix + (start + i).toString(36));
   }
 
   private readonly insertTx = (rows: JournalOrder[]) => {
@@ -228,7 +193,7 @@ export class SqliteJournal implements Journal {
 
   insertOrders(rows: JournalOrder[]): void {
     this.version++;
-    if (this.writes) return this.insertHeld(rows, this.writes);
+    if (this.held) return this.held.insertOrders(rows);
     this.insertRun(rows);
     // Held as the table reads back: a row written without a role has none (null).
     for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
@@ -244,26 +209,9 @@ export class SqliteJournal implements Journal {
     this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
   };
 
-  /** In memory: the rows queued (write-behind.ts), the copies of the active ones the same objects. */
-  private insertHeld(rows: JournalOrder[], writes: WriteBehind): void {
-    const batch = new Set<string>();
-    for (const r of rows) {
-      // As the table's key refuses it, before anything of the batch is written.
-      if (this.clientOids.has(r.clientOid) || batch.has(r.clientOid)) throw new RangeError(`client id ${r.clientOid} is in the journal already`);
-      batch.add(r.clientOid);
-    }
-    for (const r of rows) {
-      const row = withRole(r);
-      this.clientOids.add(r.clientOid);
-      writes.insertOrder(row);
-      writes.insert('order_events', EVENT_COLUMNS, [r.clientOid, 'written', r.state, r.createdAtMs]);
-      if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, row);
-    }
-  }
-
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
     this.version++;
-    if (this.writes && this.updateHeld(clientOid, patch, event, atMs, this.writes)) return;
+    if (this.held?.updateOrder(clientOid, patch, event, atMs)) return;
     const held = this.activeSet.get(clientOid);
     this.updateRun(clientOid, patch, event, atMs, patch.state ?? held?.state);
     if (held) {
@@ -273,24 +221,6 @@ export class SqliteJournal implements Journal {
       const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
       if (r) this.activeSet.set(clientOid, fromRow(r));
     }
-  }
-
-  /**
-   * In memory: a change to a row held here (an active one, or one waiting to be written) is made to the row, which
-   * is written with its latest values; false when the change is for the table itself (a final row already written,
-   * made active again, or a patch of no column, which leaves updated_at as it is).
-   */
-  private updateHeld(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, writes: WriteBehind): boolean {
-    if (!changesColumns(patch)) return false;
-    const active = this.activeSet.get(clientOid);
-    const held = active ?? writes.order(clientOid);
-    if (!held || (!active && patch.state !== undefined && ACTIVE_STATES.has(patch.state))) return false;
-    const state = patch.state ?? held.state;
-    Object.assign(held, patch, { clientOid, updatedAtMs: atMs });
-    if (active && !ACTIVE_STATES.has(held.state)) this.activeSet.delete(clientOid);
-    writes.changedOrder(held);
-    writes.insert('order_events', EVENT_COLUMNS, [clientOid, event, state, atMs]);
-    return true;
   }
 
   order(clientOid: string): JournalOrder | undefined {
@@ -327,12 +257,7 @@ export class SqliteJournal implements Journal {
   }
 
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
-    if (this.writes) {
-      if (this.fillIds.has(f.fillId)) return false;
-      this.fillIds.add(f.fillId);
-      this.writes.insert('fills', FILL_COLUMNS, [f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs]);
-      return true;
-    }
+    if (this.held) return this.held.recordFill(f);
     const r = this.sql('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
     return r.changes === 1;
   }
@@ -453,7 +378,7 @@ export class SqliteJournal implements Journal {
     // A series of changes: a value equal to the surface's previous one adds nothing.
     if (this.lastEquity.get(surface) === value) return;
     this.lastEquity.set(surface, value);
-    if (this.writes) return this.writes.insert('equity', EQUITY_COLUMNS, [surface, value, atMs]);
+    if (this.held) return this.held.recordEquity(surface, value, atMs);
     this.sql('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
   }
 
@@ -484,7 +409,7 @@ export class SqliteJournal implements Journal {
   }
 
   close(): void {
-    this.writes?.flush();
+    this.held?.queue.flush();
     if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
     this.db.close();
   }

@@ -40,6 +40,18 @@ export interface ReportData {
   futures?: { report: FuturesReport; margin: Array<[number, number | null, number | null]> };
 }
 
+/**
+ * The page script's chart setup, shared by the reports: `LW` (the library), `utc` and `tick` (UTC dates and times on
+ * the axes, the full UTC time on the crosshair) and `opts` (the charts' look); seconds on the axis when asked.
+ */
+export function chartSetup(secondsVisible: boolean): string {
+  return `const LW = LightweightCharts;
+// Times are UTC seconds: the axis shows dates and times, the crosshair the full UTC time.
+const utc = (t) => new Date(t * 1000).toISOString();
+const tick = (t, type) => { const s = utc(t); return type === 0 ? s.slice(0, 4) : type === 1 ? s.slice(0, 7) : type === 2 ? s.slice(0, 10) : type === 3 ? s.slice(5, 10) + ' ' + s.slice(11, 16) : s.slice(11, 19); };
+const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, localization: { timeFormatter: (t) => utc(t).slice(0, 19).replace('T', ' ') + ' UTC' }, timeScale: { timeVisible: true, secondsVisible: ${secondsVisible}, minBarSpacing: 0.001, tickMarkFormatter: tick } };`;
+}
+
 /** lightweight-charts' standalone build, from node_modules (reports and the dashboard inline or serve it: no CDN). */
 export function chartsLibrary(): string {
   // The package's exports map hides dist/: resolve its root through package.json.
@@ -152,11 +164,7 @@ ${futures ? `<h2>Margin rate <small>(% of the position value at mark; dashed: th
 <script>${chartsLibrary()}</script>
 <script>
 const D = ${data};
-const LW = LightweightCharts;
-// Times are UTC seconds: the axis shows dates and times, the crosshair the full UTC time.
-const utc = (t) => new Date(t * 1000).toISOString();
-const tick = (t, type) => { const s = utc(t); return type === 0 ? s.slice(0, 4) : type === 1 ? s.slice(0, 7) : type === 2 ? s.slice(0, 10) : type === 3 ? s.slice(5, 10) + ' ' + s.slice(11, 16) : s.slice(11, 19); };
-const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, localization: { timeFormatter: (t) => utc(t).slice(0, 19).replace('T', ' ') + ' UTC' }, timeScale: { timeVisible: true, secondsVisible: true, minBarSpacing: 0.001, tickMarkFormatter: tick } };
+${chartSetup(true)}
 const host = document.getElementById('prices');
 for (const [symbol, points] of Object.entries(D.prices)) {
   const h = document.createElement('h2'); h.textContent = symbol; host.appendChild(h);

@@ -3,7 +3,7 @@
 // in-sample PnL, on a UTC date axis), the heatmap of the objective over two params, the Monte Carlo percentiles
 // with the distribution of final PnL, and each fold's ranked candidates. The charts library is inlined: the file
 // opens offline.
-import { chartsLibrary } from '../report/html.js';
+import { chartSetup, chartsLibrary } from '../report/html.js';
 import { esc, periodText, utcText } from '../report/html-tables.js';
 import type { HeatmapGrid } from './heatmap.js';
 import type { LookaheadVerdict } from './lookahead.js';
@@ -152,10 +152,7 @@ canvas#mc-histogram{border:1px solid #e3e6ee;border-radius:6px;max-width:100%}
 <script>${chartsLibrary()}</script>
 <script>
 const D = ${data};
-const LW = LightweightCharts;
-const utc = (t) => new Date(t * 1000).toISOString();
-const tick = (t, type) => { const s = utc(t); return type === 0 ? s.slice(0, 4) : type === 1 ? s.slice(0, 7) : type === 2 ? s.slice(0, 10) : type === 3 ? s.slice(5, 10) + ' ' + s.slice(11, 16) : s.slice(11, 19); };
-const opts = { layout: { background: { color: '#ffffff' }, textColor: '#1d2330' }, grid: { vertLines: { color: '#f0f2f7' }, horzLines: { color: '#f0f2f7' } }, localization: { timeFormatter: (t) => utc(t).slice(0, 19).replace('T', ' ') + ' UTC' }, timeScale: { timeVisible: true, secondsVisible: false, minBarSpacing: 0.001, tickMarkFormatter: tick } };
+${chartSetup(false)}
 const wf = LW.createChart(document.getElementById('walk-forward'), opts);
 for (const points of D.inSample) wf.addSeries(LW.LineSeries, { color: '#787b86', lineWidth: 1, lineStyle: LW.LineStyle.Dashed, priceLineVisible: false, lastValueVisible: false }).setData(points.map(([time, value]) => ({ time, value })));
 wf.addSeries(LW.LineSeries, { color: '#2962FF', lineWidth: 2 }).setData(D.oos.map(([time, value]) => ({ time, value })));

@@ -1,0 +1,123 @@
+// The in-memory journal's hot writes (intents, client ids, orders and their history, fills, equity), held in
+// write-behind.ts until anything reads or writes the database otherwise. The ids they take (intent ids, client id
+// numbers) are counted here, as the table would number them: the database is new and every row comes through here.
+import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
+import type { Surface } from '../domain/market.js';
+import type { JournalOrder } from './journal.js';
+import { WriteBehind } from './write-behind.js';
+
+const EVENT_COLUMNS = ['client_oid', 'event', 'state', 'at_ms'];
+const INTENT_COLUMNS = ['id', 'strategy_id', 'kind', 'json', 'at_ms'];
+const FILL_COLUMNS = ['fill_id', 'client_oid', 'order_id', 'price', 'size', 'fee', 'at_ms'];
+const EQUITY_COLUMNS = ['surface', 'value', 'at_ms'];
+
+/** A copy of a row as the table reads it back: without a role, role null. (Object.assign: a spread with a field after it is much slower to build.) */
+export function withRole(r: JournalOrder): JournalOrder {
+  return Object.assign({}, r, { role: r.role ?? null });
+}
+
+/** Whether a patch changes any column (the client id is the row's key, never changed). */
+function changesColumns(patch: Partial<JournalOrder>): boolean {
+  for (const k in patch) if (k !== 'clientOid') return true;
+  return false;
+}
+
+/** What the journal lends: its database (statements run on it, and reads that see every write) and its active rows. */
+export interface HeldWritesHost {
+  /** Runs a statement on the database as it is (no held write goes first). */
+  run(sql: string, args: unknown[]): void;
+  /** A row read from the database once the held writes are in it. */
+  read(sql: string, args: unknown[]): unknown;
+  /** The journal's copies of its active orders, by client id (the same objects are held for writing). */
+  active: Map<string, JournalOrder>;
+  orderKeys: ReadonlyArray<keyof JournalOrder>;
+  orderColumns: readonly string[];
+  toDb(v: unknown): unknown;
+}
+
+export class HeldWrites {
+  readonly queue: WriteBehind;
+  private lastIntentId: number;
+  /** The next client id number per strategy, and the write of it (the sequence's row, its latest number). */
+  private readonly sequences = new Map<string, { next: number; write: () => void }>();
+  /** Every order's client id and every fill id written: what the tables' keys would refuse. */
+  private readonly clientOids = new Set<string>();
+  private readonly fillIds = new Set<string>();
+
+  constructor(
+    private readonly host: HeldWritesHost,
+    /** The intents' AUTOINCREMENT counter as the database holds it. */
+    lastIntentId: number,
+  ) {
+    this.queue = new WriteBehind((sql, args) => host.run(sql, args), host.orderKeys, host.orderColumns, host.toDb);
+    this.lastIntentId = lastIntentId;
+  }
+
+  recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
+    const id = ++this.lastIntentId;
+    this.queue.insert('intents', INTENT_COLUMNS, [id, strategyId, kind, json, atMs]);
+    return id;
+  }
+
+  /** The first of `n` numbers reserved for a strategy's client ids. */
+  reserveClientOids(strategyId: string, n: number): number {
+    let held = this.sequences.get(strategyId);
+    if (!held) {
+      const next = (this.host.read('SELECT next FROM sequences WHERE strategy_id = ?', [strategyId]) as { next: number } | undefined)?.next ?? 1;
+      // The row as the journal's reservation leaves it: written once per flush, with the latest number.
+      const write = () => this.host.run('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next', [strategyId, held!.next]);
+      this.sequences.set(strategyId, (held = { next, write }));
+    }
+    const start = held.next;
+    held.next += n;
+    this.queue.once(`sequence ${strategyId}`, held.write);
+    return start;
+  }
+
+  /** New rows queued; the copies of the active ones are the same objects. */
+  insertOrders(rows: JournalOrder[]): void {
+    const batch = new Set<string>();
+    for (const r of rows) {
+      // As the table's key refuses it, before anything of the batch is written.
+      if (this.clientOids.has(r.clientOid) || batch.has(r.clientOid)) throw new RangeError(`client id ${r.clientOid} is in the journal already`);
+      batch.add(r.clientOid);
+    }
+    for (const r of rows) {
+      const row = withRole(r);
+      this.clientOids.add(r.clientOid);
+      this.queue.insertOrder(row);
+      this.queue.insert('order_events', EVENT_COLUMNS, [r.clientOid, 'written', r.state, r.createdAtMs]);
+      if (ACTIVE_STATES.has(r.state)) this.host.active.set(r.clientOid, row);
+    }
+  }
+
+  /**
+   * A change to a row held here (an active one, or one waiting to be written) is made to the row, which is written
+   * with its latest values; false when the change is for the table itself (a final row already written, made
+   * active again, or a patch of no column, which leaves updated_at as it is).
+   */
+  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): boolean {
+    if (!changesColumns(patch)) return false;
+    const active = this.host.active.get(clientOid);
+    const held = active ?? this.queue.order(clientOid);
+    if (!held || (!active && patch.state !== undefined && ACTIVE_STATES.has(patch.state))) return false;
+    const state = patch.state ?? held.state;
+    Object.assign(held, patch, { clientOid, updatedAtMs: atMs });
+    if (active && !ACTIVE_STATES.has(held.state)) this.host.active.delete(clientOid);
+    this.queue.changedOrder(held);
+    this.queue.insert('order_events', EVENT_COLUMNS, [clientOid, event, state, atMs]);
+    return true;
+  }
+
+  /** False when the fill was recorded already. */
+  recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
+    if (this.fillIds.has(f.fillId)) return false;
+    this.fillIds.add(f.fillId);
+    this.queue.insert('fills', FILL_COLUMNS, [f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs]);
+    return true;
+  }
+
+  recordEquity(surface: Surface, value: string, atMs: number): void {
+    this.queue.insert('equity', EQUITY_COLUMNS, [surface, value, atMs]);
+  }
+}
