@@ -2,10 +2,12 @@
 // alone), the files compared with the submitter's copies, one instance's params replaced, a backtest of the job's
 // range. Whatever runs jobs (worker threads, `sextant worker`) calls this and nothing else.
 import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { formatIssue } from '../config/load.js';
 import { JobError, type BacktestJob, type JobRange, type JobResult, type RunJob } from '../research/jobs.js';
 import { LocalRunner } from '../research/local-runner.js';
+import { findStrategyFile } from '../strategy/loader.js';
 import { sha256File } from '../util/file-hash.js';
 import { silentLogger } from '../util/logger.js';
 import { BacktestFaultError, runBacktest, type BacktestResult } from './backtest.js';
@@ -37,6 +39,7 @@ async function checkFiles(job: BacktestJob): Promise<void> {
   const wanted: Array<[what: string, file: string, hash: string]> = [
     ...(job.configHash ? [['config file', job.configFile, job.configHash] as [string, string, string]] : []),
     ...Object.entries(job.dataHashes ?? {}).map(([file, hash]): [string, string, string] => ['data file', file, hash]),
+    ...Object.entries(job.strategyHashes ?? {}).map(([file, hash]): [string, string, string] => ['strategy file', file, hash]),
   ];
   for (const [what, file, hash] of wanted) {
     const here = await hashOf(file);
@@ -82,6 +85,16 @@ export const runJob: RunJob = async (job) => {
 /** A runner of jobs on this process's worker threads (all cores unless told), each thread calling runJob. */
 export function localJobRunner(threads?: number): LocalRunner {
   return new LocalRunner({ script: new URL('./job-thread.js', import.meta.url), ...(threads !== undefined ? { threads } : {}) });
+}
+
+/**
+ * The module file of a strategy instance (relative to the working directory, as data files are named): what a job
+ * checks against the submitter's copy. None when the instance or its file is not found (the run itself says so).
+ */
+export function jobStrategyFiles(config: Config, strategyId: string): string[] {
+  const instance = config.strategies.find((s) => s.id === strategyId);
+  const file = instance ? findStrategyFile(instance.name, config.strategyDirs) : undefined;
+  return file ? [relative(process.cwd(), file)] : [];
 }
 
 /** The data files a backtest of `range` reads: the replayed files and the recorded funding rates. */

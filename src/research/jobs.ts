@@ -33,6 +33,11 @@ export interface BacktestJob {
   range: JobRange;
   /** sha256 of each data file the job reads, by path: a worker whose copy differs or is missing refuses the job. */
   dataHashes?: Record<string, string>;
+  /**
+   * sha256 of the strategy's module file, by path (the file the instance's name resolves to in the config's strategy
+   * folders): a worker whose copy differs or is missing refuses the job. Modules it imports are not included.
+   */
+  strategyHashes?: Record<string, string>;
   /** Where the run's files go; none: only the result is wanted. */
   outDir?: string;
   collect?: JobCollect;

@@ -24,6 +24,8 @@ export interface SweepPlan {
   range?: JobRange;
   /** The data files the runs read (the replayed file, funding files): a worker whose copies differ refuses. */
   dataFiles: readonly string[];
+  /** The strategy's module file (likewise checked by the worker). */
+  strategyFiles?: readonly string[];
 }
 
 export interface SweepRow {
@@ -44,9 +46,11 @@ export async function sweepJobs(plan: SweepPlan): Promise<BacktestJob[]> {
   const configHash = await sha256File(configFile);
   const dataHashes: Record<string, string> = {};
   for (const file of plan.dataFiles) dataHashes[file] = await sha256File(file);
+  const strategyHashes: Record<string, string> = {};
+  for (const file of plan.strategyFiles ?? []) strategyHashes[file] = await sha256File(file);
   const outDir = resolve(plan.outDir);
   return combinations(plan.spec.params).map((params, index) => ({
-    id: runDir(index), configFile, configHash, strategy: plan.spec.strategy, params, range: plan.range ?? {}, dataHashes, outDir: join(outDir, runDir(index)),
+    id: runDir(index), configFile, configHash, strategy: plan.spec.strategy, params, range: plan.range ?? {}, dataHashes, strategyHashes, outDir: join(outDir, runDir(index)),
   }));
 }
 

@@ -10,7 +10,7 @@ import { DEFAULT_QUEUE } from '../../research/queue.js';
 import { createLogger, redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { BacktestFaultError, backtestSummary, runBacktest } from '../backtest.js';
 import { simulatorInstruments } from '../instrument-list.js';
-import { jobDataFiles, localJobRunner } from '../job-run.js';
+import { jobDataFiles, jobStrategyFiles, localJobRunner } from '../job-run.js';
 import { warmDataCache } from '../kernel.js';
 import { runSweep } from '../../research/sweep.js';
 import type { Io, SetCode } from './io.js';
@@ -97,7 +97,7 @@ async function sweep(opts: SweepOptions, io: Io): Promise<number> {
     // The data's cache built once here, before runs start together (each would build it otherwise).
     warmDataCache(loaded, range.dataFile);
     const runner = queued ?? localJobRunner();
-    const rows = await runSweep({ configFile: opts.config, spec, outDir: out, range, dataFiles: jobDataFiles(loaded.config, range) }, runner, progressBar('sweep', 'runs')).finally(() => runner.close());
+    const rows = await runSweep({ configFile: opts.config, spec, outDir: out, range, dataFiles: jobDataFiles(loaded.config, range), strategyFiles: jobStrategyFiles(loaded.config, spec.strategy) }, runner, progressBar('sweep', 'runs')).finally(() => runner.close());
     for (const row of rows.slice(0, 10)) io.out(`${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`);
     io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
     if (queued?.retried.length) io.out(`retried after a worker stopped or failed: ${queued.retried.join(', ')}`);

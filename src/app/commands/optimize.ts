@@ -20,7 +20,7 @@ import { loadStrategy } from '../../strategy/loader.js';
 import { sha256File } from '../../util/file-hash.js';
 import { redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { simulatorInstruments } from '../instrument-list.js';
-import { jobDataFiles, localJobRunner } from '../job-run.js';
+import { jobDataFiles, jobStrategyFiles, localJobRunner } from '../job-run.js';
 import { warmDataCache } from '../kernel.js';
 import { backtestRange, progressBar } from './backtest.js';
 import type { Io, SetCode } from './io.js';
@@ -125,9 +125,11 @@ async function optimizeCommand(opts: OptimizeOptions, io: Io): Promise<number> {
       return hashes.get(file)!;
     };
     for (const file of jobDataFiles(cfg, range)) await hashOf(file);
+    const strategyHashes: Record<string, string> = {};
+    for (const file of jobStrategyFiles(cfg, spec.strategy)) strategyHashes[file] = await hashOf(file);
     const job = (id: string, params: Record<string, unknown>, r: JobSlice, collect?: JobCollect): BacktestJob => ({
       id, configFile, configHash, strategy: spec.strategy, params, range: r,
-      dataHashes: Object.fromEntries(jobDataFiles(cfg, r).map((f) => [f, hashes.get(f)!])),
+      dataHashes: Object.fromEntries(jobDataFiles(cfg, r).map((f) => [f, hashes.get(f)!])), strategyHashes,
       ...(collect ? { collect } : {}),
     });
     const cutData = async (cutMs: number) => {

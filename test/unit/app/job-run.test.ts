@@ -10,7 +10,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseDocument } from 'yaml';
 import type { BacktestJob } from '../../../src/research/jobs.js';
 
-const { runJob } = await import('../../../src/app/job-run.js');
+const { jobStrategyFiles, runJob } = await import('../../../src/app/job-run.js');
 const { JobError } = await import('../../../src/research/jobs.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-job-run-'));
@@ -39,6 +39,17 @@ describe('runJob', () => {
     const gone = join(dir, 'gone.jsonl');
     const missing = await runJob(job({ range: { dataFile: gone }, dataHashes: { [gone]: '0'.repeat(64) } })).catch((err: unknown) => err);
     expect((missing as Error).message).toBe(`job run-001: data file ${gone} is missing here (working directory ${process.cwd()}): a worker runs in the same file tree as the submitter`);
+  });
+
+  it('names the strategy\'s module file and refuses a job whose copy of it differs', async () => {
+    const { loadConfig } = await import('../../../src/config/load.js');
+    const files = jobStrategyFiles(loadConfig(mm, {}).config, 'mm-btc');
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^strategies\/spot-market-maker(\/index)?\.(ts|js|mjs)$/);
+    expect(jobStrategyFiles(loadConfig(mm, {}).config, 'nobody')).toEqual([]);
+    const differs = await runJob(job({ strategyHashes: { [files[0]!]: '0'.repeat(64) } })).catch((err: unknown) => err);
+    expect(differs).toBeInstanceOf(JobError);
+    expect((differs as Error).message).toMatch(/^job run-001: strategy file strategies\/spot-market-maker\S* differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/);
   });
 
   it('refuses a job whose config file differs, and one naming an instance the config does not have', async () => {
