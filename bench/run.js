@@ -79,7 +79,7 @@ const cases = [
 ].map(([name, strategy, note, timeframes]) => ({ name, note, p: prepare(EVENTS, strategy, timeframes), runs: [] }));
 // The data cache of each case's file is built before the rounds (as a sweep warms it): every timed run reads it warm.
 const { loadConfig } = await import('../dist/config/load.js');
-const { warmDataCache } = await import('../dist/app/kernel.js');
+const { warmDataCache } = await import('../dist/app/sim-market.js');
 const cacheNote = (() => {
   try {
     for (const c of cases) warmDataCache(loadConfig(c.p.cfg, {}));

@@ -12,9 +12,8 @@ import type { RiskLimits } from '../execution/risk.js';
 import { bindJournal, type VenueBinding } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
-import { DEFAULT_INSTRUMENTS, type SimInstrumentSpec } from '../exchange/sim/instruments.js';
-import { ReplayMarket, SyntheticMarket, type MarketSource } from '../exchange/sim/market.js';
-import { openTickFeed, type TickFeedOptions } from '../data/tick-feed.js';
+import type { ReplayMarket } from '../exchange/sim/market.js';
+import { createMarket, replayMarket, simSpecs } from './sim-market.js';
 import { simFuturesOptionsOf } from '../exchange/sim/futures-views.js';
 import { SimServer } from '../exchange/sim/server.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
@@ -61,35 +60,6 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
 
 /** Credentials the simulator accepts when none are configured (documented in the README; never valid anywhere else). */
 export const SIM_DEMO_CREDENTIALS: Credentials = { apiKey: 'sextant-demo-key', apiSecret: 'sextant-demo-secret', passphrase: 'sextant-demo-pass' };
-
-function simSpecs(sim: SimConfig): SimInstrumentSpec[] {
-  return sim.instruments ?? DEFAULT_INSTRUMENTS;
-}
-
-/** The records of data files (several: merged in time order) as the replay of a market of `specs`. */
-function replayMarket(specs: SimInstrumentSpec[], data: string | readonly string[], opts: TickFeedOptions): ReplayMarket {
-  const market = new ReplayMarket(specs);
-  market.replay(openTickFeed(data, market.units, opts));
-  return market;
-}
-
-/**
- * Builds (or finds current) the cache of every data file a backtest of `dataFile` (default: the config's) reads:
- * called once before the runs of a sweep or an optimisation start together, so they do not each build it.
- */
-export function warmDataCache(loaded: LoadedConfig, dataFile?: string): void {
-  const cfg = loaded.config;
-  if (cfg.backtest.cache === 'off') return;
-  const specs = simSpecs(cfg.sim);
-  openTickFeed(dataFile ?? cfg.backtest.data, new ReplayMarket(specs).units, { cache: cfg.backtest.cache }).close();
-}
-
-export function createMarket(sim: SimConfig, startMs: number): MarketSource {
-  const specs = simSpecs(sim);
-  // The simulator's replay file is read as it goes (no cache: a venue that lives as long as its process).
-  if (sim.replayFile) return replayMarket(specs, sim.replayFile, { cache: 'off' });
-  return new SyntheticMarket(specs, { seed: sim.seed, startMs, tickIntervalMs: sim.tickIntervalMs });
-}
 
 function simAccounts(sim: SimConfig): SimAccounts {
   return { spot: sim.accounts.spot, futuresCollateral: sim.accounts.futuresCollateral, leverage: sim.accounts.leverage };

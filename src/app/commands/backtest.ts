@@ -11,7 +11,7 @@ import { createLogger, redactUrlCredentials, registerUrlCredentials } from '../.
 import { BacktestFaultError, backtestSummary, runBacktest } from '../backtest.js';
 import { simulatorInstruments } from '../instrument-list.js';
 import { jobDataFiles, jobStrategyFiles, localJobRunner } from '../job-run.js';
-import { warmDataCache } from '../kernel.js';
+import { warmDataCache } from '../sim-market.js';
 import { runSweep } from '../../research/sweep.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';

@@ -21,7 +21,7 @@ import { sha256File } from '../../util/file-hash.js';
 import { redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { simulatorInstruments } from '../instrument-list.js';
 import { jobDataFiles, jobStrategyFiles, localJobRunner } from '../job-run.js';
-import { warmDataCache } from '../kernel.js';
+import { warmDataCache } from '../sim-market.js';
 import { backtestRange, progressBar } from './backtest.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';

@@ -4,6 +4,7 @@
 import { Decimal } from '../../domain/decimal.js';
 import { DEFAULT_MAINTENANCE_TIERS, marginSettingsOf, type LiquidationTrigger, type MaintenanceTier, type MarginConfig } from '../../domain/margin.js';
 import type { LedgerEntry, Liquidation, PositionSide } from '../../domain/market.js';
+import type { PositionState } from './book.js';
 
 /** The margin model of the simulator's futures account. */
 export interface SimFuturesOptions {
@@ -31,34 +32,22 @@ export function simFuturesOptionsOf(
 }
 
 /** One side of one contract with a size. Funding amounts are changes of collateral: negative when paid. */
-export interface SimPositionView {
-  /** Digit for digit (the venue's ids exceed 2^53). */
-  positionId: string;
+export interface SimPositionView
+  extends Pick<
+    PositionState,
+    | 'positionId' | 'size' | 'openValue' | 'openFee' | 'createdAtMs' | 'updatedAtMs'
+    // The latest settlement's funding of this position and the sum over its life; the side's lifetime figures, as F4/F29 list them.
+    | 'fundingFee' | 'cumFundingFee' | 'cumLiquidateFee' | 'cumOpenSize' | 'cumOpenValue' | 'cumOpenFee' | 'cumCloseSize' | 'cumCloseValue' | 'cumCloseFee'
+  > {
   symbol: string;
   side: PositionSide;
-  size: Decimal;
-  openValue: Decimal;
-  openFee: Decimal;
   leverage: Decimal;
   /** Margin held: open value / leverage. */
   margin: Decimal;
   mark: Decimal;
   unrealizedPnl: Decimal;
-  /** The latest settlement's funding of this position, and the sum over its life. */
-  fundingFee: Decimal;
-  cumFundingFee: Decimal;
-  cumLiquidateFee: Decimal;
-  /** Lifetime figures of the position side, as F4/F29 list them. */
-  cumOpenSize: Decimal;
-  cumOpenValue: Decimal;
-  cumOpenFee: Decimal;
-  cumCloseSize: Decimal;
-  cumCloseValue: Decimal;
-  cumCloseFee: Decimal;
   /** The estimated liquidation price (the venue's formula, on the tick); null: none (low risk). */
   liquidationPrice: Decimal | null;
-  createdAtMs: number;
-  updatedAtMs: number;
 }
 
 export interface SimAccountView {
