@@ -81,8 +81,10 @@ describe('the dashboard on the daemon', () => {
       expect(strategies.find((s) => s.id === 'mm-btc')?.state).toBe('paused');
       expect(strategies.find((s) => s.id === 'grid-eth')?.state).toBe('running');
       await page.waitForSelector('article[data-strategy="mm-btc"][data-state="paused"] button[data-action="resume"]');
-      // Its orders canceled; then, while the market is read on, no new order of it reaches the journal.
-      await waitFor('mm-btc without open orders', async () => ((await api<unknown[]>('/orders?scope=open&strategy=mm-btc')).length === 0 ? true : undefined), 15_000);
+      // Its orders canceled; then, while the market is read on, no new order of it reaches the journal. A batch item
+      // the venue left unanswered stays open until reconciliation concludes it (grace 10 s, then 3 lookups): the wait
+      // covers that bound.
+      await waitFor('mm-btc without open orders', async () => ((await api<unknown[]>('/orders?scope=open&strategy=mm-btc')).length === 0 ? true : undefined), 45_000);
       const whilePaused = ordersOf('mm-btc');
       const readsAtPause = await tickerReads();
       await waitFor('more ticker reads', async () => ((await tickerReads()) >= readsAtPause + 10 ? true : undefined), 15_000);
