@@ -1,7 +1,6 @@
 // The backtest's virtual venue and its driver: the in-process simulator behind the venue's weight meter and the
 // round trip, the polls of the polls table (data/polls.ts) read from it in virtual time, and the replay that moves
 // market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
-import { Subject } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
 import { BarFeed } from '../data/bar-feed.js';
 import { POLLS, activeReads, pollCycle, pollNamed, symbolsOf, type PollChoices, type PolledSymbols, type PollName, type PollPeriodKey, type PollValues } from '../data/polls.js';
@@ -13,6 +12,7 @@ import type { ReplayMarket } from '../exchange/sim/market.js';
 import type { MeteredClient } from '../exchange/sim/metered-client.js';
 import type { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { nextTurn, type VirtualClock } from '../util/clock.js';
+import { DirectStream } from '../util/direct-stream.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
 import type { MarketStreams } from './trading-loop.js';
 
@@ -120,10 +120,10 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
     tickersNow,
     bind: (symbols) => {
       const streams = {
-        tickers$: new Subject<Stamped<Map<string, Ticker>>>(),
-        openOrders$: new Subject<Stamped<Order[]>>(),
-        balances$: new Subject<Stamped<Balance[]>>(),
-        positions$: new Subject<Stamped<Position[]>>(),
+        tickers$: new DirectStream<Stamped<Map<string, Ticker>>>(),
+        openOrders$: new DirectStream<Stamped<Order[]>>(),
+        balances$: new DirectStream<Stamped<Balance[]>>(),
+        positions$: new DirectStream<Stamped<Position[]>>(),
       };
       const deliver: { [N in PollName]: (v: Stamped<PollValues[N]>) => void } = {
         tickers: (v) => streams.tickers$.next(v),
@@ -137,15 +137,15 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
       for (const poll of POLLS) {
         const endpoints = pollCycle(poll, symbols, parts.choices).flatMap((r) => Array<typeof r.endpoint>(r.times).fill(r.endpoint));
         if (endpoints.length === 0) continue;
-        const name = poll.name;
-        const send = deliver[name] as (v: Stamped<unknown>) => void;
+        const send = deliver[poll.name] as (v: Stamped<unknown>) => void;
+        const readNow = read[poll.name] as () => unknown;
         const admit = metered.admitter(endpoints);
         clock.every(startMs + outMs, parts.polls[poll.periodKey], () => {
           if (!admit()) {
             skipped++;
             return;
           }
-          const v = { value: read[name](), atMs: clock.now() };
+          const v = { value: readNow(), atMs: clock.now() };
           if (backMs > 0) clock.at(v.atMs + backMs, send, v);
           else send(v);
         });

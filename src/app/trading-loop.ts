@@ -101,6 +101,9 @@ export interface TradingLoop {
   stop(): void;
 }
 
+/** An empty list handed to every instance (frozen: shared). */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** Per instance, what it sees of one list (its own orders, its symbols' positions), worked out once per list. */
 class PerInstance<T> {
   private source: T[] | undefined;
@@ -112,6 +115,8 @@ class PerInstance<T> {
       this.source = items;
       this.byInstance.clear();
     }
+    // Nothing to pick from: nothing for anyone (no call of `pick`, no list per instance).
+    if (items.length === 0) return NONE as unknown as T[];
     let mine = this.byInstance.get(id);
     if (!mine) {
       mine = items.filter((x) => this.pick(id, symbols, x));
@@ -269,22 +274,28 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   );
   // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
   let tickers: Map<string, Ticker> = new Map();
-  const updateFor = (nowMs: number) => {
-    // The journal's resting rows are read once per update, and only when an instance takes it.
-    let refreshed = false;
-    return (sc: { id: string; symbols: string[] }): MarketUpdate => {
-      if (!refreshed) {
-        resting.refresh(opts.journal);
-        refreshed = true;
-      }
-      return {
-        nowMs,
-        tickers,
-        openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
-        positions: ownPositions.of(sc.id, sc.symbols, positions),
-        balances,
-      };
+  // One builder for every update (nothing allocated per update but the updates themselves): the instant of the
+  // update being handed out, and whether the journal's resting rows were read for it (once per update, and only
+  // when an instance takes it).
+  let updateNowMs = 0;
+  let refreshed = false;
+  const update = (sc: { id: string; symbols: string[] }): MarketUpdate => {
+    if (!refreshed) {
+      resting.refresh(opts.journal);
+      refreshed = true;
+    }
+    return {
+      nowMs: updateNowMs,
+      tickers,
+      openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
+      positions: ownPositions.of(sc.id, sc.symbols, positions),
+      balances,
     };
+  };
+  const updateFor = (nowMs: number) => {
+    updateNowMs = nowMs;
+    refreshed = false;
+    return update;
   };
   subs.add(
     opts.streams.tickers$.subscribe((update) => {

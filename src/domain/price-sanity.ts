@@ -91,6 +91,12 @@ export class PriceSanity {
    */
   private judge(s: SymbolPrices, t: Ticker, advanced: boolean): Decimal | null {
     const last = t.last;
+    // The very price trusted before (a source may hand out one Decimal while its price holds): trusted again.
+    if (last !== null && last === s.accepted) {
+      s.lastNum = s.acceptedNum;
+      s.candidate = null;
+      return last;
+    }
     const x = last ? last.toNumber() : 0;
     s.lastNum = x;
     if (!last || !(x > 0)) {

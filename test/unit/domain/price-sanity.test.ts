@@ -21,6 +21,15 @@ function run(sanity: PriceSanity, readings: Array<Ticker>): Array<string | undef
 const venue = (i: number) => 3_600_000 + 1000 * (i + 1);
 
 describe('price sanity', () => {
+  it('the very Decimal trusted before is trusted again, as its value would be: a pending jump is dropped, the screen goes on from it', () => {
+    const s = new PriceSanity(d('20'));
+    const held = d('3000');
+    const same = (ms: number): Ticker => ({ ...tk(null, ms), last: held });
+    // 4000 is a jump (no book to vouch for it): pending. The held price again drops it, so 4000 next is a jump anew.
+    expect(run(s, [same(venue(0)), tk('4000', venue(1)), same(venue(2)), tk('4000', venue(3)), tk('4000', venue(4))])).toEqual(['3000', undefined, '3000', undefined, '4000']);
+    expect(s.accepted.get('cmt_ethusdt')).toBe(s.reference('cmt_ethusdt')?.price);
+  });
+
   it('a spot pair\'s last trade is no feed that can freeze: a quiet pair keeps a reference without the frozen-feed time', () => {
     const s = new PriceSanity(d('20'));
     const trade = (ms: number): Ticker => ({ ...tk('3000', ms), fromTrade: true });
