@@ -186,10 +186,15 @@ export class Replay {
     let steps = 0;
     for (;;) {
       const tEvent = market.nextTs;
-      const tTimer = clock.nextAt();
+      let tTimer = clock.nextAt();
       if (tTimer < tEvent) {
         if (tTimer > endAt) return;
-        if (clock.runNext()) this.dirty = true;
+        // Timers due before the next event, one after another until one starts work that continues in promise
+        // continuations (the market does not move meanwhile).
+        do {
+          if (clock.runNext()) this.dirty = true;
+          tTimer = clock.nextAt();
+        } while (!this.dirty && tTimer < tEvent && tTimer <= endAt);
       } else {
         if (tEvent === Number.POSITIVE_INFINITY) return;
         simulator.advanceTo(tEvent);
