@@ -47,7 +47,12 @@ export class LatestTickers {
   /** Takes a tickers update (read at `atMs`, local clock). */
   update(tickers: Stamped<Map<string, Ticker>>): void {
     this.value = tickers;
-    for (const t of tickers.value.values()) this.sanity.observe(t, tickers.atMs);
+    // forEach with this as its receiver: no iterator, no closure per update.
+    tickers.value.forEach(this.observeOne, this);
+  }
+
+  private observeOne(this: LatestTickers, t: Ticker): void {
+    this.sanity.observe(t, this.value!.atMs);
   }
 
   /**
@@ -197,6 +202,10 @@ class RestingRows {
   }
 }
 
+/** What a stream tells the stop manager (functions made once: a stream calls them on every update). */
+const observePositions = (stops: StopManager, positions: Position[], atMs: number) => stops.observePositions(positions, atMs);
+const observeTickers = (stops: StopManager, tickers: Map<string, Ticker>) => stops.observeTickers(tickers);
+
 export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   const log = opts.logger.child({ component: 'trading-loop' });
   const subs = new Subscription();
@@ -219,11 +228,11 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   const stopSync$ = new Subject<null>();
   let stopSyncQueued = false;
   /** Tells the stop manager what a stream said, then queues a sync if it has something to send. */
-  const syncStops = (observe: (stops: StopManager) => void) => {
+  const syncStops = <A, B>(observe: (stops: StopManager, a: A, b: B) => void, a: A, b: B) => {
     const stops = opts.stops;
     if (!stops) return;
     try {
-      observe(stops);
+      observe(stops, a, b);
       if (stopSyncQueued || !stops.pending()) return;
     } catch (err) {
       log.error({ err: String(err) }, 'stop manager update failed');
@@ -269,7 +278,7 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   subs.add(
     opts.streams.positions$.subscribe((x) => {
       positions = x.value;
-      syncStops((stops) => stops.observePositions(x.value, x.atMs));
+      syncStops(observePositions, x.value, x.atMs);
     }),
   );
   // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
@@ -307,7 +316,7 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
       } catch (err) {
         log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
       }
-      syncStops((stops) => stops.observeTickers(update.value));
+      syncStops(observeTickers, update.value, undefined);
     }),
   );
   if (opts.streams.bar$) {

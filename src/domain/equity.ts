@@ -15,25 +15,38 @@ export function equity(
   instruments: Map<string, Instrument>,
 ): { total: Decimal; bySurface: Record<string, Decimal> } | undefined {
   if (!priceOf) return undefined;
+  // Called on every balances poll: plain loops, nothing allocated but the sums.
   const bySurface: Record<string, Decimal> = {};
-  const add = (s: Surface, v: Decimal) => (bySurface[s] = (bySurface[s] ?? Decimal.ZERO).add(v));
-  for (const b of balances) {
+  for (let k = 0; k < balances.length; k++) {
+    const b = balances[k]!;
     if (b.asset === 'USDT') {
-      add(b.surface, b.total);
+      addTo(bySurface, b.surface, b.total);
       continue;
     }
     if (b.total.isZero()) continue;
-    const inst = [...instruments.values()].find((i) => i.surface === 'spot' && i.base === b.asset && i.quote === 'USDT');
-    const last = inst ? priceOf(inst.symbol) : undefined;
+    const last = spotPrice(b.asset, instruments, priceOf);
     if (!last) continue; // an asset no strategy trades: not counted
-    add(b.surface, b.total.mul(last));
+    addTo(bySurface, b.surface, b.total.mul(last));
   }
-  for (const p of positions) {
+  for (let k = 0; k < positions.length; k++) {
+    const p = positions[k]!;
     const last = priceOf(p.symbol);
     if (!last) return undefined;
     const value = p.size.mul(last);
-    add('futures', p.side === 'long' ? value.sub(p.openValue) : p.openValue.sub(value));
+    addTo(bySurface, 'futures', p.side === 'long' ? value.sub(p.openValue) : p.openValue.sub(value));
   }
-  const total = Object.values(bySurface).reduce((a, v) => a.add(v), Decimal.ZERO);
+  let total = Decimal.ZERO;
+  for (const surface in bySurface) total = total.add(bySurface[surface]!);
   return { total, bySurface };
+}
+
+function addTo(bySurface: Record<string, Decimal>, surface: Surface, v: Decimal): void {
+  const was = bySurface[surface];
+  bySurface[surface] = was ? was.add(v) : v;
+}
+
+/** The price of an asset's USDT spot pair, when there is one and it has a price. */
+function spotPrice(asset: string, instruments: Map<string, Instrument>, priceOf: (symbol: string) => Decimal | null | undefined): Decimal | null | undefined {
+  for (const i of instruments.values()) if (i.surface === 'spot' && i.base === asset && i.quote === 'USDT') return priceOf(i.symbol);
+  return undefined;
 }

@@ -140,23 +140,22 @@ export class VirtualClock extends ManualClock {
   }
 
   override setTimer(fn: () => void, ms: number): ClockTimer {
-    let canceled = false;
-    this.at(this.now() + Math.max(0, ms), () => {
-      if (!canceled) fn();
-    });
-    return { cancel: () => void (canceled = true) };
+    const timer = new VirtualTimer(fn);
+    this.at(this.now() + Math.max(0, ms), runVirtualTimer, timer);
+    return timer;
   }
 
   /** Resolves after `ms` of virtual time. */
   override sleep(ms: number): Promise<void> {
     this.sleeping++;
-    return new Promise((resolve) =>
-      this.at(this.now() + ms, () => {
-        this.sleeping--;
-        resolve();
-      }, undefined, true),
-    );
+    return new Promise((resolve) => this.at(this.now() + ms, this.wake, resolve, true));
   }
+
+  /** A sleep is over: one fewer sleeping, its waiter resolved. */
+  private readonly wake = (resolve: () => void): void => {
+    this.sleeping--;
+    resolve();
+  };
 
   /** When the next timer is due (Infinity when none is set). */
   nextAt(): number {
@@ -201,6 +200,19 @@ export class VirtualClock extends ManualClock {
 }
 
 const NO_TIMER_FN = (): void => undefined;
+
+/** A virtual clock's timer handle: canceled, it does nothing when its time comes. */
+class VirtualTimer implements ClockTimer {
+  canceled = false;
+  constructor(readonly fn: () => void) {}
+  cancel(): void {
+    this.canceled = true;
+  }
+}
+
+function runVirtualTimer(timer: VirtualTimer): void {
+  if (!timer.canceled) timer.fn();
+}
 
 function before(a: Timer, b: Timer): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
