@@ -20,6 +20,8 @@ COPY package.json ./
 COPY bin ./bin
 COPY config ./config
 COPY strategies ./strategies
+# The shipped strategies compiled into the image's cache: a read-only container loads them without compiling.
+RUN node --input-type=module -e "const { loadStrategy, strategyNames } = await import('./dist/strategy/loader.js'); for (const n of strategyNames(['strategies'])) await loadStrategy(n, ['strategies']);"
 USER node
 VOLUME ["/app/data"]
 EXPOSE 9464

@@ -1,10 +1,14 @@
 // Loads strategy modules by name from the configured folders: `<dir>/<name>.ts|.js|.mjs` or `<dir>/<name>/index.*`.
-// TypeScript files are loaded through tsx, so a user drops a file in and restarts: no build step, and nothing
-// written to disk (the root filesystem may be read-only).
-import { existsSync, readdirSync } from 'node:fs';
+// TypeScript files are compiled here (no loader hooks, no build step: a user drops a file in and restarts), the
+// result cached where that can be written (the root filesystem may be read-only: then nothing is written).
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StrategyDefinition } from './api.js';
+import { CompileError, compile, type Compiled } from './compile.js';
+import { findCompiled, storeCompiled } from './compile-cache.js';
+import { TS_FILE } from './resolve.js';
 
 const CANDIDATES = ['.ts', '.mts', '.js', '.mjs', '/index.ts', '/index.mts', '/index.js', '/index.mjs'];
 
@@ -68,44 +72,92 @@ function notFound(name: string, dirs: string[]): string {
     ` (looked for ${name}.ts, .mts, .js, .mjs or ${name}/index.*; ${found.length ? `found: ${found.join(', ')}` : 'no strategies there'})`;
 }
 
-/** TypeScript files load one at a time: tsx's hooks are on only while one loads. */
-let typeScriptTurn: Promise<unknown> = Promise.resolve();
+/**
+ * A TypeScript strategy file, compiled into one ES module (see compile.ts) and imported as a file: from the cache
+ * when one is current, else compiled now and cached. Where no cache folder can be written it is imported from a
+ * data: URL, which Node maps no source map for: its stack frames then show the compiled module's lines (named
+ * `<file>.compiled.mjs`); the load error's location is still the .ts file's.
+ */
+async function importTypeScript(file: string): Promise<{ default?: unknown }> {
+  const entry = realpathSync(file);
+  // Stack traces through the strategy's code (here, and in its hooks later) show its .ts files and lines: Node
+  // applies a module's source map only while this is on, and keeps it only for modules loaded while it is on.
+  process.setSourceMapsEnabled(true);
+  const cached = findCompiled(entry);
+  if (cached) {
+    try {
+      return await importFile(cached.module);
+    } catch (err) {
+      // Gone since: another process compiled the file, changed a moment ago, and tidied. Compiled again below.
+      if ((err as { url?: unknown } | null | undefined)?.url !== pathToFileURL(cached.module).href) throw loadError(file, err, cached.inputs);
+    }
+  }
+  let compiled: Compiled;
+  try {
+    compiled = await compile(entry);
+  } catch (err) {
+    if (err instanceof CompileError) throw new StrategyLoadError(`${file}: cannot compile: ${err.message}`);
+    throw err;
+  }
+  const inputs = compiled.inputs.map(([path]) => path);
+  const out = storeCompiled(entry, compiled);
+  if (out) {
+    try {
+      return await importFile(out);
+    } catch (err) {
+      throw loadError(file, err, inputs);
+    }
+  }
+  const name = `${pathToFileURL(entry).href}.compiled.mjs`;
+  try {
+    return (await import(`data:text/javascript;base64,${Buffer.from(`${compiled.code}//# sourceURL=${name}\n`).toString('base64')}`)) as { default?: unknown };
+  } catch (err) {
+    throw loadError(file, err, inputs, { name, map: compiled.map });
+  }
+}
+
+function importFile(path: string): Promise<{ default?: unknown }> {
+  return import(pathToFileURL(path).href) as Promise<{ default?: unknown }>;
+}
 
 /**
- * A TypeScript strategy file, compiled by tsx while it loads. The package entry (`sextant/strategy`) is this
- * process's own module, loaded first: the strategy shares its modules (one Decimal class) instead of loading a
- * copy of them through tsx's loader thread (a namespaced import), which took most of a second.
+ * Why a TypeScript strategy failed to load, with where in its own files the error was thrown: the first frame of
+ * the stack in one of them (for a module from a data: URL, its frames mapped back through the source map).
  */
-function importTypeScript(file: string): Promise<{ default?: unknown }> {
-  const run = async () => {
-    // tsx caches compiled files under os.tmpdir() and fails to load anything where that cannot be written (a
-    // read-only container). A handful of strategy files compile in milliseconds: no cache, no writes at all.
-    // Read once, when tsx is first imported (and copied into its loader thread, started then).
-    process.env.TSX_DISABLE_CACHE ??= '1';
-    const [{ register }, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api'), import('./api.js')]);
-    // A file outside any "type": "module" package loads as CommonJS: tsx's require hook compiles that one.
-    const unregisterCjs = cjs.register();
-    const unregister = register();
-    try {
-      return (await import(pathToFileURL(file).href)) as { default?: unknown };
-    } finally {
-      await unregister();
-      unregisterCjs();
+function loadError(file: string, err: unknown, inputs: string[], dataModule?: { name: string; map: SourceMapPayload }): StrategyLoadError {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = throwSite(err, new Set(inputs), dataModule);
+  const hint = /\b(require|module|exports|__dirname|__filename) is not defined\b|^Dynamic require of /.test(message)
+    ? ' (TypeScript strategies load as ES modules: import instead of require, import.meta.url and import.meta.dirname instead of __filename and __dirname)'
+    : '';
+  return new StrategyLoadError(`${file}: cannot load: ${message}${at ? ` (at ${at})` : ''}${hint}`);
+}
+
+const asPath = (s: string) => (s.startsWith('file:') ? fileURLToPath(s) : s);
+
+function throwSite(err: unknown, inputs: Set<string>, dataModule?: { name: string; map: SourceMapPayload }): string | undefined {
+  const stack = (err as { stack?: unknown } | null | undefined)?.stack;
+  if (typeof stack !== 'string') return undefined;
+  for (const frame of stack.split('\n')) {
+    const m = /\(?(\S+):(\d+):(\d+)\)?$/.exec(frame.trim());
+    if (!m) continue;
+    let [path, line, column] = [m[1]!, Number(m[2]), Number(m[3])];
+    if (dataModule && path === dataModule.name) {
+      const e = new SourceMap(dataModule.map).findEntry(line - 1, column - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+      if (e.originalSource === undefined || e.originalLine === undefined || e.originalColumn === undefined) continue;
+      [path, line, column] = [e.originalSource, e.originalLine + 1, e.originalColumn + 1];
     }
-  };
-  const turn = typeScriptTurn.then(run, run);
-  typeScriptTurn = turn.catch(() => undefined);
-  return turn;
+    if (inputs.has(asPath(path))) return `${asPath(path)}:${line}:${column}`;
+  }
+  return undefined;
 }
 
 async function loadFile(file: string): Promise<StrategyDefinition<unknown>> {
   let mod: { default?: unknown };
   try {
-    if (/\.m?ts$/.test(file)) mod = await importTypeScript(file);
-    else {
-      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    }
+    mod = TS_FILE.test(file) ? await importTypeScript(file) : ((await import(pathToFileURL(file).href)) as { default?: unknown });
   } catch (err) {
+    if (err instanceof StrategyLoadError) throw err;
     throw new StrategyLoadError(`${file}: cannot load: ${(err as Error).message}`);
   }
   const def = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default;

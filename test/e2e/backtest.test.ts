@@ -26,7 +26,7 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
   });
 }
 
-// Strategies are .ts files loaded through tsx, which cannot hook Jest's module loader: the backtest runs as
+// Strategies are .ts files the loader compiles and imports outside Jest's module loader: the backtest runs as
 // the command a user types, in its own process.
 describe('backtest', () => {
   it('two runs of the default backtest are byte-identical', async () => {
