@@ -177,7 +177,7 @@ export function watchLiquidation(
 
   function update(positions: Read<Position[]>, balances: Read<Balance[]>, tickers: Read<Map<string, Ticker>>): void {
     const atMs = Math.max(positions.atMs, balances.atMs, tickers.atMs);
-    if (!positions.value.some((p) => !p.size.isZero())) {
+    if (!holdsAny(positions.value)) {
       if (!flat) {
         const empty: LiquidationView = { distances: [], marginRate: null, maintenanceRate: null, atMs };
         observe(() => empty, atMs);
@@ -189,4 +189,10 @@ export function watchLiquidation(
     let view: LiquidationView | undefined;
     observe(() => (view ??= liquidationView({ positions: positions.value, balances: balances.value, tickers: tickers.value, instruments, rules }, atMs)), atMs);
   }
+}
+
+/** Whether any position is open (a loop: the tickers call this every second of a backtest). */
+function holdsAny(positions: readonly Position[]): boolean {
+  for (let i = 0; i < positions.length; i++) if (!positions[i]!.size.isZero()) return true;
+  return false;
 }
