@@ -4,18 +4,19 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import type { Balance, Fill } from '../domain/market.js';
+import type { Balance } from '../domain/market.js';
 import { marginSettingsOf } from '../domain/margin.js';
 import { DataFileError, dataFilesName } from '../data/data-file.js';
 import { checkDataFiles, replayedFunding } from '../data/data-pairing.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
+import { BacktestFills } from '../report/backtest-fills.js';
 import { writeBacktestFiles, type BacktestFault, type BacktestReport } from '../report/backtest-files.js';
+import { EquityCsv } from '../report/equity-csv.js';
 import { EquitySamples, type AccountNow } from '../report/equity-samples.js';
-import { FundingCollector, fundingRows, futuresReport, tradeCsvRows, type FillKind } from '../report/futures.js';
-import { computeMetrics, realize, strategyPnls, type StrategyPnl } from '../report/metrics.js';
+import { FundingCollector, fundingRows, futuresReport } from '../report/futures.js';
+import { computeMetrics, type StrategyPnl } from '../report/metrics.js';
 import { monthlyReturns } from '../report/monthly.js';
-import { roundTrips, tradeStats } from '../report/round-trips.js';
 import { BacktestFaultError, backtestSummary, type BacktestResult } from '../report/backtest-result.js';
 import { ExecutionTally } from '../report/execution-tally.js';
 import { stopwatch } from '../util/clock.js';
@@ -92,21 +93,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   }
   for (const [symbol, settlements] of funding.bySymbol) engine.setFundingHistory(symbol, settlements);
   const journalPath = join(outDir, 'journal.sqlite');
-  if (opts.writeFiles !== false) {
+  const writeFiles = opts.writeFiles !== false;
+  if (writeFiles) {
     mkdirSync(outDir, { recursive: true });
     for (const f of [journalPath, `${journalPath}-wal`, `${journalPath}-shm`]) if (existsSync(f)) rmSync(f);
   }
   // For the report: refusals and denials by strategy and reason, and whose each venue order is (its fills' owner).
   const tally = new ExecutionTally();
   core.executor.events$.subscribe(tally.observe);
-  const fills: Fill[] = [];
-  // How each futures fill was made, read as it happens (the simulator keeps a bounded history of fill details).
-  const kinds = new Map<string, FillKind>();
-  engine.onFill = (f, order) => {
-    fills.push(f);
-    const detail = order.surface === 'futures' ? engine.fillDetail(f.symbol, f.fillId) : undefined;
-    if (detail || order.liquidation) kinds.set(f.fillId, { taker: detail?.taker ?? null, liquidation: order.liquidation === true, positionSide: detail?.positionSide ?? null });
-  };
   // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
   const replay = new Replay(venue, () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0));
   runner.intents$.subscribe(replay.touch);
@@ -137,79 +131,108 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const settledUpTo = () => symbols.futures.reduce((sum, s) => sum + engine.funding.lastSettlementMs(s, clock.now()), 0);
   let settled = settledUpTo();
   const samples = new EquitySamples(instruments, counted, accountNow());
-  const sample = () => {
-    samples.sample(clock.now(), accountNow());
-    if (!tradesFutures || settledUpTo() === settled) return;
-    settled = settledUpTo();
-    fundingLedger.collect(clock.now());
-  };
-  clock.every(start, sampleMs, sample);
-
-  // The run: after the last event, one more round of polls.
-  opts.onProgress?.(0, events);
-  const loadMs = elapsed();
-  await replay.run(end + Math.max(cfg.daemon.polls.tickersMs, bt.latencyMs), (done) => opts.onProgress?.(done, events));
-  core.stopIntake();
-  const runMs = elapsed() - loadMs;
-  if (samples.lastMs !== clock.now()) sample();
-  if (tradesFutures) fundingLedger.collect(clock.now());
-  opts.onProgress?.(events, events);
-  const orders = journal.countByState();
-  const finalTickers = venue.tickersNow(symbols);
   // A liquidation's close and funding belong to no order of a strategy: to the strategy trading the contract, if one alone does.
   const symbolOwner = (symbol: string, otherwise: string) => {
     const owners = cfg.strategies.filter((s) => s.symbols.includes(symbol));
     return owners.length === 1 ? owners[0]!.id : otherwise;
   };
-  const funded = fundingRows(fundingLedger.entries, (symbol, atMs) => engine.funding.rate(symbol, engine.funding.lastSettlementMs(symbol, atMs)));
-  const ownerOf = (f: Fill) => (kinds.get(f.fillId)?.liquidation ? symbolOwner(f.symbol, '(liquidation)') : tally.ownerOf(f.orderId) ?? journal.orderByOrderId(f.orderId)?.strategyId ?? '(not ours)');
-  const trips = roundTrips(fills.map((f) => ({ fill: f, strategy: ownerOf(f), positionSide: kinds.get(f.fillId)?.positionSide ?? null })), samples.marks);
-  const pnls = strategyPnls(
-    fills,
-    ownerOf,
-    (s) => finalTickers.get(s)?.last,
-    funded.flatMap((r) => (r.kind === 'funding' ? [{ strategy: symbolOwner(r.symbol, '(funding)'), amount: r.amount }] : [])),
-  );
-  if (opts.writeFiles !== false) journal.saveTo(journalPath);
-  journal.close();
+  // The fills, folded as they happen: the run keeps no list of them, and what grows with them is spilled next to the
+  // report. A fill's owner is known once the venue's answer to its order has come back (an event says it, or the
+  // journal); a market order fills before that.
+  const fills = new BacktestFills({
+    futures: new Set(symbols.futures), marks: samples.marks, chart: samples.prices, keepTripPnls: opts.collect?.trades === true,
+    ...(writeFiles ? { spillTo: join(outDir, '.') } : {}),
+  });
+  let equityCsv: EquityCsv | undefined;
+  try {
+    // equity.csv, written as the samples are taken.
+    if (writeFiles) equityCsv = new EquityCsv(join(outDir, '.equity.csv.part'), tradesFutures);
+    // How a futures fill was made is read as it happens: the simulator keeps a bounded history of fill details.
+    engine.onFill = (f, order) => {
+      const detail = order.surface === 'futures' ? engine.fillDetail(f.symbol, f.fillId) : undefined;
+      const liquidation = order.liquidation === true;
+      const kind = detail || liquidation ? { taker: detail?.taker ?? null, liquidation, positionSide: detail?.positionSide ?? null } : undefined;
+      fills.fill(f, kind, liquidation ? symbolOwner(f.symbol, '(liquidation)') : tally.ownerOf(f.orderId));
+    };
+    core.executor.events$.subscribe((e) => {
+      if (e.type === 'accepted' || e.type === 'resolved') fills.resolve(e.orderId, e.strategyId, e.atMs);
+    });
+    const ownerInJournal = (orderId: string) => journal.orderByOrderId(orderId)?.strategyId;
+    const sample = () => {
+      samples.sample(clock.now(), accountNow());
+      equityCsv?.take(samples.points);
+      // Fills of an order whose answer went by without an event: the journal names its owner.
+      fills.settle(ownerInJournal, clock.now() - sampleMs, clock.now());
+      if (!tradesFutures || settledUpTo() === settled) return;
+      settled = settledUpTo();
+      fundingLedger.collect(clock.now());
+    };
+    clock.every(start, sampleMs, sample);
 
-  const trades = realize(fills);
-  const metrics = computeMetrics(samples.points, trades, samples.exposed, YEAR_MS / sampleMs);
-  const status = new Map(runner.status().map((s) => [s.id, s]));
-  const faults: BacktestFault[] = runner.status().flatMap((s) =>
-    s.faulted ? [{ strategy: s.id, atMs: s.atMs!, at: new Date(s.atMs!).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }] : [],
-  );
-  const rejected = tally.rejected();
-  const denied = tally.denied();
-  const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
-  const report: BacktestReport = {
-    data: { file: dataFilesName(dataFile), records: events, fromMs: start, toMs: end },
-    strategies: cfg.strategies.map((s) => ({
-      id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, trades: tradeStats(trips.filter((t) => t.strategy === s.id)), errors: status.get(s.id)?.errors ?? 0,
-      rejected: tally.rejected(s.id),
-    })),
-    faults, latencyMs: bt.latencyMs, sampleMs, metrics, orders, rejected, denied,
-    simulated: {
-      ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
-      rateLimited429: metered.stats.rateLimited, pollsSkipped: venue.pollsSkipped(),
-    },
-    ...(tradesFutures
-      ? { futures: futuresReport({ futures: new Set(symbols.futures), funding: fundingLedger.entries, liquidations: engine.liquidations(), trades, kinds, equity: samples.points }) }
-      : {}),
-    monthly: monthlyReturns(samples.points), trades: trips,
-  };
-  if (opts.writeFiles !== false) writeBacktestFiles(outDir, report, tradeCsvRows(trades, kinds, funded), samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
-  const timings = { loadMs: Math.round(loadMs), runMs: Math.round(runMs), reportMs: Math.round(elapsed() - loadMs - runMs) };
-  const collect = opts.collect ?? {};
-  const collected = {
-    ...(collect.trades ? { tradePnls: trips.filter((t) => t.exitMs !== null).map((t) => t.pnl) } : {}),
-    ...(collect.equity ? { equity: samples.points.map((p): [number, string] => [p.ts, p.equity.toString()]) } : {}),
-    ...(collect.decisions ? { decisions } : {}),
-  };
-  const result: BacktestResult = {
-    outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings,
-    ...(opts.collect ? { collected } : {}),
-  };
-  if (faults.length > 0) throw new BacktestFaultError(result);
-  return result;
+    // The run: after the last event, one more round of polls.
+    opts.onProgress?.(0, events);
+    const loadMs = elapsed();
+    await replay.run(end + Math.max(cfg.daemon.polls.tickersMs, bt.latencyMs), (done) => opts.onProgress?.(done, events));
+    core.stopIntake();
+    const runMs = elapsed() - loadMs;
+    if (samples.lastMs !== clock.now()) sample();
+    if (tradesFutures) fundingLedger.collect(clock.now());
+    opts.onProgress?.(events, events);
+    const orders = journal.countByState();
+    const finalTickers = venue.tickersNow(symbols);
+    const funded = fundingRows(fundingLedger.entries, (symbol, atMs) => engine.funding.rate(symbol, engine.funding.lastSettlementMs(symbol, atMs)));
+    fills.finish((orderId) => tally.ownerOf(orderId) ?? ownerInJournal(orderId) ?? '(not ours)');
+    const pnls = fills.strategies.result(
+      (s) => finalTickers.get(s)?.last,
+      funded.flatMap((r) => (r.kind === 'funding' ? [{ strategy: symbolOwner(r.symbol, '(funding)'), amount: r.amount }] : [])),
+    );
+    if (writeFiles) journal.saveTo(journalPath);
+    journal.close();
+
+    const metrics = computeMetrics(samples.points, fills.ledger.totals(), samples.exposed, YEAR_MS / sampleMs);
+    const status = new Map(runner.status().map((s) => [s.id, s]));
+    const faults: BacktestFault[] = runner.status().flatMap((s) =>
+      s.faulted ? [{ strategy: s.id, atMs: s.atMs!, at: new Date(s.atMs!).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }] : [],
+    );
+    const rejected = tally.rejected();
+    const denied = tally.denied();
+    const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
+    const { trips } = fills;
+    const report: Omit<BacktestReport, 'trades'> = {
+      data: { file: dataFilesName(dataFile), records: events, fromMs: start, toMs: end },
+      strategies: cfg.strategies.map((s) => ({
+        id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, trades: trips.stats(s.id), errors: status.get(s.id)?.errors ?? 0,
+        rejected: tally.rejected(s.id),
+      })),
+      faults, latencyMs: bt.latencyMs, sampleMs, metrics, orders, rejected, denied,
+      simulated: {
+        ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
+        rateLimited429: metered.stats.rateLimited, pollsSkipped: venue.pollsSkipped(),
+      },
+      ...(tradesFutures
+        ? { futures: futuresReport({ futures: new Set(symbols.futures), funding: fundingLedger.entries, liquidations: engine.liquidations(), fees: fills.ledger.feesByKind(), equity: samples.points }) }
+        : {}),
+      monthly: monthlyReturns(samples.points),
+    };
+    if (writeFiles) {
+      const parts = { trips, executions: fills.executions!, funding: funded, markers: fills.markers.markers(), equityCsv: equityCsv! };
+      writeBacktestFiles(outDir, report, parts, samples.points, samples.prices, `Backtest: ${cfg.strategies.map((s) => s.id).join(', ')}`);
+    }
+    const timings = { loadMs: Math.round(loadMs), runMs: Math.round(runMs), reportMs: Math.round(elapsed() - loadMs - runMs) };
+    const collect = opts.collect ?? {};
+    const collected = {
+      ...(collect.trades ? { tradePnls: trips.pnls() } : {}),
+      ...(collect.equity ? { equity: samples.points.map((p): [number, string] => [p.ts, p.equity.toString()]) } : {}),
+      ...(collect.decisions ? { decisions } : {}),
+    };
+    const result: BacktestResult = {
+      outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings,
+      ...(opts.collect ? { collected } : {}),
+    };
+    if (faults.length > 0) throw new BacktestFaultError(result);
+    return result;
+  } finally {
+    fills.discard();
+    equityCsv?.discard();
+  }
 }

@@ -1,14 +1,19 @@
 // The files a backtest writes: report.json (every figure, the round trips and monthly returns), trades.csv (fills,
 // liquidations and funding), round-trips.csv (the trade list), equity.csv (with the margin rate in a run that trades
-// futures) and report.html.
-import { writeFileSync } from 'node:fs';
+// futures) and report.html. The trade list, the executions and the equity lines come as the run spilled them (the
+// first two grow with its fills): they are copied or moved into place, never held whole.
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Decimal } from '../domain/decimal.js';
+import type { EquityCsv } from './equity-csv.js';
 import type { FuturesReport, TradeCsvRow } from './futures.js';
-import { renderReport } from './html.js';
+import { renderReport, type Marker } from './html.js';
 import type { EquityPoint, Metrics, StrategyPnl } from './metrics.js';
 import type { MonthlyReturn } from './monthly.js';
-import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, type RoundTrip, type TradeStats } from './round-trips.js';
+import type { RoundTrip, TradeStats } from './round-trips.js';
+import { writeAll, type SpillFile } from './spill-file.js';
+import { writeTradesCsv } from './trades-csv.js';
+import type { TripLog } from './trip-log.js';
 
 /** A strategy that faulted during a run: its id, when (virtual time), and why. */
 export interface BacktestFault {
@@ -41,38 +46,43 @@ export interface BacktestReport {
   trades: RoundTrip[];
 }
 
-/**
- * trades.csv's columns: those of a fill, then the row's kind (fill, liquidation or funding), the position side
- * (futures) and a funding row's rate.
- */
-export const TRADES_CSV_HEADER = 'ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl,kind,position_side,rate';
-
-/**
- * A trades.csv line. A fill or a liquidation's close: the execution with its realised PnL at average cost, fees
- * included, and the position side (futures). A funding settlement: its signed amount (a change of collateral:
- * negative when paid) as amount and realised PnL, no fee, the rate where it is certain and the side it implies.
- */
-function tradesCsvLine(r: TradeCsvRow): string {
-  if (r.kind === 'funding') return [r.timestampMs, r.symbol, '', '', '', '', '', r.amount, '0', r.amount, r.kind, r.positionSide ?? '', r.rate ?? ''].join(',');
-  const t = r.trade;
-  return [t.timestampMs, t.symbol, t.orderId, t.fillId, t.side, t.price, t.size, t.amount, t.fee, t.realizedPnl, r.kind, r.positionSide ?? '', ''].join(',');
+/** What a run spilled or counted for its files besides the report's figures. */
+export interface BacktestFileParts {
+  /** The trade list: report.json's `trades`, round-trips.csv, the page's newest trades. */
+  trips: TripLog;
+  /** trades.csv as the run wrote it (the header and the executions' lines), and the funding rows to merge in. */
+  executions: SpillFile;
+  funding: readonly TradeCsvRow[];
+  /** The price charts' fill markers, per symbol. */
+  markers: Record<string, Marker[]>;
+  /** equity.csv as the run wrote it (with every sample of `equity`). */
+  equityCsv: EquityCsv;
 }
 
-/** A rate in equity.csv: empty while flat. */
-const rateText = (x: Decimal | null | undefined) => (x ? x.toString() : '');
+/** report.json: the report as JSON.stringify(report, null, 2) writes it, its `trades` (the last field) from the list. */
+export function writeReportJson(file: string, report: object, trips: TripLog): void {
+  const text = JSON.stringify({ ...report, trades: [] }, null, 2);
+  if (trips.count === 0) return writeFileSync(file, `${text}\n`);
+  const empty = '[]\n}';
+  if (!text.endsWith(empty)) throw new Error('report.json: the trade list must be the last field');
+  const fd = openSync(file, 'w');
+  try {
+    writeAll(fd, Buffer.from(`${text.slice(0, -empty.length)}[\n`, 'utf8'));
+    trips.writeJsonItems(fd);
+    writeAll(fd, Buffer.from('\n  ]\n}\n', 'utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
 
-export function writeBacktestFiles(outDir: string, report: BacktestReport, rows: TradeCsvRow[], equity: EquityPoint[], prices: Record<string, Array<[number, number]>>, title: string): void {
+export function writeBacktestFiles(outDir: string, report: Omit<BacktestReport, 'trades'>, parts: BacktestFileParts, equity: EquityPoint[], prices: Record<string, Array<[number, number]>>, title: string): void {
   const futures = report.futures !== undefined;
-  writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(outDir, 'trades.csv'), [TRADES_CSV_HEADER, ...rows.map(tradesCsvLine)].join('\n') + '\n');
-  writeFileSync(join(outDir, 'round-trips.csv'), [ROUND_TRIPS_CSV_HEADER, ...report.trades.map(roundTripCsvLine)].join('\n') + '\n');
-  writeFileSync(
-    join(outDir, 'equity.csv'),
-    [
-      futures ? 'ts,equity,buy_and_hold,margin_rate,maintenance_rate' : 'ts,equity,buy_and_hold',
-      ...equity.map((p) => `${p.ts},${p.equity.toString(8)},${p.hold.toString(8)}${futures ? `,${rateText(p.marginRate)},${rateText(p.maintenanceRate)}` : ''}`),
-    ].join('\n') + '\n',
-  );
+  const { trips } = parts;
+  writeReportJson(join(outDir, 'report.json'), report, trips);
+  writeTradesCsv(join(outDir, 'trades.csv'), parts.executions, parts.funding);
+  trips.writeCsv(join(outDir, 'round-trips.csv'));
+  parts.equityCsv.take(equity);
+  parts.equityCsv.moveTo(join(outDir, 'equity.csv'));
   // The charts take one point per second; rates in percent, null while flat.
   const equityChart: Array<[number, number]> = [];
   const holdChart: Array<[number, number]> = [];
@@ -86,7 +96,6 @@ export function writeBacktestFiles(outDir: string, report: BacktestReport, rows:
       if (futures) marginChart.push([sec, pct(p.marginRate), pct(p.maintenanceRate)]);
     }
   }
-  const executions = rows.flatMap((r) => (r.kind === 'funding' ? [] : [r.trade]));
   const sim = report.simulated;
   writeFileSync(
     join(outDir, 'report.html'),
@@ -96,14 +105,14 @@ export function writeBacktestFiles(outDir: string, report: BacktestReport, rows:
         id: s.id, pnl: s.pnl.pnl, realized: s.pnl.realized, unrealized: s.pnl.unrealized, fees: s.pnl.fees, funding: s.pnl.funding, fills: s.pnl.fills,
         trades: s.trades.trades, winRatePct: s.trades.winRatePct, profitFactor: s.trades.profitFactor, errors: s.errors,
       })),
-      trades: report.trades, monthly: report.monthly,
+      trades: trips.newest(), tradeCount: trips.count, monthly: report.monthly,
       faults: report.faults,
       venue: {
         'round trip (ms)': report.latencyMs, requests: sim.requests,
         ...Object.fromEntries(Object.entries(sim.weight).map(([pool, w]) => [`weight used ${pool}`, w])),
         '429s simulated': sim.rateLimited429, 'polls skipped': sim.pollsSkipped,
       },
-      fills: executions.map((t) => ({ symbol: t.symbol, time: Math.floor(t.timestampMs / 1000), side: t.side, price: t.price.toNumber(), size: t.size.toString() })),
+      markers: parts.markers,
       ...(report.futures ? { futures: { report: report.futures, margin: marginChart } } : {}),
     }),
   );

@@ -44,6 +44,12 @@ export class FixedPoint {
     return new FixedPoint(Math.max(18, places) + places);
   }
 
+  /** What turns an amount of this scale into one of `wider`'s (a scale at least this one's). */
+  factorTo(wider: FixedPoint): bigint {
+    if (wider.scale < this.scale) throw new RangeError(`scale ${wider.scale} is narrower than ${this.scale}`);
+    return pow10(wider.scale - this.scale);
+  }
+
   /** A Decimal as a count of units (exact: the scale is at least its places). */
   of(d: Decimal): bigint {
     if (d.scale > this.scale) throw new InexactError(`${d.toString()} has more than ${this.scale} decimal places`);

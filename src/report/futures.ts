@@ -81,7 +81,10 @@ export function fundingRows(entries: readonly LedgerEntry[], rateAt: (symbol: st
   });
 }
 
-/** Executions and funding in one list for trades.csv: by time, executions before the funding of the same instant. */
+/**
+ * Executions and funding in one list for trades.csv: by time, executions before the funding of the same instant. (A
+ * backtest writes the executions as they happen and merges the funding in at the end: writeTradesCsv.)
+ */
 export function tradeCsvRows(trades: readonly TradeRow[], kinds: ReadonlyMap<string, FillKind>, funding: readonly TradeCsvRow[]): TradeCsvRow[] {
   const executions: TradeCsvRow[] = trades.map((trade) => {
     const kind = kinds.get(trade.fillId);
@@ -98,25 +101,40 @@ export function tradeCsvRows(trades: readonly TradeRow[], kinds: ReadonlyMap<str
   return out;
 }
 
-/** The figures of report.json's futures section. `futures`: the contracts traded (fees count their executions only). */
-export function futuresReport(input: {
-  futures: ReadonlySet<string>;
-  funding: readonly LedgerEntry[];
-  liquidations: readonly LiquidationRecord[];
-  trades: readonly TradeRow[];
-  kinds: ReadonlyMap<string, FillKind>;
-  equity: readonly EquityPoint[];
-}): FuturesReport {
+/** Fees of futures executions by kind: as maker, as taker, liquidation closes, and those whose kind is not known. */
+export type FeesByKind = Record<FeeKind, Decimal>;
+export type FeeKind = 'maker' | 'taker' | 'liquidation' | 'unclassified';
+
+/** Which fee total an execution's fee goes to. */
+export const feeKindOf = (kind: FillKind | undefined): FeeKind => (kind?.liquidation ? 'liquidation' : kind?.taker === true ? 'taker' : kind?.taker === false ? 'maker' : 'unclassified');
+
+/** The fees by kind of the executions of `futures` contracts. */
+export function feesByKind(trades: readonly TradeRow[], kinds: ReadonlyMap<string, FillKind>, futures: ReadonlySet<string>): FeesByKind {
+  const fees = { maker: Decimal.ZERO, taker: Decimal.ZERO, liquidation: Decimal.ZERO, unclassified: Decimal.ZERO };
+  for (const t of trades) {
+    if (!futures.has(t.symbol)) continue;
+    const key = feeKindOf(kinds.get(t.fillId));
+    fees[key] = fees[key].add(t.fee);
+  }
+  return fees;
+}
+
+/**
+ * The figures of report.json's futures section. `futures`: the contracts traded (fees count their executions only);
+ * the fees by kind as totals, or worked out from the executions and their kinds.
+ */
+export function futuresReport(
+  input: {
+    futures: ReadonlySet<string>;
+    funding: readonly LedgerEntry[];
+    liquidations: readonly LiquidationRecord[];
+    equity: readonly EquityPoint[];
+  } & ({ trades: readonly TradeRow[]; kinds: ReadonlyMap<string, FillKind> } | { fees: FeesByKind }),
+): FuturesReport {
   const funding = input.funding.filter((e) => e.kind === 'funding');
   const symbols = [...new Set(funding.map((e) => e.symbol ?? ''))].sort();
   const bySymbol = Object.fromEntries(symbols.map((s) => [s, totals(funding.filter((e) => (e.symbol ?? '') === s).map((e) => e.amount))]));
-  const fees = { maker: Decimal.ZERO, taker: Decimal.ZERO, liquidation: Decimal.ZERO, unclassified: Decimal.ZERO };
-  for (const t of input.trades) {
-    if (!input.futures.has(t.symbol)) continue;
-    const kind = input.kinds.get(t.fillId);
-    const key = kind?.liquidation ? 'liquidation' : kind?.taker === true ? 'taker' : kind?.taker === false ? 'maker' : 'unclassified';
-    fees[key] = fees[key].add(t.fee);
-  }
+  const fees = 'fees' in input ? input.fees : feesByKind(input.trades, input.kinds, input.futures);
   const total = fees.maker.add(fees.taker).add(fees.liquidation).add(fees.unclassified);
   let samples = 0;
   let tightest: FuturesReport['margin']['tightest'] = null;

@@ -87,14 +87,17 @@ export function strategiesTable(lines: readonly StrategyLine[]): string {
 
 const TRADE_HEAD = ['Strategy', 'Symbol', 'Side', 'Entry (UTC)', 'Entry price', 'Exit (UTC)', 'Exit price', 'Duration', 'Size', 'PnL (USDT)', 'Fees (USDT)', 'MAE (USDT)', 'MFE (USDT)'];
 
-/** The newest trades (by entry), newest first; an open one shows "open" for its exit. */
-export function tradesSection(trips: readonly RoundTrip[]): string {
-  if (trips.length === 0) return '<p id="trades">No round trip.</p>';
+/**
+ * The newest trades (by entry), newest first; an open one shows "open" for its exit. `trips`: all of them, or the
+ * newest of `total`.
+ */
+export function tradesSection(trips: readonly RoundTrip[], total = trips.length): string {
+  if (total === 0) return '<p id="trades">No round trip.</p>';
   const shown = trips.slice(-MAX_TRADES_SHOWN).reverse();
   const body = shown
     .map((t) => cells(t.strategy, [t.symbol, t.side, utcText(t.entryMs), t.entryPrice, t.exitMs === null ? 'open' : utcText(t.exitMs), t.exitPrice ?? '', t.durationMs === null ? '' : durationText(t.durationMs), t.size, t.pnl, t.fees, t.mae, t.mfe]))
     .join('');
-  const note = `${trips.length > MAX_TRADES_SHOWN ? `The newest ${MAX_TRADES_SHOWN} of ${trips.length} (all in report.json and round-trips.csv). ` : ''}PnL at average cost, fees included; MAE/MFE: the worst and best unrealised PnL while open, measured on the report's price samples (a move between two samples is not seen).`;
+  const note = `${total > MAX_TRADES_SHOWN ? `The newest ${MAX_TRADES_SHOWN} of ${total} (all in report.json and round-trips.csv). ` : ''}PnL at average cost, fees included; MAE/MFE: the worst and best unrealised PnL while open, measured on the report's price samples (a move between two samples is not seen).`;
   return `<p class="note">${esc(note)}</p><div class="scroll"><table id="trades">${head(TRADE_HEAD)}${body}</table></div>`;
 }
 

@@ -23,16 +23,18 @@ export interface ReportData {
   denied: Record<string, number>;
   /** Per strategy: its PnL from its own fills, fees, funding, fills, round trips and hook errors. */
   strategies: StrategyLine[];
-  /** The round trips, in order of entry: the page shows the newest. */
+  /** The round trips, in order of entry (or the newest of them): the page shows the newest. */
   trades: readonly RoundTrip[];
+  /** How many round trips there are in all, when `trades` holds only the newest. */
+  tradeCount?: number;
   monthly: readonly MonthlyReturn[];
   /** Strategies that faulted: the run failed. */
   faults: Array<{ strategy: string; at: string; hook: string; error: string; reason: string }>;
   /** What the simulated venue counted: requests, weight per pool, 429s... (label -> value). */
   venue: Record<string, string | number>;
-  /** Per symbol: [time s, price] points and fills as markers. */
+  /** Per symbol: [time s, price] points, and the fills as markers on them (fillMarkers, groupMarkers). */
   prices: Record<string, Array<[number, number]>>;
-  fills: Array<{ symbol: string; time: number; side: 'buy' | 'sell'; price: number; size: string }>;
+  markers: Record<string, Marker[]>;
   equity: Array<[number, number]>;
   /** Buy-and-hold of the starting account: [time s, value]. */
   hold: Array<[number, number]>;
@@ -60,7 +62,8 @@ export function chartsLibrary(): string {
   return readFileSync(join(root, 'dist', 'lightweight-charts.standalone.production.js'), 'utf8');
 }
 
-interface Marker {
+/** A chart marker on a price series (lightweight-charts' series marker). */
+export interface Marker {
   time: number;
   position: 'belowBar' | 'aboveBar';
   color: string;
@@ -71,35 +74,46 @@ interface Marker {
 /** At most this many markers per price chart: beyond it, fills are grouped by stretch of time and side. */
 export const MAX_MARKERS = 600;
 
+/** The time of the point at or before `t` of a series with points (the first point's for a time before it). */
+export function snapToPoint(points: ReadonlyArray<readonly [number, number]>, t: number): number {
+  let lo = 0;
+  let hi = points.length - 1;
+  if (t <= points[0]![0]) return points[0]![0];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (points[mid]![0] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return points[lo]![0];
+}
+
 /**
  * A symbol's fills as chart markers, each on the price point at or before it (markers sit on the series' own
  * times). Many fills are grouped by time and side, the count written on the marker, so a long run stays readable.
  */
-export function fillMarkers(points: Array<[number, number]>, fills: ReportData['fills']): Marker[] {
+export function fillMarkers(points: Array<[number, number]>, fills: ReadonlyArray<{ time: number; side: 'buy' | 'sell' }>): Marker[] {
   if (points.length === 0 || fills.length === 0) return [];
-  const snap = (t: number) => {
-    let lo = 0;
-    let hi = points.length - 1;
-    if (t <= points[0]![0]) return points[0]![0];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (points[mid]![0] <= t) lo = mid;
-      else hi = mid - 1;
-    }
-    return points[lo]![0];
-  };
+  return groupMarkers(points, fills.map((f) => [snapToPoint(points, f.time), f.side, 1] as const), fills.length);
+}
+
+/**
+ * Markers from counts of fills at points of the series ([point time, side, count], in the order of the fills),
+ * `total` fills in all: one marker per point and side, or per stretch of time and side when there are more fills
+ * than MAX_MARKERS (placed at the first point of the stretch that has some).
+ */
+export function groupMarkers(points: ReadonlyArray<readonly [number, number]>, counts: Iterable<readonly [number, 'buy' | 'sell', number]>, total: number): Marker[] {
+  if (points.length === 0 || total === 0) return [];
   const first = points[0]![0];
   const span = points[points.length - 1]![0] - first + 1;
   const groups = Math.max(1, Math.floor(MAX_MARKERS / 2));
-  const width = fills.length <= MAX_MARKERS ? 0 : Math.ceil(span / groups);
+  const width = total <= MAX_MARKERS ? 0 : Math.ceil(span / groups);
   const byKey = new Map<string, { time: number; side: 'buy' | 'sell'; n: number }>();
-  for (const f of fills) {
-    const t = snap(f.time);
+  for (const [t, side, n] of counts) {
     const bucket = width ? first + Math.floor((t - first) / width) * width : t;
-    const key = `${bucket}|${f.side}`;
+    const key = `${bucket}|${side}`;
     const g = byKey.get(key);
-    if (g) g.n++;
-    else byKey.set(key, { time: t, side: f.side, n: 1 });
+    if (g) g.n += n;
+    else byKey.set(key, { time: t, side, n });
   }
   return [...byKey.values()]
     .sort((a, b) => a.time - b.time || (a.side < b.side ? -1 : 1))
@@ -131,7 +145,7 @@ export function renderReport(d: ReportData): string {
   const refusalRows = [...Object.entries(d.rejected).map(([k, v]) => row(`Rejected by the venue: ${k} (count)`, v)), ...Object.entries(d.denied).map(([k, v]) => row(`Denied before sending: ${k} (count)`, v))].join('');
   const faults = d.faults.map((f) => `<p><b>Strategy ${esc(f.strategy)} faulted</b> at ${esc(f.at)} in ${esc(f.hook)}: ${esc(f.error)} (${esc(f.reason)}). The run failed.</p>`).join('');
   const venueRows = Object.entries(d.venue).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
-  const markers = Object.fromEntries(Object.entries(d.prices).map(([symbol, points]) => [symbol, fillMarkers(points, d.fills.filter((f) => f.symbol === symbol))]));
+  const markers = Object.fromEntries(Object.keys(d.prices).map((symbol) => [symbol, d.markers[symbol] ?? []]));
   const futures = d.futures ? futuresTables(d.futures.report) : undefined;
   // JSON inside a script: close tags cannot appear in it.
   const data = JSON.stringify({ prices: d.prices, equity: d.equity, hold: d.hold, markers, margin: d.futures?.margin ?? null }).replace(/</g, '\\u003c');
@@ -158,7 +172,7 @@ ${faults ? `<div id="faults" class="faults">${faults}</div>` : ''}
 ${futures ? `<h2>Margin rate <small>(% of the position value at mark; dashed: the maintenance rate; log scale; blank while flat)</small></h2><div id="margin" class="chart" style="height:220px"></div>
 <h2>Liquidations</h2>${futures.liquidations}` : ''}
 <h2>Strategies</h2>${strategiesTable(d.strategies)}
-<h2>Trades <small>(round trips)</small></h2>${tradesSection(d.trades)}
+<h2>Trades <small>(round trips)</small></h2>${tradesSection(d.trades, d.tradeCount)}
 <h2>Monthly returns</h2>${monthlyTable(d.monthly)}
 </div><div><h2>Metrics</h2><table id="metrics">${rows}${orderRows}${refusalRows}</table>${futures ? `<h2>Futures</h2><table id="futures">${futures.figures}</table>` : ''}<h2>Simulated venue</h2><table id="venue">${venueRows}</table></div></div>
 <script>${chartsLibrary()}</script>

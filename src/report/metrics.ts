@@ -3,6 +3,7 @@
 // Money figures are exact decimals; ratios (Sharpe, Sortino) are floats, as statistics may be.
 import { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
+import { book, type Book } from './average-cost.js';
 import { FixedPoint } from './fixed-point.js';
 
 export interface EquityPoint {
@@ -53,12 +54,6 @@ export interface Metrics {
   exposurePct: string;
 }
 
-/** A signed quantity (negative: short) and what it cost, in units of a FixedPoint. */
-interface Book {
-  qty: bigint;
-  cost: bigint;
-}
-
 /** The most decimal places among the fills' prices, sizes and fees, and among `more`. */
 export function placesOf(fills: readonly Fill[], more: Iterable<Decimal> = []): number {
   let places = 0;
@@ -67,33 +62,10 @@ export function placesOf(fills: readonly Fill[], more: Iterable<Decimal> = []): 
   return places;
 }
 
-/** Books a fill (price, size in units of `fx`) at average cost; returns the PnL it realised (fees apart). */
-function book(fx: FixedPoint, b: Book, side: Fill['side'], price: bigint, size: bigint): bigint {
-  const signed = side === 'buy' ? size : -size;
-  const reducing = b.qty !== 0n && b.qty < 0n !== signed < 0n;
-  if (!reducing) {
-    b.qty += signed;
-    b.cost += fx.mul(price, size);
-    return 0n;
-  }
-  const held = b.qty < 0n ? -b.qty : b.qty;
-  const wanted = signed < 0n ? -signed : signed;
-  const closing = wanted < held ? wanted : held;
-  const avg = fx.div(b.cost, held, 18);
-  const value = fx.mul(avg, closing);
-  const pnl = b.qty < 0n ? value - fx.mul(price, closing) : fx.mul(price, closing) - value;
-  const remainingQty = held - closing;
-  b.cost = remainingQty === 0n ? 0n : b.cost - value;
-  b.qty = b.qty < 0n ? -remainingQty : remainingQty;
-  const opening = wanted - closing;
-  if (opening !== 0n) {
-    b.qty = signed < 0n ? -opening : opening;
-    b.cost = fx.mul(price, opening);
-  }
-  return pnl;
-}
-
-/** Realised PnL per fill with an average-cost book per symbol (longs and shorts). */
+/**
+ * Realised PnL per fill with an average-cost book per symbol (longs and shorts), over a whole list of fills (a
+ * backtest books them as they happen: ExecutionLedger).
+ */
 export function realize(fills: Fill[]): TradeRow[] {
   const fx = FixedPoint.forPlaces(placesOf(fills));
   const books = new Map<string, Book>();
@@ -121,7 +93,8 @@ export interface StrategyPnl {
 /**
  * Each strategy's PnL from its own fills (an average-cost book per strategy and symbol): realised, fees included,
  * plus unrealised on what it still holds of what it traded, at `lastPrice`, plus the funding of its positions
- * (`funding`). Over all strategies it is the account's strategy PnL, however they share symbols.
+ * (`funding`). Over all strategies it is the account's strategy PnL, however they share symbols. (A backtest books
+ * the fills as they happen: StrategyPnlBooks.)
  */
 export function strategyPnls(
   fills: Fill[],
@@ -130,7 +103,7 @@ export function strategyPnls(
   funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = [],
 ): Record<string, StrategyPnl> {
   const fx = FixedPoint.forPlaces(placesOf(fills, funding.map((f) => f.amount)));
-  const acc = new Map<string, { realized: bigint; fees: bigint; funding: bigint; fills: number; books: Map<string, Book> }>();
+  const acc = new Map<string, StrategyBooks>();
   const of = (id: string) => {
     let a = acc.get(id);
     if (!a) acc.set(id, (a = { realized: 0n, fees: 0n, funding: 0n, fills: 0, books: new Map() }));
@@ -149,6 +122,20 @@ export function strategyPnls(
     a.fees += fee;
     a.fills++;
   }
+  return strategyPnlsOf(fx, acc, lastPrice);
+}
+
+/** One strategy's books: realised PnL (fees included), fees, funding, fills, and an average-cost book per symbol. */
+export interface StrategyBooks {
+  realized: bigint;
+  fees: bigint;
+  funding: bigint;
+  fills: number;
+  books: Map<string, Book>;
+}
+
+/** The strategies' PnL from their books (amounts in units of `fx`), by strategy id; unrealised at `lastPrice`. */
+export function strategyPnlsOf(fx: FixedPoint, acc: ReadonlyMap<string, StrategyBooks>, lastPrice: (symbol: string) => Decimal | null | undefined): Record<string, StrategyPnl> {
   const out: Record<string, StrategyPnl> = {};
   for (const [id, a] of [...acc].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     let unrealized = Decimal.ZERO;
@@ -169,6 +156,32 @@ export function strategyPnls(
   return out;
 }
 
+/**
+ * What the metrics take of a run's executions: how many, how many closed (part of) a position or an inventory (they
+ * realised something, fees apart), how many of those won (fees included), what they won and lost, and the fees.
+ */
+export interface TradeTotals {
+  fills: number;
+  closes: number;
+  wins: number;
+  grossWin: Decimal;
+  grossLoss: Decimal;
+  fees: Decimal;
+}
+
+export function tradeTotals(trades: readonly TradeRow[]): TradeTotals {
+  const closes = trades.filter((t) => !t.realizedPnl.add(t.fee).isZero());
+  const wins = closes.filter((t) => t.realizedPnl.gt(Decimal.ZERO));
+  return {
+    fills: trades.length,
+    closes: closes.length,
+    wins: wins.length,
+    grossWin: wins.reduce((a, t) => a.add(t.realizedPnl), Decimal.ZERO),
+    grossLoss: closes.filter((t) => t.realizedPnl.isNegative()).reduce((a, t) => a.sub(t.realizedPnl), Decimal.ZERO),
+    fees: trades.reduce((a, t) => a.add(t.fee), Decimal.ZERO),
+  };
+}
+
 function stats(xs: number[]): { mean: number; sd: number; downside: number } {
   if (xs.length < 2) return { mean: 0, sd: 0, downside: 0 };
   const mean = xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -177,13 +190,41 @@ function stats(xs: number[]): { mean: number; sd: number; downside: number } {
   return { mean, sd, downside };
 }
 
+/** a / b > c / d, exactly (b and d not zero, of any sign). */
+function greater(a: Decimal, b: Decimal, c: Decimal, d: Decimal): boolean {
+  // a/b - c/d = (a·d - c·b) / (b·d), the products on one scale.
+  const left = a.scale + d.scale;
+  const right = c.scale + b.scale;
+  const scale = Math.max(left, right);
+  const diff = a.mantissa * d.mantissa * 10n ** BigInt(scale - left) - c.mantissa * b.mantissa * 10n ** BigInt(scale - right);
+  return b.mantissa < 0n !== d.mantissa < 0n ? diff < 0n : diff > 0n;
+}
+
+/**
+ * The largest drawdown of the equity (from `first`), in % of the peak before it, rounded half-up to 6 places: the
+ * largest of each sample's rounded drawdown, none below 0. Rounding keeps the order: the drawdowns are compared
+ * exactly as fractions, and only the largest is divided out.
+ */
+function maxDrawdownPct(equity: readonly EquityPoint[], first: Decimal): Decimal {
+  let peak = first;
+  let worst: { fall: Decimal; peak: Decimal } | null = null;
+  for (const p of equity) {
+    if (p.equity.gt(peak)) peak = p.equity;
+    if (peak.isZero()) continue;
+    const fall = peak.sub(p.equity);
+    if (worst === null || greater(fall, peak, worst.fall, worst.peak)) worst = { fall, peak };
+  }
+  const dd = worst ? worst.fall.mul(Decimal.fromInt(100)).div(worst.peak, 6) : Decimal.ZERO;
+  return dd.gt(Decimal.ZERO) ? dd : Decimal.ZERO;
+}
+
 const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : 0);
 
 /**
  * The figures of a run. Sharpe and Sortino are per sample period, annualised with `periodsPerYear`.
  * Exposure: share of samples with a position or an inventory (`exposed`).
  */
-export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], exposed: boolean[], periodsPerYear: number): Metrics {
+export function computeMetrics(equity: EquityPoint[], trades: TradeRow[] | TradeTotals, exposed: boolean[], periodsPerYear: number): Metrics {
   const first = equity[0]?.equity ?? Decimal.ZERO;
   const last = equity[equity.length - 1]?.equity ?? first;
   const holdFirst = equity[0]?.hold ?? first;
@@ -192,15 +233,7 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], expose
   const hold = holdLast.sub(holdFirst);
   const strategy = account.sub(hold);
   const pct = (x: Decimal, of: Decimal) => (of.isZero() ? '0' : x.mul(Decimal.fromInt(100)).div(of, 6).toString());
-  let peak = first;
-  let maxDd = Decimal.ZERO;
-  for (const p of equity) {
-    if (p.equity.gt(peak)) peak = p.equity;
-    if (!peak.isZero()) {
-      const dd = peak.sub(p.equity).mul(Decimal.fromInt(100)).div(peak, 6);
-      if (dd.gt(maxDd)) maxDd = dd;
-    }
-  }
+  const maxDd = maxDrawdownPct(equity, first);
   const returns: number[] = [];
   for (let i = 1; i < equity.length; i++) {
     const prev = equity[i - 1]!.equity.toNumber();
@@ -208,11 +241,7 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], expose
   }
   const s = stats(returns);
   const k = Math.sqrt(periodsPerYear);
-  const closes = trades.filter((t) => !t.realizedPnl.add(t.fee).isZero());
-  const wins = closes.filter((t) => t.realizedPnl.gt(Decimal.ZERO));
-  const grossWin = wins.reduce((a, t) => a.add(t.realizedPnl), Decimal.ZERO);
-  const grossLoss = closes.filter((t) => t.realizedPnl.isNegative()).reduce((a, t) => a.sub(t.realizedPnl), Decimal.ZERO);
-  const fees = trades.reduce((a, t) => a.add(t.fee), Decimal.ZERO);
+  const { fills, closes, wins, grossWin, grossLoss, fees } = Array.isArray(trades) ? tradeTotals(trades) : trades;
   return {
     strategyPnl: strategy.toString(8),
     strategyReturnPct: pct(strategy, first),
@@ -225,10 +254,10 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[], expose
     maxDrawdownPct: maxDd.toString(),
     sharpe: round(s.sd === 0 ? 0 : (s.mean / s.sd) * k),
     sortino: round(s.downside === 0 ? 0 : (s.mean / s.downside) * k),
-    fills: trades.length,
-    trades: closes.length,
+    fills,
+    trades: closes,
     feesPaid: fees.toString(8),
-    winRatePct: closes.length === 0 ? '0' : Decimal.fromInt(wins.length * 100).div(Decimal.fromInt(closes.length), 4).toString(),
+    winRatePct: closes === 0 ? '0' : Decimal.fromInt(wins * 100).div(Decimal.fromInt(closes), 4).toString(),
     profitFactor: grossLoss.isZero() ? (grossWin.isZero() ? '0' : 'inf') : grossWin.div(grossLoss, 4).toString(),
     exposurePct: exposed.length === 0 ? '0' : Decimal.fromInt(exposed.filter(Boolean).length * 100).div(Decimal.fromInt(exposed.length), 4).toString(),
   };

@@ -22,6 +22,11 @@ export function rejectionReason(code: string | undefined, message: string): stri
 export function countByReason(reasons: Iterable<string>): Record<string, number> {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return sortedCounts(counts);
+}
+
+/** Counts by reason in countByReason's order. */
+export function sortedCounts(counts: ReadonlyMap<string, number>): Record<string, number> {
   return Object.fromEntries([...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)));
 }
 

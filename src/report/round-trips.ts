@@ -47,7 +47,8 @@ export interface RoundTrip {
 /** A symbol's price samples: [time ms, price], in time order. */
 export type PriceSamples = Record<string, ReadonlyArray<readonly [number, Decimal]>>;
 
-interface Open {
+/** A trade still open in its book. */
+export interface Open {
   trip: Omit<RoundTrip, 'exitMs' | 'exitAt' | 'exitPrice' | 'durationMs' | 'size' | 'pnl' | 'fees' | 'mae' | 'mfe' | 'entryPrice'>;
   /** Signed holding (negative: short) and its cost at average; amounts in units of the run's FixedPoint. */
   qty: bigint;
@@ -65,9 +66,10 @@ interface Open {
 const iso = isoTime;
 
 /** The unrealised PnL of a holding at `price`: long, worth qty × price against its cost; short, the reverse. */
-const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
+export const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
 
-function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
+/** The trade as the list shows it: closed at `exitMs`, or still open (null). */
+export function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
   const closed = exitMs !== null;
   const t = o.trip;
   // Written out whole, in the order of the spread it stands for (report.json keeps it): a spread first in a literal
@@ -89,7 +91,8 @@ function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
 
 /**
  * The round trips of a run, in order of their entry (open ones last among equals, at the end of the list as the run
- * left them). `fills` in time order; `prices` the report's samples per symbol, for MAE/MFE.
+ * left them). `fills` in time order; `prices` the report's samples per symbol, for MAE/MFE. Over a whole list of
+ * fills; a backtest builds the same list as it goes (RoundTripBooks).
  */
 export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {}): RoundTrip[] {
   const fx = FixedPoint.forPlaces(placesOf(fills.map((f) => f.fill), Object.values(prices).flatMap((series) => series.map(([, price]) => price))));
@@ -189,11 +192,16 @@ export function tradeStats(trips: readonly RoundTrip[]): TradeStats {
   const wins = pnls.filter((p) => p.gt(Decimal.ZERO));
   const won = wins.reduce((a, p) => a.add(p), Decimal.ZERO);
   const lost = pnls.filter((p) => p.isNegative()).reduce((a, p) => a.sub(p), Decimal.ZERO);
+  return tradeStatsOf({ closed: closed.length, open: trips.length - closed.length, wins: wins.length, won, lost });
+}
+
+/** The stats from their counts and sums: closed and open trades, the closed ones won, gross won and gross lost. */
+export function tradeStatsOf(c: { closed: number; open: number; wins: number; won: Decimal; lost: Decimal }): TradeStats {
   return {
-    trades: closed.length,
-    open: trips.length - closed.length,
-    winRatePct: closed.length === 0 ? '0' : Decimal.fromInt(wins.length * 100).div(Decimal.fromInt(closed.length), 4).toString(),
-    profitFactor: lost.isZero() ? (won.isZero() ? '0' : 'inf') : won.div(lost, 4).toString(),
+    trades: c.closed,
+    open: c.open,
+    winRatePct: c.closed === 0 ? '0' : Decimal.fromInt(c.wins * 100).div(Decimal.fromInt(c.closed), 4).toString(),
+    profitFactor: c.lost.isZero() ? (c.won.isZero() ? '0' : 'inf') : c.won.div(c.lost, 4).toString(),
   };
 }
 

@@ -54,3 +54,32 @@ describe('each strategy\'s PnL from its own fills', () => {
     expect(d(pnl.a!.pnl).add(d(pnl.b!.pnl)).eq(total)).toBe(true);
   });
 });
+
+describe('max drawdown', () => {
+  /** The drawdown as each sample rounds it, the largest kept (the figure's definition). */
+  function reference(equity: Decimal[]): string {
+    let peak = equity[0] ?? Decimal.ZERO;
+    let maxDd = Decimal.ZERO;
+    for (const e of equity) {
+      if (e.gt(peak)) peak = e;
+      if (!peak.isZero()) {
+        const dd = peak.sub(e).mul(Decimal.fromInt(100)).div(peak, 6);
+        if (dd.gt(maxDd)) maxDd = dd;
+      }
+    }
+    return maxDd.toString();
+  }
+
+  it('is the largest of the samples\' rounded drawdowns, over series of any sign and number of places', () => {
+    let x = 12345;
+    const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0);
+    for (let run = 0; run < 300; run++) {
+      const n = 1 + (next() % 40);
+      const base = BigInt(next() % 3 === 0 ? -1 : 1) * BigInt(1 + (next() % 100_000));
+      const equity = Array.from({ length: n }, () => Decimal.of(base * 10n ** 6n + BigInt((next() % 2_000_001) - 1_000_000) * BigInt(1 + (next() % 50)), next() % 12));
+      if (run % 10 === 0) equity.splice(next() % n, 0, Decimal.ZERO);
+      const points = equity.map((e, i) => ({ ts: i, equity: e, hold: e }));
+      expect(computeMetrics(points, [], [], 1).maxDrawdownPct).toBe(reference(equity));
+    }
+  });
+});

@@ -1,0 +1,56 @@
+// The trade list as spilled: each trip's report.json item is what JSON.stringify writes (names with quotes,
+// backslashes and characters beyond ASCII included), and places kept for open trips are written in where they were
+// kept, counted in bytes.
+import { mkdtempSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, tradeStats, type RoundTrip } from '../../../src/report/round-trips.js';
+import { TripLog, tripJsonItem } from '../../../src/report/trip-log.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sextant-trips-'));
+const NAMES = ['plain', 'quote"d', 'back\\slash', 'ümlaut', 'emoji 📈', 'tab\there'];
+
+function trip(i: number, open = false): RoundTrip {
+  return {
+    strategy: NAMES[i % NAMES.length]!, symbol: i % 2 ? 'cmt_btcusdt' : 'BTCUSDT_SPBL', side: i % 3 ? 'long' : 'short', entryMs: 1000 * i, entryAt: new Date(1000 * i).toISOString(), fills: 2 + (i % 4),
+    entryPrice: `${100 + i}.12345678`,
+    exitMs: open ? null : 1000 * i + 500, exitAt: open ? null : new Date(1000 * i + 500).toISOString(), exitPrice: open && i % 2 ? null : `${99 + i}.00000000`,
+    durationMs: open ? null : 500, size: '0.0015', pnl: i % 2 ? `-0.${String(i).padStart(8, '0')}` : `${i}.50000000`, fees: '0.00100000', mae: '-1.00000000', mfe: '0.00000000',
+  };
+}
+
+describe('TripLog', () => {
+  it('a trip as a report.json item is what JSON.stringify(report, null, 2) writes', () => {
+    for (let i = 0; i < 12; i++) {
+      const t = trip(i, i % 5 === 0);
+      const text = JSON.stringify({ trades: [t] }, null, 2);
+      expect(tripJsonItem(t)).toBe(`${text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]'))},\n`);
+    }
+  });
+
+  it('places kept for open trips are written in where they were kept; stats, newest and PnL count them', () => {
+    const log = new TripLog({ spillTo: join(dir, 'log'), keepPnls: true, newest: 4 });
+    const list: RoundTrip[] = [];
+    const slots: Array<[ReturnType<TripLog['reserve']>, RoundTrip]> = [];
+    for (let i = 0; i < 30; i++) {
+      const t = trip(i, i % 7 === 3);
+      if (i % 5 === 2) slots.push([log.reserve(), t]);
+      else log.append(t);
+      list.push(t);
+    }
+    for (const [slot, t] of slots) log.place(slot, t);
+    const fd = openSync(join(dir, 'items.json'), 'w');
+    log.writeJsonItems(fd);
+    closeSync(fd);
+    const text = JSON.stringify({ trades: list }, null, 2);
+    expect(readFileSync(join(dir, 'items.json'), 'utf8')).toBe(text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]')));
+    log.writeCsv(join(dir, 'trips.csv'));
+    expect(readFileSync(join(dir, 'trips.csv'), 'utf8')).toBe([ROUND_TRIPS_CSV_HEADER, ...list.map(roundTripCsvLine)].join('\n') + '\n');
+    expect(log.count).toBe(30);
+    expect(log.newest()).toEqual(list.slice(-4));
+    expect(log.pnls()).toEqual(list.filter((t) => t.exitMs !== null).map((t) => t.pnl));
+    for (const name of NAMES) expect(log.stats(name)).toEqual(tradeStats(list.filter((t) => t.strategy === name)));
+    log.discard();
+  });
+});
