@@ -124,7 +124,9 @@ export class OrderTracker {
   private async pass(active: JournalOrder[], opts: { scanForeign?: boolean; startup?: boolean }): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: 0, lost: 0, notPlaced: 0, vanished: 0, unresolved: 0, pending: [], fills: 0, foreign: [] };
     // Trigger orders are not among current orders: F5 is read for the symbols of plain futures orders only.
-    const futuresSymbols = new Set([...active.filter((r) => r.surface === 'futures' && !r.isTrigger).map((r) => r.symbol), ...(opts.scanForeign ? this.opts.symbols.futures : [])]);
+    const futuresSymbols = new Set<string>();
+    for (const r of active) if (r.surface === 'futures' && !r.isTrigger) futuresSymbols.add(r.symbol);
+    if (opts.scanForeign) for (const s of this.opts.symbols.futures) futuresSymbols.add(s);
     const oldestTrigger = new Map<string, number>();
     for (const r of active) if (r.isTrigger) oldestTrigger.set(r.symbol, Math.min(oldestTrigger.get(r.symbol) ?? Number.POSITIVE_INFINITY, r.createdAtMs));
     const futuresOpen = new Map<string, Order[]>();
@@ -241,12 +243,13 @@ export class OrderTracker {
     if (!changed && !stale) return;
     // Fills first: if reading them fails, the row stays as it was and the next pass reads them again.
     const fills = filled !== row.filledSize ? await recordVenueFills(this.opts.client, this.opts.journal, row, v.orderId) : 0;
+    const patch: Partial<JournalOrder> = {
+      state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now,
+    };
+    if (triggerMoved) patch.triggerPrice = venueTrigger;
     this.opts.journal.updateOrder(
       row.clientOid,
-      {
-        state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now,
-        ...(triggerMoved ? { triggerPrice: venueTrigger } : {}),
-      },
+      patch,
       !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : triggerMoved && next === row.state && filled === row.filledSize ? `venue holds the trigger at ${venueTrigger}` : `venue says ${v.status}`,
       now,
     );
@@ -261,7 +264,8 @@ export class OrderTracker {
     if (row.state === 'untriggered' && next !== 'untriggered' && fired) this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
       report.fills += fills;
-      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(row) });
+      const { side, positionSide, reduceOnly } = fillSideOf(row);
+      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, side, positionSide, reduceOnly });
     }
     if (next === 'canceled' && row.state !== 'canceled') this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'canceled', orderId: v.orderId });
   }

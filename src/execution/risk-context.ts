@@ -21,9 +21,12 @@ export interface RiskContextSources {
 /** The gate's view at `nowMs`: instruments, reference prices, and the open orders and notional the caps count. */
 export function riskContextOf(src: RiskContextSources, nowMs: number): RiskContext {
   const resting = src.journal.activeOrders().filter((r) => r.kind === 'limit' && RESTING_STATES.has(r.state));
+  const listed = src.listed?.() ?? [];
+  // Nothing open (a strategy of market orders): nothing to count.
+  if (resting.length === 0 && listed.length === 0) return Object.assign({ now: nowMs }, nothingOpen(src));
   const counted = resting.map((r) => ({ symbol: r.symbol, strategyId: r.strategyId as string | null, notional: openValue(r) }));
   const held = new Set(resting.flatMap((r) => [r.clientOid, ...(r.orderId ? [`#${r.orderId}`] : [])]));
-  for (const v of src.listed?.() ?? []) {
+  for (const v of listed) {
     if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
     const row = v.clientOid ? src.journal.order(v.clientOid) : undefined;
     const left = v.size.sub(v.filledSize);
@@ -37,6 +40,17 @@ export function riskContextOf(src: RiskContextSources, nowMs: number): RiskConte
     openCountByStrategy: (id) => counted.filter((r) => r.strategyId === id).length,
     openNotional: (s) => counted.filter((r) => r.symbol === s).reduce((a, r) => a.add(r.notional), Decimal.ZERO),
   };
+}
+
+/** The context's functions when nothing is open, made once per source. */
+const EMPTY = new WeakMap<RiskContextSources, Omit<RiskContext, 'now'>>();
+function nothingOpen(src: RiskContextSources): Omit<RiskContext, 'now'> {
+  let fns = EMPTY.get(src);
+  if (!fns) {
+    fns = { instrument: (s) => src.instruments.get(s), reference: (s) => src.reference(s), openCount: () => 0, openCountByStrategy: () => 0, openNotional: () => Decimal.ZERO };
+    EMPTY.set(src, fns);
+  }
+  return fns;
 }
 
 /** The notional a resting row adds to its symbol's exposure (what is left of a buy, or of a futures open). */

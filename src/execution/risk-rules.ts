@@ -88,14 +88,20 @@ export interface OrderCheck {
   /** Orders sent in the last minute, and those of this intent allowed before this one (they will be sent). */
   sentCount: number;
   account: AccountView;
+  /** The order's value (orderValue), once worked out. */
+  value?: Decimal;
 }
 
 export const HUNDRED = Decimal.fromInt(100);
 
-/** What an order is worth: a market order at the reference price (a price it carries is not what it trades at: the venue ignores it). */
-export function orderValue(c: Pick<OrderCheck, 'order' | 'reference'>): Decimal {
+/**
+ * What an order is worth: a market order at the reference price (a price it carries is not what it trades at: the
+ * venue ignores it). Worked out once per check: two rules and the gate read it.
+ */
+export function orderValue(c: Pick<OrderCheck, 'order' | 'reference' | 'value'>): Decimal {
+  if (c.value) return c.value;
   const order = c.order;
-  return (order.kind === 'limit' ? order.price! : c.reference!.price).mul(order.size);
+  return (c.value = (order.kind === 'limit' ? order.price! : c.reference!.price).mul(order.size));
 }
 
 /** Why a reference price cannot price an order: none, not positive, or stale by the poll or by the venue's own timestamp. */
@@ -264,10 +270,12 @@ export const ORDER_RULES: readonly OrderRule[] = [
   orderRateRule,
 ];
 
-/** The first problem the rules find, or none. */
-export function firstProblem<A extends unknown[]>(rules: ReadonlyArray<(...args: A) => Problem | undefined>, ...args: A): Problem | undefined {
-  for (const rule of rules) {
-    const found = rule(...args);
+/** The first problem the rules find, or none (rules of one or two arguments: no array per call, no spread per rule). */
+export function firstProblem<A>(rules: ReadonlyArray<(a: A) => Problem | undefined>, a: A): Problem | undefined;
+export function firstProblem<A, B>(rules: ReadonlyArray<(a: A, b: B) => Problem | undefined>, a: A, b: B): Problem | undefined;
+export function firstProblem<A, B>(rules: ReadonlyArray<(a: A, b: B) => Problem | undefined>, a: A, b?: B): Problem | undefined {
+  for (let i = 0; i < rules.length; i++) {
+    const found = rules[i]!(a, b as B);
     if (found) return found;
   }
   return undefined;

@@ -15,7 +15,7 @@ import type { TimeSource } from '../util/clock.js';
 import { LATCH_DRAWDOWN, LATCH_KILL_OPERATOR, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_LIQUIDATION, LATCH_REDUCE_OPERATOR, LATCHES, strictest } from './latches.js';
 import { closest, type LiquidationView } from './liquidation-watch.js';
 import {
-  firstProblem, HUNDRED, INTENT_RULES, ORDER_RULES, orderValue, referenceProblem,
+  firstProblem, INTENT_RULES, ORDER_RULES, orderValue, referenceProblem,
   type AccountView, type DenialReason, type OrderCheck, type PlaceIntent, type RiskLimits,
 } from './risk-rules.js';
 
@@ -228,14 +228,15 @@ export class RiskGate {
       return false; // at the peak: no drawdown
     }
     if (this.peakEquity.isZero()) return false;
-    const drawdownPct = this.peakEquity.sub(equity).mul(HUNDRED).div(this.peakEquity, 8);
-    const reason = `drawdown ${drawdownPct.toString()} % from peak ${this.peakEquity.toString()}`;
+    // (peak − equity) × 100 / peak to 8 places is (peak − equity) / peak to 10 places, times 100: the same digits.
+    const drawdownPct = this.peakEquity.sub(equity).div(this.peakEquity, 10).movePoint(2);
+    const reason = () => `drawdown ${drawdownPct.toString()} % from peak ${this.peakEquity!.toString()}`;
     if (drawdownPct.gte(this.limits.maxDrawdownPct)) {
-      this.setLatch(LATCH_DRAWDOWN, reason, now);
+      this.setLatch(LATCH_DRAWDOWN, reason(), now);
       return true;
     }
     const reduceAt = this.limits.reduceDrawdownPct;
-    if (reduceAt && drawdownPct.gte(reduceAt) && !this.seenLatches.has(LATCH_REDUCE_DRAWDOWN)) this.setLatch(LATCH_REDUCE_DRAWDOWN, reason, now);
+    if (reduceAt && drawdownPct.gte(reduceAt) && !this.seenLatches.has(LATCH_REDUCE_DRAWDOWN)) this.setLatch(LATCH_REDUCE_DRAWDOWN, reason(), now);
     return false;
   }
 
@@ -306,7 +307,7 @@ export class RiskGate {
     for (const order of intent.orders) {
       const check: OrderCheck = {
         order, intent, limits: this.limits, state, haltReason, instrument, reference, referenceProblem: refProblem,
-        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account,
+        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account, value: undefined,
       };
       const problem = firstProblem(ORDER_RULES, check);
       if (problem) {

@@ -7,37 +7,8 @@ import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { HeldWrites, withRole } from './held-writes.js';
+import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
-
-interface Row {
-  client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
-  time_in_force: string; price: string | null; size: string; position_side: string | null; reduce_only: number; is_trigger: number;
-  trigger_price: string | null; order_id: string | null; state: string; filled_size: string; avg_price: string | null; fee: string | null;
-  created_at: number; updated_at: number; seen_at_ms: number | null; absent_checks: number; absent_since_ms: number | null; last_error: string | null; role: string | null;
-}
-
-function fromRow(r: Row): JournalOrder {
-  return {
-    clientOid: r.client_oid, strategyId: r.strategy_id, intentId: r.intent_id, surface: r.surface as Surface, symbol: r.symbol,
-    side: r.side as JournalOrder['side'], kind: r.kind as JournalOrder['kind'], timeInForce: r.time_in_force, price: r.price, size: r.size,
-    positionSide: r.position_side, reduceOnly: r.reduce_only === 1, isTrigger: r.is_trigger === 1, triggerPrice: r.trigger_price,
-    orderId: r.order_id, state: r.state as JournalOrder['state'], filledSize: r.filled_size, avgPrice: r.avg_price, fee: r.fee,
-    createdAtMs: r.created_at, updatedAtMs: r.updated_at, seenAtMs: r.seen_at_ms, absentChecks: r.absent_checks, absentSinceMs: r.absent_since_ms, lastError: r.last_error,
-    role: (r.role as JournalOrder['role']) ?? null,
-  };
-}
-
-/** Row field -> column. `created_at` and `updated_at` hold milliseconds too (named before the unit suffix). */
-const COLUMNS: Record<keyof JournalOrder, string> = {
-  clientOid: 'client_oid', strategyId: 'strategy_id', intentId: 'intent_id', surface: 'surface', symbol: 'symbol', side: 'side', kind: 'kind',
-  timeInForce: 'time_in_force', price: 'price', size: 'size', positionSide: 'position_side', reduceOnly: 'reduce_only', isTrigger: 'is_trigger',
-  triggerPrice: 'trigger_price', orderId: 'order_id', state: 'state', filledSize: 'filled_size', avgPrice: 'avg_price', fee: 'fee',
-  createdAtMs: 'created_at', updatedAtMs: 'updated_at', seenAtMs: 'seen_at_ms', absentChecks: 'absent_checks', absentSinceMs: 'absent_since_ms', lastError: 'last_error', role: 'role',
-};
-
-function toDb(v: unknown): unknown {
-  return typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v;
-}
 
 export interface SqliteJournalOptions {
   /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
@@ -78,7 +49,7 @@ export class SqliteJournal implements Journal {
       // A new database: every row comes through this object, so its own records of ids are complete.
       const lastIntentId = (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'intents'").get() as { seq: number } | undefined)?.seq ?? 0;
       this.held = new HeldWrites({
-        run: (sql, args) => this.prepared(sql).run(args),
+        prepare: (sql) => this.prepared(sql),
         read: (sql, args) => this.sql(sql).get(...args),
         active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
       }, lastIntentId);
@@ -170,14 +141,23 @@ export class SqliteJournal implements Journal {
     return Number(r.lastInsertRowid);
   }
 
+  /** Each strategy's client id prefix: the journal's, and the strategy's tag. */
+  private readonly oidPrefixes = new Map<string, string>();
+
   nextClientOids(strategyId: string, n: number): string[] {
-    const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
+    let prefix = this.oidPrefixes.get(strategyId);
+    if (prefix === undefined) {
+      const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
+      this.oidPrefixes.set(strategyId, (prefix = `${this.opts.clientOidPrefix}_${tag}_`));
+    }
     // One statement: the reservation is atomic without a transaction around it (in memory: counted, written later).
     const start = this.held
       ? this.held.reserveClientOids(strategyId, n)
       : (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next - n;
-    const prefix = `${this.opts.clientOidPrefix}_${tag}_`;
-    return n === 1 ? [prefix + start.toString(36)] : Array.from({ length: n }, (_, i) => prefix + (start + i).toString(36));
+    if (n === 1) return [prefix + start.toString(36)];
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(prefix + (start + i).toString(36));
+    return out;
   }
 
   private readonly insertTx = (rows: JournalOrder[]) => {
@@ -225,7 +205,7 @@ export class SqliteJournal implements Journal {
 
   order(clientOid: string): JournalOrder | undefined {
     const held = this.activeSet.get(clientOid);
-    if (held) return { ...held };
+    if (held) return withRole(held);
     const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
     return r ? fromRow(r) : undefined;
   }
@@ -244,7 +224,7 @@ export class SqliteJournal implements Journal {
 
   activeOrders(): JournalOrder[] {
     const out: JournalOrder[] = [];
-    for (const r of this.activeSet.values()) out.push({ ...r });
+    for (const r of this.activeSet.values()) out.push(withRole(r));
     return out.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
   }
 

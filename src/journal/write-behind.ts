@@ -5,64 +5,91 @@
 // each change at once would have left: the same rows, with the same ids, in the same order.
 import type { JournalOrder } from './journal.js';
 
-/** Rows written with one statement at most. */
-const BATCH_ROWS = 100;
+/**
+ * Rows written with one statement at most. A flush writes what it holds in statements of 128, 64, 32 … 1 rows: few
+ * texts to prepare (preparing a statement of many rows costs more than running it), however many rows wait.
+ */
+const BATCH_ROWS = 128;
 /** Writes held at most: beyond, they go (a long backtest's journal would otherwise sit in the heap until its end). */
 const MAX_PENDING = 20_000;
 
-/** A table's rows waiting to be inserted: each its values in `columns` order (an order row: the row itself). */
-interface Inserts {
-  table: string;
-  columns: readonly string[];
-  rows: Array<unknown[] | JournalOrder>;
+/** A prepared statement of the journal's database. */
+export interface Statement {
+  run(...params: unknown[]): unknown;
+}
+
+/**
+ * A table's rows waiting to be inserted: their values one after another in `columns` order (no array per row), or,
+ * for the orders table, the row objects themselves (written with the values they hold then).
+ */
+export class TableQueue {
+  values: unknown[] = [];
+  rows = 0;
+  /** The statement inserting n rows, by n. */
+  readonly statements: Statement[] = [];
+
+  constructor(
+    readonly table: string,
+    readonly columns: readonly string[],
+    readonly rowObjects = false,
+  ) {}
 }
 
 export class WriteBehind {
   /**
-   * Per table, in the order each was first written to since the last flush: the first insert into a table that
+   * The tables written since the last flush, in the order each was first written: the first insert into a table that
    * numbers its rows (AUTOINCREMENT) makes its row in sqlite_sequence, so tables are written in that same order.
    */
-  private tables = new Map<string, Inserts>();
-  /** Order rows waiting: to be inserted (listed in `tables` too, by reference) or rewritten whole. */
-  private readonly rows = new Map<string, { row: JournalOrder; inserted: boolean }>();
+  private queued: TableQueue[] = [];
+  readonly orders: TableQueue;
+  /** Order rows waiting: to be inserted (queued in `orders` too) or rewritten whole (listed in `rewrites`). */
+  private readonly waiting = new Map<string, JournalOrder>();
+  private rewrites: JournalOrder[] = [];
+  private rewrite: Statement | undefined;
   /** Writes of a latest value, once per flush whatever the number of changes (a counter's row). */
   private readonly latest = new Map<string, () => void>();
-  private readonly texts = new Map<string, string>();
   private pending = 0;
 
   constructor(
-    /** Runs one statement with its arguments on the journal's database. */
-    private readonly run: (sql: string, args: unknown[]) => void,
+    /** Prepares a statement on the journal's database (once per text: the queue keeps what it prepared). */
+    private readonly prepare: (sql: string) => Statement,
     /** Order fields, in the table's column order, and their columns. */
     private readonly orderKeys: ReadonlyArray<keyof JournalOrder>,
     private readonly orderColumns: readonly string[],
     /** A field's value as the table stores it. */
     private readonly toDb: (v: unknown) => unknown,
-  ) {}
+  ) {
+    this.orders = new TableQueue('orders', orderColumns, true);
+  }
 
-  /** Queues a row for `table`'s `columns`. */
-  insert(table: string, columns: readonly string[], values: unknown[] | JournalOrder): void {
-    let t = this.tables.get(table);
-    if (!t) this.tables.set(table, (t = { table, columns, rows: [] }));
-    t.rows.push(values);
+  /** A queue for `table`'s `columns`: its holder pushes a row's values onto `values`, then calls added(). */
+  table(table: string, columns: readonly string[]): TableQueue {
+    return new TableQueue(table, columns);
+  }
+
+  /** Counts the row just pushed onto `q`. */
+  added(q: TableQueue): void {
+    if (q.rows++ === 0) this.queued.push(q);
     if (++this.pending >= MAX_PENDING) this.flush();
   }
 
   /** Queues a new order row: written with whatever values the object holds when the queue is written. */
   insertOrder(row: JournalOrder): void {
-    this.rows.set(row.clientOid, { row, inserted: false });
-    this.insert('orders', this.orderColumns, row);
+    this.waiting.set(row.clientOid, row);
+    this.orders.values.push(row);
+    this.added(this.orders);
   }
 
   /** The waiting row of an order, when one waits (changes made to it are what gets written). */
   order(clientOid: string): JournalOrder | undefined {
-    return this.rows.get(clientOid)?.row;
+    return this.waiting.get(clientOid);
   }
 
   /** An order row already in the table changed: it is written again, whole, with the values it holds then. */
   changedOrder(row: JournalOrder): void {
-    if (this.rows.has(row.clientOid)) return;
-    this.rows.set(row.clientOid, { row, inserted: true });
+    if (this.waiting.has(row.clientOid)) return;
+    this.waiting.set(row.clientOid, row);
+    this.rewrites.push(row);
     this.pending++;
   }
 
@@ -76,48 +103,58 @@ export class WriteBehind {
   /** Writes everything waiting, table by table in the order first written, each table's rows in order. */
   flush(): void {
     if (this.pending === 0) return;
-    const tables = this.tables;
-    this.tables = new Map();
+    const queued = this.queued;
+    const rewrites = this.rewrites;
+    this.queued = [];
+    this.rewrites = [];
     this.pending = 0;
-    for (const t of tables.values()) {
-      const rows = t.rows;
-      for (let i = 0; i < rows.length; i += BATCH_ROWS) {
-        const n = Math.min(BATCH_ROWS, rows.length - i);
-        const args: unknown[] = [];
-        for (let k = i; k < i + n; k++) {
-          const r = rows[k]!;
-          // Order rows are queued as the objects themselves: their values now.
-          for (const v of Array.isArray(r) ? r : this.orderValues(r)) args.push(v);
-        }
-        this.run(this.statement(t, n), args);
+    for (const q of queued) {
+      const { values, rows } = q;
+      q.values = [];
+      q.rows = 0;
+      const width = q.columns.length;
+      for (let i = 0; i < rows; ) {
+        let n = BATCH_ROWS;
+        while (n > rows - i) n >>= 1;
+        // Order rows are queued as the objects themselves: their values now.
+        const args = q.rowObjects ? this.orderArgs(values as JournalOrder[], i, n) : n === rows ? values : values.slice(i * width, (i + n) * width);
+        this.statement(q, n).run(...args);
+        i += n;
       }
     }
-    for (const { row, inserted } of this.rows.values()) {
-      if (!inserted) continue;
-      const sql = this.text('orders#rewrite', () => `UPDATE orders SET ${this.orderColumns.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`);
-      this.run(sql, [...this.orderValues(row), row.clientOid]);
+    if (rewrites.length > 0) {
+      this.rewrite ??= this.prepare(`UPDATE orders SET ${this.orderColumns.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`);
+      for (const row of rewrites) {
+        const args = this.orderArgs([row], 0, 1);
+        args.push(row.clientOid);
+        this.rewrite.run(...args);
+      }
     }
-    this.rows.clear();
+    this.waiting.clear();
     const latest = [...this.latest.values()];
     this.latest.clear();
     for (const write of latest) write();
   }
 
-  private orderValues(row: JournalOrder): unknown[] {
-    return this.orderKeys.map((k) => this.toDb(row[k]));
+  /** The values of `n` order rows from `from`, one row after another. */
+  private orderArgs(rows: readonly JournalOrder[], from: number, n: number): unknown[] {
+    const keys = this.orderKeys;
+    const toDb = this.toDb;
+    const args: unknown[] = [];
+    for (let k = from; k < from + n; k++) {
+      const row = rows[k]!;
+      for (let c = 0; c < keys.length; c++) args.push(toDb(row[keys[c]!]));
+    }
+    return args;
   }
 
-  /** The statement inserting `n` rows into `t`'s table. */
-  private statement(t: Inserts, n: number): string {
-    return this.text(`${t.table}#${n}`, () => {
-      const one = `(${t.columns.map(() => '?').join(',')})`;
-      return `INSERT INTO ${t.table} (${t.columns.join(',')}) VALUES ${Array<string>(n).fill(one).join(',')}`;
-    });
-  }
-
-  private text(key: string, make: () => string): string {
-    let text = this.texts.get(key);
-    if (text === undefined) this.texts.set(key, (text = make()));
-    return text;
+  /** The statement inserting `n` rows into `q`'s table. */
+  private statement(q: TableQueue, n: number): Statement {
+    let st = q.statements[n];
+    if (!st) {
+      const one = `(${q.columns.map(() => '?').join(',')})`;
+      st = q.statements[n] = this.prepare(`INSERT INTO ${q.table} (${q.columns.join(',')}) VALUES ${Array<string>(n).fill(one).join(',')}`);
+    }
+    return st;
   }
 }

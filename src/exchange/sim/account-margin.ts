@@ -62,32 +62,37 @@ export function contractLiquidationPrice(account: FuturesAccount, book: Book, cr
  */
 export class MarginMoment {
   private readonly collateral: Decimal;
-  private readonly marks = new Map<Book, number>();
-  private readonly held = new Map<Book, Array<{ side: 'long' | 'short'; size: Decimal; openValue: Decimal }>>();
+  /** By the index of each book in the account's books: its mark in ticks then, and its open sides then. */
+  private readonly marks: number[] = [];
+  private readonly held: Array<Array<{ side: 'long' | 'short'; size: Decimal; openValue: Decimal }> | undefined> = [];
+  /** What was worked out, by the same index (worked out once: the inputs are those of the moment). */
+  private readonly markPrices: Array<Decimal | undefined> = [];
+  private readonly liquidationPrices: Array<Decimal | null | undefined> = [];
   private cross: CrossMargin | undefined;
 
   constructor(private readonly account: FuturesAccount) {
     this.collateral = account.total();
     for (const book of account.books) {
-      this.marks.set(book, book.mark.markTicks(book.m));
-      const sides = [];
+      this.marks.push(book.mark.markTicks(book.m));
+      let sides: Array<{ side: 'long' | 'short'; size: Decimal; openValue: Decimal }> | undefined;
       for (const side of ['long', 'short'] as const) {
         const pos = book.positions[side];
-        if (!pos.size.isZero()) sides.push({ side, size: pos.size, openValue: pos.openValue });
+        if (!pos.size.isZero()) (sides ??= []).push({ side, size: pos.size, openValue: pos.openValue });
       }
-      if (sides.length) this.held.set(book, sides);
+      this.held.push(sides);
     }
   }
 
   /** A contract's mark then. */
   mark(book: Book): Decimal {
-    return priceOf(book, this.marks.get(book)!);
+    const i = this.account.books.indexOf(book);
+    return (this.markPrices[i] ??= priceOf(book, this.marks[i]!));
   }
 
   /** As marginPositionsOf, then. */
   private positionsOf(book: Book): MarginPosition[] {
     const mark = this.mark(book);
-    return (this.held.get(book) ?? []).map((p) => ({ side: p.side, size: p.size, openValue: p.openValue, mark, contractValue: contractValueOf(book), closeFeeRate: book.inst.takerFeeRate }));
+    return (this.held[this.account.books.indexOf(book)] ?? []).map((p) => ({ side: p.side, size: p.size, openValue: p.openValue, mark, contractValue: contractValueOf(book), closeFeeRate: book.inst.takerFeeRate }));
   }
 
   /** As accountCross, then. */
@@ -105,11 +110,14 @@ export class MarginMoment {
 
   /** As contractLiquidationPrice, then. */
   liquidationPrice(book: Book): Decimal | null {
+    const i = this.account.books.indexOf(book);
+    const known = this.liquidationPrices[i];
+    if (known !== undefined) return known;
     const held = this.positionsOf(book);
     const price = liquidationPrice(this.accountCross(), held, rulesOf(this.account, book));
-    if (price === null) return null;
+    if (price === null) return (this.liquidationPrices[i] = null);
     const net = held.reduce((sum, p) => (p.side === 'long' ? sum.add(p.size) : sum.sub(p.size)), Decimal.ZERO);
-    return roundLiquidationPrice(price, book.inst.tickSize, net.gt(Decimal.ZERO));
+    return (this.liquidationPrices[i] = roundLiquidationPrice(price, book.inst.tickSize, net.gt(Decimal.ZERO)));
   }
 }
 

@@ -110,6 +110,8 @@ export interface Book {
   fillDetails: Map<string, FuturesFillDetail>;
   /** Every order still kept, oldest first (see OrderHistory for the bound). */
   history: SimOrder[];
+  /** Sizes of a few steps as decimals, by steps (sizeOf): orders repeat their sizes, and a decimal never changes. */
+  sizes: Decimal[];
   positions: { long: PositionState; short: PositionState };
 }
 
@@ -123,7 +125,7 @@ export function createBook(market: SymbolMarket, mark: MarkModel = new MarkModel
     volSteps: 0, volTickSteps: 0, volFolded: 0n,
     tradeTsMs: new Float64Array(TRADE_RING), tradePriceTicks: new Float64Array(TRADE_RING), tradeSizeSteps: new Float64Array(TRADE_RING),
     tradeBuyerMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0, candles: new SymbolCandles(market.past),
-    fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [],
+    fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [], sizes: [],
     positions: { long: emptyPosition(), short: emptyPosition() },
   };
   // The market's opening tick starts the day, the trade tape and the candles.
@@ -205,7 +207,9 @@ export function reindex(book: Book): void {
 
 /** Whether a live order of the book carries the client id (the venue refuses a second one). */
 export function hasLiveClientOid(book: Book, clientOid: string): boolean {
-  return book.open.some((order) => order.clientOid === clientOid);
+  const open = book.open;
+  for (let i = 0; i < open.length; i++) if (open[i]!.clientOid === clientOid) return true;
+  return false;
 }
 
 /** Whether the order would take liquidity now: a market order always; a limit order priced at or through the far side. */
@@ -218,7 +222,11 @@ export function priceOf(book: Book, ticks: number): Decimal {
   return Decimal.ofSteps(ticks, book.inst.tickSize);
 }
 
+/** Sizes below this many steps are kept once made (see Book.sizes). */
+const KEPT_SIZES = 1024;
+
 export function sizeOf(book: Book, steps: number): Decimal {
+  if (steps >= 0 && steps < KEPT_SIZES && Number.isInteger(steps)) return (book.sizes[steps] ??= Decimal.ofSteps(steps, book.inst.stepSize));
   return Decimal.ofSteps(steps, book.inst.stepSize);
 }
 

@@ -36,13 +36,14 @@ export class FuturesLedger {
 
   /** The entries of one futures fill, `balance` the collateral after it (see the header for the kinds). */
   recordFill(symbol: string, order: Pick<SimOrder, 'positionSide' | 'reduceOnly' | 'liquidation'>, pnl: Decimal | undefined, fee: Decimal, balance: Decimal, timestampMs: number): void {
-    const side = order.positionSide === 'short' ? 'short' : 'long';
+    const short = order.positionSide === 'short';
+    const close = short ? 'position_close_short' : 'position_close_long';
     if (order.liquidation) {
       const realized = pnl ?? Decimal.ZERO;
-      this.record(symbol, 'close', `position_close_${side}`, realized, balance.add(fee), Decimal.ZERO, timestampMs);
+      this.record(symbol, 'close', close, realized, balance.add(fee), Decimal.ZERO, timestampMs);
       this.record(symbol, 'fee', 'order_liquidate_fee_income', fee.neg(), balance, fee, timestampMs);
-    } else if (!order.reduceOnly) this.record(symbol, 'open', `position_open_${side}`, fee.neg(), balance, fee, timestampMs);
-    else this.record(symbol, 'close', `position_close_${side}`, (pnl ?? Decimal.ZERO).sub(fee), balance, fee, timestampMs);
+    } else if (!order.reduceOnly) this.record(symbol, 'open', short ? 'position_open_short' : 'position_open_long', fee.neg(), balance, fee, timestampMs);
+    else this.record(symbol, 'close', close, (pnl ?? Decimal.ZERO).sub(fee), balance, fee, timestampMs);
   }
 
   /** Every entry kept, oldest first (accounting checks). */

@@ -13,6 +13,9 @@ import { candleEndpoint, checkRequest } from '../request-checks.js';
 import type { RequestOf } from '../wire/requests.js';
 import { BudgetMeter } from './budget-meter.js';
 
+/** The items of a write, as a refusal of the whole request answers them. */
+type WriteItems = Array<{ clientOid: string | null; orderId: string | null }>;
+
 export interface MeterStats {
   requests: number;
   /** Weight charged since the start, per pool that was charged any. */
@@ -91,11 +94,11 @@ export class MeteredClient implements ExchangeClient {
     return id;
   }
 
-  /** A write over the budget is refused whole: every item rejected with the venue's 429. */
-  private write(id: EndpointId, items: Array<{ clientOid: string | null; orderId: string | null }>, call: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
+  /** A write over the budget is refused whole: every item rejected with the venue's 429 (`items` worked out only then). */
+  private write(id: EndpointId, items: WriteItems | (() => WriteItems), call: () => Promise<ItemResult[]>): Promise<ItemResult[]> {
     if (this.admit(id)) return call();
     const error = classifyVenueError(id, 429, '429', 'Too many requests');
-    return Promise.resolve(items.map((item) => ({ outcome: 'rejected', ...item, error })));
+    return Promise.resolve((typeof items === 'function' ? items() : items).map((item) => ({ outcome: 'rejected', ...item, error })));
   }
 
   instruments(surface: Surface): Promise<Instrument[]> {
@@ -169,7 +172,7 @@ export class MeteredClient implements ExchangeClient {
     return this.read(surface === 'spot' ? 'S8' : 'F3', () => this.inner.balances(surface));
   }
   placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
-    return this.write(surface === 'spot' ? 'S6' : 'F6', orders.map((order) => ({ clientOid: order.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
+    return this.write(surface === 'spot' ? 'S6' : 'F6', () => orders.map((order) => ({ clientOid: order.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
   }
   cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
     const items = target.orderIds ? target.orderIds.map((orderId) => ({ clientOid: null, orderId })) : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));

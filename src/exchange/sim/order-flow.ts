@@ -157,23 +157,31 @@ export class OrderFlow implements EngineOps {
     const direction = order.side === 'buy' ? 1 : -1;
     const bestTicks = order.side === 'buy' ? market.ask : market.bid;
     const limitTicks = order.priceTicks ?? bestTicks + direction * (SWEEP_LEVELS - 1);
-    const levels: Array<[ticks: number, steps: number]> = [];
+    // The levels it reaches, each with the top size: counted first (a fill-or-kill order takes all or nothing), then
+    // filled, level by level (worked out again: the same integers, no list of them).
+    const top = market.topSize;
+    let levels = 0;
     let fillableSteps = 0;
     // A close takes no more than what is left of the position.
     const wanted = order.reduceOnly ? Math.min(order.sizeSteps - order.filledSteps, this.account.positionSteps(book, order.positionSide!)) : order.sizeSteps - order.filledSteps;
     for (let level = 0; level < SWEEP_LEVELS; level++) {
       const ticks = bestTicks + direction * level;
       if (direction * (ticks - limitTicks) > 0) break;
-      const steps = Math.min(market.topSize, wanted - fillableSteps);
+      const steps = Math.min(top, wanted - fillableSteps);
       if (steps <= 0) break;
-      levels.push([ticks, steps]);
+      levels++;
       fillableSteps += steps;
     }
     if (order.tif === 'fok' && order.filledSteps + fillableSteps < order.sizeSteps) {
       this.finish(book, order, 'canceled');
       return;
     }
-    for (const [ticks, steps] of levels) this.fill(book, order, ticks, steps, true);
+    let taken = 0;
+    for (let level = 0; level < levels; level++) {
+      const steps = Math.min(top, wanted - taken);
+      taken += steps;
+      this.fill(book, order, bestTicks + direction * level, steps, true);
+    }
     if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
     else if (order.tif === 'ioc' || order.tif === 'fok' || order.kind === 'market') this.finish(book, order, 'canceled');
     else if (order.reduceOnly && book.positions[order.positionSide!].size.isZero()) this.finish(book, order, 'canceled');

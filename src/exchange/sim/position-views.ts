@@ -1,7 +1,7 @@
 // What the futures account shows of itself: each open position side with its id, mark, unrealised PnL, margin,
 // funding and estimated liquidation price (F4 / F29, the in-process positions), and the account as a whole (F3).
 import { Decimal } from '../../domain/decimal.js';
-import type { Position } from '../../domain/market.js';
+import type { Position, PositionSide } from '../../domain/market.js';
 import { unrealizedPnl } from '../../domain/margin.js';
 import { MarginMoment, accountCross, contractLiquidationPrice } from './account-margin.js';
 import type { Book } from './book.js';
@@ -29,6 +29,39 @@ export function positionViews(account: FuturesAccount, book: Book): SimPositionV
   return out;
 }
 
+/** What a position side's worked-out fields are read from: the account at one instant, and the side then. */
+interface Reading {
+  account: FuturesAccount;
+  book: Book;
+  moment: MarginMoment;
+  side: PositionSide;
+  size: Decimal;
+  openValue: Decimal;
+  entry: Decimal | undefined;
+  unrealized: Decimal | undefined;
+  margin: Decimal | undefined;
+}
+
+/** Where a position keeps its Reading: a key no copy, spread or JSON of the position sees (not enumerable). */
+const READING = Symbol('reading');
+type Lazy = Position & { [READING]: Reading };
+
+// The worked-out fields are the positions' own enumerable accessors (a copy, a spread or JSON shows them, as it would
+// a literal's getters), made of these shared functions: a getter literal per position would cost a closure each, and
+// such objects outlive the young generation (each poll's positions were promoted).
+const field = (get: (r: Reading) => unknown): PropertyDescriptor => ({
+  get(this: Lazy) {
+    return get(this[READING]);
+  },
+  enumerable: true,
+  configurable: true,
+});
+const ENTRY = field((r) => (r.entry ??= r.openValue.div(r.size, 12)));
+const MARK = field((r) => r.moment.mark(r.book));
+const UNREALIZED = field((r) => (r.unrealized ??= unrealizedPnl({ side: r.side, size: r.size, openValue: r.openValue, mark: r.moment.mark(r.book) })));
+const MARGIN = field((r) => (r.margin ??= r.openValue.div(r.account.leverage, VALUE_SCALE, 'up')));
+const LIQUIDATION = field((r) => r.moment.liquidationPrice(r.book));
+
 /**
  * The book's open position sides as the port's Position (F4 in-process), with the optional fields filled. The
  * fields worked out from the account (entry price, mark, unrealised PnL, margin, liquidation price) are those of the
@@ -39,37 +72,28 @@ export function domainPositions(account: FuturesAccount, book: Book): Position[]
   const out: Position[] = [];
   if (book.positions.long.size.isZero() && book.positions.short.size.isZero()) return out;
   const moment = new MarginMoment(account);
-  let mark: Decimal | undefined;
-  let liquidation: Decimal | null | undefined;
-  const markNow = () => (mark ??= moment.mark(book));
   for (const side of ['long', 'short'] as const) {
     const pos = book.positions[side];
     if (pos.size.isZero()) continue;
     const { size, openValue } = pos;
-    let entry: Decimal | undefined;
-    let unrealized: Decimal | undefined;
-    let margin: Decimal | undefined;
-    out.push({
-      symbol: book.inst.symbol, side, size, openValue,
-      get entryPrice() {
-        return (entry ??= openValue.div(size, 12));
-      },
-      leverage: account.leverage, marginMode: 'SHARED', isolatedMargin: Decimal.ZERO, openFee: pos.openFee, fundingFee: pos.fundingFee, updatedAtMs: pos.updatedAtMs,
-      positionId: pos.positionId,
-      get markPrice() {
-        return markNow();
-      },
-      get unrealizedPnl() {
-        return (unrealized ??= unrealizedPnl({ side, size, openValue, mark: markNow() }));
-      },
-      get margin() {
-        return (margin ??= openValue.div(account.leverage, VALUE_SCALE, 'up'));
-      },
-      cumFundingFee: pos.cumFundingFee,
-      get liquidationPrice() {
-        return liquidation === undefined ? (liquidation = moment.liquidationPrice(book)) : liquidation;
-      },
-    });
+    const reading: Reading = { account, book, moment, side, size, openValue, entry: undefined, unrealized: undefined, margin: undefined };
+    // The fields in the order of the port's Position, the worked-out ones in their places.
+    const p = { symbol: book.inst.symbol, side, size, openValue } as Lazy;
+    Object.defineProperty(p, READING, { value: reading });
+    Object.defineProperty(p, 'entryPrice', ENTRY);
+    p.leverage = account.leverage;
+    p.marginMode = 'SHARED';
+    p.isolatedMargin = Decimal.ZERO;
+    p.openFee = pos.openFee;
+    p.fundingFee = pos.fundingFee;
+    p.updatedAtMs = pos.updatedAtMs;
+    p.positionId = pos.positionId;
+    Object.defineProperty(p, 'markPrice', MARK);
+    Object.defineProperty(p, 'unrealizedPnl', UNREALIZED);
+    Object.defineProperty(p, 'margin', MARGIN);
+    p.cumFundingFee = pos.cumFundingFee;
+    Object.defineProperty(p, 'liquidationPrice', LIQUIDATION);
+    out.push(p);
   }
   return out;
 }

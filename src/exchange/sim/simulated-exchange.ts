@@ -26,6 +26,20 @@ import { SPOT_CANDLE_ROWS } from './symbol-candles.js';
 import { toVenueCandle, type TickBar } from './tick-bar.js';
 import { planStatusCode } from './wire-format.js';
 
+/**
+ * A futures balance's `available`, worked out when first read: an own enumerable accessor (a copy or JSON shows it,
+ * as a literal's getter would) made of one shared function over a key no copy sees; a getter literal per balance
+ * costs a closure, and such objects outlived the young generation.
+ */
+const AVAILABLE = Symbol('available');
+const LATER: PropertyDescriptor = {
+  get(this: { [AVAILABLE]: () => Decimal }) {
+    return this[AVAILABLE]();
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 function placeResult(endpoint: EndpointId, r: PlaceOutcome, clientOid: string): ItemResult {
   return r.ok ? { outcome: 'accepted', clientOid, orderId: r.orderId } : { outcome: 'rejected', clientOid, orderId: null, error: classifyItemError(endpoint, r.refusal.code, r.refusal.message) };
 }
@@ -228,13 +242,14 @@ export class SimulatedExchange implements ExchangeClient {
     const account = this.engine.futuresBalance();
     const available = account.available;
     if (typeof available !== 'function') return [{ surface: 'futures', asset: 'USDT', available, frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating }];
-    return [{
-      surface: 'futures', asset: 'USDT',
-      get available() {
-        return available();
-      },
-      frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating,
-    }];
+    const balance = { surface: 'futures', asset: 'USDT' } as Balance & { [AVAILABLE]: () => Decimal };
+    Object.defineProperty(balance, AVAILABLE, { value: available });
+    Object.defineProperty(balance, 'available', LATER);
+    balance.frozen = null;
+    balance.total = account.collateral;
+    balance.cumFunding = account.cumFunding;
+    balance.liquidating = account.liquidating;
+    return [balance];
   }
 
   positionsNow(symbol: string): Position[] {

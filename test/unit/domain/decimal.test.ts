@@ -74,4 +74,56 @@ describe('Decimal', () => {
     expect(() => Decimal.stepsOf('1e5', Decimal.from('0.1'))).toThrow(/not a decimal/);
     expect(() => Decimal.ofSteps(2 ** 53, Decimal.from('0.1'))).toThrow(/safe integer/);
   });
+
+  it('agrees with plain BigInt arithmetic on random values, small and large, and stays normalised', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const digits = (n: number) => Array.from({ length: n }, () => String(rnd(10))).join('');
+    const text = () => `${rnd(4) === 0 ? '-' : ''}${digits(rnd(12) + 1)}${rnd(3) === 0 ? '' : `.${digits(rnd(14))}`}`;
+    // The reference: a value as units of 10^-s, and its canonical text.
+    const units = (t: string): [bigint, number] => {
+      const [int, frac = ''] = t.replace('-', '').split('.');
+      const v = BigInt(int! + frac);
+      return [t.startsWith('-') ? -v : v, frac.length];
+    };
+    const canonical = ([v, s]: [bigint, number]): string => {
+      while (s > 0 && v % 10n === 0n) {
+        v /= 10n;
+        s--;
+      }
+      const abs = (v < 0n ? -v : v).toString().padStart(s + 1, '0');
+      const body = s > 0 ? `${abs.slice(0, abs.length - s)}.${abs.slice(abs.length - s)}` : abs;
+      return v < 0n ? `-${body}` : body;
+    };
+    const at = ([v, s]: [bigint, number], to: number) => v * 10n ** BigInt(to - s);
+    for (let k = 0; k < 4000; k++) {
+      const [ta, tb] = [text(), text()];
+      const [a, b] = [Decimal.from(ta), Decimal.from(tb)];
+      const [ua, ub] = [units(ta), units(tb)];
+      const s = Math.max(ua[1], ub[1]);
+      const want = {
+        a: canonical(ua), sum: canonical([at(ua, s) + at(ub, s), s]), diff: canonical([at(ua, s) - at(ub, s), s]), prod: canonical([ua[0] * ub[0], ua[1] + ub[1]]),
+        cmp: at(ua, s) < at(ub, s) ? -1 : at(ua, s) > at(ub, s) ? 1 : 0,
+      };
+      const got = { a: a.toString(), sum: a.add(b).toString(), diff: a.sub(b).toString(), prod: a.mul(b).toString(), cmp: a.cmp(b) };
+      expect({ ta, tb, ...got }).toEqual({ ta, tb, ...want });
+      expect(a.eq(b)).toBe(want.cmp === 0);
+      for (const x of [a, b, a.add(b), a.sub(b), a.mul(b), a.neg()]) expect(x.scale === 0 || x.mantissa % 10n !== 0n).toBe(true);
+      if (!b.isZero()) {
+        expect(a.isMultipleOf(b)).toBe(at(ua, s) % at(ub, s) === 0n);
+        const mode = (['down', 'up', 'half-up'] as const)[rnd(3)]!;
+        const q = a.div(b, 0, mode).toUnits(0);
+        if (q <= BigInt(Number.MAX_SAFE_INTEGER) && q >= -BigInt(Number.MAX_SAFE_INTEGER)) expect(a.steps(b, mode)).toBe(Number(q));
+        else expect(() => a.steps(b, mode)).toThrow(/too many steps/);
+      }
+      const places = rnd(9) - 4;
+      expect(a.movePoint(places).toString()).toBe(canonical(places >= 0 ? [ua[0] * 10n ** BigInt(places), ua[1]] : [ua[0], ua[1] - places]));
+      const n = rnd(2_000_000) - 1_000_000;
+      expect(Decimal.ofSteps(n, b.abs()).toString()).toBe(canonical([BigInt(n) * (ub[0] < 0n ? -ub[0] : ub[0]), ub[1]]));
+    }
+    expect(Decimal.from('-0.000').toString()).toBe('0');
+    expect(Decimal.from('0.50').eq(Decimal.from('0.5'))).toBe(true);
+    expect(Decimal.from('123456789012345.6').toString()).toBe('123456789012345.6');
+    expect(Decimal.from('9007199254740993').toString()).toBe('9007199254740993');
+  });
 });

@@ -45,6 +45,23 @@ describe('inventory', () => {
     expect([text(h.size), text(h.avgEntry), text(h.realisedPnl), text(h.unrealisedPnl(d('1')))]).toEqual(['0', null, '-11', '0']);
   });
 
+  it('an ended order is remembered for its late fill events until 4096 orders ended after it, oldest forgotten first', () => {
+    const inv = new Inventory(surfaceOf);
+    const h = inv.of('ETHUSDT_SPBL');
+    const ended = 4096 + 1000;
+    for (let k = 0; k < ended; k++) inv.apply(fill(`O${k}`, 'buy', '1', '1', { done: true }));
+    expect(text(h.size)).toBe(String(ended));
+    // The last 4096 to end: a repeated event changes nothing. An older one is forgotten: its event counts anew.
+    for (const k of [ended - 1, ended - 4096]) inv.apply(fill(`O${k}`, 'buy', '1', '1', { done: true }));
+    expect(text(h.size)).toBe(String(ended));
+    inv.apply(fill(`O${ended - 4097}`, 'buy', '1', '1', { done: true }));
+    expect(text(h.size)).toBe(String(ended + 1));
+    // That one is remembered again, as the newest: the oldest of the others goes.
+    inv.apply(fill(`O${ended - 4097}`, 'buy', '1', '1', { done: true }));
+    inv.apply(fill(`O${ended - 4096}`, 'buy', '1', '1', { done: true }));
+    expect(text(h.size)).toBe(String(ended + 2));
+  });
+
   it('an average that does not end is rounded to 18 places; closed whole, the realised PnL is exact', () => {
     const inv = new Inventory(surfaceOf);
     const h = inv.of('ETHUSDT_SPBL');

@@ -5,6 +5,9 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../../src/domain/decimal.js';
 import { crossMargin } from '../../../../src/domain/margin.js';
 import { FuturesLedger } from '../../../../src/exchange/sim/futures-ledger.js';
+import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
+import { ReplayMarket } from '../../../../src/exchange/sim/market.js';
+import { SimulatedExchange } from '../../../../src/exchange/sim/simulated-exchange.js';
 import { DEFAULT_MAINTENANCE_TIERS } from '../../../../src/domain/margin.js';
 import { ETH, d, futuresVenue, tick } from './futures-fixture.js';
 
@@ -50,6 +53,34 @@ describe('futures account at mark', () => {
     v.market(ETH, 'long', '0.4', true);
     const [after] = v.engine.positionViews();
     expect([after!.size.toString(), after!.cumCloseSize.toString(), after!.cumCloseValue.toString()]).toEqual(['0.6', '0.4', '1220']);
+  });
+});
+
+describe('in-process positions and futures balance', () => {
+  it('read as plain objects: every field its own and enumerable, in the port\'s order, worked out as the account was when polled', async () => {
+    const replay = new ReplayMarket(DEFAULT_INSTRUMENTS, [tick(1000, ETH, '3000'), tick(2000, ETH, '3050'), tick(3000, ETH, '3100')]);
+    const sim = new SimulatedExchange(replay, { spot: {}, futuresCollateral: '1000', leverage: 10 });
+    sim.advanceTo(1000);
+    expect((await sim.placeOrders('futures', ETH, [{ clientOid: 'o1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('1'), positionSide: 'long' }]))[0]!.outcome).toBe('accepted');
+    sim.advanceTo(2000);
+    const [p] = sim.positionsNow(ETH);
+    const [balance] = sim.balancesNow('futures');
+    expect(Object.keys(p!)).toEqual([
+      'symbol', 'side', 'size', 'openValue', 'entryPrice', 'leverage', 'marginMode', 'isolatedMargin', 'openFee', 'fundingFee', 'updatedAtMs', 'positionId',
+      'markPrice', 'unrealizedPnl', 'margin', 'cumFundingFee', 'liquidationPrice',
+    ]);
+    expect(Object.keys(balance!)).toEqual(['surface', 'asset', 'available', 'frozen', 'total', 'cumFunding', 'liquidating']);
+    // The account moves on before anything is read: the poll's objects still show it as it was.
+    sim.advanceTo(3000);
+    expect((await sim.placeOrders('futures', ETH, [{ clientOid: 'o2', side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.5'), positionSide: 'long', reduceOnly: true }]))[0]!.outcome).toBe('accepted');
+    const copy = { ...p! };
+    expect(JSON.parse(JSON.stringify(p))).toEqual(JSON.parse(JSON.stringify(copy)));
+    expect([copy.entryPrice!.toString(), copy.markPrice!.toString(), copy.unrealizedPnl!.toString(), copy.margin!.toString(), copy.liquidationPrice!.toString()])
+      .toEqual(['3000', '3050', '50', '300', '2053.13']);
+    expect(JSON.parse(JSON.stringify(balance))).toEqual({ surface: 'futures', asset: 'USDT', available: '748.2', frozen: null, total: '998.2', cumFunding: '0', liquidating: false });
+    expect({ ...balance! }.available!.toString()).toBe('748.2');
+    // Read now, the account as it is.
+    expect(sim.positionsNow(ETH).map((x) => [x.size.toString(), x.markPrice!.toString()])).toEqual([['0.5', '3100']]);
   });
 });
 
