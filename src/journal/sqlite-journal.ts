@@ -1,7 +1,7 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
 // Backtests keep it in memory (path ':memory:') and save a copy at the end.
 // Schema migrations (sqlite-migrations.ts) are numbered and applied in order, each in its own transaction.
-import { chmodSync, closeSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
@@ -106,7 +106,9 @@ export class SqliteJournal implements Journal {
   /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
   saveTo(file: string): void {
     this.held?.queue.flush();
-    this.outsideTransaction(() => this.db.prepare('VACUUM INTO ?').run(file));
+    // The in-memory database's pages written as they are (a fraction of the time of VACUUM INTO, the same rows); a
+    // file journal is copied compacted.
+    this.outsideTransaction(() => (this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
   }
 
   /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */
