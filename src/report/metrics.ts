@@ -90,6 +90,16 @@ export interface StrategyPnl {
   fills: number;
 }
 
+/** One fill into a strategy's books: its symbol's average-cost book, the realised PnL net of the fee, the fee, the count. */
+export function bookStrategyFill(fx: FixedPoint, a: StrategyBooks, f: Fill): void {
+  let b = a.books.get(f.symbol);
+  if (!b) a.books.set(f.symbol, (b = { qty: 0n, cost: 0n }));
+  const fee = fx.of(f.fee);
+  a.realized += book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fee;
+  a.fees += fee;
+  a.fills++;
+}
+
 /**
  * Each strategy's PnL from its own fills (an average-cost book per strategy and symbol): realised, fees included,
  * plus unrealised on what it still holds of what it traded, at `lastPrice`, plus the funding of its positions
@@ -113,15 +123,7 @@ export function strategyPnls(
     const a = of(f.strategy);
     a.funding += fx.of(f.amount);
   }
-  for (const f of fills) {
-    const a = of(strategyOf(f));
-    let b = a.books.get(f.symbol);
-    if (!b) a.books.set(f.symbol, (b = { qty: 0n, cost: 0n }));
-    const fee = fx.of(f.fee);
-    a.realized += book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fee;
-    a.fees += fee;
-    a.fills++;
-  }
+  for (const f of fills) bookStrategyFill(fx, of(strategyOf(f)), f);
   return strategyPnlsOf(fx, acc, lastPrice);
 }
 

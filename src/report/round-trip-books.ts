@@ -7,7 +7,7 @@
 // fills when it closes) and the others go on.
 import { FixedPoint } from './fixed-point.js';
 import { isoTime } from './iso-time.js';
-import { finish, unrealized, type Open, type OwnedFill, type PriceSamples, type RoundTrip } from './round-trips.js';
+import { finish, reduce, unrealized, type Open, type OwnedFill, type PriceSamples, type RoundTrip } from './round-trips.js';
 
 /** A place in the trade list kept for a trip still open, filled once it is final. */
 export interface TripSlot {
@@ -87,24 +87,10 @@ export class RoundTripBooks {
         o.trip.fills++;
         return;
       }
-      const held = o.qty < 0n ? -o.qty : o.qty;
-      const closing = size < held ? size : held;
-      const avg = fx.div(o.cost, held, 18);
-      const value = fx.mul(avg, closing);
-      const closedValue = fx.mul(price, closing);
-      o.realized += o.qty < 0n ? value - closedValue : closedValue - value;
-      // A flip: the fee is split by size between the closing and the opening part.
-      const closingFee = closing === size ? fee : fx.div(fx.mul(fee, closing), size, 18);
-      o.fees += closingFee;
-      o.closedSize += closing;
-      o.closedValue += closedValue;
-      o.trip.fills++;
-      const remaining = held - closing;
-      o.qty = o.qty < 0n ? -remaining : remaining;
-      o.cost = remaining === 0n ? 0n : o.cost - value;
-      opening = size - closing;
-      openingFee = fee - closingFee;
-      if (remaining !== 0n) return;
+      const closed = reduce(fx, o, size, price, fee);
+      opening = size - closed.closing;
+      openingFee = fee - closed.fee;
+      if (o.qty !== 0n) return;
       this.close(o, finish(fx, o, f.timestampMs), seq);
       this.books.delete(key);
     }

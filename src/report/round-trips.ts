@@ -69,6 +69,27 @@ const iso = isoTime;
 export const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
 
 /** The trade as the list shows it: closed at `exitMs`, or still open (null). */
+/**
+ * A fill against an open trip's side closes up to what it holds, at the trip's average cost: realised PnL, fees and
+ * closed size booked on the trip. Returns the size closed and its share of the fee (a flip splits the fee by size).
+ */
+export function reduce(fx: FixedPoint, o: Open, size: bigint, price: bigint, fee: bigint): { closing: bigint; fee: bigint } {
+  const held = o.qty < 0n ? -o.qty : o.qty;
+  const closing = size < held ? size : held;
+  const value = fx.mul(fx.div(o.cost, held, 18), closing);
+  const closedValue = fx.mul(price, closing);
+  o.realized += o.qty < 0n ? value - closedValue : closedValue - value;
+  const closingFee = closing === size ? fee : fx.div(fx.mul(fee, closing), size, 18);
+  o.fees += closingFee;
+  o.closedSize += closing;
+  o.closedValue += closedValue;
+  o.trip.fills++;
+  const remaining = held - closing;
+  o.qty = o.qty < 0n ? -remaining : remaining;
+  o.cost = remaining === 0n ? 0n : o.cost - value;
+  return { closing, fee: closingFee };
+}
+
 export function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
   const closed = exitMs !== null;
   const t = o.trip;
@@ -131,24 +152,10 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
     if (o) {
       const reducing = o.qty < 0n !== signed < 0n;
       if (reducing) {
-        const held = o.qty < 0n ? -o.qty : o.qty;
-        const closing = size < held ? size : held;
-        const avg = fx.div(o.cost, held, 18);
-        const value = fx.mul(avg, closing);
-        const closedValue = fx.mul(price, closing);
-        o.realized += o.qty < 0n ? value - closedValue : closedValue - value;
-        // A flip: the fee is split by size between the closing and the opening part.
-        const closingFee = closing === size ? fee : fx.div(fx.mul(fee, closing), size, 18);
-        o.fees += closingFee;
-        o.closedSize += closing;
-        o.closedValue += closedValue;
-        o.trip.fills++;
-        const remaining = held - closing;
-        o.qty = o.qty < 0n ? -remaining : remaining;
-        o.cost = remaining === 0n ? 0n : o.cost - value;
-        opening = size - closing;
-        openingFee = fee - closingFee;
-        if (remaining === 0n) {
+        const closed = reduce(fx, o, size, price, fee);
+        opening = size - closed.closing;
+        openingFee = fee - closed.fee;
+        if (o.qty === 0n) {
           out.push(finish(fx, o, f.timestampMs));
           books.delete(key);
           o = undefined;

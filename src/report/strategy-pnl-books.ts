@@ -3,9 +3,9 @@
 // part are added at the end. Amounts are exact, at a fixed-point scale that widens when a fill carries more places.
 import type { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
-import { book, placesOfFill } from './average-cost.js';
+import { placesOfFill } from './average-cost.js';
 import { FixedPoint } from './fixed-point.js';
-import { strategyPnlsOf, type StrategyBooks, type StrategyPnl } from './metrics.js';
+import { bookStrategyFill, strategyPnlsOf, type StrategyBooks, type StrategyPnl } from './metrics.js';
 
 export class StrategyPnlBooks {
   private places = 0;
@@ -15,14 +15,7 @@ export class StrategyPnlBooks {
   fill(strategy: string, f: Fill): void {
     const places = placesOfFill(f);
     if (places > this.places) this.widen(places);
-    const fx = this.fx;
-    const a = this.of(strategy);
-    let b = a.books.get(f.symbol);
-    if (!b) a.books.set(f.symbol, (b = { qty: 0n, cost: 0n }));
-    const fee = fx.of(f.fee);
-    a.realized += book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fee;
-    a.fees += fee;
-    a.fills++;
+    bookStrategyFill(this.fx, this.of(strategy), f);
   }
 
   /**
