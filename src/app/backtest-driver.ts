@@ -53,7 +53,7 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   // A request spends half the round trip on the way out, the rest on the way back.
   const outMs = Math.floor(parts.latencyMs / 2);
   const backMs = parts.latencyMs - outMs;
-  const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, (ms) => clock.sleep(ms)) : metered;
+  const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, clock) : metered;
   let skipped = 0;
   /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: per exchange.spotTickers). */
   const spotFromTrade = parts.choices.spotTickers === 'trade';
@@ -161,6 +161,9 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   };
 }
 
+/** Awaited for one microtask turn: a promise already settled (awaiting a plain value would make one each time). */
+const SETTLED = Promise.resolve();
+
 /**
  * Drives a run: market events and virtual-time timers in time order (a tick before a timer of the same instant:
  * a poll at t sees the market at t). Work started by a timer or an intent runs as promise continuations, which
@@ -201,17 +204,17 @@ export class Replay {
         if (++steps % 65536 === 0) onProgress(market.replayed);
       }
       if (this.dirty) {
+        // Settled here, not in a function of its own: a run settles about a million times (no promise for each).
         this.dirty = false;
-        await this.settle();
+        let turns = 0;
+        while (!this.quiet()) {
+          if (++turns > 64) {
+            await nextTurn();
+            break;
+          }
+          await SETTLED;
+        }
       }
     }
-  }
-
-  private async settle(): Promise<void> {
-    for (let k = 0; k < 64; k++) {
-      if (this.quiet()) return;
-      await null;
-    }
-    await nextTurn();
   }
 }

@@ -83,7 +83,7 @@ interface Timer {
   arg: unknown;
   /** Repeats every this many ms (0: once). */
   everyMs: number;
-  /** True when `fn` resolves a promise: code waiting on it runs as microtasks after `fn` returns. */
+  /** A sleep's end (see VirtualClock.wait): `fn` wakes code waiting on it, which runs as microtasks after `fn` returns. */
   wakes: boolean;
 }
 
@@ -101,7 +101,11 @@ export class VirtualClock extends ManualClock {
   private spare: Timer[] = [];
 
   /** Runs `fn(arg)` when virtual time reaches `atMs` (now, at the earliest). */
-  at<A>(atMs: number, fn: (arg: A) => void, arg?: A, wakes = false): void {
+  at<A>(atMs: number, fn: (arg: A) => void, arg?: A): void {
+    this.schedule(atMs, fn, arg, false);
+  }
+
+  private schedule<A>(atMs: number, fn: (arg: A) => void, arg: A | undefined, wakes: boolean): void {
     const at = atMs > this.t ? atMs : this.t;
     const t = this.spare.pop();
     if (!t) {
@@ -147,15 +151,18 @@ export class VirtualClock extends ManualClock {
 
   /** Resolves after `ms` of virtual time. */
   override sleep(ms: number): Promise<void> {
-    this.sleeping++;
-    return new Promise((resolve) => this.at(this.now() + ms, this.wake, resolve, true));
+    return new Promise((resolve) => this.wait(ms, resolve, undefined));
   }
 
-  /** A sleep is over: one fewer sleeping, its waiter resolved. */
-  private readonly wake = (resolve: () => void): void => {
-    this.sleeping--;
-    resolve();
-  };
+  /**
+   * Runs `fn(arg)` after `ms` of virtual time, counted among the sleeps until then: `fn` wakes waiting code (it
+   * resolves or settles a promise), so its continuations get their turn before time moves on. A sleep without a
+   * promise of its own (a request in flight holds one promise for both of its legs).
+   */
+  wait<A>(ms: number, fn: (arg: A) => void, arg: A): void {
+    this.sleeping++;
+    this.schedule(this.t + ms, fn, arg, true);
+  }
 
   /** When the next timer is due (Infinity when none is set). */
   nextAt(): number {
@@ -194,6 +201,8 @@ export class VirtualClock extends ManualClock {
     top.fn = NO_TIMER_FN;
     top.arg = undefined;
     this.spare.push(top);
+    // A sleep is over: one fewer sleeping, its waiter woken.
+    if (wakes) this.sleeping--;
     fn(arg);
     return wakes;
   }

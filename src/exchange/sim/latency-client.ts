@@ -6,26 +6,56 @@ import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerE
 import type { Order } from '../../domain/order.js';
 import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
 
+/** Where the client waits out network time: `fn(arg)` runs `ms` later (the backtest's VirtualClock.wait). */
+export interface NetworkTime {
+  wait<A>(ms: number, fn: (arg: A) => void, arg: A): void;
+}
+
+/**
+ * A request in flight: sent to the venue when its way out is over, settled when its answer's way back is. One
+ * object and one promise a request, no sleep of its own for each leg.
+ */
+class InFlight<T> {
+  constructor(
+    private readonly client: LatencyClient,
+    private readonly request: () => Promise<T>,
+    private readonly resolve: (value: T) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  /** Reached the venue: asks it now, with the market as it is now. */
+  arrive(): void {
+    let answer: Promise<T>;
+    try {
+      answer = this.request();
+    } catch (err) {
+      this.client.time.wait(this.client.backMs, this.reject, err);
+      return;
+    }
+    answer.then(
+      (value) => this.client.time.wait(this.client.backMs, this.resolve, value),
+      (err: unknown) => this.client.time.wait(this.client.backMs, this.reject, err),
+    );
+  }
+}
+
+function arrive(r: InFlight<unknown>): void {
+  r.arrive();
+}
+
 export class LatencyClient implements ExchangeClient {
   constructor(
     private readonly inner: ExchangeClient,
     /** Time to the venue and back. */
-    private readonly outMs: number,
-    private readonly backMs: number,
-    private readonly sleep: (ms: number) => Promise<void>,
+    readonly outMs: number,
+    readonly backMs: number,
+    readonly time: NetworkTime,
   ) {}
 
-  private async call<T>(request: () => Promise<T>): Promise<T> {
-    await this.sleep(this.outMs);
-    let out: T;
-    try {
-      out = await request();
-    } catch (err) {
-      await this.sleep(this.backMs);
-      throw err;
-    }
-    await this.sleep(this.backMs);
-    return out;
+  private call<T>(request: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.time.wait(this.outMs, arrive, new InFlight<T>(this, request, resolve, reject) as InFlight<unknown>);
+    });
   }
 
   instruments(surface: Surface): Promise<Instrument[]> {

@@ -55,4 +55,19 @@ describe('VirtualClock', () => {
     expect(woke).toEqual([10, 30]);
     expect(c.sleeping).toBe(0);
   });
+
+  it('a wait runs its function with its argument at its instant, counted among the sleeps until then; a plain timer is not', () => {
+    const c = new VirtualClock(0);
+    const seen: Array<[number, string, number]> = [];
+    c.wait(20, (tag: string) => seen.push([c.now(), tag, c.sleeping]), 'second');
+    c.at(5, (tag: string) => seen.push([c.now(), tag, c.sleeping]), 'timer');
+    c.wait(10, (tag: string) => seen.push([c.now(), tag, c.sleeping]), 'first');
+    expect(c.sleeping).toBe(2);
+    // A plain timer wakes nobody; a wait's end does, and is no longer counted when its function runs.
+    expect(c.runNext()).toBe(false);
+    expect(c.runNext()).toBe(true);
+    expect(c.runNext()).toBe(true);
+    expect(seen).toEqual([[5, 'timer', 2], [10, 'first', 1], [20, 'second', 0]]);
+    expect(c.nextAt()).toBe(Number.POSITIVE_INFINITY);
+  });
 });

@@ -2,6 +2,7 @@
 // it is then, and its answer arrives one way later.
 import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../../src/domain/decimal.js';
+import type { ExchangeClient } from '../../../../src/exchange/client.js';
 import { LatencyClient } from '../../../../src/exchange/sim/latency-client.js';
 import { DEFAULT_INSTRUMENTS } from '../../../../src/exchange/sim/instruments.js';
 import { ReplayMarket } from '../../../../src/exchange/sim/market.js';
@@ -16,7 +17,7 @@ describe('LatencyClient', () => {
     const sim = new SimulatedExchange(market, { spot: { USDT: '1000000', BTC: '0' }, futuresCollateral: '0', leverage: 1 }, undefined, clock);
     const fills: Array<{ price: string; at: number }> = [];
     sim.engine.onFill = (f) => fills.push({ price: f.price.toString(), at: clock.now() });
-    const client = new LatencyClient(sim, 15, 7, (ms) => clock.sleep(ms));
+    const client = new LatencyClient(sim, 15, 7, clock);
     sim.advanceTo(1000);
     let answeredAt = -1;
     void client.placeOrders('spot', 'BTCUSDT_SPBL', [{ clientOid: 'a', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }]).then(() => (answeredAt = clock.now()));
@@ -32,4 +33,32 @@ describe('LatencyClient', () => {
     expect(fills[0]!.price).toBe('90100');
     expect(answeredAt).toBe(1022);
   });
+
+  it('a refused request, or one that throws as it is made, fails one way back after it reached the venue; nothing stays counted as waiting', async () => {
+    const clock = new VirtualClock(1000);
+    const asked: number[] = [];
+    const inner = {
+      ticker: () => {
+        asked.push(clock.now());
+        return Promise.reject(new Error('venue says no'));
+      },
+      depth: () => {
+        asked.push(clock.now());
+        throw new Error('no such book');
+      },
+    } as unknown as ExchangeClient;
+    const client = new LatencyClient(inner, 15, 7, clock);
+    const failed: Array<[string, number]> = [];
+    void client.ticker('X').catch((e: Error) => failed.push([e.message, clock.now()]));
+    void client.depth('Y').catch((e: Error) => failed.push([e.message, clock.now()]));
+    expect(clock.sleeping).toBe(2);
+    while (clock.nextAt() !== Number.POSITIVE_INFINITY) {
+      clock.runNext();
+      for (let k = 0; k < 5; k++) await null;
+    }
+    expect(asked).toEqual([1015, 1015]);
+    expect(failed.sort()).toEqual([['no such book', 1022], ['venue says no', 1022]]);
+    expect(clock.sleeping).toBe(0);
+  });
 });
+
