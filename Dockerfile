@@ -7,6 +7,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle-vendor.mjs ./scripts/
 RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim

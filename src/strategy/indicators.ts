@@ -42,7 +42,7 @@ export {
   WSMA,
   hasCrossedOver,
   hasCrossedUnder,
-} from 'trading-signals';
+} from '#trading-signals';
 
 /** A bar's figures as numbers, as candle indicators take them. */
 export interface NumberCandle {
