@@ -19,55 +19,76 @@ export class Decimal {
   /** The plain text, once formatted (the value never changes). */
   #text: string | undefined = undefined;
 
-  /** value = mantissa / 10^scale; always normalised (no trailing zero digits in the mantissa when scale > 0). */
+  /**
+   * value = mantissa / 10^scale; always normalised (no trailing zero digits in the mantissa when scale > 0). The
+   * mantissa is held as a plain number while it is a safe integer (`big` null), as a BigInt beyond (`m` unused):
+   * one form per value, so equal values hold equal fields.
+   */
   private constructor(
-    readonly mantissa: bigint,
+    private readonly m: number,
+    private readonly big: bigint | null,
     readonly scale: number,
   ) {}
 
-  static readonly ZERO = new Decimal(0n, 0);
+  static readonly ZERO = new Decimal(0, null, 0);
+
+  /** The mantissa (value × 10^scale). */
+  get mantissa(): bigint {
+    return this.big ?? BigInt(this.m);
+  }
+
+  /** The mantissa as a plain number when it is a safe integer; undefined beyond (read `mantissa` then). */
+  get safeMantissa(): number | undefined {
+    return this.big === null ? this.m : undefined;
+  }
 
   static of(mantissa: bigint, scale = 0): Decimal {
-    if (scale === 0) return new Decimal(mantissa, 0);
-    if (scale < 0) return new Decimal(mantissa * pow10(-scale), 0);
-    if (mantissa <= MAX_SAFE && mantissa >= -MAX_SAFE) {
-      const n = Number(mantissa);
-      return n % 10 !== 0 ? new Decimal(mantissa, scale) : Decimal.ofSafe(n, scale);
+    if (scale < 0) {
+      mantissa *= pow10(-scale);
+      scale = 0;
     }
+    if (mantissa <= MAX_SAFE && mantissa >= -MAX_SAFE) return Decimal.small(Number(mantissa), scale);
     let m = mantissa;
     let s = scale;
     while (s > 0 && m % 10n === 0n) {
       m /= 10n;
       s -= 1;
     }
-    return new Decimal(m, s);
+    return m <= MAX_SAFE && m >= -MAX_SAFE ? new Decimal(Number(m), null, s) : new Decimal(0, m, s);
   }
 
   /** `n` (a safe integer) / 10^scale (scale >= 0), normalised in plain numbers (exact: each step divides a multiple of 10). */
-  private static ofSafe(n: number, scale: number): Decimal {
-    if (n === 0) return Decimal.ZERO;
+  private static small(n: number, scale: number): Decimal {
+    if (n === 0) return Decimal.ZERO; // -0 too
     let s = scale;
     while (s > 0 && n % 10 === 0) {
       n /= 10;
       s -= 1;
     }
-    return new Decimal(BigInt(n), s);
+    return new Decimal(n, null, s);
+  }
+
+  /** An exact integer result `n` at `scale`: a safe one stays a number, a larger one (exact, e.g. 2^53) goes through BigInt. */
+  private static exact(n: number, scale: number): Decimal {
+    return Number.isSafeInteger(n) ? Decimal.small(n, scale) : Decimal.of(BigInt(n), scale);
   }
 
   /** `n` steps of `step` (n × step): a count of ticks or steps back to a price or size; the inverse of steps(). */
   static ofSteps(n: number, step: Decimal): Decimal {
     if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
-    const sm = step.mantissa;
-    if (sm <= MAX_SAFE && sm >= -MAX_SAFE) {
-      const product = n * Number(sm);
-      if (Number.isSafeInteger(product)) return Decimal.ofSafe(product, step.scale);
+    if (step.big === null) {
+      const product = n * step.m;
+      if (Number.isSafeInteger(product)) return Decimal.small(product, step.scale);
     }
-    return Decimal.of(BigInt(n) * sm, step.scale);
+    return Decimal.of(BigInt(n) * step.mantissa, step.scale);
   }
 
   static fromInt(n: number | bigint): Decimal {
-    if (typeof n === 'number' && !Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
-    return Decimal.of(BigInt(n));
+    if (typeof n === 'number') {
+      if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
+      return Decimal.small(n, 0);
+    }
+    return Decimal.of(n);
   }
 
   /**
@@ -91,10 +112,7 @@ export class Decimal {
         } else if (c === 46 && dot < 0 && i > start) dot = i;
         else break;
       }
-      if (i === len && digits > 0 && digits <= 15) {
-        const d = Decimal.ofSafe(n, dot < 0 ? 0 : len - dot - 1);
-        return start === 1 ? d.neg() : d;
-      }
+      if (i === len && digits > 0 && digits <= 15) return Decimal.small(start === 1 ? -n : n, dot < 0 ? 0 : len - dot - 1);
     }
     const m = DECIMAL_RE.exec(text);
     if (!m) return null;
@@ -115,46 +133,78 @@ export class Decimal {
   }
 
   private aligned(other: Decimal): [bigint, bigint, number] {
-    if (this.scale === other.scale) return [this.mantissa, other.mantissa, this.scale];
-    if (this.scale > other.scale) return [this.mantissa, other.mantissa * pow10(this.scale - other.scale), this.scale];
-    return [this.mantissa * pow10(other.scale - this.scale), other.mantissa, other.scale];
+    const a = this.mantissa;
+    const b = other.mantissa;
+    if (this.scale === other.scale) return [a, b, this.scale];
+    if (this.scale > other.scale) return [a, b * pow10(this.scale - other.scale), this.scale];
+    return [a * pow10(other.scale - this.scale), b, other.scale];
   }
 
   // Of two normalised values at different scales, the one at the larger scale ends in a digit other than 0 and the
-  // other, aligned, in 0: their sum or difference is normalised already.
+  // other, aligned, in 0: their sum or difference is normalised already (and not 0).
   add(o: Decimal): Decimal {
-    if (o.mantissa === 0n) return this;
-    if (this.mantissa === 0n) return o;
+    if (o.isZero()) return this;
+    if (this.isZero()) return o;
     const s = this.scale;
     const t = o.scale;
-    if (s === t) return Decimal.of(this.mantissa + o.mantissa, s);
-    return s > t ? new Decimal(this.mantissa + o.mantissa * pow10(s - t), s) : new Decimal(this.mantissa * pow10(t - s) + o.mantissa, t);
+    if (this.big === null && o.big === null) {
+      if (s === t) {
+        const r = this.m + o.m;
+        if (Number.isSafeInteger(r)) return Decimal.small(r, s);
+      } else if (s > t) {
+        const r = this.m + scaleUp(o.m, s - t);
+        if (Number.isSafeInteger(r)) return new Decimal(r, null, s);
+      } else {
+        const r = scaleUp(this.m, t - s) + o.m;
+        if (Number.isSafeInteger(r)) return new Decimal(r, null, t);
+      }
+    }
+    const a = this.mantissa;
+    const b = o.mantissa;
+    if (s === t) return Decimal.of(a + b, s);
+    return s > t ? Decimal.of(a + b * pow10(s - t), s) : Decimal.of(a * pow10(t - s) + b, t);
   }
   sub(o: Decimal): Decimal {
-    if (o.mantissa === 0n) return this;
-    const s = this.scale;
-    const t = o.scale;
-    if (s === t) return Decimal.of(this.mantissa - o.mantissa, s);
-    return s > t ? new Decimal(this.mantissa - o.mantissa * pow10(s - t), s) : new Decimal(this.mantissa * pow10(t - s) - o.mantissa, t);
+    return o.isZero() ? this : this.add(o.neg());
   }
   mul(o: Decimal): Decimal {
+    if (this.big === null && o.big === null) {
+      const p = this.m * o.m;
+      if (Number.isSafeInteger(p)) return Decimal.small(p, this.scale + o.scale);
+    }
     return Decimal.of(this.mantissa * o.mantissa, this.scale + o.scale);
   }
   /** this × 10^places (places may be negative): the decimal point moved, exactly. */
   movePoint(places: number): Decimal {
+    if (this.big === null) {
+      if (places <= this.scale) return Decimal.small(this.m, this.scale - places);
+      const r = scaleUp(this.m, places - this.scale);
+      if (Number.isSafeInteger(r)) return Decimal.small(r, 0);
+    }
     return Decimal.of(this.mantissa, this.scale - places);
   }
   neg(): Decimal {
-    return this.mantissa === 0n ? this : new Decimal(-this.mantissa, this.scale);
+    if (this.big !== null) return new Decimal(0, -this.big, this.scale);
+    return this.m === 0 ? this : new Decimal(-this.m, null, this.scale);
   }
   abs(): Decimal {
-    return this.mantissa < 0n ? this.neg() : this;
+    return this.isNegative() ? this.neg() : this;
   }
   cmp(o: Decimal): -1 | 0 | 1 {
-    let a = this.mantissa;
-    let b = o.mantissa;
     const s = this.scale;
     const t = o.scale;
+    if (this.big === null && o.big === null) {
+      let a = this.m;
+      let b = o.m;
+      if (s !== t) {
+        if (s > t) b = scaleUp(b, s - t);
+        else a = scaleUp(a, t - s);
+      }
+      // Safe integers compare exactly; an aligned value beyond them is larger in size than the other (exact) one.
+      if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a < b ? -1 : a > b ? 1 : 0;
+    }
+    let a = this.mantissa;
+    let b = o.mantissa;
     if (s !== t) {
       // Different signs decide without aligning.
       const sa = a < 0n ? -1 : a > 0n ? 1 : 0;
@@ -166,8 +216,8 @@ export class Decimal {
     return a < b ? -1 : a > b ? 1 : 0;
   }
   eq(o: Decimal): boolean {
-    // Normalised: equal values have equal scales.
-    return this.scale === o.scale && this.mantissa === o.mantissa;
+    // Normalised, one form per value: equal values have equal fields.
+    return this.scale === o.scale && this.m === o.m && this.big === o.big;
   }
   gte(o: Decimal): boolean {
     return this.cmp(o) >= 0;
@@ -182,17 +232,22 @@ export class Decimal {
     return this.cmp(o) > 0;
   }
   isZero(): boolean {
-    return this.mantissa === 0n;
+    return this.big === null && this.m === 0;
   }
   isNegative(): boolean {
-    return this.mantissa < 0n;
+    return this.big === null ? this.m < 0 : this.big < 0n;
   }
 
   /** this / o, rounded to `scale` decimal places. Throws on division by zero. */
   div(o: Decimal, scale: number, mode: RoundingMode = 'half-up'): Decimal {
-    if (o.mantissa === 0n) throw new RangeError('division by zero');
+    if (o.isZero()) throw new RangeError('division by zero');
     // (a/10^sa) / (b/10^sb) = a*10^(sb+scale-sa) / b, in units of 10^-scale
     const shift = o.scale + scale - this.scale;
+    if (this.big === null && o.big === null) {
+      const num = shift >= 0 ? scaleUp(this.m, shift) : this.m;
+      const den = shift >= 0 ? o.m : scaleUp(o.m, -shift);
+      if (Number.isSafeInteger(num) && Number.isSafeInteger(den)) return Decimal.exact(roundDivSafe(num, den, mode), scale);
+    }
     let num = this.mantissa;
     let den = o.mantissa;
     if (shift >= 0) num *= pow10(shift);
@@ -202,26 +257,47 @@ export class Decimal {
 
   /** Rounds to a multiple of `step` (a positive decimal). */
   roundToStep(step: Decimal, mode: RoundingMode): Decimal {
-    if (step.mantissa <= 0n) throw new RangeError(`step must be positive, got ${step.toString()}`);
+    if (!(step.big === null ? step.m > 0 : step.big > 0n)) throw new RangeError(`step must be positive, got ${step.toString()}`);
+    if (this.big === null && step.big === null) {
+      const s = this.scale;
+      const t = step.scale;
+      const a = s >= t ? this.m : scaleUp(this.m, t - s);
+      const b = s >= t ? scaleUp(step.m, s - t) : step.m;
+      if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+        const r = roundDivSafe(a, b, mode) * b;
+        if (Number.isSafeInteger(r)) return Decimal.small(r, s >= t ? s : t);
+      }
+    }
     const [a, b, s] = this.aligned(step);
     return Decimal.of(roundDiv(a, b, mode) * b, s);
   }
 
   isMultipleOf(step: Decimal): boolean {
-    const b = step.mantissa;
-    if (b === 0n) return false;
+    if (step.isZero()) return false;
     const s = this.scale;
     const t = step.scale;
     // A value at a larger scale than the step's has digits the step has not (normalised: its last one is not 0).
     if (s > t) return false;
-    return (s === t ? this.mantissa : this.mantissa * pow10(t - s)) % b === 0n;
+    if (this.big === null && step.big === null) {
+      const a = scaleUp(this.m, t - s);
+      if (Number.isSafeInteger(a)) return a % step.m === 0;
+    }
+    return (s === t ? this.mantissa : this.mantissa * pow10(t - s)) % step.mantissa === 0n;
   }
 
   /** How many `step`s make this value, rounded, as a safe integer (price ticks, size steps, contracts). */
   steps(step: Decimal, mode: RoundingMode = 'half-up'): number {
-    if (step.mantissa === 0n) throw new RangeError('division by zero');
+    if (step.isZero()) throw new RangeError('division by zero');
     // this / step to 0 places, as div(step, 0, mode) works it out.
     const shift = step.scale - this.scale;
+    if (this.big === null && step.big === null) {
+      const num = shift >= 0 ? scaleUp(this.m, shift) : this.m;
+      const den = shift >= 0 ? step.m : scaleUp(step.m, -shift);
+      if (Number.isSafeInteger(num) && Number.isSafeInteger(den)) {
+        const q = roundDivSafe(num, den, mode);
+        if (Number.isSafeInteger(q)) return q;
+      }
+    }
     const n = shift >= 0 ? roundDiv(this.mantissa * pow10(shift), step.mantissa, mode) : roundDiv(this.mantissa, step.mantissa * pow10(-shift), mode);
     if (n > MAX_SAFE || n < -MAX_SAFE) throw new RangeError(`${this.toString()} is too many steps of ${step.toString()} for an exact number`);
     return Number(n);
@@ -232,13 +308,13 @@ export class Decimal {
    * numbers (replayed data: millions of prices). Same result, same errors.
    */
   static stepsOf(text: string, step: Decimal, mode: RoundingMode = 'half-up'): number {
-    if (step.mantissa > 0n && step.mantissa <= 1_000_000n && text.length <= 17 && SIMPLE_RE.test(text)) {
+    const per = step.big === null ? step.m : 0;
+    if (per > 0 && per <= 1_000_000 && text.length <= 17 && SIMPLE_RE.test(text)) {
       const dot = text.indexOf('.');
       const frac = dot < 0 ? '' : text.slice(dot + 1);
       if (frac.length <= step.scale) {
         const digits = (dot < 0 ? text : text.slice(0, dot)) + frac + '0'.repeat(step.scale - frac.length);
         const units = Number(digits);
-        const per = Number(step.mantissa);
         if (digits.length <= 15 && units % per === 0) return units / per;
       }
     }
@@ -253,7 +329,7 @@ export class Decimal {
 
   /** Plain decimal notation, never exponent notation; `fixed` pads (or rounds half-up) to that many places. */
   toString(fixed?: number): string {
-    if (fixed === undefined) return (this.#text ??= format(this.mantissa, this.scale));
+    if (fixed === undefined) return (this.#text ??= this.big === null ? formatDigits(this.m < 0, String(this.m < 0 ? -this.m : this.m), this.scale) : format(this.big, this.scale));
     let m = this.mantissa;
     const s = this.scale;
     if (fixed < s) m = roundDiv(m, pow10(s - fixed), 'half-up');
@@ -268,16 +344,55 @@ export class Decimal {
   /** For indicators, screens and display only: never for prices, sizes, fees or balances that reach an order. */
   toNumber(): number {
     // Both operands exact doubles: the quotient is correctly rounded, the same double as parsing the text.
-    if (this.scale <= 22 && this.mantissa <= MAX_EXACT && this.mantissa >= -MAX_EXACT) return Number(this.mantissa) / 10 ** this.scale;
+    if (this.big === null && this.scale <= 22) return this.m / POW10_NUM[this.scale]!;
     return Number(this.toString());
+  }
+}
+
+/** 10^0 … 10^22: every one an exact double. */
+const POW10_NUM: number[] = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * n × 10^k for a safe integer n: exact whenever the result is a safe integer (both factors exact, the product
+ * correctly rounded); a result beyond the safe range comes out unsafe (rounding is monotonic), and callers then
+ * take the BigInt path. A k beyond 22 gives a non-safe answer for any n but 0.
+ */
+function scaleUp(n: number, k: number): number {
+  return k <= 22 ? n * POW10_NUM[k]! : n === 0 ? 0 : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * roundDiv for safe integers (den not 0): the remainder is exact (fmod), so is the quotient of num - r by den
+ * (an integer, a safe one); q ± 1 may reach 2^53, still exact.
+ */
+function roundDivSafe(num: number, den: number, mode: RoundingMode): number {
+  if (den < 0) {
+    num = -num;
+    den = -den;
+  }
+  const r = num % den;
+  const q = (num - r) / den + 0; // + 0: no -0
+  if (r === 0) return q;
+  const neg = num < 0;
+  switch (mode) {
+    case 'down':
+      return q;
+    case 'up':
+      return neg ? q - 1 : q + 1;
+    case 'half-up':
+      return (r < 0 ? -r : r) * 2 >= den ? (neg ? q - 1 : q + 1) : q;
   }
 }
 
 /** `m` / 10^s in plain notation (no point when s <= 0: the digits of m). */
 function format(m: bigint, s: number): string {
-  if (s <= 0) return m.toString();
   const neg = m < 0n;
-  let digits = (neg ? -m : m).toString();
+  return formatDigits(neg, (neg ? -m : m).toString(), s);
+}
+
+/** The digits of a mantissa's size, its sign and scale, in plain notation. */
+function formatDigits(neg: boolean, digits: string, s: number): string {
+  if (s <= 0) return neg ? '-' + digits : digits;
   if (digits.length <= s) digits = digits.padStart(s + 1, '0');
   const cut = digits.length - s;
   const text = digits.slice(0, cut) + '.' + digits.slice(cut);
@@ -285,7 +400,6 @@ function format(m: bigint, s: number): string {
 }
 
 const SIMPLE_RE = /^\d+(\.\d*)?$/;
-const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 function roundDiv(num: bigint, den: bigint, mode: RoundingMode): bigint {
   if (den < 0n) {

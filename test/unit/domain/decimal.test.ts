@@ -126,4 +126,89 @@ describe('Decimal', () => {
     expect(Decimal.from('123456789012345.6').toString()).toBe('123456789012345.6');
     expect(Decimal.from('9007199254740993').toString()).toBe('9007199254740993');
   });
+
+  it('is exact on both sides of the safe-integer range: every operation matches BigInt arithmetic where plain numbers would round', () => {
+    let seed = 29;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+    // Mantissas near 2^53, near its square root (products cross it) and small ones, at scales 0 to 12.
+    const mantissa = (): bigint => {
+      const sign = rnd(3) === 0 ? -1n : 1n;
+      switch (rnd(4)) {
+        case 0:
+          return sign * (SAFE - 5n + BigInt(rnd(12)));
+        case 1:
+          return sign * (94906265n + BigInt(rnd(2000)) - 1000n);
+        case 2:
+          return sign * (SAFE * 10n + BigInt(rnd(1000)));
+        default:
+          return sign * BigInt(rnd(100000));
+      }
+    };
+    const ref = (m: bigint, s: number) => ({ m, s });
+    type Ref = ReturnType<typeof ref>;
+    const canonical = ({ m, s }: Ref): string => {
+      while (s > 0 && m % 10n === 0n) {
+        m /= 10n;
+        s--;
+      }
+      const abs = (m < 0n ? -m : m).toString().padStart(s + 1, '0');
+      const body = s > 0 ? `${abs.slice(0, abs.length - s)}.${abs.slice(abs.length - s)}` : abs;
+      return m < 0n ? `-${body}` : body;
+    };
+    const at = (x: Ref, to: number) => x.m * 10n ** BigInt(to - x.s);
+    const roundDiv = (num: bigint, den: bigint, mode: 'down' | 'up' | 'half-up'): bigint => {
+      if (den < 0n) [num, den] = [-num, -den];
+      const q = num / den;
+      const r = num % den;
+      if (r === 0n || mode === 'down') return q;
+      const away = num < 0n ? q - 1n : q + 1n;
+      if (mode === 'up') return away;
+      return (r < 0n ? -r : r) * 2n >= den ? away : q;
+    };
+    for (let k = 0; k < 6000; k++) {
+      const ra = ref(mantissa(), rnd(13));
+      const rb = ref(mantissa(), rnd(13));
+      const a = Decimal.of(ra.m, ra.s);
+      const b = Decimal.of(rb.m, rb.s);
+      const s = Math.max(ra.s, rb.s);
+      const mode = (['down', 'up', 'half-up'] as const)[rnd(3)]!;
+      const places = rnd(6);
+      const want: Record<string, unknown> = {
+        a: canonical(ra), sum: canonical(ref(at(ra, s) + at(rb, s), s)), diff: canonical(ref(at(ra, s) - at(rb, s), s)),
+        prod: canonical(ref(ra.m * rb.m, ra.s + rb.s)), cmp: at(ra, s) < at(rb, s) ? -1 : at(ra, s) > at(rb, s) ? 1 : 0,
+        neg: canonical(ref(-ra.m, ra.s)), moved: canonical(ref(ra.m * 10n ** BigInt(places), ra.s)), number: Number(canonical(ra)),
+      };
+      const got: Record<string, unknown> = {
+        a: a.toString(), sum: a.add(b).toString(), diff: a.sub(b).toString(), prod: a.mul(b).toString(), cmp: a.cmp(b), neg: a.neg().toString(),
+        moved: a.movePoint(places).toString(), number: a.toNumber(),
+      };
+      if (rb.m !== 0n) {
+        const scale = rnd(9);
+        // a / b to `scale` places: a·10^(sb+scale-sa) / b in units of 10^-scale.
+        const shift = rb.s + scale - ra.s;
+        const q = shift >= 0 ? roundDiv(ra.m * 10n ** BigInt(shift), rb.m, mode) : roundDiv(ra.m, rb.m * 10n ** BigInt(-shift), mode);
+        want.div = canonical(ref(q, scale));
+        got.div = a.div(b, scale, mode).toString();
+        const step = rb.m < 0n ? ref(-rb.m, rb.s) : rb;
+        const stepD = b.abs();
+        want.rounded = canonical(ref(roundDiv(at(ra, s), at(step, s), mode) * at(step, s), s));
+        got.rounded = a.roundToStep(stepD, mode).toString();
+        want.multiple = ra.s > rb.s ? false : at(ra, s) % at(step, s) === 0n;
+        got.multiple = a.isMultipleOf(stepD);
+        const n = roundDiv(at(ra, s), at(rb, s), mode);
+        want.steps = n > SAFE || n < -SAFE ? 'too many' : Number(n);
+        try {
+          got.steps = a.steps(b, mode);
+        } catch (err) {
+          got.steps = /too many steps/.test((err as Error).message) ? 'too many' : (err as Error).message;
+        }
+      }
+      expect({ ra: canonical(ra), rb: canonical(rb), mode, ...got }).toEqual({ ra: canonical(ra), rb: canonical(rb), mode, ...want });
+      expect(a.eq(b)).toBe(want.cmp === 0);
+      expect(a.mantissa).toBe(Decimal.from(canonical(ra)).mantissa);
+      for (const x of [a, a.add(b), a.sub(b), a.mul(b)]) expect(x.scale === 0 || x.mantissa % 10n !== 0n).toBe(true);
+    }
+  });
 });
+
