@@ -67,7 +67,9 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const events = venue.market.length;
   const logger = withClock(parentLogger.level === 'silent' ? parentLogger : parentLogger.child({}, { level: cfg.log.level }), () => clock.now());
   // The journal lives in memory while the run goes (nothing to make durable in virtual time) and is saved at the end.
-  const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix });
+  // A backtest whose files are written (one a user waits for) writes it on a thread of its own, in parallel with the
+  // run; research jobs, run side by side on every core already, keep it on theirs (no second thread each).
+  const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix, thread: opts.writeFiles !== false });
   const core = await buildCore({
     instruments: await venue.instruments(), bind: venue.bind, journal, clock, logger, limits: riskLimits(loaded), tracking: cfg.execution, margin: marginSettingsOf(loaded.config.exchange.margin),
     strategies: { instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors },

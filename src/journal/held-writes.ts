@@ -10,6 +10,8 @@ const EVENT_COLUMNS = ['client_oid', 'event', 'state', 'at_ms'];
 const INTENT_COLUMNS = ['id', 'strategy_id', 'kind', 'json', 'at_ms'];
 const FILL_COLUMNS = ['fill_id', 'client_oid', 'order_id', 'price', 'size', 'fee', 'at_ms'];
 const EQUITY_COLUMNS = ['surface', 'value', 'at_ms'];
+/** Final rows kept for reading (the latest ones). */
+const RECENT_FINALS = 4096;
 
 /**
  * A copy of a row as the table reads it back: without a role, role null. Written out field by field, in the row's
@@ -31,12 +33,16 @@ function changesColumns(patch: Partial<JournalOrder>): boolean {
   return false;
 }
 
-/** What the journal lends: its database (statements prepared on it, and reads that see every write) and its active rows. */
+/** What the journal lends: its database (statements prepared on it) and its active rows. */
 export interface HeldWritesHost {
-  /** Prepares a statement on the database as it is (running it lets no held write go first). */
+  /**
+   * Prepares a statement on the database as it is (running it lets no held write go first). Its runs may only hand
+   * the write on (a database on a thread): flushed() is called once a flush has run them all.
+   */
   prepare(sql: string): Statement;
-  /** A row read from the database once the held writes are in it. */
-  read(sql: string, args: unknown[]): unknown;
+  flushed?: () => void;
+  /** Writes held at most (write-behind.ts's default otherwise). */
+  maxPending?: number;
   /** The journal's copies of its active orders, by client id (the same objects are held for writing). */
   active: Map<string, JournalOrder>;
   orderKeys: ReadonlyArray<keyof JournalOrder>;
@@ -53,27 +59,27 @@ interface Sequence {
 
 export class HeldWrites {
   readonly queue: WriteBehind;
-  private lastIntentId: number;
+  private lastIntentId = 0;
   private readonly sequences = new Map<string, Sequence>();
   /** Every order's client id and every fill id written: what the tables' keys would refuse. */
   private readonly clientOids = new Set<string>();
   private readonly fillIds = new Set<string>();
+  /**
+   * The latest final rows, as the table holds them (every change to them comes through here): a strategy often asks
+   * about an order just filled or canceled.
+   */
+  private readonly finals = new Map<string, JournalOrder>();
   private readonly intents: TableQueue;
   private readonly events: TableQueue;
   private readonly fills: TableQueue;
   private readonly equity: TableQueue;
 
-  constructor(
-    private readonly host: HeldWritesHost,
-    /** The intents' AUTOINCREMENT counter as the database holds it. */
-    lastIntentId: number,
-  ) {
-    this.queue = new WriteBehind((sql) => host.prepare(sql), host.orderKeys, host.orderColumns, host.toDb);
+  constructor(private readonly host: HeldWritesHost) {
+    this.queue = new WriteBehind((sql) => host.prepare(sql), host.orderKeys, host.orderColumns, host.toDb, host);
     this.intents = this.queue.table('intents', INTENT_COLUMNS);
     this.events = this.queue.table('order_events', EVENT_COLUMNS);
     this.fills = this.queue.table('fills', FILL_COLUMNS);
     this.equity = this.queue.table('equity', EQUITY_COLUMNS);
-    this.lastIntentId = lastIntentId;
   }
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
@@ -87,9 +93,9 @@ export class HeldWrites {
   reserveClientOids(strategyId: string, n: number): number {
     let held = this.sequences.get(strategyId);
     if (!held) {
-      const next = (this.host.read('SELECT next FROM sequences WHERE strategy_id = ?', [strategyId]) as { next: number } | undefined)?.next ?? 1;
+      // The table has no row for it yet: numbers start at 1.
       const upsert = this.host.prepare('INSERT INTO sequences (strategy_id, next) VALUES (?, ?) ON CONFLICT(strategy_id) DO UPDATE SET next = excluded.next');
-      const seq: Sequence = { next, key: `sequence ${strategyId}`, write: () => upsert.run(strategyId, seq.next) };
+      const seq: Sequence = { next: 1, key: `sequence ${strategyId}`, write: () => upsert.run(strategyId, seq.next) };
       this.sequences.set(strategyId, (held = seq));
     }
     const start = held.next;
@@ -116,7 +122,18 @@ export class HeldWrites {
       this.queue.insertOrder(row);
       this.event(r.clientOid, 'written', r.state, r.createdAtMs);
       if (ACTIVE_STATES.has(r.state)) this.host.active.set(r.clientOid, row);
+      else this.final(row);
     }
+  }
+
+  /** A final row, as the table holds it: the one waiting to be written, or one of the latest final ones. */
+  order(clientOid: string): JournalOrder | undefined {
+    return this.queue.order(clientOid) ?? this.finals.get(clientOid);
+  }
+
+  private final(row: JournalOrder): void {
+    this.finals.set(row.clientOid, row);
+    if (this.finals.size > RECENT_FINALS) this.finals.delete(this.finals.keys().next().value!);
   }
 
   private event(clientOid: string, event: string, state: string, atMs: number): void {
@@ -125,20 +142,28 @@ export class HeldWrites {
   }
 
   /**
-   * A change to a row held here (an active one, or one waiting to be written) is made to the row, which is written
-   * with its latest values; false when the change is for the table itself (a final row already written, made
-   * active again, or a patch of no column, which leaves updated_at as it is).
+   * A change to a row held here (an active one, one waiting to be written, or one of the latest final ones) is made
+   * to the row, which is written with its latest values; false when the change is for the table itself (a final row
+   * no longer held, one made active again, or a patch of no column, which leaves updated_at as it is).
    */
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): boolean {
     if (!changesColumns(patch)) return false;
     const active = this.host.active.get(clientOid);
-    const held = active ?? this.queue.order(clientOid);
-    if (!held || (!active && patch.state !== undefined && ACTIVE_STATES.has(patch.state))) return false;
+    const held = active ?? this.order(clientOid);
+    if (!held) return false;
+    if (!active && patch.state !== undefined && ACTIVE_STATES.has(patch.state)) {
+      // Active again: the journal's copy is read back from the table.
+      this.finals.delete(clientOid);
+      return false;
+    }
     const state = patch.state ?? held.state;
     Object.assign(held, patch);
     held.clientOid = clientOid;
     held.updatedAtMs = atMs;
-    if (active && !ACTIVE_STATES.has(held.state)) this.host.active.delete(clientOid);
+    if (active && !ACTIVE_STATES.has(held.state)) {
+      this.host.active.delete(clientOid);
+      this.final(held);
+    }
     this.queue.changedOrder(held);
     this.event(clientOid, event, state, atMs);
     return true;

@@ -1,22 +1,29 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
-// Backtests keep it in memory (path ':memory:') and save a copy at the end.
-// Schema migrations (sqlite-migrations.ts) are numbered and applied in order, each in its own transaction.
-import { chmodSync, closeSync, openSync, writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+// Backtests keep it in memory (path ':memory:'), on a worker thread (sqlite-thread.ts) so that their writes cost the
+// simulation little, and save a copy at the end. Opening and the schema's migrations: sqlite-open.ts.
+import { writeFileSync } from 'node:fs';
 import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
-import { MIGRATIONS } from './sqlite-migrations.js';
 import { HeldWrites, withRole } from './held-writes.js';
-import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
+import { openDatabase, schemaVersion } from './sqlite-open.js';
+import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
+import { COLUMNS, fromCommandRow, fromFillRow, fromRow, toDb, type CommandRow, type FillRow, type Row } from './sqlite-rows.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
+
+/** Writes an in-memory journal on a thread holds at most. */
+const THREAD_MAX_PENDING = 5_000;
 
 export interface SqliteJournalOptions {
   /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
   clientOidPrefix: string;
+  /** In memory: the database on a worker thread, its writes not waited for (the default). Ignored on disk. */
+  thread?: boolean;
 }
 
 export class SqliteJournal implements Journal {
-  private readonly db: Database.Database;
+  private readonly db: SqlDatabase;
+  /** The same database, when it is on a worker thread. */
+  private readonly thread: ThreadDatabase | undefined;
   // Listing the active states (not excluding the final ones) lets the state index answer: the table only grows.
   private readonly active = [...ACTIVE_STATES].map((s) => `'${s}'`).join(',');
 
@@ -25,34 +32,27 @@ export class SqliteJournal implements Journal {
     private readonly opts: SqliteJournalOptions,
   ) {
     if (!/^[A-Za-z0-9]{1,8}$/.test(opts.clientOidPrefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
-    if (path !== ':memory:') {
-      // Owner only: the journal holds every order and the account's activity. SQLite gives its -wal and -shm
-      // files the database file's mode.
-      closeSync(openSync(path, 'a', 0o600));
-      chmodSync(path, 0o600);
-    }
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    // An order must be on disk before it is sent: every commit is flushed.
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.migrate();
+    ({ db: this.db, thread: this.thread } = openDatabase(path, opts.thread !== false));
     // Wrapped once: wrapping costs more than running a small transaction.
     // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
     // saved or closed), and writes skip a commit each. On disk every write is its own durable transaction.
     this.inMemory = path === ':memory:';
     this.insertRun = this.inMemory ? this.insertTx : this.db.transaction(this.insertTx);
     this.updateRun = this.inMemory ? this.updateTx : this.db.transaction(this.updateTx);
-    if (this.inMemory) this.db.exec('BEGIN');
-    this.readActive();
-    if (this.inMemory) {
-      // A new database: every row comes through this object, so its own records of ids are complete.
-      const lastIntentId = (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'intents'").get() as { seq: number } | undefined)?.seq ?? 0;
+    if (!this.inMemory) {
+      this.readActive();
+    } else {
+      // A new database: nothing active, no intent yet, and every row comes through this object, so its own records
+      // of ids are complete (nothing read back: on a thread, nothing waits for the thread to start).
+      this.version++;
+      this.db.exec('BEGIN');
+      const thread = this.thread;
       this.held = new HeldWrites({
-        prepare: (sql) => this.prepared(sql),
-        read: (sql, args) => this.sql(sql).get(...args),
+        prepare: thread ? (sql) => ({ run: (...params: unknown[]) => thread.later(sql, params) }) : (sql) => this.prepared(sql),
+        // On a thread, held writes go in smaller batches: the thread writes them while the run goes on.
+        ...(thread ? { flushed: () => thread.send(), maxPending: THREAD_MAX_PENDING } : {}),
         active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
-      }, lastIntentId);
+      });
     }
   }
 
@@ -77,7 +77,7 @@ export class SqliteJournal implements Journal {
     if ((this.db.pragma('data_version', { simple: true }) as number) !== this.dataVersion) this.readActive();
   }
 
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqlStatement>();
   private readonly lastEquity = new Map<Surface, string>();
   private readonly inMemory: boolean;
   private readonly insertRun: (rows: JournalOrder[]) => void;
@@ -92,15 +92,28 @@ export class SqliteJournal implements Journal {
    * A prepared statement, prepared once per text (preparing costs more than running most of them), once the
    * writes held back (in memory) are in the database.
    */
-  private sql(text: string): Database.Statement {
+  private sql(text: string): SqlStatement {
     this.held?.queue.flush();
     return this.prepared(text);
   }
 
-  private prepared(text: string): Database.Statement {
+  private prepared(text: string): SqlStatement {
     let st = this.statements.get(text);
     if (!st) this.statements.set(text, (st = this.db.prepare(text)));
     return st;
+  }
+
+  /**
+   * A write whose outcome is not read. On a thread it is handed over without waiting, after the held writes (a
+   * failure is told by the next call that waits).
+   */
+  private write(text: string, ...params: unknown[]): void {
+    if (!this.thread) {
+      this.sql(text).run(...params);
+      return;
+    }
+    this.held?.queue.flush();
+    this.thread.later(text, params);
   }
 
   /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
@@ -108,7 +121,8 @@ export class SqliteJournal implements Journal {
     this.held?.queue.flush();
     // The in-memory database's pages written as they are (a fraction of the time of VACUUM INTO, the same rows); a
     // file journal is copied compacted.
-    this.outsideTransaction(() => (this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
+    // On a thread, the thread writes them.
+    this.outsideTransaction(() => (this.thread ? this.thread.saveTo(file) : this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
   }
 
   /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */
@@ -125,16 +139,7 @@ export class SqliteJournal implements Journal {
 
   /** The schema version in use. */
   get schemaVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
-  }
-
-  private migrate(): void {
-    for (let v = this.schemaVersion; v < MIGRATIONS.length; v++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]!);
-        this.db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
+    return schemaVersion(this.db);
   }
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
@@ -185,10 +190,15 @@ export class SqliteJournal implements Journal {
     const entries = Object.entries(patch).filter(([k]) => k !== 'clientOid') as Array<[keyof JournalOrder, unknown]>;
     if (entries.length > 0) {
       const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
-      this.sql(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`).run(...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+      this.write(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`, ...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+    }
+    // On a thread, not waited for: the state is read by the insert itself.
+    if (known === undefined && this.thread) {
+      this.write("INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, COALESCE((SELECT state FROM orders WHERE client_oid = ?), '?'), ?)", clientOid, event, clientOid, atMs);
+      return;
     }
     const state = known ?? (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
-    this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)').run(clientOid, event, state, atMs);
+    this.write('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)', clientOid, event, state, atMs);
   };
 
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
@@ -206,7 +216,7 @@ export class SqliteJournal implements Journal {
   }
 
   order(clientOid: string): JournalOrder | undefined {
-    const held = this.activeSet.get(clientOid);
+    const held = this.activeSet.get(clientOid) ?? this.held?.order(clientOid);
     if (held) return withRole(held);
     const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
     return r ? fromRow(r) : undefined;
@@ -252,11 +262,8 @@ export class SqliteJournal implements Journal {
     const rows = this.sql(
       `SELECT f.fill_id, f.client_oid, f.order_id, f.price, f.size, f.fee, f.at_ms, o.strategy_id, o.symbol, o.side
        FROM fills f LEFT JOIN orders o ON o.client_oid = f.client_oid ${where} ORDER BY f.at_ms DESC, f.rowid DESC ${limit}`,
-    ).all(...args) as Array<{ fill_id: string; client_oid: string; order_id: string; price: string; size: string; fee: string; at_ms: number; strategy_id: string | null; symbol: string | null; side: string | null }>;
-    return rows.reverse().map((r) => ({
-      clientOid: r.client_oid, orderId: r.order_id, fillId: r.fill_id, price: r.price, size: r.size, fee: r.fee, atMs: r.at_ms,
-      strategyId: r.strategy_id, symbol: r.symbol, side: r.side === 'buy' || r.side === 'sell' ? r.side : null,
-    }));
+    ).all(...args) as FillRow[];
+    return rows.reverse().map(fromFillRow);
   }
 
   recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[] {
@@ -276,7 +283,7 @@ export class SqliteJournal implements Journal {
   }
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
-    this.sql('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)').run(strategyId, intentKind, reason, detail, atMs);
+    this.write('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)', strategyId, intentKind, reason, detail, atMs);
   }
 
   private readonly riskDecisionsTx = (rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>) => {
@@ -299,9 +306,9 @@ export class SqliteJournal implements Journal {
   }
 
   bindVenue(binding: VenueBinding, atMs: number): void {
-    const put = this.sql('INSERT INTO meta (key, value, at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, at_ms = excluded.at_ms');
-    put.run('venue', binding.venue, atMs);
-    put.run('account', binding.account, atMs);
+    const put = 'INSERT INTO meta (key, value, at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, at_ms = excluded.at_ms';
+    this.write(put, 'venue', binding.venue, atMs);
+    this.write(put, 'account', binding.account, atMs);
   }
 
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
@@ -309,15 +316,16 @@ export class SqliteJournal implements Journal {
   }
 
   /**
-   * Latches are read on every gate decision. In memory nobody else writes: they are kept in a map. On disk an
-   * operator's reset comes from another process, so each read asks the table.
+   * Latches are read on every gate decision, strategy states when a strategy starts. In memory nobody else writes
+   * and the database starts empty: they are kept in maps, written through. On disk an operator's reset comes from
+   * another process, so each read asks the table.
    */
-  private latchCache: Map<string, Latch> | undefined;
+  private readonly latches = new Map<string, Latch>();
+  private readonly states = new Map<string, string>();
 
   latch(name: string): Latch | undefined {
     if (this.inMemory) {
-      this.latchCache ??= new Map((this.sql('SELECT name, reason, at_ms FROM latches').all() as Array<{ name: string; reason: string; at_ms: number }>).map((r) => [r.name, { name: r.name, reason: r.reason, atMs: r.at_ms }]));
-      const held = this.latchCache.get(name);
+      const held = this.latches.get(name);
       return held ? { ...held } : undefined;
     }
     const r = this.sql('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
@@ -325,21 +333,23 @@ export class SqliteJournal implements Journal {
   }
 
   setLatch(name: string, reason: string, atMs: number): void {
-    this.sql('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING').run(name, reason, atMs);
-    this.latchCache = undefined;
+    this.write('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', name, reason, atMs);
+    if (this.inMemory && !this.latches.has(name)) this.latches.set(name, { name, reason, atMs });
   }
 
   clearLatch(name: string): void {
-    this.sql('DELETE FROM latches WHERE name = ?').run(name);
-    this.latchCache = undefined;
+    this.write('DELETE FROM latches WHERE name = ?', name);
+    this.latches.delete(name);
   }
 
   strategyState(strategyId: string): string | undefined {
+    if (this.inMemory) return this.states.get(strategyId);
     return (this.sql('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
   }
 
   saveStrategyState(strategyId: string, json: string, atMs: number): void {
-    this.sql('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms').run(strategyId, json, atMs);
+    this.write('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms', strategyId, json, atMs);
+    if (this.inMemory) this.states.set(strategyId, json);
   }
 
   /** Housekeeping: folds the WAL back into the database and refreshes the query planner's statistics. */
@@ -376,23 +386,22 @@ export class SqliteJournal implements Journal {
   }
 
   finishCommand(id: number, outcome: { ok: boolean; detail: string; atMs: number }): void {
-    this.sql('UPDATE commands SET ok = ?, detail = ?, done_at_ms = ? WHERE id = ?').run(outcome.ok ? 1 : 0, outcome.detail, outcome.atMs, id);
+    this.write('UPDATE commands SET ok = ?, detail = ?, done_at_ms = ? WHERE id = ?', outcome.ok ? 1 : 0, outcome.detail, outcome.atMs, id);
   }
 
   commands(query: { limit?: number } = {}): CommandRecord[] {
     const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : -1;
-    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as Array<{
-      id: number; via: string; who: string; command: string; args: string; reason: string | null; at_ms: number; ok: number | null; detail: string | null; done_at_ms: number | null;
-    }>;
-    return rows.reverse().map((r) => ({
-      id: r.id, via: r.via, who: r.who, command: r.command, args: r.args, reason: r.reason, atMs: r.at_ms,
-      outcome: r.ok === null ? null : { ok: r.ok === 1, detail: r.detail ?? '', atMs: r.done_at_ms ?? r.at_ms },
-    }));
+    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as CommandRow[];
+    return rows.reverse().map(fromCommandRow);
   }
 
   close(): void {
-    this.held?.queue.flush();
-    if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
-    this.db.close();
+    try {
+      this.held?.queue.flush();
+      if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
+    } finally {
+      // A write that failed is thrown; the database (and its thread) closed all the same.
+      this.db.close();
+    }
   }
 }

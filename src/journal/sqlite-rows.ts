@@ -1,6 +1,7 @@
-// The orders table's rows as the journal's JournalOrder: columns, the conversion both ways.
+// The orders table's rows as the journal's JournalOrder: columns, the conversion both ways. Fills (with their
+// orders' strategy, symbol and side) and commands as the journal's records.
 import type { Surface } from '../domain/market.js';
-import type { JournalOrder } from './journal.js';
+import type { CommandRecord, JournalFill, JournalOrder } from './journal.js';
 
 export interface Row {
   client_oid: string; strategy_id: string; intent_id: number; surface: string; symbol: string; side: string; kind: string;
@@ -31,4 +32,26 @@ export const COLUMNS: Record<keyof JournalOrder, string> = {
 /** A field's value as the table stores it (booleans as 0 and 1, absent as null). */
 export function toDb(v: unknown): unknown {
   return typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v;
+}
+
+export interface FillRow {
+  fill_id: string; client_oid: string; order_id: string; price: string; size: string; fee: string; at_ms: number; strategy_id: string | null; symbol: string | null; side: string | null;
+}
+
+export function fromFillRow(r: FillRow): JournalFill {
+  return {
+    clientOid: r.client_oid, orderId: r.order_id, fillId: r.fill_id, price: r.price, size: r.size, fee: r.fee, atMs: r.at_ms,
+    strategyId: r.strategy_id, symbol: r.symbol, side: r.side === 'buy' || r.side === 'sell' ? r.side : null,
+  };
+}
+
+export interface CommandRow {
+  id: number; via: string; who: string; command: string; args: string; reason: string | null; at_ms: number; ok: number | null; detail: string | null; done_at_ms: number | null;
+}
+
+export function fromCommandRow(r: CommandRow): CommandRecord {
+  return {
+    id: r.id, via: r.via, who: r.who, command: r.command, args: r.args, reason: r.reason, atMs: r.at_ms,
+    outcome: r.ok === null ? null : { ok: r.ok === 1, detail: r.detail ?? '', atMs: r.done_at_ms ?? r.at_ms },
+  };
 }

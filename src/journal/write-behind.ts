@@ -10,7 +10,10 @@ import type { JournalOrder } from './journal.js';
  * texts to prepare (preparing a statement of many rows costs more than running it), however many rows wait.
  */
 const BATCH_ROWS = 128;
-/** Writes held at most: beyond, they go (a long backtest's journal would otherwise sit in the heap until its end). */
+/**
+ * Writes held at most, by default: beyond, they go (a long backtest's journal would otherwise sit in the heap until
+ * its end).
+ */
 const MAX_PENDING = 20_000;
 
 /** A prepared statement of the journal's database. */
@@ -49,6 +52,7 @@ export class WriteBehind {
   /** Writes of a latest value, once per flush whatever the number of changes (a counter's row). */
   private readonly latest = new Map<string, () => void>();
   private pending = 0;
+  private readonly maxPending: number;
 
   constructor(
     /** Prepares a statement on the journal's database (once per text: the queue keeps what it prepared). */
@@ -58,7 +62,14 @@ export class WriteBehind {
     private readonly orderColumns: readonly string[],
     /** A field's value as the table stores it. */
     private readonly toDb: (v: unknown) => unknown,
+    private readonly opts: {
+      /** Called once a flush has run all its statements (statements that only hand their writes on send them then). */
+      flushed?: () => void;
+      /** Writes held at most (MAX_PENDING by default). */
+      maxPending?: number;
+    } = {},
   ) {
+    this.maxPending = opts.maxPending ?? MAX_PENDING;
     this.orders = new TableQueue('orders', orderColumns, true);
   }
 
@@ -70,7 +81,7 @@ export class WriteBehind {
   /** Counts the row just pushed onto `q`. */
   added(q: TableQueue): void {
     if (q.rows++ === 0) this.queued.push(q);
-    if (++this.pending >= MAX_PENDING) this.flush();
+    if (++this.pending >= this.maxPending) this.flush();
   }
 
   /** Queues a new order row: written with whatever values the object holds when the queue is written. */
@@ -134,6 +145,7 @@ export class WriteBehind {
     const latest = [...this.latest.values()];
     this.latest.clear();
     for (const write of latest) write();
+    this.opts.flushed?.();
   }
 
   /** The values of `n` order rows from `from`, one row after another. */

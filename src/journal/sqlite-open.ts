@@ -1,0 +1,40 @@
+// The journal's database opened: a file made owner-only and opened with better-sqlite3 (WAL, synchronous FULL), or
+// one in memory, on a worker thread unless asked otherwise (sqlite-thread.ts); its schema brought up to date.
+// Schema migrations (sqlite-migrations.ts) are numbered and applied in order, each in its own transaction.
+import { chmodSync, closeSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './sqlite-migrations.js';
+import { ThreadDatabase, type SqlDatabase } from './sqlite-thread.js';
+
+export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase; thread: ThreadDatabase | undefined } {
+  if (path !== ':memory:') {
+    // Owner only: the journal holds every order and the account's activity. SQLite gives its -wal and -shm
+    // files the database file's mode.
+    closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  }
+  if (path === ':memory:' && onThread) {
+    // A new database: its set-up handed over, not waited for (the thread starts meanwhile).
+    const thread = new ThreadDatabase();
+    thread.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000');
+    MIGRATIONS.forEach((m, v) => thread.exec(`BEGIN; ${m}; PRAGMA user_version = ${v + 1}; COMMIT`));
+    return { db: thread, thread };
+  }
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // An order must be on disk before it is sent: every commit is flushed.
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return { db, thread: undefined };
+}
+
+/** The schema version in use. */
+export function schemaVersion(db: SqlDatabase): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,139 @@
+// The thread side of a database on a worker thread (sqlite-thread.ts): owns the database, runs what it is sent in
+// the order sent, answers the calls that wait (the answer posted, then the shared flag set and waited on).
+import { writeFileSync } from 'node:fs';
+import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SLOT, type Answer, type Call, type Request, type ThreadStart, type WireError } from './sqlite-thread-protocol.js';
+
+const { port, state } = workerData as ThreadStart;
+
+// However the thread ends, a caller waiting for an answer stops waiting: set before anything that may fail is loaded.
+process.on('exit', () => {
+  Atomics.store(state, SLOT.ended, 1);
+  Atomics.notify(state, SLOT.answered);
+});
+
+/** The database, or why it could not be opened (what every call is answered with then). */
+let db!: BetterSqlite3.Database;
+let unopened: WireError | undefined;
+try {
+  const { default: Database } = await import('better-sqlite3');
+  db = new Database(':memory:');
+} catch (err) {
+  unopened = wire(err);
+}
+const texts = new Map<number, string>();
+const statements = new Map<number, BetterSqlite3.Statement>();
+/** The first failure of a write nobody waited for, until a call is answered with it. */
+let failure: WireError | undefined;
+
+/** Prepared on first use (a text that does not prepare is tried again at its next use). */
+function statement(id: number): BetterSqlite3.Statement {
+  let st = statements.get(id);
+  if (!st) {
+    const text = texts.get(id);
+    if (text === undefined) throw new Error(`no statement ${id}`);
+    statements.set(id, (st = db.prepare(text)));
+  }
+  return st;
+}
+
+function wire(err: unknown): WireError {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' ? { message: err.message, code } : { message: err.message };
+  }
+  return { message: String(err) };
+}
+
+/** A batch of writes, as one flush of the writer: it stops at the first failure, kept to be told. */
+function write(writes: Array<number | unknown[] | null>): void {
+  if (unopened) return;
+  try {
+    for (let i = 0; i < writes.length; i += 2) {
+      const id = writes[i] as number;
+      const params = writes[i + 1] as unknown[] | null;
+      if (params) statement(id).run(...params);
+      else db.exec(texts.get(id)!);
+    }
+  } catch (err) {
+    if (failure) return;
+    failure = wire(err);
+    Atomics.store(state, SLOT.failed, 1);
+  }
+}
+
+function perform(call: Call): unknown {
+  switch (call[0]) {
+    case 'run': {
+      const r = statement(call[1]).run(...call[2]);
+      return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
+    }
+    case 'get':
+      return statement(call[1]).get(...call[2]);
+    case 'all':
+      return statement(call[1]).all(...call[2]);
+    case 'pragma':
+      return db.pragma(call[1], { simple: call[2] });
+    case 'inTransaction':
+      return db.inTransaction;
+    case 'serialize':
+      return db.serialize();
+    case 'save':
+      writeFileSync(call[1], db.serialize());
+      return undefined;
+    case 'close':
+      db.close();
+      return undefined;
+    case 'check':
+      return undefined;
+  }
+}
+
+function answer(call: Call): void {
+  let a: Answer;
+  if (unopened) {
+    a = { error: unopened };
+  } else if (failure) {
+    // A write that failed is told first; what was asked is not done (it would see what the failure left).
+    a = { error: failure };
+    failure = undefined;
+    Atomics.store(state, SLOT.failed, 0);
+  } else {
+    try {
+      a = { value: perform(call) };
+    } catch (err) {
+      a = { error: wire(err) };
+    }
+  }
+  try {
+    port.postMessage(a);
+  } catch (err) {
+    port.postMessage({ error: wire(err) } satisfies Answer);
+  }
+  Atomics.store(state, SLOT.answered, 1);
+  Atomics.notify(state, SLOT.answered);
+}
+
+function take(m: Request): void {
+  if (m.defs) for (const [id, text] of m.defs) texts.set(id, text);
+  if (m.writes) write(m.writes);
+  if (m.call) answer(m.call);
+}
+
+/**
+ * Polls of the port after a message (some hundred microseconds) before the thread waits in its event loop: a caller
+ * that asks often is answered at once (a thread woken from its wait answers tens of microseconds later).
+ */
+const POLLS = 5000;
+
+port.on('message', (m: Request) => {
+  take(m);
+  for (let i = 0; i < POLLS; i++) {
+    const next = receiveMessageOnPort(port);
+    if (next) {
+      take(next.message as Request);
+      i = 0;
+    }
+  }
+});
