@@ -120,10 +120,23 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // What equity counts: the balances of the surfaces the strategies trade.
   const tradesFutures = symbols.futures.length > 0;
   const counted = (balances: Balance[]) => balances.filter((b) => (b.surface === 'futures' ? tradesFutures : symbols.spot.length > 0));
+  // Whether every contract the simulator lists is one the strategies trade (positions read are all there can be).
+  const onlyTraded = engine.instruments('futures').every((i) => symbols.futures.includes(i.symbol));
+  // Balances and positions are read again only once the simulator's state moved (orders, fills, funding); prices and
+  // the margin rate (at the marks) every time.
+  let readAt = Number.NaN;
+  let balances: Balance[] = [];
+  let positions: AccountNow['positions'] = [];
   const accountNow = (): AccountNow => {
-    const positions = symbols.futures.flatMap((s) => simulator.positionsNow(s));
-    const now: AccountNow = { tickers: venue.tickersNow(symbols), balances: [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')], positions };
+    if (engine.version !== readAt) {
+      readAt = engine.version;
+      positions = symbols.futures.flatMap((s) => simulator.positionsNow(s));
+      balances = [...simulator.balancesNow('spot'), ...simulator.balancesNow('futures')];
+    }
+    const now: AccountNow = { tickers: venue.tickersNow(symbols), balances, positions };
     if (!tradesFutures) return now;
+    // Without a position the margin rates are null: the account's view at the marks is read only while one is held.
+    if (positions.length === 0 && onlyTraded) return Object.assign({}, now, { margin: { marginRate: null, maintenanceRate: null } });
     const view = engine.accountView();
     return Object.assign({}, now, { margin: { marginRate: view.marginRate, maintenanceRate: view.maintenanceRate } });
   };

@@ -1,7 +1,10 @@
 // The average-cost book the report's figures share: a signed holding and what it cost, booked one execution at a
-// time (a fill that reduces realises against the average; one that flips closes all and opens the rest at its price).
+// time (a fill that reduces realises against the average; one that flips closes all and opens the rest at its price):
+// in BigInt units of a FixedPoint, or in safe integers (SafeFixed) while the amounts fit.
+import type { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
 import type { FixedPoint } from './fixed-point.js';
+import { add, sub, type BookScale, type SafeFixed } from './safe-fixed.js';
 
 /** A signed quantity (negative: short) and what it cost, in units of a FixedPoint. */
 export interface Book {
@@ -36,4 +39,68 @@ export function book(fx: FixedPoint, b: Book, side: Fill['side'], price: bigint,
     b.cost = fx.mul(price, opening);
   }
   return pnl;
+}
+
+/**
+ * An average-cost book in safe integers (units of a SafeFixed) while its amounts fit; from a fill they did not fit,
+ * in BigInt (`big`, units of the matching FixedPoint) until it is flat again.
+ */
+export interface SafeBook {
+  qty: number;
+  cost: number;
+  big: Book | null;
+}
+
+/**
+ * book() in safe integers: books a fill (price, size as Decimals) and returns the PnL it realised (fees apart), or NaN
+ * when an amount did not fit (the book is left as it was).
+ */
+export function bookSafe(sf: SafeFixed, b: SafeBook, side: Fill['side'], price: Decimal, size: Decimal): number {
+  const wanted = sf.of(size);
+  if (wanted !== wanted) return NaN;
+  const qty = b.qty;
+  const selling = side !== 'buy';
+  if (qty === 0 || qty < 0 === selling) {
+    const q = add(qty, selling ? -wanted : wanted);
+    const c = add(b.cost, sf.product(price, size));
+    if (q !== q || c !== c) return NaN;
+    b.qty = q;
+    b.cost = c;
+    return 0;
+  }
+  const held = qty < 0 ? -qty : qty;
+  const closing = wanted < held ? wanted : held;
+  const value = sf.averageCost(b.cost, held, closing);
+  const closed = sf.times(closing, price);
+  const pnl = qty < 0 ? sub(value, closed) : sub(closed, value);
+  const opening = wanted - closing;
+  const remaining = held - closing;
+  let q: number;
+  let c: number;
+  if (opening !== 0) {
+    q = selling ? -opening : opening;
+    c = sf.times(opening, price);
+  } else {
+    q = qty < 0 ? -remaining : remaining;
+    c = remaining === 0 ? 0 : sub(b.cost, value);
+  }
+  if (pnl !== pnl || c !== c) return NaN;
+  b.qty = q;
+  b.cost = c;
+  return pnl;
+}
+
+/** After `scale` widened: the book's amounts in its new units (in BigInt from now on when they no longer fit). */
+export function widenBook(scale: BookScale, b: SafeBook): void {
+  if (b.big) {
+    b.big.qty *= scale.bigFactor;
+    b.big.cost *= scale.bigFactor;
+    return;
+  }
+  const qty = scale.widened(b.qty);
+  const cost = scale.widened(b.cost);
+  if (qty === qty && cost === cost) {
+    b.qty = qty;
+    b.cost = cost;
+  } else b.big = { qty: scale.bigBefore(b.qty), cost: scale.bigBefore(b.cost) };
 }

@@ -11,7 +11,7 @@ import { RoundTripBooks } from './round-trip-books.js';
 import type { PriceSamples } from './round-trips.js';
 import { SpillFile } from './spill-file.js';
 import { StrategyPnlBooks } from './strategy-pnl-books.js';
-import { executionCsvLine, TRADES_CSV_HEADER } from './trades-csv.js';
+import { executionCsvBytes, executionCsvLine, putExecutionCsvLine, TRADES_CSV_HEADER } from './trades-csv.js';
 import { TripLog } from './trip-log.js';
 
 export interface BacktestFillsOptions {
@@ -64,8 +64,14 @@ export class BacktestFills {
   /** A fill as it happens: `kind` how it was made (futures), `owner` its strategy when known now. */
   fill(f: Fill, kind: FillKind | undefined, owner: string | undefined): void {
     this.nowMs = Math.max(this.nowMs, f.timestampMs);
-    const realized = this.ledger.record(f, kind);
-    this.executions?.write(`${executionCsvLine(f, realized, kind)}\n`);
+    const ledger = this.ledger;
+    ledger.record(f, kind);
+    const spill = this.executions;
+    if (spill) {
+      const bytes = executionCsvBytes(f) + ledger.realizedBytes();
+      if (bytes <= spill.capacity) spill.commit(putExecutionCsvLine(spill.buffer, spill.room(bytes), f, ledger, kind));
+      else spill.write(`${executionCsvLine(f, ledger.realizedText(), kind)}\n`);
+    }
     this.markers.fill(f.symbol, Math.floor(f.timestampMs / 1000), f.side);
     const w: Waiting = { fill: f, positionSide: kind?.positionSide ?? null, owner, seq: this.seq++ };
     let queue = this.queues.get(f.symbol);
@@ -135,6 +141,7 @@ export class BacktestFills {
 
   /** The trips nothing can come before any more go on to the list: no fill to be booked is earlier than the limit. */
   private release(): void {
+    if (!this.books.holding) return;
     let limitMs = this.nowMs;
     for (const queue of this.queues.values()) if (queue.length > 0 && queue[0]!.fill.timestampMs < limitMs) limitMs = queue[0]!.fill.timestampMs;
     this.books.release(limitMs);

@@ -49,7 +49,7 @@ export type PriceSamples = Record<string, ReadonlyArray<readonly [number, Decima
 
 /** A trade still open in its book. */
 export interface Open {
-  trip: Omit<RoundTrip, 'exitMs' | 'exitAt' | 'exitPrice' | 'durationMs' | 'size' | 'pnl' | 'fees' | 'mae' | 'mfe' | 'entryPrice'>;
+  trip: Omit<RoundTrip, 'entryAt' | 'exitMs' | 'exitAt' | 'exitPrice' | 'durationMs' | 'size' | 'pnl' | 'fees' | 'mae' | 'mfe' | 'entryPrice'>;
   /** Signed holding (negative: short) and its cost at average; amounts in units of the run's FixedPoint. */
   qty: bigint;
   cost: bigint;
@@ -68,7 +68,6 @@ const iso = isoTime;
 /** The unrealised PnL of a holding at `price`: long, worth qty × price against its cost; short, the reverse. */
 export const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
 
-/** The trade as the list shows it: closed at `exitMs`, or still open (null). */
 /**
  * A fill against an open trip's side closes up to what it holds, at the trip's average cost: realised PnL, fees and
  * closed size booked on the trip. Returns the size closed and its share of the fee (a flip splits the fee by size).
@@ -90,13 +89,14 @@ export function reduce(fx: FixedPoint, o: Open, size: bigint, price: bigint, fee
   return { closing, fee: closingFee };
 }
 
+/** The trade as the list shows it: closed at `exitMs`, or still open (null). */
 export function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTrip {
   const closed = exitMs !== null;
   const t = o.trip;
   // Written out whole, in the order of the spread it stands for (report.json keeps it): a spread first in a literal
   // costs microseconds.
   return {
-    strategy: t.strategy, symbol: t.symbol, side: t.side, entryMs: t.entryMs, entryAt: t.entryAt, fills: t.fills,
+    strategy: t.strategy, symbol: t.symbol, side: t.side, entryMs: t.entryMs, entryAt: iso(t.entryMs), fills: t.fills,
     entryPrice: fx.text(fx.div(o.openedValue, o.openedSize, 18), 8),
     exitMs,
     exitAt: closed ? iso(exitMs) : null,
@@ -174,7 +174,7 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
     if (o || opening === 0n) continue;
     const value = fx.mul(price, opening);
     books.set(key, {
-      trip: { strategy, symbol: f.symbol, side: signed < 0n ? 'short' : 'long', entryMs: f.timestampMs, entryAt: iso(f.timestampMs), fills: 1 },
+      trip: { strategy, symbol: f.symbol, side: signed < 0n ? 'short' : 'long', entryMs: f.timestampMs, fills: 1 },
       qty: signed < 0n ? -opening : opening, cost: value,
       openedSize: opening, openedValue: value, closedSize: 0n, closedValue: 0n,
       realized: 0n, fees: openingFee, mae: 0n, mfe: 0n,

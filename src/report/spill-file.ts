@@ -1,5 +1,6 @@
 // A file a run appends text to as it goes (what the report would otherwise hold in memory until the end), written in
-// chunks through one buffer; at the end it is copied out a chunk at a time, moved into place, or removed.
+// chunks through one buffer (text encoded into it, or bytes written straight into it); at the end it is read or copied
+// out a chunk at a time, moved into place, or removed.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /** Writes all of `buf` to `fd`. */
@@ -35,6 +36,30 @@ export class SpillFile {
     this.used += this.buf.write(text, this.used, 'utf8');
   }
 
+  /**
+   * Room for `n` more bytes (at most the buffer's size): the offset in `buffer` to write them at, what was buffered
+   * written out first when they would not fit. commit() then takes what was written.
+   */
+  room(n: number): number {
+    if (this.used + n > this.buf.length) this.flush();
+    return this.used;
+  }
+
+  /** The bytes written into `buffer` from room()'s offset up to `end`. */
+  commit(end: number): void {
+    this.used = end;
+  }
+
+  /** Where room() makes room. */
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  /** How many bytes room() may ask for. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   /** The bytes written so far, what is buffered included. */
   offset(): number {
     return this.written + this.used;
@@ -61,15 +86,15 @@ export class SpillFile {
   }
 
   /**
-   * Reads what was written a chunk at a time: `visit(chunk, at)` gets each chunk (a view of one buffer, valid until
-   * it returns) and the offset of its first byte.
+   * Reads what was written (bytes [from, to)) a chunk at a time: `visit(chunk, at)` gets each chunk (a view of one
+   * buffer, valid until it returns) and the offset of its first byte.
    */
-  scan(visit: (chunk: Buffer, at: number) => void): void {
+  scan(visit: (chunk: Buffer, at: number) => void, from = 0, to = Number.POSITIVE_INFINITY): void {
     this.close();
     const src = openSync(this.path, 'r');
     try {
-      for (let at = 0; ; ) {
-        const n = readSync(src, this.buf, 0, this.buf.length, at);
+      for (let at = from; at < to; ) {
+        const n = readSync(src, this.buf, 0, Math.min(this.buf.length, to - at), at);
         if (n === 0) return;
         visit(this.buf.subarray(0, n), at);
         at += n;

@@ -1,9 +1,11 @@
 // trades.csv: every execution of a run (fills and liquidation closes) with its realised PnL, and the funding
 // settlements, in time order (executions before the funding of the same instant). A run writes the executions' lines
-// as they happen; the funding rows, known at the end, are merged in when the file is put together.
+// as they happen (as bytes, straight into the spill's buffer); the funding rows, known at the end, are merged in when
+// the file is put together.
 import { closeSync, openSync } from 'node:fs';
 import type { Fill } from '../domain/market.js';
 import type { FillKind, TradeCsvRow } from './futures.js';
+import { putByte, putInt, putText, textBytes } from './byte-text.js';
 import { writeAll, type SpillFile } from './spill-file.js';
 
 /**
@@ -26,6 +28,33 @@ export function tradesCsvLine(r: TradeCsvRow): string {
 /** An execution's line (tradesCsvLine's), from the fill, its realised PnL as text and how it was made. */
 export function executionCsvLine(f: Fill, realizedPnl: string, kind: FillKind | undefined): string {
   return `${f.timestampMs},${f.symbol},${f.orderId},${f.fillId},${f.side},${f.price.toString()},${f.size.toString()},${f.amount.toString()},${f.fee.toString()},${realizedPnl},${kind?.liquidation ? 'liquidation' : 'fill'},${kind?.positionSide ?? ''},`;
+}
+
+/** What writes an execution's realised PnL into a line: the most bytes it takes, and the text written at `at`. */
+export interface RealizedText {
+  realizedBytes(): number;
+  putRealized(buf: Buffer, at: number): number;
+}
+
+/** The most bytes an execution's line (and its newline) takes, its realised PnL's apart. */
+export const executionCsvBytes = (f: Fill): number =>
+  textBytes(f.symbol) + textBytes(f.orderId) + textBytes(f.fillId) + textBytes(f.price.toString()) + textBytes(f.size.toString()) + textBytes(f.amount.toString()) + textBytes(f.fee.toString()) + 64;
+
+/** executionCsvLine() and its newline, the realised PnL as `realized` writes it, into `buf` at `at`; the offset after it. */
+export function putExecutionCsvLine(buf: Buffer, at: number, f: Fill, realized: RealizedText, kind: FillKind | undefined): number {
+  at = putByte(buf, putInt(buf, at, f.timestampMs), 44);
+  at = putByte(buf, putText(buf, at, f.symbol), 44);
+  at = putByte(buf, putText(buf, at, f.orderId), 44);
+  at = putByte(buf, putText(buf, at, f.fillId), 44);
+  at = putByte(buf, putText(buf, at, f.side), 44);
+  at = putByte(buf, putText(buf, at, f.price.toString()), 44);
+  at = putByte(buf, putText(buf, at, f.size.toString()), 44);
+  at = putByte(buf, putText(buf, at, f.amount.toString()), 44);
+  at = putByte(buf, putText(buf, at, f.fee.toString()), 44);
+  at = putByte(buf, realized.putRealized(buf, at), 44);
+  at = putByte(buf, putText(buf, at, kind?.liquidation ? 'liquidation' : 'fill'), 44);
+  if (kind?.positionSide) at = putText(buf, at, kind.positionSide);
+  return putByte(buf, putByte(buf, at, 44), 10);
 }
 
 /** The time of the line starting at `at` (its first column). */

@@ -13,7 +13,7 @@ import { fillMarkers } from '../../../src/report/html.js';
 import { realize, strategyPnls, tradeTotals } from '../../../src/report/metrics.js';
 import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, roundTrips, tradeStats, type OwnedFill } from '../../../src/report/round-trips.js';
 import { TRADES_CSV_HEADER, tradesCsvLine, writeTradesCsv } from '../../../src/report/trades-csv.js';
-import { randomRun, rng, takeSample, type RandomRun } from './random-run.js';
+import { beyondSafe, randomRun, rng, takeSample, type RandomRun } from './random-run.js';
 
 const d = (s: string) => Decimal.from(s);
 const dir = mkdtempSync(join(tmpdir(), 'sextant-fills-'));
@@ -46,9 +46,10 @@ function fold(run: RandomRun, name: string, holdBack: number) {
 
 describe('BacktestFills', () => {
   it.each([
-    [11, 256], [12, 0], [13, 1], [14, 256], [15, 3],
-  ])('seed %i, %i held back: the files and figures of the whole list', (seed, holdBack) => {
-    const run = randomRun(seed, 2000, { strategies: ['s1', 's2', 's3'], ownerDelay: true });
+    [11, 256, false], [12, 0, false], [13, 1, false], [14, 256, false], [15, 3, false], [16, 256, true], [17, 1, true],
+  ])('seed %i, %i held back (amounts beyond 2^53: %s): the files and figures of the whole list', (seed, holdBack, huge) => {
+    const run = randomRun(seed, 2000, { strategies: ['s1', 's2', 's3'], ownerDelay: true, huge });
+    expect(beyondSafe(run)).toBe(huge);
     expect(run.late.size).toBeGreaterThan(0);
     const { fills, chart } = fold(run, `run${seed}`, holdBack);
     const ownerOf = (orderId: string) => run.owners.get(orderId)!;

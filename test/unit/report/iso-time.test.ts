@@ -1,6 +1,7 @@
-// The report's ISO time text is Date.toISOString's, to the character, across days, years and the edges.
+// The report's ISO time text is Date.toISOString's, to the character, across days, years and the edges (as a string
+// and written into a buffer).
 import { describe, expect, it } from '@jest/globals';
-import { isoTime } from '../../../src/report/iso-time.js';
+import { isoTime, putIsoTime } from '../../../src/report/iso-time.js';
 
 describe('isoTime', () => {
   it('writes what toISOString writes', () => {
@@ -10,7 +11,11 @@ describe('isoTime', () => {
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       times.push(Date.UTC(2020, 0, 1) + x * 977 + (i % 7) * 86_400_000);
     }
-    for (const ms of times) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    const buf = Buffer.alloc(40);
+    for (const ms of times) {
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+      expect(buf.toString('latin1', 3, putIsoTime(buf, 3, ms))).toBe(new Date(ms).toISOString());
+    }
     expect(() => isoTime(Number.NaN)).toThrow(RangeError);
   });
 });

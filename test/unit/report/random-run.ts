@@ -2,7 +2,7 @@
 // two strategies, at times that repeat, with sizes and prices of a few places (more later in the run: the books'
 // scale widens), fees positive, negative (rebates) and zero, some liquidations; price samples as the run takes them
 // (at most one a second, exact and for the charts); and when each fill's owner becomes known (at once, later, or
-// never before the end).
+// never before the end). Sizes may be huge: amounts beyond 2^53 units.
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { Fill, PositionSide } from '../../../src/domain/market.js';
 import type { FillKind } from '../../../src/report/futures.js';
@@ -45,7 +45,11 @@ export function takeSample(marks: RandomRun['marks'], chart: RandomRun['chart'],
   (marks[symbol] ??= []).push([ms, price]);
 }
 
-export function randomRun(seed: number, n: number, opts: { strategies?: string[]; ownerDelay?: boolean } = {}): RandomRun {
+/**
+ * `huge`: now and then a size so large that the books' amounts go beyond 2^53 units (they are then held in BigInt
+ * until the holding is flat again).
+ */
+export function randomRun(seed: number, n: number, opts: { strategies?: string[]; ownerDelay?: boolean; huge?: boolean } = {}): RandomRun {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
   const strategies = opts.strategies ?? ['s1', 's2'];
@@ -88,7 +92,7 @@ export function randomRun(seed: number, n: number, opts: { strategies?: string[]
     price.set(symbol, price.get(symbol)! + BigInt(Math.floor(r() * 21) - 10));
     const widePlaces = i > (2 * n) / 3 && r() < 0.2;
     const p = widePlaces ? Decimal.of(price.get(symbol)! * 1000n + BigInt(Math.floor(r() * 999)), 4) : Decimal.of(price.get(symbol)!, 1);
-    const size = Decimal.from(pick(['0.001', '0.002', '0.003', '0.01', '1', '0.0015']));
+    const size = Decimal.from(opts.huge && r() < 0.1 ? pick(['123456789.5', '98765432', '250000000.25']) : pick(['0.001', '0.002', '0.003', '0.01', '1', '0.0015']));
     const amount = p.mul(size);
     const liquidation = futures.has(symbol) && r() < 0.03;
     const fee = amount.mul(Decimal.from(liquidation ? '0.001' : pick(rates)));
@@ -124,3 +128,6 @@ export function randomRun(seed: number, n: number, opts: { strategies?: string[]
   for (const e of events) if (e.type === 'sample') takeSample(marks, chart, e.symbol, e.ms, e.price);
   return { events, fills, owners, kinds, late, futures, marks, chart };
 }
+
+/** Whether a run holds an amount beyond 2^53 units of 10^-9 (the books take the BigInt path for it). */
+export const beyondSafe = (run: RandomRun): boolean => run.fills.some((f) => f.amount.abs().gt(Decimal.from('9007199.254740992')));

@@ -6,15 +6,16 @@ import { Decimal } from '../../../src/domain/decimal.js';
 import type { Fill } from '../../../src/domain/market.js';
 import { RoundTripBooks, type TripSink, type TripSlot } from '../../../src/report/round-trip-books.js';
 import { roundTrips, type OwnedFill, type PriceSamples, type RoundTrip } from '../../../src/report/round-trips.js';
-import { randomRun, takeSample } from './random-run.js';
+import { roundTripOf, type Trip } from '../../../src/report/safe-trip.js';
+import { beyondSafe, randomRun, takeSample } from './random-run.js';
 
 const d = (s: string) => Decimal.from(s);
 
 /** A sink that keeps the list as handed on, places kept included. */
 class ListSink implements TripSink {
-  readonly entries: Array<RoundTrip | TripSlot> = [];
+  readonly entries: Array<Trip | TripSlot> = [];
   reserved = 0;
-  append(trip: RoundTrip): void {
+  append(trip: Trip): void {
     this.entries.push(trip);
   }
   reserve(): TripSlot {
@@ -23,11 +24,11 @@ class ListSink implements TripSink {
     this.entries.push(slot);
     return slot;
   }
-  place(slot: TripSlot, trip: RoundTrip): void {
+  place(slot: TripSlot, trip: Trip): void {
     slot.trip = trip;
   }
   list(): RoundTrip[] {
-    return this.entries.map((e) => ('strategy' in e ? e : e.trip!));
+    return this.entries.map((e) => roundTripOf('strategy' in e ? e : e.trip!));
   }
 }
 
@@ -58,9 +59,10 @@ describe('RoundTripBooks', () => {
   });
 
   it.each([
-    [1, 256], [2, 256], [3, 0], [4, 1], [5, 2], [6, 0], [7, 5], [8, 1],
-  ])('seed %i, %i held back: the list of a random run, samples taken as it goes, symbols booked out of step', (seed, holdBack) => {
-    const run = randomRun(seed, 900, { strategies: ['s1', 's2', 's3'] });
+    [1, 256, false], [2, 256, false], [3, 0, false], [4, 1, false], [5, 2, false], [6, 0, false], [7, 5, false], [8, 1, false], [9, 256, true], [10, 1, true], [11, 0, true],
+  ])('seed %i, %i held back (amounts beyond 2^53: %s): the list of a random run, samples taken as it goes, symbols booked out of step', (seed, holdBack, huge) => {
+    const run = randomRun(seed, 900, { strategies: ['s1', 's2', 's3'], huge });
+    expect(beyondSafe(run)).toBe(huge);
     const owned = run.fills.map((f): OwnedFill => ({ fill: f, strategy: run.owners.get(f.orderId)!, positionSide: run.kinds.get(f.fillId)?.positionSide ?? null }));
     const expected = roundTrips(owned, run.marks);
     expect(expected.filter((t) => t.exitMs === null).length).toBeGreaterThan(0);
@@ -92,6 +94,23 @@ describe('RoundTripBooks', () => {
     books.end();
     expect(sink.list()).toEqual(expected);
     if (holdBack === 0) expect(sink.reserved).toBeGreaterThan(0);
+  });
+});
+
+describe('RoundTripBooks, places', () => {
+  it('fills and samples of more places than a safe scale holds (beyond 18): the trips the whole list gives', () => {
+    const fills = [
+      fill(0, 'buy', '10', '1', 's', '0.01'), fill(10, 'sell', '11', '1', 's', '0.01'),
+      fill(20, 'buy', '10.5', '2', 's'), fill(30, 'buy', '10.00000000000000000001', '1', 's', '0.00000000000000000003'), fill(40, 'sell', '12', '3', 's'),
+      fill(50, 'sell', '12', '1', 's'), fill(60, 'buy', '11', '1', 's'),
+    ];
+    const prices: PriceSamples = { X: [[5, d('10.2')], [35, d('9.000000000000000000001')], [55, d('12.5')]] };
+    const sink = new ListSink();
+    const books = new RoundTripBooks(prices, sink, 256);
+    fills.forEach((f, i) => books.fill(f, i));
+    books.end();
+    expect(sink.list()).toEqual(roundTrips(fills, prices));
+    expect(sink.list().length).toBe(3);
   });
 });
 

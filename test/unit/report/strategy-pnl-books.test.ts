@@ -4,13 +4,16 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import { strategyPnls } from '../../../src/report/metrics.js';
 import { StrategyPnlBooks } from '../../../src/report/strategy-pnl-books.js';
-import { randomRun } from './random-run.js';
+import { beyondSafe, randomRun } from './random-run.js';
 
 const d = (s: string) => Decimal.from(s);
 
 describe('StrategyPnlBooks', () => {
-  it.each([1, 2, 3, 4, 5, 6])('seed %i: realised, unrealised, fees, funding and fills per strategy as over the whole list', (seed) => {
-    const run = randomRun(seed, 700, { strategies: ['s1', 's2', 's3'] });
+  it.each([
+    [1, false], [2, false], [3, false], [4, false], [5, false], [6, false], [7, true], [8, true],
+  ])('seed %i (amounts beyond 2^53: %s): realised, unrealised, fees, funding and fills per strategy as over the whole list', (seed, huge) => {
+    const run = randomRun(seed, 700, { strategies: ['s1', 's2', 's3'], huge });
+    expect(beyondSafe(run)).toBe(huge);
     const books = new StrategyPnlBooks();
     const ownerOf = (orderId: string) => run.owners.get(orderId)!;
     for (const f of run.fills) books.fill(ownerOf(f.orderId), f);

@@ -9,7 +9,7 @@ import { ExecutionLedger } from '../../../src/report/execution-ledger.js';
 import { tradeCsvRows, type TradeCsvRow } from '../../../src/report/futures.js';
 import { realize } from '../../../src/report/metrics.js';
 import { SpillFile } from '../../../src/report/spill-file.js';
-import { executionCsvLine, TRADES_CSV_HEADER, tradesCsvLine, writeTradesCsv } from '../../../src/report/trades-csv.js';
+import { executionCsvBytes, executionCsvLine, putExecutionCsvLine, TRADES_CSV_HEADER, tradesCsvLine, writeTradesCsv } from '../../../src/report/trades-csv.js';
 import { randomRun } from './random-run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-trades-'));
@@ -20,7 +20,16 @@ describe('trades.csv', () => {
     const spill = new SpillFile(join(dir, `${seed}.part`), bufferBytes);
     spill.write(`${TRADES_CSV_HEADER}\n`);
     const ledger = new ExecutionLedger(run.futures);
-    for (const f of run.fills) spill.write(`${executionCsvLine(f, ledger.record(f, run.kinds.get(f.fillId)), run.kinds.get(f.fillId))}\n`);
+    run.fills.forEach((f, i) => {
+      const kind = run.kinds.get(f.fillId);
+      ledger.record(f, kind);
+      const line = `${executionCsvLine(f, ledger.realizedText(), kind)}\n`;
+      // Written into the spill's buffer as bytes, the same as the text.
+      const bytes = executionCsvBytes(f) + ledger.realizedBytes();
+      expect(bytes).toBeGreaterThanOrEqual(Buffer.byteLength(line));
+      if (i % 2 === 1 && bytes <= spill.capacity) spill.commit(putExecutionCsvLine(spill.buffer, spill.room(bytes), f, ledger, kind));
+      else spill.write(line);
+    });
     const times = [run.fills[0]!.timestampMs - 1, run.fills[0]!.timestampMs, ...run.fills.filter((_, i) => i % 37 === 5).map((f) => f.timestampMs), run.fills[run.fills.length - 1]!.timestampMs + 1];
     const funding: TradeCsvRow[] = times.map((timestampMs, i) => ({ kind: 'funding', symbol: 'A', timestampMs, amount: Decimal.from(i % 2 ? '-0.5' : '0.25'), rate: null, positionSide: null }));
     writeTradesCsv(join(dir, `${seed}.csv`), spill, funding);

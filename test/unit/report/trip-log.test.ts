@@ -1,15 +1,15 @@
-// The trade list as spilled: each trip's report.json item is what JSON.stringify writes (names with quotes,
-// backslashes and characters beyond ASCII included), and places kept for open trips are written in where they were
-// kept, counted in bytes.
+// The trade list as spilled: report.json's items are what JSON.stringify writes (names with quotes, backslashes,
+// commas, tabs and characters beyond ASCII included), and places kept for open trips are written in where they were
+// kept, counted in bytes, whether the items are written before round-trips.csv or after.
 import { mkdtempSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, tradeStats, type RoundTrip } from '../../../src/report/round-trips.js';
-import { TripLog, tripJsonItem } from '../../../src/report/trip-log.js';
+import { TripLog } from '../../../src/report/trip-log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-trips-'));
-const NAMES = ['plain', 'quote"d', 'back\\slash', 'ümlaut', 'emoji 📈', 'tab\there'];
+const NAMES = ['plain', 'quote"d', 'back\\slash', 'ümlaut', 'emoji 📈', 'tab\there', 'com,ma'];
 
 function trip(i: number, open = false): RoundTrip {
   return {
@@ -21,36 +21,35 @@ function trip(i: number, open = false): RoundTrip {
 }
 
 describe('TripLog', () => {
-  it('a trip as a report.json item is what JSON.stringify(report, null, 2) writes', () => {
-    for (let i = 0; i < 12; i++) {
-      const t = trip(i, i % 5 === 0);
-      const text = JSON.stringify({ trades: [t] }, null, 2);
-      expect(tripJsonItem(t)).toBe(`${text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]'))},\n`);
-    }
-  });
-
-  it('places kept for open trips are written in where they were kept; stats, newest and PnL count them', () => {
-    const log = new TripLog({ spillTo: join(dir, 'log'), keepPnls: true, newest: 4 });
+  it.each([
+    [30, 5, 'before'], [30, 5, 'after'], [3000, 0, 'after'], [3000, 0, 'before'], [3000, 7, 'after'],
+  ] as const)('%i trips, a place kept every %i: kept places written in where they were kept, report.json items %s round-trips.csv', (n, every, order) => {
+    const name = `log-${n}-${every}-${order}`;
+    const log = new TripLog({ spillTo: join(dir, name), keepPnls: true, newest: 4 });
     const list: RoundTrip[] = [];
     const slots: Array<[ReturnType<TripLog['reserve']>, RoundTrip]> = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < n; i++) {
       const t = trip(i, i % 7 === 3);
-      if (i % 5 === 2) slots.push([log.reserve(), t]);
+      if (every > 0 && i % every === 2) slots.push([log.reserve(), t]);
       else log.append(t);
       list.push(t);
     }
     for (const [slot, t] of slots) log.place(slot, t);
-    const fd = openSync(join(dir, 'items.json'), 'w');
-    log.writeJsonItems(fd);
-    closeSync(fd);
-    const text = JSON.stringify({ trades: list }, null, 2);
-    expect(readFileSync(join(dir, 'items.json'), 'utf8')).toBe(text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]')));
-    log.writeCsv(join(dir, 'trips.csv'));
-    expect(readFileSync(join(dir, 'trips.csv'), 'utf8')).toBe([ROUND_TRIPS_CSV_HEADER, ...list.map(roundTripCsvLine)].join('\n') + '\n');
-    expect(log.count).toBe(30);
+    const items = () => {
+      const fd = openSync(join(dir, `${name}.json`), 'w');
+      log.writeJsonItems(fd);
+      closeSync(fd);
+      const text = JSON.stringify({ trades: list }, null, 2);
+      expect(readFileSync(join(dir, `${name}.json`), 'utf8')).toBe(text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]')));
+    };
+    if (order === 'before') items();
+    log.writeCsv(join(dir, `${name}.csv`));
+    expect(readFileSync(join(dir, `${name}.csv`), 'utf8')).toBe([ROUND_TRIPS_CSV_HEADER, ...list.map(roundTripCsvLine)].join('\n') + '\n');
+    if (order === 'after') items();
+    expect(log.count).toBe(n);
     expect(log.newest()).toEqual(list.slice(-4));
     expect(log.pnls()).toEqual(list.filter((t) => t.exitMs !== null).map((t) => t.pnl));
-    for (const name of NAMES) expect(log.stats(name)).toEqual(tradeStats(list.filter((t) => t.strategy === name)));
+    for (const s of NAMES) expect(log.stats(s)).toEqual(tradeStats(list.filter((t) => t.strategy === s)));
     log.discard();
   });
 });
