@@ -90,6 +90,49 @@ export function bookSafe(sf: SafeFixed, b: SafeBook, side: Fill['side'], price: 
   return pnl;
 }
 
+/**
+ * What bookFill() booked: `safe`, the realised PnL (fees apart) and the fee in safe units of the scale (`pnl`, `fee`);
+ * otherwise in its BigInt units (`pnlBig`, `feeBig`). One object, reused: read it before the next booking.
+ */
+export interface BookedFill {
+  safe: boolean;
+  pnl: number;
+  fee: number;
+  pnlBig: bigint;
+  feeBig: bigint;
+}
+
+const booked: BookedFill = { safe: true, pnl: 0, fee: 0, pnlBig: 0n, feeBig: 0n };
+
+/**
+ * Books a fill into `b` at the scale's units: in safe integers while its amounts fit; once one does not, the book goes
+ * to BigInt (and back to safe integers when it is flat again).
+ */
+export function bookFill(scale: BookScale, b: SafeBook, f: Fill): BookedFill {
+  if (b.big === null) {
+    const sf = scale.sf;
+    const fee = sf.of(f.fee);
+    const pnl = fee === fee ? bookSafe(sf, b, f.side, f.price, f.size) : NaN;
+    if (pnl === pnl) {
+      booked.safe = true;
+      booked.pnl = pnl;
+      booked.fee = fee;
+      return booked;
+    }
+    b.big = { qty: scale.big(b.qty), cost: scale.big(b.cost) };
+  }
+  const fx = scale.fx;
+  booked.safe = false;
+  booked.pnlBig = book(fx, b.big, f.side, fx.of(f.price), fx.of(f.size));
+  booked.feeBig = fx.of(f.fee);
+  if (b.big.qty === 0n) {
+    b.big = null;
+    b.qty = 0;
+    b.cost = 0;
+  }
+  return booked;
+}
+
 /** After `scale` widened: the book's amounts in its new units (in BigInt from now on when they no longer fit). */
 export function widenBook(scale: BookScale, b: SafeBook): void {
   if (b.big) {

@@ -4,7 +4,7 @@
 // otherwise, at scales that widen (the amounts held multiplied up) when an execution carries more decimal places than
 // those before it.
 import type { Fill } from '../domain/market.js';
-import { book, bookSafe, placesOfFill, widenBook, type SafeBook } from './average-cost.js';
+import { bookFill, placesOfFill, widenBook, type SafeBook } from './average-cost.js';
 import { putText } from './byte-text.js';
 import { feeKindOf, type FeeKind, type FeesByKind, type FillKind } from './futures.js';
 import type { TradeTotals } from './metrics.js';
@@ -36,36 +36,22 @@ export class ExecutionLedger implements RealizedText {
     let b = this.books.get(f.symbol);
     if (!b) this.books.set(f.symbol, (b = { qty: 0, cost: 0, big: null }));
     this.fills++;
-    if (b.big === null) {
-      const sf = scale.sf;
-      const fee = sf.of(f.fee);
-      const pnl = fee === fee ? bookSafe(sf, b, f.side, f.price, f.size) : NaN;
-      if (pnl === pnl) {
-        const realized = sub(pnl, fee);
-        if (realized !== realized) return this.tally(scale.big(pnl), scale.big(fee), f.symbol, kind);
-        this.last = realized;
-        this.fees.add(fee, scale);
-        // A closing fill realised something before its fee.
-        if (pnl !== 0) {
-          this.closes++;
-          if (realized > 0) {
-            this.wins++;
-            this.grossWin.add(realized, scale);
-          } else if (realized < 0) this.grossLoss.add(-realized, scale);
-        }
-        if (this.futures.has(f.symbol)) this.kindFees[feeKindOf(kind)].add(fee, scale);
-        return;
-      }
-      b.big = { qty: scale.big(b.qty), cost: scale.big(b.cost) };
+    const r = bookFill(scale, b, f);
+    if (!r.safe) return this.tally(r.pnlBig, r.feeBig, f.symbol, kind);
+    const { pnl, fee } = r;
+    const realized = sub(pnl, fee);
+    if (realized !== realized) return this.tally(scale.big(pnl), scale.big(fee), f.symbol, kind);
+    this.last = realized;
+    this.fees.add(fee, scale);
+    // A closing fill realised something before its fee.
+    if (pnl !== 0) {
+      this.closes++;
+      if (realized > 0) {
+        this.wins++;
+        this.grossWin.add(realized, scale);
+      } else if (realized < 0) this.grossLoss.add(-realized, scale);
     }
-    const fx = scale.fx;
-    const pnl = book(fx, b.big, f.side, fx.of(f.price), fx.of(f.size));
-    if (b.big.qty === 0n) {
-      b.big = null;
-      b.qty = 0;
-      b.cost = 0;
-    }
-    return this.tally(pnl, fx.of(f.fee), f.symbol, kind);
+    if (this.futures.has(f.symbol)) this.kindFees[feeKindOf(kind)].add(fee, scale);
   }
 
   totals(): TradeTotals {

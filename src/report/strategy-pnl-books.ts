@@ -4,7 +4,7 @@
 // when a fill carries more places.
 import type { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
-import { book, bookSafe, placesOfFill, widenBook, type SafeBook } from './average-cost.js';
+import { bookFill, placesOfFill, widenBook, type SafeBook } from './average-cost.js';
 import { strategyPnlsOf, type StrategyBooks, type StrategyPnl } from './metrics.js';
 import { BookScale, SafeTotal, sub } from './safe-fixed.js';
 
@@ -28,28 +28,16 @@ export class StrategyPnlBooks {
     let b = a.books.get(f.symbol);
     if (!b) a.books.set(f.symbol, (b = { qty: 0, cost: 0, big: null }));
     a.fills++;
-    if (b.big === null) {
-      const sf = scale.sf;
-      const fee = sf.of(f.fee);
-      const pnl = fee === fee ? bookSafe(sf, b, f.side, f.price, f.size) : NaN;
-      if (pnl === pnl) {
-        const realized = sub(pnl, fee);
-        if (realized === realized) a.realized.add(realized, scale);
-        else a.realized.addBig(scale.big(pnl) - scale.big(fee));
-        a.fees.add(fee, scale);
-        return;
-      }
-      b.big = { qty: scale.big(b.qty), cost: scale.big(b.cost) };
+    const r = bookFill(scale, b, f);
+    if (!r.safe) {
+      a.realized.addBig(r.pnlBig - r.feeBig);
+      a.fees.addBig(r.feeBig);
+      return;
     }
-    const fx = scale.fx;
-    const fee = fx.of(f.fee);
-    a.realized.addBig(book(fx, b.big, f.side, fx.of(f.price), fx.of(f.size)) - fee);
-    a.fees.addBig(fee);
-    if (b.big.qty === 0n) {
-      b.big = null;
-      b.qty = 0;
-      b.cost = 0;
-    }
+    const realized = sub(r.pnl, r.fee);
+    if (realized === realized) a.realized.add(realized, scale);
+    else a.realized.addBig(scale.big(r.pnl) - scale.big(r.fee));
+    a.fees.add(r.fee, scale);
   }
 
   /**
