@@ -65,9 +65,11 @@ export class LatestTickers {
     return r && r.atMs === this.value?.atMs ? r : undefined;
   };
 
+  private readonly acceptedPrice = (symbol: string): Decimal | undefined => this.sanity.accepted(symbol);
+
   /** The last trusted price of each symbol (a bad reading leaves the one before); undefined before any update. */
   prices(): ((symbol: string) => Decimal | undefined) | undefined {
-    return this.value ? (symbol) => this.sanity.accepted.get(symbol) : undefined;
+    return this.value ? this.acceptedPrice : undefined;
   }
 }
 

@@ -44,8 +44,6 @@ interface SymbolPrices {
  */
 export class PriceSanity {
   private readonly bySymbol = new Map<string, SymbolPrices>();
-  /** The last accepted price of each symbol. */
-  readonly accepted = new Map<string, Decimal>();
   /** outlierPct / 100. */
   private readonly fraction: number;
 
@@ -73,8 +71,12 @@ export class PriceSanity {
     if (price && price !== s.accepted) {
       s.accepted = price;
       s.acceptedNum = s.lastNum;
-      this.accepted.set(t.symbol, price);
     }
+  }
+
+  /** The last price of a symbol that was accepted (a bad reading leaves the one before); undefined before any. */
+  accepted(symbol: string): Decimal | undefined {
+    return this.bySymbol.get(symbol)?.accepted ?? undefined;
   }
 
   /** The latest reading of a symbol when it was accepted; undefined when it was not, or before any. */

@@ -27,7 +27,7 @@ describe('price sanity', () => {
     const same = (ms: number): Ticker => ({ ...tk(null, ms), last: held });
     // 4000 is a jump (no book to vouch for it): pending. The held price again drops it, so 4000 next is a jump anew.
     expect(run(s, [same(venue(0)), tk('4000', venue(1)), same(venue(2)), tk('4000', venue(3)), tk('4000', venue(4))])).toEqual(['3000', undefined, '3000', undefined, '4000']);
-    expect(s.accepted.get('cmt_ethusdt')).toBe(s.reference('cmt_ethusdt')?.price);
+    expect(s.accepted('cmt_ethusdt')).toBe(s.reference('cmt_ethusdt')?.price);
   });
 
   it('a spot pair\'s last trade is no feed that can freeze: a quiet pair keeps a reference without the frozen-feed time', () => {
@@ -47,14 +47,14 @@ describe('price sanity', () => {
     expect(run(s, [tk('3000', venue(0)), tk('-3000', venue(1)), tk('0', venue(2)), tk(null, venue(3)), tk('3001.5', venue(4))])).toEqual(['3000', undefined, undefined, undefined, '3001.5']);
     const t = new PriceSanity(d('20'));
     run(t, [tk('3000', venue(0)), tk('-3000', venue(1))]);
-    expect(t.accepted.get('cmt_ethusdt')!.toString()).toBe('3000');
+    expect(t.accepted('cmt_ethusdt')!.toString()).toBe('3000');
   });
 
   it('a single ×10 sample is an outlier: no reference, no equity price; the next normal reading is trusted', () => {
     const s = new PriceSanity(d('20'));
     const refs = run(s, [tk('3000', venue(0)), tk('30000', venue(1))]);
     expect(refs).toEqual(['3000', undefined]);
-    expect(s.accepted.get('cmt_ethusdt')!.toString()).toBe('3000');
+    expect(s.accepted('cmt_ethusdt')!.toString()).toBe('3000');
     expect(run(s, [tk('3002', venue(2))])).toEqual(['3002']);
   });
 
@@ -63,7 +63,7 @@ describe('price sanity', () => {
     expect(run(moved, [tk('3000', venue(0)), tk('3900', venue(1)), tk('3910', venue(2))])).toEqual(['3000', undefined, '3910']);
     const frozen = new PriceSanity(d('20'));
     expect(run(frozen, [tk('3000', venue(0)), tk('30000', venue(1)), tk('30000', venue(1)), tk('30000', venue(1))])).toEqual(['3000', undefined, undefined, undefined]);
-    expect(frozen.accepted.get('cmt_ethusdt')!.toString()).toBe('3000');
+    expect(frozen.accepted('cmt_ethusdt')!.toString()).toBe('3000');
     // Not consecutive: a reading in between starts the count again.
     const broken = new PriceSanity(d('20'));
     expect(run(broken, [tk('3000', venue(0)), tk('30000', venue(1)), tk('3000', venue(2)), tk('30000', venue(3))])).toEqual(['3000', undefined, '3000', undefined]);
@@ -73,7 +73,7 @@ describe('price sanity', () => {
     const book = { bid: '2999.9', ask: '3000.1' };
     const s = new PriceSanity(d('20'));
     expect(run(s, [tk('30000', venue(0), book), tk('30000', venue(1), book), tk('30001', venue(2), book)])).toEqual([undefined, undefined, undefined]);
-    expect(s.accepted.has('cmt_ethusdt')).toBe(false);
+    expect(s.accepted('cmt_ethusdt')).toBeUndefined();
     // Inside the book, or just off it (a trade a moment before the book moved): trusted.
     expect(run(s, [tk('3000', venue(3), book), tk('3003', venue(4), book)])).toEqual(['3000', '3003']);
     // A non-positive bid or ask says nothing about the last price.
