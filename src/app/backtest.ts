@@ -2,7 +2,7 @@
 // order tracker, journal) as live, against the kernel's virtual venue, with recorded funding rates where given.
 // Same inputs -> byte-identical outputs. A strategy that faults fails the run (its report is written first).
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Balance } from '../domain/market.js';
 import { marginSettingsOf } from '../domain/margin.js';
@@ -156,7 +156,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // journal); a market order fills before that.
   const fills = new BacktestFills({
     futures: new Set(symbols.futures), marks: samples.marks, chart: samples.prices, keepTripPnls: opts.collect?.trades === true,
-    ...(writeFiles ? { spillTo: join(outDir, '.') } : {}),
+    // Spilled to hidden files in the output folder (`.trades.csv.part`, `.round-trips.csv.part`), merged at the end.
+    ...(writeFiles ? { spillTo: `${join(outDir, '.')}${sep}.` } : {}),
   });
   let equityCsv: EquityCsv | undefined;
   try {

@@ -68,9 +68,9 @@ export class Decimal {
     return new Decimal(n, null, s);
   }
 
-  /** An exact integer result `n` at `scale`: a safe one stays a number, a larger one (exact, e.g. 2^53) goes through BigInt. */
+  /** An exact integer result `n` at `scale`: a safe one stays a number, a larger one (exact, e.g. 2^53) or a negative scale goes through BigInt. */
   private static exact(n: number, scale: number): Decimal {
-    return Number.isSafeInteger(n) ? Decimal.small(n, scale) : Decimal.of(BigInt(n), scale);
+    return Number.isSafeInteger(n) && scale >= 0 ? Decimal.small(n, scale) : Decimal.of(BigInt(n), scale);
   }
 
   /** `n` steps of `step` (n × step): a count of ticks or steps back to a price or size; the inverse of steps(). */

@@ -24,8 +24,9 @@ try {
 }
 const texts = new Map<number, string>();
 const statements = new Map<number, BetterSqlite3.Statement>();
-/** The first failure of a write nobody waited for, until a call is answered with it. */
+/** Failures of writes nobody waited for, until a call is answered with them (the first, and how many more). */
 let failure: WireError | undefined;
+let moreFailures = 0;
 
 /** Prepared on first use (a text that does not prepare is tried again at its next use). */
 function statement(id: number): BetterSqlite3.Statement {
@@ -46,20 +47,23 @@ function wire(err: unknown): WireError {
   return { message: String(err) };
 }
 
-/** A batch of writes, as one flush of the writer: it stops at the first failure, kept to be told. */
+/**
+ * A batch of writes, as one flush of the writer: each runs (one that fails does not keep the others from the table);
+ * the failures are kept to be told, none dropped.
+ */
 function write(writes: Array<number | unknown[] | null>): void {
   if (unopened) return;
-  try {
-    for (let i = 0; i < writes.length; i += 2) {
-      const id = writes[i] as number;
-      const params = writes[i + 1] as unknown[] | null;
+  for (let i = 0; i < writes.length; i += 2) {
+    const id = writes[i] as number;
+    const params = writes[i + 1] as unknown[] | null;
+    try {
       if (params) statement(id).run(...params);
       else db.exec(texts.get(id)!);
+    } catch (err) {
+      if (failure) moreFailures++;
+      else failure = wire(err);
+      Atomics.store(state, SLOT.failed, 1);
     }
-  } catch (err) {
-    if (failure) return;
-    failure = wire(err);
-    Atomics.store(state, SLOT.failed, 1);
   }
 }
 
@@ -96,8 +100,9 @@ function answer(call: Call): void {
     a = { error: unopened };
   } else if (failure) {
     // A write that failed is told first; what was asked is not done (it would see what the failure left).
-    a = { error: failure };
+    a = { error: moreFailures === 0 ? failure : { ...failure, message: `${failure.message} (and ${moreFailures} more write${moreFailures === 1 ? '' : 's'} failed)` } };
     failure = undefined;
+    moreFailures = 0;
     Atomics.store(state, SLOT.failed, 0);
   } else {
     try {

@@ -2,7 +2,7 @@
 // close above the position, trading from the first update), the strategy's PnL stands apart from buy-and-hold, a
 // strategy fault fails the run and shows in its report, and strategy logs carry the virtual time.
 import '../fixtures/backtest-in-jest.js';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
@@ -43,9 +43,19 @@ const report = (out: string) => JSON.parse(readFileSync(join(out, 'report.json')
 describe('the shipped sample (config/backtest.yaml)', () => {
   const out = join(dir, 'sample');
   let journal: Database.Database;
+  // What the output folder and its parent hold as the run ends (before the spilled lists are merged).
+  let during: { parent: string[]; out: string[] } | undefined;
   beforeAll(async () => {
-    await backtest.runBacktest(loadConfig('config/backtest.yaml', {}), silentLogger, { outDir: out });
+    const onProgress = (done: number, total: number) => {
+      if (done === total && total > 0) during = { parent: readdirSync(dir).filter((f) => f.endsWith('.part')), out: readdirSync(out).filter((f) => f.endsWith('.part')).sort() };
+    };
+    await backtest.runBacktest(loadConfig('config/backtest.yaml', {}), silentLogger, { outDir: out, onProgress });
     journal = new Database(join(out, 'journal.sqlite'), { readonly: true });
+  });
+
+  it('spills its long lists to hidden files inside the output folder, never beside it, and leaves none behind', () => {
+    expect(during).toEqual({ parent: [], out: ['.equity.csv.part', '.round-trips.csv.part', '.trades.csv.part'] });
+    expect(readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
   const count = (where: string) => (journal.prepare(`SELECT COUNT(*) AS n FROM orders WHERE ${where}`).get() as { n: number }).n;

@@ -33,6 +33,11 @@ describe('Decimal', () => {
     expect(d('2').div(d('3'), 4, 'down').toString()).toBe('0.6666');
     expect(d('-2').div(d('3'), 4, 'up').toString()).toBe('-0.6667');
     expect(() => d('1').div(Decimal.ZERO, 2)).toThrow(/division by zero/);
+    // To tens or hundreds (a negative number of places): the same value whichever way it is worked out.
+    expect(d('12345').div(d('1'), -2).toString()).toBe('12300');
+    expect(d('12345').div(d('1'), -2).toNumber()).toBe(12300);
+    expect(d('12345').div(d('1'), -2).eq(d('12300'))).toBe(true);
+    expect(d('-12351').div(d('1'), -1, 'up').toString()).toBe('-12360');
   });
 
   it('rounds to a step and checks multiples', () => {

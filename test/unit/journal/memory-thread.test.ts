@@ -182,6 +182,20 @@ describe('in-memory journal on a worker thread', () => {
     expect(() => db.pragma('user_version')).toThrow('The database connection is not open');
   });
 
+  it('a write that fails on the thread keeps none of the others from the table, and no later failure goes untold', () => {
+    const db = new ThreadDatabase();
+    db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const insert = 'INSERT INTO t VALUES (?)';
+    for (const k of ['a', 'a', 'b']) db.later(insert, [k]);
+    db.send();
+    for (const k of ['a', 'c']) db.later(insert, [k]);
+    db.send();
+    // Both failures told by the next call, the first with SQLite's message; every other row written.
+    expect(() => db.prepare('SELECT k FROM t').all()).toThrow('UNIQUE constraint failed: t.k (and 1 more write failed)');
+    expect(db.prepare('SELECT k FROM t ORDER BY k').all()).toEqual([{ k: 'a' }, { k: 'b' }, { k: 'c' }]);
+    db.close();
+  });
+
   it('a process with an in-memory journal exits by itself, the journal closed or not', async () => {
     const body = (close: boolean) => `
       const { SqliteJournal } = await import(${JSON.stringify(compiled)});
