@@ -7,7 +7,7 @@
 // fills when it closes) and the others go on. A trip's amounts are safe integers while they fit (safe-trip.ts), BigInt
 // from the fill or sample they did not (round-trips.ts); a trip handed on as safe integers is written out when asked.
 import type { Fill } from '../domain/market.js';
-import { finish, reduce, unrealized, type Open, type OwnedFill, type PriceSamples } from './round-trips.js';
+import { extend, finish, reduce, unrealized, type Open, type OwnedFill, type PriceSamples } from './round-trips.js';
 import { add, BookScale, sub } from './safe-fixed.js';
 import { finishSafe, reduceSafe, unrealizedSafe, type SafeOpen, type Trip } from './safe-trip.js';
 
@@ -171,13 +171,7 @@ export class RoundTripBooks {
     const price = fx.of(f.price);
     const fee = fx.of(f.fee);
     if (o.qty < 0n === selling) {
-      const value = fx.mul(price, size);
-      o.qty += selling ? -size : size;
-      o.cost += value;
-      o.openedSize += size;
-      o.openedValue += value;
-      o.fees += fee;
-      o.trip.fills++;
+      extend(fx, o, size, selling ? -size : size, price, fee);
       return;
     }
     const closed = reduce(fx, o, size, price, fee);

@@ -68,6 +68,17 @@ const iso = isoTime;
 /** The unrealised PnL of a holding at `price`: long, worth qty × price against its cost; short, the reverse. */
 export const unrealized = (fx: FixedPoint, o: Open, price: bigint) => (o.qty < 0n ? o.cost - fx.mul(-o.qty, price) : fx.mul(o.qty, price) - o.cost);
 
+/** A fill on the side an open trip holds adds to it: `signed` (negative: short) of `size` at `price`, with its fee. */
+export function extend(fx: FixedPoint, o: Open, size: bigint, signed: bigint, price: bigint, fee: bigint): void {
+  const value = fx.mul(price, size);
+  o.qty += signed;
+  o.cost += value;
+  o.openedSize += size;
+  o.openedValue += value;
+  o.fees += fee;
+  o.trip.fills++;
+}
+
 /**
  * A fill against an open trip's side closes up to what it holds, at the trip's average cost: realised PnL, fees and
  * closed size booked on the trip. Returns the size closed and its share of the fee (a flip splits the fee by size).
@@ -161,13 +172,7 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
           o = undefined;
         }
       } else {
-        const value = fx.mul(price, size);
-        o.qty += signed;
-        o.cost += value;
-        o.openedSize += size;
-        o.openedValue += value;
-        o.fees += fee;
-        o.trip.fills++;
+        extend(fx, o, size, signed, price, fee);
         continue;
       }
     }
