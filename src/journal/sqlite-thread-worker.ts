@@ -1,17 +1,14 @@
 // The thread side of a database on a worker thread (sqlite-thread.ts): owns the database, runs what it is sent in
 // the order sent, answers the calls that wait (the answer posted, then the shared flag set and waited on).
 import { writeFileSync } from 'node:fs';
-import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
-import { SLOT, type Answer, type Call, type Request, type ThreadStart, type WireError } from './sqlite-thread-protocol.js';
-
-const { port, state } = workerData as ThreadStart;
+import { SLOT, type Answer, type Call, type Request, type WireError } from './sqlite-thread-protocol.js';
+import { reply, threadStart, wire } from './sync-thread-serve.js';
 
 // However the thread ends, a caller waiting for an answer stops waiting: set before anything that may fail is loaded.
-process.on('exit', () => {
-  Atomics.store(state, SLOT.ended, 1);
-  Atomics.notify(state, SLOT.answered);
-});
+const start = threadStart();
+const { port, state } = start;
 
 /** The database, or why it could not be opened (what every call is answered with then). */
 let db!: BetterSqlite3.Database;
@@ -37,14 +34,6 @@ function statement(id: number): BetterSqlite3.Statement {
     statements.set(id, (st = db.prepare(text)));
   }
   return st;
-}
-
-function wire(err: unknown): WireError {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' ? { message: err.message, code } : { message: err.message };
-  }
-  return { message: String(err) };
 }
 
 /**
@@ -111,13 +100,7 @@ function answer(call: Call): void {
       a = { error: wire(err) };
     }
   }
-  try {
-    port.postMessage(a);
-  } catch (err) {
-    port.postMessage({ error: wire(err) } satisfies Answer);
-  }
-  Atomics.store(state, SLOT.answered, 1);
-  Atomics.notify(state, SLOT.answered);
+  reply(start, a);
 }
 
 function take(m: Request): void {

@@ -1,14 +1,11 @@
 // A SQLite database in memory on a worker thread (sqlite-thread-worker.ts owns it), for a writer that should not
 // wait for its writes: `later` and exec() hand statements over and send() posts those handed over, without waiting;
-// every other call waits for its answer (the request posted, Atomics.wait on a shared flag the thread sets once it has posted
-// the answer, the answer taken from the port at once). The thread runs everything in the order it was given. A write
+// every other call waits for its answer (sync-thread.ts). The thread runs everything in the order it was given. A write
 // handed over that fails is told, with SQLite's message, by the next call that waits, or by the next send() that
 // finds the thread has flagged it.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { SLOT, SLOTS, type Answer, type Call, type Request, type ThreadStart, type WireError } from './sqlite-thread-protocol.js';
+import { SLOT, type Call, type Request, type WireError } from './sqlite-thread-protocol.js';
+import { SyncThread, threadScript } from './sync-thread.js';
 
 /** What the journal uses of a prepared statement: better-sqlite3's, or one of a database on a thread. */
 export interface SqlStatement {
@@ -28,19 +25,6 @@ export interface SqlDatabase {
   serialize(): Uint8Array;
   close(): unknown;
 }
-
-/** The thread's script: beside this module once compiled; run from the TypeScript sources, the compiled one in dist/. */
-function threadScript(): URL {
-  const here = new URL('./sqlite-thread-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL('../../dist/journal/sqlite-thread-worker.js', import.meta.url);
-  // A thread that cannot load its script would never answer.
-  if (!existsSync(fileURLToPath(built))) throw new Error(`no compiled database thread script at ${fileURLToPath(built)} (build with tsc -p tsconfig.build.json)`);
-  return built;
-}
-
-/** Looks at the answer flag before waiting on it (some tens of microseconds). */
-const SPINS = 10_000;
 
 function thrown(e: WireError): Error {
   return e.code !== undefined ? new Database.SqliteError(e.message, e.code) : new Error(e.message);
@@ -66,28 +50,12 @@ class ThreadStatement implements SqlStatement {
 }
 
 export class ThreadDatabase implements SqlDatabase {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly state = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  private readonly thread = new SyncThread(threadScript('sqlite-thread-worker'), {}, thrown);
   /** Statement texts by number; those not sent yet. */
   private readonly ids = new Map<string, number>();
   private defs: Array<[number, string]> = [];
   /** Writes handed over and not sent yet: a statement's number, then its parameters (null: the text is exec'd). */
   private writes: Array<number | unknown[] | null> = [];
-  /** What the thread said when it failed on its own. */
-  private failure: Error | undefined;
-  private closed = false;
-
-  constructor() {
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    const start: ThreadStart = { port: port2, state: this.state };
-    // None of the process's own options (--input-type, loaders, …): some would stop the thread's script from loading.
-    this.worker = new Worker(threadScript(), { workerData: start, transferList: [port2], execArgv: [] });
-    // Never what keeps the process alive: close() ends the thread, and a database left open ends with the process.
-    this.worker.unref();
-    this.worker.on('error', (err) => (this.failure ??= err));
-  }
 
   /** A statement: prepared on the thread at its first use (a text that does not prepare fails there, every time). */
   prepare(sql: string): ThreadStatement {
@@ -111,13 +79,12 @@ export class ThreadDatabase implements SqlDatabase {
 
   /** Posts what was handed over; throws the failure of a write posted before once the thread has flagged it (or ended). */
   send(): void {
-    if (this.writes.length > 0) this.post(undefined);
-    if (Atomics.load(this.state, SLOT.failed) === 1 || Atomics.load(this.state, SLOT.ended) === 1) this.call(['check']);
+    if (this.writes.length > 0) this.thread.post(this.request(undefined));
+    if (this.thread.flag(SLOT.failed) === 1 || this.thread.flag(SLOT.ended) === 1) this.call(['check']);
   }
 
-  /** Posts what waits to be sent, and `call`. */
-  private post(call: Call | undefined): void {
-    if (this.closed) throw new TypeError('The database connection is not open');
+  /** What waits to be sent, and `call`. */
+  private request(call: Call | undefined): Request {
     const m: Request = {};
     if (this.defs.length > 0) {
       m.defs = this.defs;
@@ -128,23 +95,13 @@ export class ThreadDatabase implements SqlDatabase {
       this.writes = [];
     }
     if (call) m.call = call;
-    this.port.postMessage(m);
+    return m;
   }
 
   /** Sends `call` after everything given before and waits for its answer. */
   call(call: Call): unknown {
-    const state = this.state;
-    Atomics.store(state, SLOT.answered, 0);
-    this.post(call);
-    // A short answer comes within microseconds: looked for before waiting (a thread woken from its wait takes tens).
-    for (let i = 0; i < SPINS && Atomics.load(state, SLOT.answered) === 0; i++);
-    while (Atomics.load(state, SLOT.answered) === 0) {
-      if (Atomics.load(state, SLOT.ended) === 1) throw new Error(`the database thread has ended${this.failure ? `: ${this.failure.message}` : ''}`);
-      Atomics.wait(state, SLOT.answered, 0);
-    }
-    const answer = receiveMessageOnPort(this.port)!.message as Answer;
-    if ('error' in answer) throw thrown(answer.error);
-    return answer.value;
+    if (this.thread.isClosed) throw new TypeError('The database connection is not open');
+    return this.thread.call(this.request(call));
   }
 
   /** Hands `sql` over (statements run as db.exec runs them), without waiting. */
@@ -188,13 +145,7 @@ export class ThreadDatabase implements SqlDatabase {
 
   /** Closes the database and ends the thread (a failure not told yet is thrown, the thread ended all the same). */
   close(): void {
-    if (this.closed) return;
-    try {
-      this.call(['close']);
-    } finally {
-      this.closed = true;
-      this.port.close();
-      void this.worker.terminate();
-    }
+    if (this.thread.isClosed) return;
+    this.thread.close(this.request(['close']));
   }
 }
