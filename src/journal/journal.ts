@@ -59,6 +59,17 @@ export interface VenueBinding {
 
 export class JournalVenueError extends Error {}
 
+/** A write refused: the store has recorded a newer lease holder's fencing token than this journal's. */
+export class JournalFencedError extends Error {
+  constructor(
+    readonly token: number,
+    readonly storeToken: number,
+  ) {
+    super(`journal write refused: fenced off by token ${storeToken} (this writer holds token ${token}, older): another process holds the account's lease`);
+    this.name = 'JournalFencedError';
+  }
+}
+
 /**
  * Binds a journal to its venue and account on first use, and refuses one that belongs to another: order ids of
  * another venue instance must never be mixed in (a fresh venue numbers its orders from 1 again).
@@ -177,6 +188,12 @@ export interface Journal {
   venueBinding(): VenueBinding | undefined;
   bindVenue(binding: VenueBinding, atMs: number): void;
   maintain(): void;
+  /**
+   * Writes from now on under a lease's fencing token: every write transaction first checks the store's fence, and
+   * throws JournalFencedError (writing nothing) when a larger token is recorded there; otherwise records `token`, so a
+   * newer holder's first write locks older ones out. Without it, writes are not fenced.
+   */
+  fence(token: number): void;
   countByState(): Record<string, number>;
   close(): void;
 }

@@ -1,119 +1,28 @@
 // The journal in SQLite (better-sqlite3, WAL, synchronous FULL): orders are on disk before they are sent.
 // Backtests keep it in memory (path ':memory:'), on a worker thread (sqlite-thread.ts) so that their writes cost the
-// simulation little, and save a copy at the end. Opening and the schema's migrations: sqlite-open.ts.
+// simulation little, and save a copy at the end. Opening and the schema's migrations: sqlite-open.ts; the statements,
+// shared with PostgreSQL: sql-journal.ts.
 import { writeFileSync } from 'node:fs';
-import type { Surface } from '../domain/market.js';
-import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
-import { HeldWrites, withRole } from './held-writes.js';
+import { checkClientOidPrefix, SqlJournal, type SqlJournalOptions } from './sql-journal.js';
 import { openDatabase, schemaVersion } from './sqlite-open.js';
-import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
-import { COLUMNS, fromCommandRow, fromFillRow, fromRow, toDb, type CommandRow, type FillRow, type Row } from './sqlite-rows.js';
-import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
 
-/** Writes an in-memory journal on a thread holds at most. */
-const THREAD_MAX_PENDING = 5_000;
-
-export interface SqliteJournalOptions {
-  /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
-  clientOidPrefix: string;
+export interface SqliteJournalOptions extends SqlJournalOptions {
   /** In memory: the database on a worker thread, its writes not waited for (the default). Ignored on disk. */
   thread?: boolean;
 }
 
-export class SqliteJournal implements Journal {
-  private readonly db: SqlDatabase;
-  /** The same database, when it is on a worker thread. */
-  private readonly thread: ThreadDatabase | undefined;
-  // Listing the active states (not excluding the final ones) lets the state index answer: the table only grows.
-  private readonly active = [...ACTIVE_STATES].map((s) => `'${s}'`).join(',');
-
+export class SqliteJournal extends SqlJournal {
   constructor(
     readonly path: string,
-    private readonly opts: SqliteJournalOptions,
+    opts: SqliteJournalOptions,
   ) {
-    if (!/^[A-Za-z0-9]{1,8}$/.test(opts.clientOidPrefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
-    ({ db: this.db, thread: this.thread } = openDatabase(path, opts.thread !== false));
-    // Wrapped once: wrapping costs more than running a small transaction.
-    // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
-    // saved or closed), and writes skip a commit each. On disk every write is its own durable transaction.
-    this.inMemory = path === ':memory:';
-    this.insertRun = this.inMemory ? this.insertTx : this.db.transaction(this.insertTx);
-    this.updateRun = this.inMemory ? this.updateTx : this.db.transaction(this.updateTx);
-    if (!this.inMemory) {
-      this.readActive();
-    } else {
-      // A new database: nothing active, no intent yet, and every row comes through this object, so its own records
-      // of ids are complete (nothing read back: on a thread, nothing waits for the thread to start).
-      this.version++;
-      this.db.exec('BEGIN');
-      const thread = this.thread;
-      this.held = new HeldWrites({
-        prepare: thread ? (sql) => ({ run: (...params: unknown[]) => thread.later(sql, params) }) : (sql) => this.prepared(sql),
-        // On a thread, held writes go in smaller batches: the thread writes them while the run goes on.
-        ...(thread ? { flushed: () => thread.send(), maxPending: THREAD_MAX_PENDING } : {}),
-        active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
-      });
-    }
+    checkClientOidPrefix(opts.clientOidPrefix);
+    super({ ...openDatabase(path, opts.thread !== false), inMemory: path === ':memory:' }, opts);
   }
 
-  /**
-   * In memory: the hot writes (intents, client ids, orders and their history, fills, equity) wait there until
-   * anything else reads or writes the database (held-writes.ts); undefined on disk, where each is durable at once.
-   */
-  private readonly held: HeldWrites | undefined;
-
-  private dataVersion = -1;
-
-  private readActive(): void {
-    this.version++;
-    this.activeSet.clear();
-    for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) this.activeSet.set(r.client_oid, fromRow(r));
-    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
-  }
-
-  refresh(): void {
-    // data_version moves only when another connection commits: nothing to read otherwise.
-    if (this.inMemory) return;
-    if ((this.db.pragma('data_version', { simple: true }) as number) !== this.dataVersion) this.readActive();
-  }
-
-  private readonly statements = new Map<string, SqlStatement>();
-  private readonly lastEquity = new Map<Surface, string>();
-  private readonly inMemory: boolean;
-  private readonly insertRun: (rows: JournalOrder[]) => void;
-  private readonly updateRun: (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => void;
-  /**
-   * The orders not final, as written (a write-through copy of those rows): the executor and the tracker read
-   * them on every order and every reconciliation; the table keeps every order ever sent.
-   */
-  private readonly activeSet = new Map<string, JournalOrder>();
-
-  /**
-   * A prepared statement, prepared once per text (preparing costs more than running most of them), once the
-   * writes held back (in memory) are in the database.
-   */
-  private sql(text: string): SqlStatement {
-    this.held?.queue.flush();
-    return this.prepared(text);
-  }
-
-  private prepared(text: string): SqlStatement {
-    let st = this.statements.get(text);
-    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
-    return st;
-  }
-
-  /**
-   * A write whose outcome is not read. On a thread it is handed over without waiting, after the held writes (a
-   * failure is told by the next call that waits).
-   */
-  private write(text: string, ...params: unknown[]): void {
-    if (!this.thread) {
-      this.sql(text).run(...params);
-      return;
-    }
-    this.held?.queue.flush();
-    this.thread.later(text, params);
+  /** data_version moves only when another connection commits. */
+  protected commitMark(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
   }
 
   /** Writes a consistent copy of the whole journal to a new file (an in-memory journal kept after a backtest). */
@@ -122,7 +31,8 @@ export class SqliteJournal implements Journal {
     // The in-memory database's pages written as they are (a fraction of the time of VACUUM INTO, the same rows); a
     // file journal is copied compacted.
     // On a thread, the thread writes them.
-    this.outsideTransaction(() => (this.thread ? this.thread.saveTo(file) : this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
+    const thread = this.thread;
+    this.outsideTransaction(() => (thread ? thread.saveTo(file) : this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
   }
 
   /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */
@@ -142,266 +52,11 @@ export class SqliteJournal implements Journal {
     return schemaVersion(this.db);
   }
 
-  recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
-    if (this.held) return this.held.recordIntent(strategyId, kind, json, atMs);
-    const r = this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?)').run(strategyId, kind, json, atMs);
-    return Number(r.lastInsertRowid);
-  }
-
-  /** Each strategy's client id prefix: the journal's, and the strategy's tag. */
-  private readonly oidPrefixes = new Map<string, string>();
-
-  nextClientOids(strategyId: string, n: number): string[] {
-    let prefix = this.oidPrefixes.get(strategyId);
-    if (prefix === undefined) {
-      const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
-      this.oidPrefixes.set(strategyId, (prefix = `${this.opts.clientOidPrefix}_${tag}_`));
-    }
-    // One statement: the reservation is atomic without a transaction around it (in memory: counted, written later).
-    const start = this.held
-      ? this.held.reserveClientOids(strategyId, n)
-      : (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next - n;
-    if (n === 1) return [prefix + start.toString(36)];
-    const out: string[] = [];
-    for (let i = 0; i < n; i++) out.push(prefix + (start + i).toString(36));
-    return out;
-  }
-
-  private readonly insertTx = (rows: JournalOrder[]) => {
-    const cols = Object.values(COLUMNS);
-    const keys = Object.keys(COLUMNS) as Array<keyof JournalOrder>;
-    const stmt = this.sql(`INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
-    const ev = this.sql('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)');
-    for (const r of rows) {
-      stmt.run(...keys.map((k) => toDb(r[k])));
-      ev.run(r.clientOid, 'written', r.state, r.createdAtMs);
-    }
-  };
-
-  insertOrders(rows: JournalOrder[]): void {
-    this.version++;
-    if (this.held) return this.held.insertOrders(rows);
-    this.insertRun(rows);
-    // Held as the table reads back: a row written without a role has none (null).
-    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
-  }
-
-  private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {
-    const entries = Object.entries(patch).filter(([k]) => k !== 'clientOid') as Array<[keyof JournalOrder, unknown]>;
-    if (entries.length > 0) {
-      const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
-      this.write(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`, ...entries.map(([, v]) => toDb(v)), atMs, clientOid);
-    }
-    // On a thread, not waited for: the state is read by the insert itself.
-    if (known === undefined && this.thread) {
-      this.write("INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, COALESCE((SELECT state FROM orders WHERE client_oid = ?), '?'), ?)", clientOid, event, clientOid, atMs);
-      return;
-    }
-    const state = known ?? (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
-    this.write('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)', clientOid, event, state, atMs);
-  };
-
-  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
-    this.version++;
-    if (this.held?.updateOrder(clientOid, patch, event, atMs)) return;
-    const held = this.activeSet.get(clientOid);
-    this.updateRun(clientOid, patch, event, atMs, patch.state ?? held?.state);
-    if (held) {
-      Object.assign(held, patch, { clientOid, updatedAtMs: atMs });
-      if (!ACTIVE_STATES.has(held.state)) this.activeSet.delete(clientOid);
-    } else if (patch.state && ACTIVE_STATES.has(patch.state)) {
-      const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
-      if (r) this.activeSet.set(clientOid, fromRow(r));
-    }
-  }
-
-  order(clientOid: string): JournalOrder | undefined {
-    const held = this.activeSet.get(clientOid) ?? this.held?.order(clientOid);
-    if (held) return withRole(held);
-    const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
-    return r ? fromRow(r) : undefined;
-  }
-
-  orderByOrderId(orderId: string): JournalOrder | undefined {
-    const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as Row | undefined;
-    return r ? fromRow(r) : undefined;
-  }
-
-  /** Moves on every write of an order and every reading of the table's active rows. */
-  private version = 0;
-
-  activeVersion(): number {
-    return this.version;
-  }
-
-  activeOrders(): JournalOrder[] {
-    const out: JournalOrder[] = [];
-    for (const r of this.activeSet.values()) out.push(withRole(r));
-    return out.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
-  }
-
-  allOrders(): JournalOrder[] {
-    return (this.sql('SELECT * FROM orders ORDER BY created_at, client_oid').all() as Row[]).map(fromRow);
-  }
-
-  history(clientOid: string): Array<{ event: string; state: string; atMs: number }> {
-    return (this.sql('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
-  }
-
-  recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
-    if (this.held) return this.held.recordFill(f);
-    const r = this.sql('INSERT OR IGNORE INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs);
-    return r.changes === 1;
-  }
-
-  fills(query: { strategyId?: string; limit?: number } = {}): JournalFill[] {
-    const where = query.strategyId !== undefined ? 'WHERE o.strategy_id = ?' : '';
-    const args: unknown[] = query.strategyId !== undefined ? [query.strategyId] : [];
-    // The latest `limit`, read newest first and turned back to oldest first.
-    const limit = query.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
-    const rows = this.sql(
-      `SELECT f.fill_id, f.client_oid, f.order_id, f.price, f.size, f.fee, f.at_ms, o.strategy_id, o.symbol, o.side
-       FROM fills f LEFT JOIN orders o ON o.client_oid = f.client_oid ${where} ORDER BY f.at_ms DESC, f.rowid DESC ${limit}`,
-    ).all(...args) as FillRow[];
-    return rows.reverse().map(fromFillRow);
-  }
-
-  recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[] {
-    const limit = Math.max(0, Math.floor(query.limit));
-    const rows = query.strategyId !== undefined
-      ? this.sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
-      : this.sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
-    return (rows as Row[]).map(fromRow);
-  }
-
-  recordFunding(f: FundingRecord): boolean {
-    return this.sql('INSERT OR IGNORE INTO funding (ref, symbol, amount, at_ms) VALUES (?, ?, ?, ?)').run(f.ref, f.symbol, f.amount, f.atMs).changes === 1;
-  }
-
-  funding(): FundingRecord[] {
-    return (this.sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>).map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
-  }
-
-  recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
-    this.write('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)', strategyId, intentKind, reason, detail, atMs);
-  }
-
-  private readonly riskDecisionsTx = (rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>) => {
-    for (const r of rows) this.recordRiskDecision(r.strategyId, r.intentKind, r.reason, r.detail, r.atMs);
-  };
-  private riskDecisionsRun?: (rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>) => void;
-
-  recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void {
-    if (rows.length === 0) return;
-    this.riskDecisionsRun ??= this.inMemory ? this.riskDecisionsTx : this.db.transaction(this.riskDecisionsTx);
-    this.riskDecisionsRun(rows);
-  }
-
-  venueBinding(): VenueBinding | undefined {
-    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('venue', 'account')").all() as Array<{ key: string; value: string }>;
-    const m = new Map(rows.map((r) => [r.key, r.value]));
-    const venue = m.get('venue');
-    const account = m.get('account');
-    return venue !== undefined && account !== undefined ? { venue, account } : undefined;
-  }
-
-  bindVenue(binding: VenueBinding, atMs: number): void {
-    const put = 'INSERT INTO meta (key, value, at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, at_ms = excluded.at_ms';
-    this.write(put, 'venue', binding.venue, atMs);
-    this.write(put, 'account', binding.account, atMs);
-  }
-
-  riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
-    return (this.sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
-  }
-
-  /**
-   * Latches are read on every gate decision, strategy states when a strategy starts. In memory nobody else writes
-   * and the database starts empty: they are kept in maps, written through. On disk an operator's reset comes from
-   * another process, so each read asks the table.
-   */
-  private readonly latches = new Map<string, Latch>();
-  private readonly states = new Map<string, string>();
-
-  latch(name: string): Latch | undefined {
-    if (this.inMemory) {
-      const held = this.latches.get(name);
-      return held ? { ...held } : undefined;
-    }
-    const r = this.sql('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
-    return r ? { name: r.name, reason: r.reason, atMs: r.at_ms } : undefined;
-  }
-
-  setLatch(name: string, reason: string, atMs: number): void {
-    this.write('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', name, reason, atMs);
-    if (this.inMemory && !this.latches.has(name)) this.latches.set(name, { name, reason, atMs });
-  }
-
-  clearLatch(name: string): void {
-    this.write('DELETE FROM latches WHERE name = ?', name);
-    this.latches.delete(name);
-  }
-
-  strategyState(strategyId: string): string | undefined {
-    if (this.inMemory) return this.states.get(strategyId);
-    return (this.sql('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
-  }
-
-  saveStrategyState(strategyId: string, json: string, atMs: number): void {
-    this.write('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms', strategyId, json, atMs);
-    if (this.inMemory) this.states.set(strategyId, json);
-  }
-
   /** Housekeeping: folds the WAL back into the database and refreshes the query planner's statistics. */
   maintain(): void {
     this.outsideTransaction(() => {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
       this.db.pragma('optimize');
     });
-  }
-
-  /** Orders by state (for summaries). */
-  countByState(): Record<string, number> {
-    const rows = this.sql('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
-    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
-  }
-
-  recordEquity(surface: Surface, value: string, atMs: number): void {
-    // A series of changes: a value equal to the surface's previous one adds nothing.
-    if (this.lastEquity.get(surface) === value) return;
-    this.lastEquity.set(surface, value);
-    if (this.held) return this.held.recordEquity(surface, value, atMs);
-    this.sql('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)').run(surface, value, atMs);
-  }
-
-  equitySeries(query: { sinceMs?: number; limit?: number } = {}): EquityRecord[] {
-    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : -1;
-    const rows = this.sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(query.sinceMs ?? -Number.MAX_SAFE_INTEGER, limit) as Array<{ surface: string; value: string; at_ms: number }>;
-    return rows.reverse().map((r) => ({ surface: r.surface as Surface, value: r.value, atMs: r.at_ms }));
-  }
-
-  recordCommand(c: Omit<CommandRecord, 'id' | 'outcome'>): number {
-    const r = this.sql('INSERT INTO commands (via, who, command, args, reason, at_ms) VALUES (?, ?, ?, ?, ?, ?)').run(c.via, c.who, c.command, c.args, c.reason, c.atMs);
-    return Number(r.lastInsertRowid);
-  }
-
-  finishCommand(id: number, outcome: { ok: boolean; detail: string; atMs: number }): void {
-    this.write('UPDATE commands SET ok = ?, detail = ?, done_at_ms = ? WHERE id = ?', outcome.ok ? 1 : 0, outcome.detail, outcome.atMs, id);
-  }
-
-  commands(query: { limit?: number } = {}): CommandRecord[] {
-    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : -1;
-    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as CommandRow[];
-    return rows.reverse().map(fromCommandRow);
-  }
-
-  close(): void {
-    try {
-      this.held?.queue.flush();
-      if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
-    } finally {
-      // A write that failed is thrown; the database (and its thread) closed all the same.
-      this.db.close();
-    }
   }
 }

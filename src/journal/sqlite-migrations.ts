@@ -35,4 +35,7 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX orders_created ON orders(created_at);
    CREATE INDEX fills_client_oid ON fills(client_oid);
    CREATE INDEX equity_at ON equity(at_ms);`,
+  // 7: the fence: the largest lease token a writer has written under (a writer with a smaller one is refused)
+  `CREATE TABLE journal_fence (id INTEGER PRIMARY KEY CHECK (id = 1), token INTEGER NOT NULL);
+   INSERT INTO journal_fence (id, token) VALUES (1, 0);`,
 ];

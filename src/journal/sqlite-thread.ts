@@ -17,6 +17,11 @@ export interface SqlStatement {
 /** What the journal uses of a database: better-sqlite3's, or a ThreadDatabase. */
 export interface SqlDatabase {
   prepare(sql: string): SqlStatement;
+  /**
+   * Runs a statement whose outcome is not read, after everything given before, when the database is one a caller
+   * does not wait for (a thread, a connection); undefined when each statement runs at once.
+   */
+  later?(sql: string, params: unknown[]): void;
   /** Runs statements (on a thread: handed over without waiting; a failure is told by the next call that waits). */
   exec(sql: string): unknown;
   pragma(sql: string, options?: { simple?: boolean }): unknown;

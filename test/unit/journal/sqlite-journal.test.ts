@@ -15,10 +15,10 @@ describe('SQLite journal', () => {
   it('migrates to the current version, once', () => {
     const f = join(dir, 'm.sqlite');
     const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(a.schemaVersion).toBe(6);
+    expect(a.schemaVersion).toBe(7);
     a.close();
     const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
-    expect(b.schemaVersion).toBe(6);
+    expect(b.schemaVersion).toBe(7);
     b.close();
   });
 

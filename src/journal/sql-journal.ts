@@ -1,0 +1,446 @@
+// The journal's logic over SQL, shared by SQLite (sqlite-journal.ts) and PostgreSQL (postgres-journal.ts): one set of
+// statements, written in the SQL both speak (`?` placeholders, ON CONFLICT, RETURNING), the write-through copy of the
+// active orders, and the fence every write transaction checks first once fence() was called. In memory (SQLite's
+// ':memory:', a backtest's) the hot writes are held (held-writes.ts) and one transaction stays open.
+import type { Surface } from '../domain/market.js';
+import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
+import { HeldWrites, withRole } from './held-writes.js';
+import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
+import { COLUMNS, fromCommandRow, fromFillRow, fromRow, toDb, type CommandRow, type FillRow, type Row } from './sqlite-rows.js';
+import { JournalFencedError, type CommandRecord, type EquityRecord, type FundingRecord, type Journal, type JournalFill, type JournalOrder, type Latch, type VenueBinding } from './journal.js';
+
+/** Writes an in-memory journal on a thread holds at most. */
+const THREAD_MAX_PENDING = 5_000;
+
+export interface SqlJournalOptions {
+  /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
+  clientOidPrefix: string;
+}
+
+/** What runs the journal's statements: a database, and in memory the thread it may be on. */
+export interface SqlJournalStore {
+  /** better-sqlite3's database, a SQLite database on a thread, or a PostgreSQL connection (postgres-connection.ts). */
+  db: SqlDatabase;
+  /** In memory (nothing survives the process, nobody else reads or writes). */
+  inMemory: boolean;
+  /** The in-memory database's thread, when it is on one. */
+  thread?: ThreadDatabase | undefined;
+}
+
+/** A client id prefix the venue takes (checked before a store is opened for it). */
+export function checkClientOidPrefix(prefix: string): void {
+  if (!/^[A-Za-z0-9]{1,8}$/.test(prefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
+}
+
+/** No limit, as a parameter both SQLs take (SQLite's -1 is refused by PostgreSQL). */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+export abstract class SqlJournal implements Journal {
+  protected readonly db: SqlDatabase;
+  /** The same database, when it is on a worker thread. */
+  protected readonly thread: ThreadDatabase | undefined;
+  // Listing the active states (not excluding the final ones) lets the state index answer: the table only grows.
+  private readonly active = [...ACTIVE_STATES].map((s) => `'${s}'`).join(',');
+
+  constructor(store: SqlJournalStore, opts: SqlJournalOptions) {
+    checkClientOidPrefix(opts.clientOidPrefix);
+    this.clientOidPrefix = opts.clientOidPrefix;
+    ({ db: this.db, thread: this.thread, inMemory: this.inMemory } = store);
+    // Wrapped once: wrapping costs more than running a small transaction.
+    // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
+    // saved or closed), and writes skip a commit each. Otherwise every write is its own durable transaction.
+    this.txRun = this.db.transaction((fn: () => unknown) => {
+      this.checkFence();
+      return fn();
+    });
+    if (!this.inMemory) {
+      this.readActive();
+    } else {
+      // A new database: nothing active, no intent yet, and every row comes through this object, so its own records
+      // of ids are complete (nothing read back: on a thread, nothing waits for the thread to start).
+      this.version++;
+      this.db.exec('BEGIN');
+      const thread = this.thread;
+      this.held = new HeldWrites({
+        prepare: thread ? (sql) => ({ run: (...params: unknown[]) => thread.later(sql, params) }) : (sql) => this.prepared(sql),
+        // On a thread, held writes go in smaller batches: the thread writes them while the run goes on.
+        ...(thread ? { flushed: () => thread.send(), maxPending: THREAD_MAX_PENDING } : {}),
+        active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
+      });
+    }
+  }
+
+  private readonly clientOidPrefix: string;
+
+  /**
+   * In memory: the hot writes (intents, client ids, orders and their history, fills, equity) wait there until
+   * anything else reads or writes the database (held-writes.ts); undefined on disk, where each is durable at once.
+   */
+  protected readonly held: HeldWrites | undefined;
+
+  /**
+   * What moves whenever another connection commits (SQLite's data_version); undefined when the store cannot tell
+   * cheaply: its active rows are then read and compared at each refresh.
+   */
+  protected abstract commitMark(): number | undefined;
+
+  private seenMark: number | undefined;
+
+  private readActiveRows(): Map<string, JournalOrder> {
+    const rows = new Map<string, JournalOrder>();
+    for (const r of this.sql(`SELECT * FROM orders WHERE state IN (${this.active})`).all() as Row[]) rows.set(r.client_oid, fromRow(r));
+    return rows;
+  }
+
+  private readActive(): void {
+    this.seenMark = this.commitMark();
+    this.version++;
+    this.activeSet.clear();
+    for (const [oid, r] of this.readActiveRows()) this.activeSet.set(oid, r);
+  }
+
+  refresh(): void {
+    if (this.inMemory) return;
+    const mark = this.commitMark();
+    if (mark !== undefined) {
+      if (mark !== this.seenMark) this.readActive();
+      return;
+    }
+    // Taken in only when they differ: activeVersion() moves with what the rows hold, not with each look.
+    const rows = this.readActiveRows();
+    if (JSON.stringify([...rows]) === JSON.stringify([...this.activeSet])) return;
+    this.version++;
+    this.activeSet.clear();
+    for (const [oid, r] of rows) this.activeSet.set(oid, r);
+  }
+
+  private readonly statements = new Map<string, SqlStatement>();
+  private readonly lastEquity = new Map<Surface, string>();
+  protected readonly inMemory: boolean;
+  /** Runs a thunk as one transaction, the fence checked first. */
+  private readonly txRun: (fn: () => unknown) => unknown;
+  private inTx = false;
+  /**
+   * The orders not final, as written (a write-through copy of those rows): the executor and the tracker read
+   * them on every order and every reconciliation; the table keeps every order ever sent.
+   */
+  private readonly activeSet = new Map<string, JournalOrder>();
+
+  /**
+   * A prepared statement, prepared once per text (preparing costs more than running most of them), once the
+   * writes held back (in memory) are in the database.
+   */
+  protected sql(text: string): SqlStatement {
+    this.held?.queue.flush();
+    return this.prepared(text);
+  }
+
+  private prepared(text: string): SqlStatement {
+    let st = this.statements.get(text);
+    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
+    return st;
+  }
+
+  /**
+   * A write whose outcome is not read. On a thread it is handed over without waiting, after the held writes (a
+   * failure is told by the next call that waits).
+   */
+  private write(text: string, ...params: unknown[]): void {
+    if (!this.db.later) {
+      this.sql(text).run(...params);
+      return;
+    }
+    this.held?.queue.flush();
+    this.db.later(text, params);
+  }
+
+  /**
+   * Runs `fn` as a write transaction: always when `whole` (several statements), otherwise once fenced (a single
+   * statement is a transaction of its own). The fence is checked first; in memory, or in a transaction already, `fn`
+   * just runs.
+   */
+  private writing<R>(fn: () => R, whole = false): R {
+    if (this.inMemory || this.inTx || (!whole && this.fenceToken === undefined)) return fn();
+    this.inTx = true;
+    try {
+      return this.txRun(fn) as R;
+    } finally {
+      this.inTx = false;
+    }
+  }
+
+  /** The token of the lease this journal writes under; undefined: unfenced. */
+  private fenceToken: number | undefined;
+
+  fence(token: number): void {
+    if (!Number.isSafeInteger(token) || token < 0) throw new RangeError(`a fencing token is a non-negative safe integer, not ${token}`);
+    this.fenceToken = token;
+  }
+
+  /**
+   * Inside a write transaction: refuses it when the store has recorded a larger token, records this one otherwise
+   * (a newer holder's first write locks older ones out). The update takes the fence row's write lock, so a newer
+   * holder cannot record its token between this check and this transaction's commit. In memory there is one writer.
+   */
+  private checkFence(): void {
+    const mine = this.fenceToken;
+    if (mine === undefined || this.inMemory) return;
+    if (this.prepared('UPDATE journal_fence SET token = ? WHERE id = 1 AND token <= ?').run(mine, mine).changes === 1) return;
+    const theirs = (this.prepared('SELECT token FROM journal_fence WHERE id = 1').get() as { token: number }).token;
+    throw new JournalFencedError(mine, theirs);
+  }
+
+  /** Housekeeping of the store. */
+  abstract maintain(): void;
+
+  recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
+    if (this.held) return this.held.recordIntent(strategyId, kind, json, atMs);
+    return this.writing(() => (this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?) RETURNING id').get(strategyId, kind, json, atMs) as { id: number }).id);
+  }
+
+  /** Each strategy's client id prefix: the journal's, and the strategy's tag. */
+  private readonly oidPrefixes = new Map<string, string>();
+
+  nextClientOids(strategyId: string, n: number): string[] {
+    let prefix = this.oidPrefixes.get(strategyId);
+    if (prefix === undefined) {
+      const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
+      this.oidPrefixes.set(strategyId, (prefix = `${this.clientOidPrefix}_${tag}_`));
+    }
+    // One statement: the reservation is atomic without a transaction around it (in memory: counted, written later).
+    const start = this.held
+      ? this.held.reserveClientOids(strategyId, n)
+      : this.writing(() => (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = sequences.next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next) - n;
+    if (n === 1) return [prefix + start.toString(36)];
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(prefix + (start + i).toString(36));
+    return out;
+  }
+
+  private readonly insertTx = (rows: JournalOrder[]) => {
+    const cols = Object.values(COLUMNS);
+    const keys = Object.keys(COLUMNS) as Array<keyof JournalOrder>;
+    const insert = `INSERT INTO orders (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`;
+    for (const r of rows) {
+      this.write(insert, ...keys.map((k) => toDb(r[k])));
+      this.write('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)', r.clientOid, 'written', r.state, r.createdAtMs);
+    }
+  };
+
+  insertOrders(rows: JournalOrder[]): void {
+    this.version++;
+    if (this.held) return this.held.insertOrders(rows);
+    this.writing(() => this.insertTx(rows), true);
+    // Held as the table reads back: a row written without a role has none (null).
+    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
+  }
+
+  private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {
+    const entries = Object.entries(patch).filter(([k]) => k !== 'clientOid') as Array<[keyof JournalOrder, unknown]>;
+    if (entries.length > 0) {
+      const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
+      this.write(`UPDATE orders SET ${sets}, updated_at = ? WHERE client_oid = ?`, ...entries.map(([, v]) => toDb(v)), atMs, clientOid);
+    }
+    // Handed over without waiting (a thread, a connection): the state is read by the insert itself.
+    if (known === undefined && this.db.later) {
+      this.write("INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, COALESCE((SELECT state FROM orders WHERE client_oid = ?), '?'), ?)", clientOid, event, clientOid, atMs);
+      return;
+    }
+    const state = known ?? (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
+    this.write('INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, ?, ?)', clientOid, event, state, atMs);
+  };
+
+  updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void {
+    this.version++;
+    if (this.held?.updateOrder(clientOid, patch, event, atMs)) return;
+    const held = this.activeSet.get(clientOid);
+    this.writing(() => this.updateTx(clientOid, patch, event, atMs, patch.state ?? held?.state), true);
+    if (held) {
+      Object.assign(held, patch, { clientOid, updatedAtMs: atMs });
+      if (!ACTIVE_STATES.has(held.state)) this.activeSet.delete(clientOid);
+    } else if (patch.state && ACTIVE_STATES.has(patch.state)) {
+      const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
+      if (r) this.activeSet.set(clientOid, fromRow(r));
+    }
+  }
+
+  order(clientOid: string): JournalOrder | undefined {
+    const held = this.activeSet.get(clientOid) ?? this.held?.order(clientOid);
+    if (held) return withRole(held);
+    const r = this.sql('SELECT * FROM orders WHERE client_oid = ?').get(clientOid) as Row | undefined;
+    return r ? fromRow(r) : undefined;
+  }
+
+  orderByOrderId(orderId: string): JournalOrder | undefined {
+    const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as Row | undefined;
+    return r ? fromRow(r) : undefined;
+  }
+
+  /** Moves on every write of an order and every reading of the table's active rows. */
+  private version = 0;
+
+  activeVersion(): number {
+    return this.version;
+  }
+
+  activeOrders(): JournalOrder[] {
+    const out: JournalOrder[] = [];
+    for (const r of this.activeSet.values()) out.push(withRole(r));
+    return out.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0));
+  }
+
+  allOrders(): JournalOrder[] {
+    return (this.sql('SELECT * FROM orders ORDER BY created_at, client_oid').all() as Row[]).map(fromRow);
+  }
+
+  history(clientOid: string): Array<{ event: string; state: string; atMs: number }> {
+    return (this.sql('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
+  }
+
+  recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
+    if (this.held) return this.held.recordFill(f);
+    const insert = 'INSERT INTO fills (fill_id, client_oid, order_id, price, size, fee, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING';
+    return this.writing(() => this.sql(insert).run(f.fillId, f.clientOid, f.orderId, f.price, f.size, f.fee, f.atMs).changes === 1);
+  }
+
+  fills(query: { strategyId?: string; limit?: number } = {}): JournalFill[] {
+    const where = query.strategyId !== undefined ? 'WHERE o.strategy_id = ?' : '';
+    const args: unknown[] = query.strategyId !== undefined ? [query.strategyId] : [];
+    // The latest `limit`, read newest first and turned back to oldest first.
+    const limit = query.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
+    const rows = this.sql(
+      `SELECT f.fill_id, f.client_oid, f.order_id, f.price, f.size, f.fee, f.at_ms, o.strategy_id, o.symbol, o.side
+       FROM fills f LEFT JOIN orders o ON o.client_oid = f.client_oid ${where} ORDER BY f.at_ms DESC, f.rowid DESC ${limit}`,
+    ).all(...args) as FillRow[];
+    return rows.reverse().map(fromFillRow);
+  }
+
+  recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[] {
+    const limit = Math.max(0, Math.floor(query.limit));
+    const rows = query.strategyId !== undefined
+      ? this.sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
+      : this.sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
+    return (rows as Row[]).map(fromRow);
+  }
+
+  recordFunding(f: FundingRecord): boolean {
+    return this.writing(() => this.sql('INSERT INTO funding (ref, symbol, amount, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(f.ref, f.symbol, f.amount, f.atMs).changes === 1);
+  }
+
+  funding(): FundingRecord[] {
+    return (this.sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>).map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
+  }
+
+  recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
+    this.writing(() => this.write('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)', strategyId, intentKind, reason, detail, atMs));
+  }
+
+  recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void {
+    if (rows.length === 0) return;
+    this.writing(() => {
+      for (const r of rows) this.recordRiskDecision(r.strategyId, r.intentKind, r.reason, r.detail, r.atMs);
+    }, true);
+  }
+
+  venueBinding(): VenueBinding | undefined {
+    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('venue', 'account')").all() as Array<{ key: string; value: string }>;
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    const venue = m.get('venue');
+    const account = m.get('account');
+    return venue !== undefined && account !== undefined ? { venue, account } : undefined;
+  }
+
+  bindVenue(binding: VenueBinding, atMs: number): void {
+    const put = 'INSERT INTO meta (key, value, at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, at_ms = excluded.at_ms';
+    this.writing(() => {
+      this.write(put, 'venue', binding.venue, atMs);
+      this.write(put, 'account', binding.account, atMs);
+    }, true);
+  }
+
+  riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
+    return (this.sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
+  }
+
+  /**
+   * Latches are read on every gate decision, strategy states when a strategy starts. In memory nobody else writes
+   * and the database starts empty: they are kept in maps, written through. On disk an operator's reset comes from
+   * another process, so each read asks the table.
+   */
+  private readonly latches = new Map<string, Latch>();
+  private readonly states = new Map<string, string>();
+
+  latch(name: string): Latch | undefined {
+    if (this.inMemory) {
+      const held = this.latches.get(name);
+      return held ? { ...held } : undefined;
+    }
+    const r = this.sql('SELECT name, reason, at_ms FROM latches WHERE name = ?').get(name) as { name: string; reason: string; at_ms: number } | undefined;
+    return r ? { name: r.name, reason: r.reason, atMs: r.at_ms } : undefined;
+  }
+
+  setLatch(name: string, reason: string, atMs: number): void {
+    this.writing(() => this.write('INSERT INTO latches (name, reason, at_ms) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', name, reason, atMs));
+    if (this.inMemory && !this.latches.has(name)) this.latches.set(name, { name, reason, atMs });
+  }
+
+  clearLatch(name: string): void {
+    this.writing(() => this.write('DELETE FROM latches WHERE name = ?', name));
+    this.latches.delete(name);
+  }
+
+  strategyState(strategyId: string): string | undefined {
+    if (this.inMemory) return this.states.get(strategyId);
+    return (this.sql('SELECT json FROM strategy_state WHERE strategy_id = ?').get(strategyId) as { json: string } | undefined)?.json;
+  }
+
+  saveStrategyState(strategyId: string, json: string, atMs: number): void {
+    this.writing(() => this.write('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms', strategyId, json, atMs));
+    if (this.inMemory) this.states.set(strategyId, json);
+  }
+
+  /** Orders by state (for summaries). */
+  countByState(): Record<string, number> {
+    const rows = this.sql('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  }
+
+  recordEquity(surface: Surface, value: string, atMs: number): void {
+    // A series of changes: a value equal to the surface's previous one adds nothing.
+    if (this.lastEquity.get(surface) === value) return;
+    this.lastEquity.set(surface, value);
+    if (this.held) return this.held.recordEquity(surface, value, atMs);
+    this.writing(() => this.write('INSERT INTO equity (surface, value, at_ms) VALUES (?, ?, ?)', surface, value, atMs));
+  }
+
+  equitySeries(query: { sinceMs?: number; limit?: number } = {}): EquityRecord[] {
+    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
+    const rows = this.sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(query.sinceMs ?? -Number.MAX_SAFE_INTEGER, limit) as Array<{ surface: string; value: string; at_ms: number }>;
+    return rows.reverse().map((r) => ({ surface: r.surface as Surface, value: r.value, atMs: r.at_ms }));
+  }
+
+  recordCommand(c: Omit<CommandRecord, 'id' | 'outcome'>): number {
+    const insert = 'INSERT INTO commands (via, who, command, args, reason, at_ms) VALUES (?, ?, ?, ?, ?, ?) RETURNING id';
+    return this.writing(() => (this.sql(insert).get(c.via, c.who, c.command, c.args, c.reason, c.atMs) as { id: number }).id);
+  }
+
+  finishCommand(id: number, outcome: { ok: boolean; detail: string; atMs: number }): void {
+    this.writing(() => this.write('UPDATE commands SET ok = ?, detail = ?, done_at_ms = ? WHERE id = ?', outcome.ok ? 1 : 0, outcome.detail, outcome.atMs, id));
+  }
+
+  commands(query: { limit?: number } = {}): CommandRecord[] {
+    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
+    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as CommandRow[];
+    return rows.reverse().map(fromCommandRow);
+  }
+
+  close(): void {
+    try {
+      this.held?.queue.flush();
+      if (this.inMemory && this.db.inTransaction) this.db.exec('COMMIT');
+    } finally {
+      // A write that failed is thrown; the database (and its thread) closed all the same.
+      this.db.close();
+    }
+  }
+}
