@@ -1,12 +1,12 @@
 // The kernel chooses: which venue a mode trades (the exchange, the embedded simulator, dry-run's paper venue
 // following live data, a backtest's virtual venue), where its market data comes from, on which clock, which journal
 // it belongs to, and the venue a command (`api`, `record`) talks to. No mode branch lives anywhere else.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config, SimConfig } from '../config/schema.js';
-import type { Credentials } from '../domain/credentials.js';
+import { accountDigest, type Credentials } from '../domain/credentials.js';
 import { Decimal } from '../domain/decimal.js';
 import type { RiskLimits } from '../execution/risk.js';
 import { bindJournal, type VenueBinding } from '../journal/journal.js';
@@ -50,6 +50,7 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
       orderRequests: ex.rateLimit.orderRequests,
       usableFraction: ex.rateLimit.usableFraction,
       cooloffMs: ex.rateLimit.cooloffMs,
+      ...(ex.rateLimit.egress ? { egress: ex.rateLimit.egress } : {}),
       ...(ex.rateLimit.redis ? { redis: ex.rateLimit.redis } : {}),
     },
     clock,
@@ -138,7 +139,7 @@ export function venueOf(loaded: LoadedConfig): VenueBinding & { perStart: boolea
   if (cfg.mode === 'dry-run') return { venue: `paper venue ${randomUUID()}`, account: 'paper', perStart: true };
   const venue = [cfg.exchange.spotBaseUrl, cfg.exchange.futuresBaseUrl].map(withoutCredentials).join(' ');
   const key = loaded.credentials?.apiKey;
-  const account = key ? `key sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}` : 'no key';
+  const account = key ? `key sha256:${accountDigest(key)}` : 'no key';
   return { venue, account, perStart: false };
 }
 

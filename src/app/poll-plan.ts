@@ -63,10 +63,19 @@ function perWindow(cfg: Config, u: Use, pool: 'ip' | 'uid'): number {
   return (weightIn(u, pool) * u.times * cfg.exchange.rateLimit[ENDPOINTS[u.endpoint].surface][pool].windowMs) / cfg.daemon.polls[u.poll];
 }
 
-/** What polls may use of each pool's budget window: `daemon.pollShare` of its usable part. */
+/**
+ * What one process's polls may use of each pool's budget window: `daemon.pollShare` of its usable part, split
+ * between the `exchange.rateLimit.processes` processes the budgets were planned for.
+ */
 function allowedOf(cfg: Config, surface: Surface, pool: 'ip' | 'uid'): number {
   const rl = cfg.exchange.rateLimit;
-  return rl[surface][pool].budget * rl.usableFraction * cfg.daemon.pollShare;
+  return (rl[surface][pool].budget * rl.usableFraction * cfg.daemon.pollShare) / rl.processes;
+}
+
+/** How the share is described: pollShare, and the processes it is split between when more than one. */
+function shareText(cfg: Config): string {
+  const processes = cfg.exchange.rateLimit.processes;
+  return `pollShare ${cfg.daemon.pollShare}${processes > 1 ? ` ÷ ${processes} processes` : ''}`;
 }
 
 /** Problems with the plan: polls may use at most `daemon.pollShare` of each usable budget. */
@@ -95,7 +104,7 @@ export function checkPollingPlan(loaded: LoadedConfig): ConfigIssue[] {
         file: loaded.file,
         ...loaded.source?.locate(['daemon', 'polls'], worst),
         path: `daemon.polls.${worst}`,
-        message: `polling uses ${Math.ceil(total)} ${pool.toUpperCase()} weight per ${budget.windowMs} ms on ${surface}, more than its share ${Math.floor(allowed)} (pollShare ${cfg.daemon.pollShare} of ${rl.usableFraction} × ${budget.budget}); slow down ${worst} (${Math.ceil(use.weight)} per window: ${use.what.join(', ')} per cycle)`,
+        message: `polling uses ${Math.ceil(total)} ${pool.toUpperCase()} weight per ${budget.windowMs} ms on ${surface}, more than its share ${Math.floor(allowed)} (${shareText(cfg)} of ${rl.usableFraction} × ${budget.budget}); slow down ${worst} (${Math.ceil(use.weight)} per window: ${use.what.join(', ')} per cycle)`,
       });
     }
   }
@@ -126,7 +135,7 @@ export function describePollingPlan(loaded: LoadedConfig): string[] {
   for (const surface of ['spot', 'futures'] as const) {
     for (const pool of ['ip', 'uid'] as const) {
       const used = uses.filter((u) => ENDPOINTS[u.endpoint].surface === surface).reduce((sum, u) => sum + perWindow(cfg, u, pool), 0);
-      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(allowedOf(cfg, surface, pool))} allowed per ${rl[surface][pool].windowMs} ms (pollShare ${cfg.daemon.pollShare})`);
+      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(allowedOf(cfg, surface, pool))} allowed per ${rl[surface][pool].windowMs} ms (${shareText(cfg)})`);
     }
   }
   return lines;

@@ -46,10 +46,12 @@ export const rateLimitSchema = z
     orderRequests: windowBudget(VENUE_BUDGET.orderRequestsPerSecond, 1000, `Place / cancel / trigger endpoints: the venue takes at most ${VENUE_BUDGET.orderRequestsPerSecond} requests per second.`),
     usableFraction: z.number().gt(0).max(1).default(0.9).describe('Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key).'),
     cooloffMs: positiveInt.default(10_000).describe('After a 429, the whole surface pauses this long.'),
+    egress: z.string().regex(/^[A-Za-z0-9._:-]+$/).max(200).optional().describe('What the IP pools are keyed by: processes sharing one egress address (and one Redis) share the IP budgets. Absent: the host name.'),
+    processes: positiveInt.default(1).describe('How many processes share these budgets (behind one egress address, or on one account): the polling plan of each may use only its share, pollShare ÷ processes, of every usable budget. The limiter itself keeps the fleet within the budgets when they share Redis.'),
     redis: z
       .strictObject({
         url: z.url({ protocol: /^rediss?$/, error: 'expected a redis:// URL' }).describe('redis:// or rediss:// URL of the shared datastore.'),
-        keyPrefix: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('sextant').describe('Prefix of the limiter keys: processes with the same prefix share one budget.'),
+        keyPrefix: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('sextant').describe('Prefix of the limiter keys: processes with the same prefix share the IP pools of their egress and the UID and order pools of their account.'),
       })
       .optional()
       .describe('Several processes share the budget through Redis; absent: this process alone.'),

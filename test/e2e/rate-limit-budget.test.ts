@@ -87,7 +87,7 @@ describe('weight budgets shared through Redis (127.0.0.1:6379)', () => {
     await venue?.close();
     const r = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
     await r.connect();
-    const keys = await r.keys(`b_${keyPrefix}*`);
+    const keys = await r.keys(`${keyPrefix}:*`);
     if (keys.length) await r.del(...keys);
     r.disconnect();
   });

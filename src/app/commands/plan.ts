@@ -1,5 +1,6 @@
 // `sextant plan`: the config checked as `config check` does, then the venue, endpoints, weights and rate-limit plan.
 import type { Command } from 'commander';
+import { hostname } from 'node:os';
 import type { LoadedConfig } from '../../config/load.js';
 import { ENDPOINTS, ENDPOINT_IDS, maxWeights } from '../../exchange/endpoints.js';
 import { planBucket } from '../../exchange/live/rate-limiter.js';
@@ -37,12 +38,15 @@ async function plan(opts: { config: string; offline?: boolean }, io: Io): Promis
   const rateLimit = config.exchange.rateLimit;
   for (const surface of ['spot', 'futures'] as const) {
     const weights = maxWeights(surface);
-    const ip = planBucket(rateLimit[surface].ip, rateLimit.usableFraction, weights.ip, 0);
-    const uid = planBucket(rateLimit[surface].uid, rateLimit.usableFraction, weights.uid, 2 * weights.uid);
-    io.out(`  ${surface.padEnd(8)} IP  ${ip.worstCase}/${rateLimit[surface].ip.budget} per ${rateLimit[surface].ip.windowMs} ms (burst ${ip.burst}, +${ip.amount} every ${ip.intervalMs} ms)`);
-    io.out(`  ${surface.padEnd(8)} UID ${uid.worstCase}/${rateLimit[surface].uid.budget} per ${rateLimit[surface].uid.windowMs} ms (burst ${uid.burst}, +${uid.amount} every ${uid.intervalMs} ms)`);
+    for (const [pool, label, max] of [['ip', 'IP ', weights.ip], ['uid', 'UID', weights.uid]] as const) {
+      const b = planBucket(rateLimit[surface][pool], rateLimit.usableFraction, max);
+      io.out(`  ${surface.padEnd(8)} ${label} ${b.worstCase}/${rateLimit[surface][pool].budget} per ${b.windowMs} ms (burst ${b.burst}, refilled ${b.refill} per window)`);
+    }
   }
-  io.out(`  order endpoints ${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms; cool-off after a 429: ${rateLimit.cooloffMs} ms${rateLimit.redis ? `; shared through ${redactUrlCredentials(rateLimit.redis.url)}` : ''}`);
+  const orders = planBucket(rateLimit.orderRequests, rateLimit.usableFraction, 1);
+  io.out(`  order endpoints ${orders.worstCase}/${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms per account; cool-off after a 429: ${rateLimit.cooloffMs} ms`);
+  io.out(`  IP pools keyed by egress ${rateLimit.egress ?? `${hostname()} (host name)`}; UID and order pools by account; ${rateLimit.redis ? `shared through ${redactUrlCredentials(rateLimit.redis.url)} (key prefix ${rateLimit.redis.keyPrefix})` : 'this process alone (no exchange.rateLimit.redis)'}`);
+  io.out(`  fleet: planned for ${rateLimit.processes} process(es); each one's polls may use pollShare ${config.daemon.pollShare} ÷ ${rateLimit.processes} of every usable budget`);
   io.out('');
   io.out('Try: npx sextant api F2 --config FILE   (any endpoint of the table above)');
   return 0;

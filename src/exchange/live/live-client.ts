@@ -2,7 +2,7 @@
 // here, the futures single-order and whole-account writes and the F29/F30 reads in futures-actions.ts, the public
 // market reads in public-reads.ts.
 import type { Balance, Fill, Position, Surface } from '../../domain/market.js';
-import type { Credentials } from '../../domain/credentials.js';
+import { accountDigest, type Credentials } from '../../domain/credentials.js';
 import type { Order } from '../../domain/order.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -60,7 +60,7 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
     if (opts.credentials) for (const v of Object.values(opts.credentials)) registerSecret(v);
     const logger = opts.logger.child({ component: 'exchange' });
     const transport = new Transport({ timeoutMs: opts.timeoutMs });
-    const limiter = new RateLimiter(opts.rateLimit, logger);
+    const limiter = new RateLimiter(opts.rateLimit, logger, { clock: opts.clock, ...(opts.credentials ? { account: accountDigest(opts.credentials.apiKey) } : {}) });
     const rest = new RestClient({
       spotBaseUrl: opts.spotBaseUrl,
       futuresBaseUrl: opts.futuresBaseUrl,

@@ -1,18 +1,27 @@
-// Request pacing with bottleneck: per surface an IP pool and a UID pool charged with each endpoint's weights,
-// the 10 requests/s cap on order endpoints, the account's order-creation rate, priorities and 429 cool-offs.
+// Request pacing: per surface an IP pool and a UID pool charged with each endpoint's weights, the 10 requests/s
+// cap on order endpoints, the account's order-creation rate, priorities and 429 cool-offs.
 //
 // Invariant: in ANY interval of one window's length (not only in windows aligned with ours) the weight started
 // stays within the budget. Fixed-window reservoirs cannot promise that (2x the budget across a boundary), so every
-// pool is a token bucket: at most `burst` tokens banked, `amount` added every `intervalMs`; the worst case in any
-// interval of `windowMs` is burst + amount * ceil(windowMs / intervalMs). A request takes its pools one after
-// another (order-creation, order rate, UID, then IP) inside a per-surface gate that lets one request acquire at a
-// time, in priority order: tokens taken from an outer pool while waiting for an inner one are never more than one
-// request's weight per process, and the budget reserves that (`held`, sized for two processes).
+// pool is a token bucket: at most `burst` tokens banked, refilled continuously at `refill` per window; the most
+// any interval of windowMs can see is burst + refill. A request takes its weight from all of its pools at once or
+// from none (token-buckets.ts), so no pool's tokens are ever held while another is short, and the plan needs no
+// reserve for such holdings however many processes share the pools.
+//
+// Pools are keyed by what the venue counts: IP pools by the egress (`egress`, default the host name), UID pools,
+// the order-endpoint cap and the order-creation rate by account (a digest of the API key, never the key). Shared
+// through Redis, the buckets are charged by one Lua script over the request's pool keys (all or nothing, refilled
+// from the Redis server's clock). Bottleneck's own Redis datastore cannot charge several limiters atomically, so
+// bottleneck is used here for what stays local: the queue of requests that found a pool short, in priority order
+// (cancel > place > read), one at a time per surface. A request that finds its tokens and nobody as urgent waiting
+// is charged and sent at once, with no scheduling hop.
 import Bottleneck from 'bottleneck';
-import { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import type { Surface } from '../../domain/market.js';
+import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { chargesOf, maxWeights, type Endpoint, type EndpointKind, type PoolKind } from '../endpoints.js';
+import { chargesOf, maxWeights, type Endpoint, type EndpointKind } from '../endpoints.js';
+import { LocalBuckets, RedisBuckets, type BucketCharge, type BucketShape, type BucketStore } from './token-buckets.js';
 
 export interface WindowBudget {
   /** Weight (or requests) allowed in any interval of windowMs. */
@@ -28,107 +37,64 @@ export interface SurfaceBudget {
 export interface RateLimiterConfig {
   spot: SurfaceBudget;
   futures: SurfaceBudget;
-  /** The venue's cap on order endpoints (place, cancel, trigger place/cancel), per surface. */
+  /** The venue's cap on order endpoints (place, cancel, trigger place/cancel), per surface and account. */
   orderRequests: WindowBudget;
   /** Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key). */
   usableFraction: number;
   /** How long a pool stays shut after a 429. */
   cooloffMs: number;
+  /** What the IP pools are keyed by: processes with the same egress share them (default: the host name). */
+  egress?: string;
   /** Share the budget with other processes through Redis. */
   redis?: { url: string; keyPrefix: string };
 }
 
+/** Who the limiter charges: the account's digest keys the UID pools (no key: unsigned requests only). */
+export interface LimiterIdentity {
+  clock: Clock;
+  account?: string;
+}
+
 export interface BucketPlan {
   burst: number;
-  amount: number;
-  intervalMs: number;
-  /** Weight that may be held while waiting on an inner pool (outer pools only). */
-  held: number;
-  /** Most weight any interval of windowMs can see: burst + amount * ceil(windowMs / intervalMs) + held. */
+  /** Tokens added per windowMs, continuously. */
+  refill: number;
+  windowMs: number;
+  /** Most weight any interval of windowMs can see: burst + refill. */
   worstCase: number;
 }
 
 /** Plans a token bucket that never starts more than `usable` weight in any interval of windowMs. */
-export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number, held: number): BucketPlan {
-  const usable = Math.floor(w.budget * usableFraction) - held;
+export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number): BucketPlan {
+  const usable = Math.floor(w.budget * usableFraction);
   const burst = Math.max(maxWeight, Math.ceil(usable / 10));
   const refill = usable - burst;
   if (refill < 1) {
     throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms is too small for requests of weight ${maxWeight}`);
   }
-  // At most 100 refills per window, each as small as that allows.
-  const amount = Math.ceil(refill / 100);
-  const steps = Math.floor(refill / amount);
-  const intervalMs = Math.ceil(w.windowMs / steps);
-  const worstCase = burst + amount * Math.ceil(w.windowMs / intervalMs) + held;
-  return { burst, amount, intervalMs, held, worstCase };
+  return { burst, refill, windowMs: w.windowMs, worstCase: burst + refill };
 }
 
 const PRIORITY: Record<EndpointKind, number> = { cancel: 1, place: 3, read: 6 };
+const PRIORITIES = [1, 3, 6] as const;
 
-type PoolName = PoolKind | 'creates';
+type PoolName = `${Surface}:${'ip' | 'uid' | 'orders' | 'creates'}`;
 
-/** The order a request takes its endpoint's pools in, innermost last (see the invariant above). */
-const TAKE_ORDER: Record<PoolKind, number> = { orders: 0, uid: 1, ip: 2 };
+interface Pool {
+  name: PoolName;
+  plan: BucketPlan;
+  bucket: BucketShape;
+  /** Requests of this pool waiting in the queue. */
+  queued: number;
+}
 
-class Pool {
-  readonly limiter: Bottleneck;
-  constructor(
-    readonly name: string,
-    readonly plan: BucketPlan,
-    readonly windowMs: number,
-    redis: RateLimiterConfig['redis'],
-  ) {
-    // Locally each heartbeat adds at most one refill, so it beats faster than the refill interval. The Redis
-    // scripts add every refill due since the last one, so a slower beat (fewer round trips) loses nothing.
-    const heartbeatInterval = redis ? Math.max(50, plan.intervalMs) : Math.max(5, Math.floor(plan.intervalMs / 4));
-    const base: Bottleneck.ConstructorOptions = {
-      id: redis ? `${redis.keyPrefix}:${name}` : name,
-      reservoir: plan.burst,
-      reservoirIncreaseAmount: plan.amount,
-      reservoirIncreaseInterval: plan.intervalMs,
-      reservoirIncreaseMaximum: plan.burst,
-      maxConcurrent: null,
-      heartbeatInterval,
-    };
-    if (redis) {
-      const u = new URL(redis.url);
-      this.limiter = new Bottleneck({
-        ...base,
-        datastore: 'ioredis',
-        clearDatastore: false,
-        timeout: Math.max(60_000, windowMs * 6),
-        clientOptions: {
-          host: u.hostname,
-          port: u.port ? Number(u.port) : 6379,
-          ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-          ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
-          lazyConnect: false,
-          maxRetriesPerRequest: 2,
-        },
-        Redis,
-      });
-    } else {
-      this.limiter = new Bottleneck(base);
-    }
-  }
-
-  /**
-   * Shuts the pool for cooloffMs: the reservoir goes negative by what refills in that time, so it heals itself
-   * (in every process sharing it). incrementReservoir, not updateSettings: in bottleneck 2.19.5 updateSettings
-   * stops the local refill heartbeat for good.
-   */
-  async coolOff(cooloffMs: number): Promise<void> {
-    const debt = Math.ceil(cooloffMs / this.plan.intervalMs) * this.plan.amount;
-    const current = (await this.limiter.currentReservoir()) ?? 0;
-    const incr = Math.min(0, -debt - current);
-    if (incr < 0) await this.limiter.incrementReservoir(incr);
-  }
-
-  async close(): Promise<void> {
-    await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
-    await this.limiter.disconnect().catch(() => undefined);
-  }
+/** Per surface: the requests that found a pool short, one acquiring at a time, the most urgent first. */
+interface Queue {
+  limiter: Bottleneck;
+  /** Requests in the queue (waiting or acquiring) per priority. */
+  count: Record<number, number>;
+  /** Wakes the acquiring request early (a more urgent one arrived). */
+  wake?: () => void;
 }
 
 export interface LimiterStats {
@@ -139,29 +105,37 @@ export interface LimiterStats {
 }
 
 export class RateLimiter {
-  private readonly pools = new Map<string, Pool>();
-  /** One request at a time takes its pools, highest priority first (local to this process). */
-  private readonly gates = {} as Record<Surface, Bottleneck>;
+  private readonly pools = new Map<PoolName, Pool>();
+  private readonly queues = {} as Record<Surface, Queue>;
+  private readonly store: BucketStore;
+  /** Per endpoint, the charges of a request (not for order-creating ones while a creation limit applies). */
+  private readonly charges = new Map<Endpoint, BucketCharge[]>();
+  private readonly account: string;
+  private readonly egress: string;
+  private closed = false;
 
   constructor(
     private readonly config: RateLimiterConfig,
     private readonly logger: Logger,
+    private readonly identity: LimiterIdentity,
   ) {
+    this.account = identity.account ?? 'public';
+    this.egress = config.egress ?? hostname();
+    this.store = config.redis ? new RedisBuckets(config.redis.url, config.redis.keyPrefix) : new LocalBuckets(identity.clock);
     for (const surface of ['spot', 'futures'] as const) {
       const maxW = maxWeights(surface);
       const budget = config[surface];
-      this.addPool(surface, 'ip', planBucket(budget.ip, config.usableFraction, maxW.ip, 0), budget.ip.windowMs);
-      this.addPool(surface, 'uid', planBucket(budget.uid, config.usableFraction, maxW.uid, 2 * maxW.uid), budget.uid.windowMs);
-      this.addPool(surface, 'orders', planBucket(config.orderRequests, 1, 1, 2), config.orderRequests.windowMs);
-      this.gates[surface] = new Bottleneck({ maxConcurrent: 1 });
+      this.addPool(`${surface}:ip`, `ip:${this.egress}:${surface}`, planBucket(budget.ip, config.usableFraction, maxW.ip));
+      this.addPool(`${surface}:uid`, `uid:${this.account}:${surface}`, planBucket(budget.uid, config.usableFraction, maxW.uid));
+      this.addPool(`${surface}:orders`, `orders:${this.account}:${surface}`, planBucket(config.orderRequests, config.usableFraction, 1));
+      this.queues[surface] = { limiter: new Bottleneck({ maxConcurrent: 1 }), count: { 1: 0, 3: 0, 6: 0 } };
     }
   }
 
-  private addPool(surface: Surface, name: PoolName, plan: BucketPlan, windowMs: number): void {
-    const key = `${surface}:${name}`;
-    const old = this.pools.get(key);
-    if (old) void old.close();
-    this.pools.set(key, new Pool(key, plan, windowMs, this.config.redis));
+  private addPool(name: PoolName, key: string, plan: BucketPlan): void {
+    const bucket = { key, capacity: plan.burst, ratePerMs: plan.refill / plan.windowMs };
+    this.pools.set(name, { name, plan, bucket, queued: 0 });
+    this.charges.clear();
   }
 
   /**
@@ -169,72 +143,106 @@ export class RateLimiter {
    * such limit. Each order in a batch counts once.
    */
   setOrderCreationLimitPerMinute(surface: Surface, perMinute: number): void {
-    const key = `${surface}:creates`;
+    const name: PoolName = `${surface}:creates`;
     if (perMinute <= 0) {
-      const old = this.pools.get(key);
-      this.pools.delete(key);
-      if (old) void old.close();
+      this.pools.delete(name);
+      this.charges.clear();
       return;
     }
-    // A tenth of the budget may be held while a request waits for the inner pools.
-    const held = Math.max(1, Math.floor(perMinute / 10));
-    this.addPool(surface, 'creates', planBucket({ budget: perMinute, windowMs: 60_000 }, 1, 1, held), 60_000);
+    const plan = planBucket({ budget: perMinute, windowMs: 60_000 }, 1, 1);
+    if (this.pools.get(name)?.plan.worstCase === plan.worstCase) return;
+    this.addPool(name, `creates:${this.account}:${surface}`, plan);
   }
 
-  /** The pools a request of this endpoint takes, outermost first. */
-  private poolsFor(endpoint: Endpoint, orders: number): Array<{ pool: Pool; weight: number }> {
-    const surface = endpoint.surface;
-    const out: Array<{ pool: Pool; weight: number }> = [];
-    const creates = this.pools.get(`${surface}:creates`);
-    if (creates && endpoint.createsOrders) {
-      const most = Math.min(creates.plan.burst, creates.plan.held);
-      if (orders > most) {
-        throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the ${most} the account's order-creation limit lets through at once`);
-      }
-      out.push({ pool: creates, weight: orders });
+  /** The buckets a request of this endpoint takes its weight from, and how much. */
+  private chargesFor(endpoint: Endpoint, orders: number): BucketCharge[] {
+    const creates = endpoint.createsOrders ? this.pools.get(`${endpoint.surface}:creates`) : undefined;
+    let list = this.charges.get(endpoint);
+    if (!list) {
+      list = chargesOf(endpoint).map((c) => ({ bucket: this.pool(`${endpoint.surface}:${c.kind}`).bucket, weight: c.weight }));
+      this.charges.set(endpoint, list);
     }
-    const charges = chargesOf(endpoint).sort((a, b) => TAKE_ORDER[a.kind] - TAKE_ORDER[b.kind]);
-    for (const c of charges) out.push({ pool: this.pool(surface, c.kind), weight: c.weight });
-    return out;
+    if (!creates) return list;
+    if (orders > creates.plan.burst) {
+      throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the ${creates.plan.burst} the account's order-creation limit lets through at once`);
+    }
+    return [...list, { bucket: creates.bucket, weight: orders }];
   }
 
-  private pool(surface: Surface, name: PoolName): Pool {
-    const p = this.pools.get(`${surface}:${name}`);
-    if (!p) throw new Error(`no ${name} pool for ${surface}`);
+  private pool(name: PoolName): Pool {
+    const p = this.pools.get(name);
+    if (!p) throw new Error(`no ${name} pool`);
     return p;
   }
 
   /** Runs `send` once every pool the endpoint draws on has granted its weight. */
   async schedule<T>(endpoint: Endpoint, send: () => Promise<T>, orders = 1): Promise<T> {
-    const chain = this.poolsFor(endpoint, orders);
+    const charges = this.chargesFor(endpoint, orders);
     const priority = PRIORITY[endpoint.kind];
-    await this.gates[endpoint.surface].schedule({ priority }, async () => {
-      for (const { pool, weight } of chain) await pool.limiter.schedule({ priority, weight }, async () => undefined);
-    });
+    const queue = this.queues[endpoint.surface];
+    if (!this.waitingAsUrgent(queue, priority, true)) {
+      const granted = this.store.charge(charges);
+      if ((typeof granted === 'number' ? granted : await granted) === 0) return send();
+    }
+    await this.enqueue(queue, endpoint.surface, priority, charges);
     return send();
+  }
+
+  /** Whether a request in the queue is more urgent than `priority` (or as urgent, with `orEqual`). */
+  private waitingAsUrgent(queue: Queue, priority: number, orEqual: boolean): boolean {
+    for (const p of PRIORITIES) {
+      if (p > priority || (p === priority && !orEqual)) break;
+      if (queue.count[p]! > 0) return true;
+    }
+    return false;
+  }
+
+  /** Waits in the surface's queue until the charges are granted. */
+  private async enqueue(queue: Queue, surface: Surface, priority: number, charges: readonly BucketCharge[]): Promise<void> {
+    const pools = [...this.pools.values()].filter((p) => p.name.startsWith(`${surface}:`) && charges.some((c) => c.bucket === p.bucket));
+    queue.count[priority]!++;
+    for (const p of pools) p.queued++;
+    // The request acquiring now looks again: it gives way if this one is more urgent.
+    queue.wake?.();
+    try {
+      // A request that gives way to a more urgent one goes back into the queue behind those of its priority.
+      while (!(await queue.limiter.schedule({ priority }, () => this.acquire(queue, priority, charges))));
+    } finally {
+      queue.count[priority]!--;
+      for (const p of pools) p.queued--;
+    }
+  }
+
+  /** The queue's head: true once charged; false when a more urgent request is waiting and should go first. */
+  private async acquire(queue: Queue, priority: number, charges: readonly BucketCharge[]): Promise<boolean> {
+    for (;;) {
+      if (this.closed) throw new Error('the rate limiter was closed');
+      if (this.waitingAsUrgent(queue, priority, false)) return false;
+      const wait = await this.store.charge(charges);
+      if (wait === 0) return true;
+      // Slept in steps of at most a second: a sleep keeps the process alive, and outlives a wake by no more.
+      await Promise.race([this.identity.clock.sleep(Math.min(wait, 1000)), new Promise<void>((resolve) => (queue.wake = resolve))]);
+      queue.wake = undefined;
+    }
   }
 
   /** A 429 was received: shut every pool of the surface for the cool-off. */
   async onRateLimited(surface: Surface): Promise<void> {
     this.logger.warn({ surface, cooloffMs: this.config.cooloffMs }, 'rate limited by the venue: pools shut for the cool-off');
-    await Promise.all(
-      [...this.pools.entries()].filter(([k]) => k.startsWith(`${surface}:`)).map(([, p]) => p.coolOff(this.config.cooloffMs)),
-    );
+    const buckets = [...this.pools.values()].filter((p) => p.name.startsWith(`${surface}:`)).map((p) => p.bucket);
+    await this.store.coolOff(buckets, this.config.cooloffMs);
   }
 
   async stats(): Promise<LimiterStats[]> {
-    const out: LimiterStats[] = [];
-    for (const [name, p] of this.pools) {
-      out.push({ pool: name, reservoir: await p.limiter.currentReservoir(), queued: p.limiter.queued(), plan: p.plan });
-    }
-    return out;
+    const pools = [...this.pools.values()];
+    const levels = await this.store.levels(pools.map((p) => p.bucket));
+    return pools.map((p, i) => ({ pool: p.name, reservoir: Math.floor(levels[i]!), queued: p.queued, plan: p.plan }));
   }
 
   async close(): Promise<void> {
-    await Promise.all([
-      ...Object.values(this.gates).map((g) => g.stop({ dropWaitingJobs: true }).catch(() => undefined).then(() => g.disconnect())),
-      ...[...this.pools.values()].map((p) => p.close()),
-    ]);
-    this.pools.clear();
+    this.closed = true;
+    await Promise.all(Object.values(this.queues).map((q) => q.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)));
+    for (const q of Object.values(this.queues)) q.wake?.();
+    await this.store.close();
   }
 }
