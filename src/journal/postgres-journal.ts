@@ -1,0 +1,43 @@
+// The journal in PostgreSQL (for fleets: several daemons and operators on one database): the same statements as
+// SQLite's (sql-journal.ts), run over a connection the journal calls synchronously (postgres-connection.ts); every
+// write committed before the call returns. Times are BIGINT ms, money and ids TEXT.
+import { redactUrlCredentials, registerUrlCredentials } from '../util/logger.js';
+import { PostgresConnection } from './postgres-connection.js';
+import { migrate, postgresSchemaVersion } from './postgres-migrations.js';
+import { checkClientOidPrefix, SqlJournal, type SqlJournalOptions } from './sql-journal.js';
+
+/** Connects and migrates; an error names the database with its password redacted. */
+function connect(url: string): PostgresConnection {
+  registerUrlCredentials(url);
+  const db = new PostgresConnection(url);
+  try {
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw new Error(`journal ${redactUrlCredentials(url)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export class PostgresJournal extends SqlJournal {
+  /** The database, as it may be shown (password redacted). */
+  readonly where: string;
+
+  constructor(url: string, opts: SqlJournalOptions) {
+    checkClientOidPrefix(opts.clientOidPrefix);
+    super({ db: connect(url), inMemory: false }, opts);
+    this.where = redactUrlCredentials(url);
+  }
+
+  /** Another connection's commits are not counted: refresh() reads the active rows and compares. */
+  protected commitMark(): undefined {
+    return undefined;
+  }
+
+  get schemaVersion(): number {
+    return postgresSchemaVersion(this.db as PostgresConnection);
+  }
+
+  /** PostgreSQL's autovacuum keeps the tables and their statistics. */
+  maintain(): void {}
+}

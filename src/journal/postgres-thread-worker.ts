@@ -1,0 +1,92 @@
+// The thread side of a PostgreSQL connection (postgres-connection.ts): owns a pg client, runs each message's statements
+// in order (named prepared statements, one per text), answers with the last one's result or the first failure. A
+// connection that broke is opened again at the next message. BIGINT columns come back as numbers (times in ms, ids,
+// counts), or as their exact text beyond 2^53.
+import pg from 'pg';
+import type { PostgresRequest, PostgresThreadData, Statement } from './postgres-protocol.js';
+import { reply, threadStart, wire } from './sync-thread-serve.js';
+
+const start = threadStart<PostgresThreadData>();
+const INT8 = 20;
+
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8) {
+      return (text: string) => {
+        const n = Number(text);
+        return Number.isSafeInteger(n) ? n : text;
+      };
+    }
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+let client: pg.Client | undefined;
+/** Prepared statement names by text, for the client they were prepared on. */
+let names = new Map<string, string>();
+
+async function connection(): Promise<pg.Client> {
+  if (client) return client;
+  const c = new pg.Client({
+    connectionString: start.url, types, application_name: 'sextant journal', keepAlive: true,
+    connectionTimeoutMillis: 10_000, query_timeout: 60_000,
+    // A writer waiting on the fence row or a lock waits this long at most (SQLite's busy timeout does the same).
+    options: '-c lock_timeout=10000',
+  });
+  c.on('error', () => {
+    if (client === c) client = undefined;
+  });
+  c.on('end', () => {
+    if (client === c) client = undefined;
+  });
+  try {
+    await c.connect();
+  } catch (err) {
+    void c.end().catch(() => undefined);
+    throw err;
+  }
+  client = c;
+  names = new Map();
+  return c;
+}
+
+async function run(c: pg.Client, [text, params, mode]: Statement): Promise<unknown> {
+  if (mode === 'exec') {
+    await c.query(text);
+    return undefined;
+  }
+  let name = names.get(text);
+  if (!name) names.set(text, (name = `sx${names.size}`));
+  const r = await c.query({ name, text, values: params });
+  switch (mode) {
+    case 'run':
+      return { changes: r.rowCount ?? 0, lastInsertRowid: 0 };
+    case 'get':
+      return r.rows[0];
+    case 'all':
+      return r.rows;
+  }
+}
+
+async function take(m: PostgresRequest): Promise<void> {
+  try {
+    if (m.close) {
+      const c = client;
+      client = undefined;
+      await c?.end();
+      return reply(start, { value: undefined });
+    }
+    const c = await connection();
+    let value: unknown;
+    for (const st of m.batch ?? []) value = await run(c, st);
+    reply(start, { value });
+  } catch (err) {
+    reply(start, { error: wire(err) });
+  }
+}
+
+// One message at a time, in the order posted.
+let queue = Promise.resolve();
+start.port.on('message', (m: PostgresRequest) => {
+  queue = queue.then(() => take(m));
+});
