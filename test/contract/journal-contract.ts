@@ -2,9 +2,10 @@
 // (and the role of a trigger order that protects a position) and their history, fills, funding settlements, risk
 // decisions and latches, strategy state, the venue binding, operators' commands, and the queries the executor, the order tracker, the
 // risk gate, the kill action, the funding watch and the commands make. A durable store also keeps all of it across
-// a reopen, and one connection sees what another committed (an operator's command beside a running daemon).
+// a reopen, and one connection sees what another committed (an operator's command beside a running daemon); and once
+// fenced, a writer whose lease token is older than one recorded in the store writes nothing.
 import { describe, expect, it } from '@jest/globals';
-import { bindJournal, JournalVenueError, type Journal, type JournalOrder } from '../../src/journal/journal.js';
+import { bindJournal, JournalFencedError, JournalVenueError, type Journal, type JournalOrder } from '../../src/journal/journal.js';
 import { journalRow } from '../fixtures/journal-row.js';
 
 export interface JournalSubject {
@@ -334,6 +335,64 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(daemon.order('u')).toMatchObject({ state: 'canceled', updatedAtMs: 2 });
       operator.close();
       daemon.close();
+    });
+
+    durableIt('once fenced, refuses every write of an older token after a newer one wrote, and writes nothing of it', () => {
+      const store = subject.fresh();
+      const old = store.open();
+      const next = store.open();
+      const bystander = store.open();
+      old.fence(3);
+      old.insertOrders([journalRow('a', { state: 'open' })]);
+      old.fence(3);
+      old.setLatch('mine', 'token 3', 1);
+      next.fence(4);
+      next.updateOrder('a', { state: 'canceling' }, 'cancel requested', 2);
+      const refused = (write: () => unknown) => {
+        let caught: unknown;
+        try {
+          write();
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeInstanceOf(JournalFencedError);
+        expect(caught).toMatchObject({ token: 3, storeToken: 4 });
+        expect((caught as Error).message).toMatch(/\b4\b.*\b3\b/);
+      };
+      refused(() => old.insertOrders([journalRow('b', { state: 'open' }), journalRow('c')]));
+      refused(() => old.updateOrder('a', { state: 'filled' }, 'venue says filled', 3));
+      refused(() => old.recordFill({ clientOid: 'a', orderId: '1', fillId: 'f1', price: '1', size: '1', fee: '0', atMs: 3 }));
+      refused(() => old.setLatch('late', 'token 3', 3));
+      refused(() => old.clearLatch('mine'));
+      refused(() => old.recordIntent('mm', 'place', '{}', 3));
+      refused(() => old.nextClientOids('mm', 1));
+      refused(() => old.recordRiskDecisions([{ strategyId: 's', intentKind: 'place', reason: 'halted', detail: 'x', atMs: 3 }]));
+      refused(() => old.saveStrategyState('mm', '{}', 3));
+      refused(() => old.recordCommand({ via: 'api', who: 'token', command: 'halt', args: '{}', reason: null, atMs: 3 }));
+      // Nothing of the refused writes is in the store; reads still answer.
+      expect(next.allOrders().map((r) => [r.clientOid, r.state])).toEqual([['a', 'canceling']]);
+      expect(next.fills()).toEqual([]);
+      expect(next.latch('late')).toBeUndefined();
+      expect(next.latch('mine')).toMatchObject({ reason: 'token 3' });
+      expect(next.riskDecisions()).toEqual([]);
+      expect(next.commands()).toEqual([]);
+      expect(next.strategyState('mm')).toBeUndefined();
+      old.refresh();
+      expect(old.order('a')).toMatchObject({ state: 'canceling' });
+      // The same token again writes; a journal never fenced is not checked; a yet newer token locks the last one out.
+      next.fence(4);
+      next.recordEquity('spot', '1', 4);
+      bystander.setLatch('operator', 'not fenced', 5);
+      expect(next.latch('operator')).toMatchObject({ reason: 'not fenced' });
+      old.fence(5);
+      old.recordEquity('spot', '2', 6);
+      expect(() => next.recordEquity('spot', '3', 7)).toThrow(JournalFencedError);
+      expect(old.equitySeries().map((p) => p.value)).toEqual(['1', '2']);
+      // A reopened journal starts unfenced: fence() again, with the token its lease gave.
+      const reopened = store.open();
+      reopened.fence(4);
+      expect(() => reopened.recordEquity('spot', '4', 8)).toThrow(JournalFencedError);
+      for (const j of [old, next, bystander, reopened]) j.close();
     });
   });
 }
