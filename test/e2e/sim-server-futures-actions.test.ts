@@ -76,7 +76,7 @@ describe('positions and ledger endpoints on the wire', () => {
   it('charge the venue\'s weights: F23–F26 2/5 2/5 2/5 2/3, F27 and F28 40/50, F29 10/15, F30 2/5', async () => {
     const s = await start();
     const c = s.client();
-    const used = (k: string) => s.server.snapshot().windows[k]?.used ?? 0;
+    const used = (k: string) => Object.entries(s.server.snapshot().windows).filter(([name]) => name.startsWith(`${k}@`)).reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, number, number]> = [
       [() => c.placeTpSl({ symbol: FUT, clientOid: 'w_tp', role: 'take-profit', positionSide: 'long', size: d('0.01'), triggerPrice: d('99000') }), 2, 5],
       [() => c.modifyTpSl({ symbol: FUT, orderId: '1', triggerPrice: d('1') }), 2, 5],

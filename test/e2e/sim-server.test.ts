@@ -89,7 +89,7 @@ describe('weight budgets', () => {
     expect(bad.body).toMatchObject({ code: '429', msg: 'Too many requests' });
     const stats = s.snapshot();
     expect(stats.rejected429).toBe(3);
-    expect(stats.windows['futures:ip']!.budget).toBe(100);
+    expect(stats.windows['futures:ip@127.0.0.1']!.budget).toBe(100);
   });
 
   it('caps order endpoints at 10 requests per second', async () => {
@@ -207,7 +207,7 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
   it('charge the venue\'s weights: S15 3/3, F18 2/2, F19 10/10, F20 5/5', async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) => s.snapshot().windows[k]?.used ?? 0;
+    const used = (k: string) => Object.entries(s.snapshot().windows).filter(([name]) => name.startsWith(`${k}@`)).reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number]> = [
       [() => c.spot.openOrders({ symbol: SPOT }), 'spot', 3],
       [() => c.futures.orderDetail({ orderId: '1' }).catch(() => undefined), 'futures', 2],
@@ -356,7 +356,7 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
   it('charge the venue\'s weights: S10, S11, S13 1; F10, F12–F15, F17 1; F11 and F16 5; F21 3/3; F22 5/10', async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) => s.snapshot().windows[k]?.used ?? 0;
+    const used = (k: string) => Object.entries(s.snapshot().windows).filter(([name]) => name.startsWith(`${k}@`)).reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number, number]> = [
       [() => c.spot.candles({ symbol: SPOT, period: '1m' }), 'spot', 1, 0],
       [() => c.spot.ticker({ symbol: SPOT }), 'spot', 1, 0],

@@ -13,9 +13,11 @@
 // through Redis, the buckets are charged by one Lua script over the request's pool keys (all or nothing, refilled
 // from the Redis server's clock). Bottleneck's own Redis datastore cannot charge several limiters atomically, so
 // bottleneck is used here for what stays local: the queue of requests that found a pool short, in priority order
-// (cancel > place > read), one at a time per surface. A request that finds its tokens and nobody as urgent waiting
-// is charged and sent at once, with no scheduling hop.
+// (cancel > place > read), one at a time per surface; the head of a queue claims the tokens it waits for in the
+// shared buckets, so lighter requests of other processes cannot starve it. A request that finds its tokens and
+// nobody as urgent waiting is charged and sent at once, with no scheduling hop.
 import Bottleneck from 'bottleneck';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Surface } from '../../domain/market.js';
 import type { Clock } from '../../util/clock.js';
@@ -78,6 +80,8 @@ export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: n
 const PRIORITY: Record<EndpointKind, number> = { cancel: 1, place: 3, read: 6 };
 const PRIORITIES = [1, 3, 6] as const;
 
+type Lane = 'writes' | 'reads';
+
 type PoolName = `${Surface}:${'ip' | 'uid' | 'orders' | 'creates'}`;
 
 interface Pool {
@@ -88,9 +92,18 @@ interface Pool {
   queued: number;
 }
 
-/** Per surface: the requests that found a pool short, one acquiring at a time, the most urgent first. */
+/**
+ * Per surface and lane: the requests that found a pool short, one acquiring at a time, the most urgent first.
+ * Writes (order endpoints) and reads wait in lanes of their own, so a placement waiting for the order-rate pool
+ * does not hold up reads, which never take from it; a read still gives way to a waiting write short of a pool
+ * the read would take from.
+ */
 interface Queue {
   limiter: Bottleneck;
+  /** The buckets the acquiring request found short at its last try (undefined: it has not tried yet). */
+  shortOf: ReadonlySet<BucketShape> | undefined;
+  /** Who the queue's head is in shared buckets (its claims on tokens it waits for). */
+  claimant: string;
   /** Requests in the queue (waiting or acquiring) per priority. */
   count: Record<number, number>;
   /** Wakes the acquiring request early (a more urgent one arrived). */
@@ -106,7 +119,7 @@ export interface LimiterStats {
 
 export class RateLimiter {
   private readonly pools = new Map<PoolName, Pool>();
-  private readonly queues = {} as Record<Surface, Queue>;
+  private readonly queues = {} as Record<Surface, Record<Lane, Queue>>;
   private readonly store: BucketStore;
   /** Per endpoint, the charges of a request (not for order-creating ones while a creation limit applies). */
   private readonly charges = new Map<Endpoint, BucketCharge[]>();
@@ -128,7 +141,8 @@ export class RateLimiter {
       this.addPool(`${surface}:ip`, `ip:${this.egress}:${surface}`, planBucket(budget.ip, config.usableFraction, maxW.ip));
       this.addPool(`${surface}:uid`, `uid:${this.account}:${surface}`, planBucket(budget.uid, config.usableFraction, maxW.uid));
       this.addPool(`${surface}:orders`, `orders:${this.account}:${surface}`, planBucket(config.orderRequests, config.usableFraction, 1));
-      this.queues[surface] = { limiter: new Bottleneck({ maxConcurrent: 1 }), count: { 1: 0, 3: 0, 6: 0 } };
+      const queue = (lane: Lane): Queue => ({ limiter: new Bottleneck({ maxConcurrent: 1 }), shortOf: undefined, claimant: `${randomUUID()}:${surface}:${lane}`, count: { 1: 0, 3: 0, 6: 0 } });
+      this.queues[surface] = { writes: queue('writes'), reads: queue('reads') };
     }
   }
 
@@ -179,12 +193,13 @@ export class RateLimiter {
   async schedule<T>(endpoint: Endpoint, send: () => Promise<T>, orders = 1): Promise<T> {
     const charges = this.chargesFor(endpoint, orders);
     const priority = PRIORITY[endpoint.kind];
-    const queue = this.queues[endpoint.surface];
-    if (!this.waitingAsUrgent(queue, priority, true)) {
-      const granted = this.store.charge(charges);
+    const lanes = this.queues[endpoint.surface];
+    const lane: Lane = endpoint.kind === 'read' ? 'reads' : 'writes';
+    if (!this.waitingAsUrgent(lanes[lane], priority, true) && !(lane === 'reads' && this.writeWaitsFor(lanes.writes, charges))) {
+      const granted = this.store.charge(charges, { id: '', priority });
       if ((typeof granted === 'number' ? granted : await granted) === 0) return send();
     }
-    await this.enqueue(queue, endpoint.surface, priority, charges);
+    await this.enqueue(lanes, lane, endpoint.surface, priority, charges);
     return send();
   }
 
@@ -197,8 +212,20 @@ export class RateLimiter {
     return false;
   }
 
-  /** Waits in the surface's queue until the charges are granted. */
-  private async enqueue(queue: Queue, surface: Surface, priority: number, charges: readonly BucketCharge[]): Promise<void> {
+  /**
+   * Whether a write is waiting that may need the tokens these charges take: it has not tried yet, or it was short
+   * of one of their buckets (a read then leaves it the tokens).
+   */
+  private writeWaitsFor(writes: Queue, charges: readonly BucketCharge[]): boolean {
+    if (writes.count[1]! + writes.count[3]! === 0) return false;
+    if (!writes.shortOf) return true;
+    for (const c of charges) if (writes.shortOf.has(c.bucket)) return true;
+    return false;
+  }
+
+  /** Waits in the lane's queue until the charges are granted. */
+  private async enqueue(lanes: Record<Lane, Queue>, lane: Lane, surface: Surface, priority: number, charges: readonly BucketCharge[]): Promise<void> {
+    const queue = lanes[lane];
     const pools = [...this.pools.values()].filter((p) => p.name.startsWith(`${surface}:`) && charges.some((c) => c.bucket === p.bucket));
     queue.count[priority]!++;
     for (const p of pools) p.queued++;
@@ -206,23 +233,36 @@ export class RateLimiter {
     queue.wake?.();
     try {
       // A request that gives way to a more urgent one goes back into the queue behind those of its priority.
-      while (!(await queue.limiter.schedule({ priority }, () => this.acquire(queue, priority, charges))));
+      while (!(await queue.limiter.schedule({ priority }, () => this.acquire(lanes, lane, priority, charges))));
     } finally {
       queue.count[priority]!--;
       for (const p of pools) p.queued--;
     }
   }
 
-  /** The queue's head: true once charged; false when a more urgent request is waiting and should go first. */
-  private async acquire(queue: Queue, priority: number, charges: readonly BucketCharge[]): Promise<boolean> {
-    for (;;) {
-      if (this.closed) throw new Error('the rate limiter was closed');
-      if (this.waitingAsUrgent(queue, priority, false)) return false;
-      const wait = await this.store.charge(charges);
-      if (wait === 0) return true;
-      // Slept in steps of at most a second: a sleep keeps the process alive, and outlives a wake by no more.
-      await Promise.race([this.identity.clock.sleep(Math.min(wait, 1000)), new Promise<void>((resolve) => (queue.wake = resolve))]);
-      queue.wake = undefined;
+  /** The lane's head: true once charged; false when a more urgent request is waiting and should go first. */
+  private async acquire(lanes: Record<Lane, Queue>, lane: Lane, priority: number, charges: readonly BucketCharge[]): Promise<boolean> {
+    const queue = lanes[lane];
+    try {
+      for (;;) {
+        if (this.closed) throw new Error('the rate limiter was closed');
+        if (this.waitingAsUrgent(queue, priority, false)) return false;
+        let waitMs = 1000;
+        // A read leaves the tokens to a write waiting for them; it is woken when the write has tried again.
+        if (lane === 'writes' || !this.writeWaitsFor(lanes.writes, charges)) {
+          const result = await this.store.charge(charges, { id: queue.claimant, priority });
+          if (lane === 'writes') lanes.reads.wake?.();
+          if (result === 0) return true;
+          queue.shortOf = new Set(charges.filter((_, i) => (result.short & (1 << i)) !== 0).map((c) => c.bucket));
+          waitMs = result.waitMs;
+        }
+        // Slept in steps of at most a second: a sleep keeps the process alive, and outlives a wake by no more.
+        await Promise.race([this.identity.clock.sleep(Math.min(waitMs, 1000)), new Promise<void>((resolve) => (queue.wake = resolve))]);
+        queue.wake = undefined;
+      }
+    } finally {
+      queue.shortOf = undefined;
+      if (lane === 'writes') lanes.reads.wake?.();
     }
   }
 
@@ -241,8 +281,9 @@ export class RateLimiter {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(Object.values(this.queues).map((q) => q.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)));
-    for (const q of Object.values(this.queues)) q.wake?.();
+    const queues = Object.values(this.queues).flatMap((lanes) => Object.values(lanes));
+    await Promise.all(queues.map((q) => q.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)));
+    for (const q of queues) q.wake?.();
     await this.store.close();
   }
 }

@@ -1,7 +1,8 @@
 // Face 2 of the simulator: the venue's HTTP wire protocol on one port (spot /api/v2 and futures /capi/v2). A
 // request passes, in order: control paths (/sim/), the route table, scripted latency, the 429 storm and the
-// weight budgets, authentication like the venue, the endpoint's handler, then any scripted fault on the answer
-// (5xx or dropped connection after acceptance, timeouts, HTML 502 pages, truncated JSON).
+// weight budgets (per client address and per account), authentication like the venue, the endpoint's handler,
+// then any scripted fault on the answer (5xx or dropped connection after acceptance, timeouts, HTML 502 pages,
+// truncated JSON).
 import http from 'node:http';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Fill } from '../../domain/market.js';
@@ -9,11 +10,12 @@ import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock, TimeSource } from '../../util/clock.js';
 import { close, listen } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
+import { accountDigest } from '../../domain/credentials.js';
 import { ENDPOINTS } from '../endpoints.js';
 import type { FundingFeeSign } from '../wire/enums.js';
 import { stringifyJson } from '../wire/json.js';
 import type { Envelope } from '../wire/responses.js';
-import { BudgetMeter } from './budget-meter.js';
+import { BudgetMeter, type MeterSubject } from './budget-meter.js';
 import { MatchingEngine, type SimAccounts, type SimOrder } from './engine.js';
 import type { SimFuturesOptions } from './futures-views.js';
 import { authenticate, isAuthFailure } from './http/auth.js';
@@ -33,6 +35,8 @@ export interface SimServerOptions {
   market: MarketSource;
   accounts: SimAccounts;
   credentials: Credentials;
+  /** Further keys the simulator accepts: each is another account for the UID budgets (all trade the one set of balances). */
+  moreCredentials?: readonly Credentials[];
   budget: VenueBudget;
   clock: Clock;
   logger: Logger;
@@ -56,12 +60,15 @@ export class SimServer {
   private readonly meter: BudgetMeter;
   private readonly stats = { requests: {} as Record<string, number>, rejected429: 0, authFailures: 0 };
   private readonly contractIds = new Map<string, number>();
+  /** Each accepted key's credentials and the account its UID budgets are counted under (a digest, as the limiter names it). */
+  private readonly keys = new Map<string, { credentials: Credentials; account: string }>();
   /** The venue's clock (ours plus the scripted skew): what the engine stamps orders and fills with. */
   private readonly engineClock: TimeSource;
   url = '';
 
   constructor(private readonly opts: SimServerOptions) {
-    this.meter = new BudgetMeter(opts.budget);
+    this.meter = new BudgetMeter(opts.budget, { measure: true });
+    for (const c of [opts.credentials, ...(opts.moreCredentials ?? [])]) this.keys.set(c.apiKey, { credentials: c, account: accountDigest(c.apiKey) });
     this.engineClock = { now: () => this.venueNowMs() };
     this.engine = new MatchingEngine(opts.market.symbols, opts.accounts, this.engineClock, opts.retain, opts.market.seed, opts.futures);
     opts.market.symbols.forEach((m, i) => this.contractIds.set(m.spec.symbol, 10000001 + i));
@@ -93,7 +100,7 @@ export class SimServer {
 
   snapshot(): SimStats {
     const windows: SimStats['windows'] = {};
-    for (const pool of this.meter.pools()) windows[pool.name] = { window: pool.windowIndex, used: pool.used, budget: pool.limit };
+    for (const pool of this.meter.pools()) windows[`${pool.name}@${pool.by}`] = { window: pool.windowIndex, used: pool.used, budget: pool.limit, most: pool.most };
     return { ...this.stats, requests: { ...this.stats.requests }, windows, engine: { ...this.engine.stats } };
   }
 
@@ -110,11 +117,13 @@ export class SimServer {
     this.stats.requests[id] = (this.stats.requests[id] ?? 0) + 1;
     const endpoint = ENDPOINTS[id];
     const nowMs = this.venueNowMs();
+    const key = this.keys.get(String(req.headers['access-key'] ?? ''));
+    const subject: MeterSubject = { ip: req.socket.remoteAddress ?? 'unknown', uid: key?.account ?? 'unknown' };
 
     if (this.faults.latencyMs > 0) await this.opts.clock.sleep(this.faults.latencyMs);
     const fault = takeFault(this.faults, id);
     if (fault?.kind === 'latency') await this.opts.clock.sleep(fault.ms ?? 100);
-    if (nowMs < this.faults.storm429UntilMs || fault?.kind === '429' || !this.meter.charge(endpoint, nowMs)) {
+    if (nowMs < this.faults.storm429UntilMs || fault?.kind === '429' || !this.meter.charge(endpoint, nowMs, subject)) {
       this.stats.rejected429++;
       return send(res, 429, errorBody('429', 'Too many requests', this.venueNowMs()));
     }
@@ -123,7 +132,7 @@ export class SimServer {
     let status = 200;
     let out: string;
     try {
-      if (endpoint.auth) authenticate(req.headers, { method, path, query, body }, this.opts.credentials, nowMs);
+      if (endpoint.auth) authenticate(req.headers, { method, path, query, body }, key?.credentials ?? this.opts.credentials, nowMs);
       this.catchUp();
       const payload = answer(id, this.routeContext(), endpoint.method === 'GET' ? parseQuery(query) : parseBody(body));
       if (answersInEnvelope(id)) {

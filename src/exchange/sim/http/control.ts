@@ -13,8 +13,12 @@ export interface SimStats {
   requests: Record<string, number>;
   rejected429: number;
   authFailures: number;
-  /** Per pool charged so far: the current window's index, the weight used in it, and the pool's budget. */
-  windows: Record<string, { window: number; used: number; budget: number }>;
+  /**
+   * Per pool charged so far, keyed `pool@address` (IP pools) or `pool@account` (UID and order pools): the current
+   * aligned window's index and the weight used in it, the pool's budget, and the most weight any interval of the
+   * window's length saw (sliding, aligned or not).
+   */
+  windows: Record<string, { window: number; used: number; budget: number; most: number }>;
   engine: MatchingEngine['stats'];
 }
 

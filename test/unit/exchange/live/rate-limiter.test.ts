@@ -6,9 +6,11 @@ import { Redis } from 'ioredis';
 import { accountDigest } from '../../../../src/domain/credentials.js';
 import { ENDPOINTS } from '../../../../src/exchange/endpoints.js';
 import { RateLimiter, planBucket, type RateLimiterConfig } from '../../../../src/exchange/live/rate-limiter.js';
-import { LocalBuckets, RedisBuckets, type BucketShape } from '../../../../src/exchange/live/token-buckets.js';
+import { LocalBuckets, RedisBuckets, type BucketShape, type ChargeResult } from '../../../../src/exchange/live/token-buckets.js';
 import { ManualClock, systemClock } from '../../../../src/util/clock.js';
 import { silentLogger } from '../../../../src/util/logger.js';
+
+const waitOf = (result: ChargeResult): number => (result === 0 ? 0 : result.waitMs);
 
 const LIMITS: RateLimiterConfig = {
   spot: { ip: { budget: 500, windowMs: 10_000 }, uid: { budget: 500, windowMs: 10_000 } },
@@ -35,10 +37,10 @@ describe('local token buckets', () => {
     const store = new LocalBuckets(clock);
     expect(store.charge([{ bucket: a, weight: 4 }, { bucket: b, weight: 4 }])).toBe(0);
     // b holds 1: short by 2, at 0.001 per ms that is 2000 ms; a is left as it was.
-    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toBe(2000);
+    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toEqual({ waitMs: 2000, short: 0b10 });
     expect(await store.levels([a, b])).toEqual([6, 1]);
     clock.advance(1999);
-    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toBe(1);
+    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toEqual({ waitMs: 1, short: 0b10 });
     clock.advance(1);
     expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toBe(0);
     expect(await store.levels([a, b])).toEqual([8, 0]);
@@ -49,7 +51,7 @@ describe('local token buckets', () => {
     const store = new LocalBuckets(clock);
     await store.coolOff([a], 500);
     expect(await store.levels([a])).toEqual([-5]);
-    expect(store.charge([{ bucket: a, weight: 1 }])).toBe(600);
+    expect(store.charge([{ bucket: a, weight: 1 }])).toEqual({ waitMs: 600, short: 1 });
   });
 
   it('greedy charging never starts more than burst + refill in any interval of a window, aligned or not', () => {
@@ -119,7 +121,8 @@ describe('token buckets on Redis (127.0.0.1:6379)', () => {
     const b = { key: 'x:b', capacity: 10, ratePerMs: 0.00001 };
     expect(await one.charge([{ bucket: a, weight: 8 }])).toBe(0);
     // b has room but a has not: neither is charged.
-    expect(await two.charge([{ bucket: a, weight: 5 }, { bucket: b, weight: 5 }])).toBeGreaterThan(200_000);
+    expect(await two.charge([{ bucket: a, weight: 5 }, { bucket: b, weight: 5 }])).toEqual({ waitMs: expect.any(Number), short: 0b01 });
+    expect(waitOf(await two.charge([{ bucket: a, weight: 5 }, { bucket: b, weight: 5 }]))).toBeGreaterThan(200_000);
     const [la, lb] = await one.levels([a, b]);
     expect(la).toBeCloseTo(2, 1);
     expect(lb).toBeCloseTo(10, 1);
@@ -129,6 +132,21 @@ describe('token buckets on Redis (127.0.0.1:6379)', () => {
     expect(Math.round((await one.levels([b]))[0]!)).toBe(-10);
     // A bucket expires once it would be full again.
     expect(await admin.pttl(`${prefix}:x:a`)).toBeGreaterThan(900_000);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('a head of queue short of tokens claims them: requests as urgent from others wait, more urgent ones do not', async () => {
+    const one = new RedisBuckets('redis://127.0.0.1:6379', prefix);
+    const two = new RedisBuckets('redis://127.0.0.1:6379', prefix);
+    const c = { key: 'x:c', capacity: 10, ratePerMs: 0.00001 };
+    expect(await one.charge([{ bucket: c, weight: 7 }])).toBe(0);
+    // 3 left: a read of weight 8 at the head of one's queue claims them.
+    expect(waitOf(await one.charge([{ bucket: c, weight: 8 }], { id: 'head-1', priority: 6 }))).toBeGreaterThan(0);
+    expect(waitOf(await two.charge([{ bucket: c, weight: 1 }], { id: '', priority: 6 }))).toBeGreaterThan(0);
+    expect(waitOf(await two.charge([{ bucket: c, weight: 1 }], { id: 'head-2', priority: 6 }))).toBeGreaterThan(0);
+    // A cancel goes past the read's claim.
+    expect(await two.charge([{ bucket: c, weight: 1 }], { id: '', priority: 1 })).toBe(0);
+    expect(Math.round((await one.levels([c]))[0]!)).toBe(2);
     await Promise.all([one.close(), two.close()]);
   });
 
