@@ -39,9 +39,10 @@ function venueName(config: Config): string {
   return `${redactUrlCredentials(config.exchange.spotBaseUrl)} ${redactUrlCredentials(config.exchange.futuresBaseUrl)}`;
 }
 
-/** Where the venue's list is cached: beside the journal (none for a journal in memory). */
+/** Where the venue's list is cached: beside the journal's file (none for a journal in memory or in PostgreSQL). */
 export function instrumentCachePath(config: Config): string | undefined {
-  return config.journal.path === ':memory:' ? undefined : `${config.journal.path}.instruments.json`;
+  const path = config.journal.path;
+  return path === undefined || path === ':memory:' ? undefined : `${path}.instruments.json`;
 }
 
 interface InstrumentCache {

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import type { Config, SimConfig } from '../config/schema.js';
+import { DEFAULT_JOURNAL_PATH, type Config, type SimConfig } from '../config/schema.js';
 import { accountDigest, type Credentials } from '../domain/credentials.js';
 import { Decimal } from '../domain/decimal.js';
 import type { RiskLimits } from '../execution/risk.js';
-import { bindJournal, type VenueBinding } from '../journal/journal.js';
+import { bindJournal, type Journal, type VenueBinding } from '../journal/journal.js';
+import { PostgresJournal } from '../journal/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import type { ReplayMarket } from '../exchange/sim/market.js';
@@ -149,17 +150,30 @@ function isPerStart(binding: VenueBinding | undefined): boolean {
 }
 
 /**
- * Opens the configured journal, its folder owner-only when it makes it. With `venue`, binds it: a journal of
- * another venue or account is refused. For a venue that is new at every start (the embedded simulator, the paper
- * venue), the journal of an earlier such start is moved to `<path>.previous` (replacing the one there: a dead
- * demo venue's) and a fresh one begins; a journal that was never bound but holds orders (written before journals
- * were bound) is moved aside under a timestamped name, never deleted; one bound to a real venue is refused.
+ * Opens the configured journal: a PostgreSQL database (journal.url), or a SQLite file, its folder owner-only when it
+ * makes it. With `venue`, binds it: a journal of another venue or account is refused. For a venue that is new at
+ * every start (the embedded simulator, the paper venue), the SQLite journal of an earlier such start is moved to
+ * `<path>.previous` (replacing the one there: a dead demo venue's) and a fresh one begins; a journal that was never
+ * bound but holds orders (written before journals were bound) is moved aside under a timestamped name, never deleted;
+ * one bound to a real venue is refused. A PostgreSQL journal is for a real venue only (a database is not moved aside).
  */
-export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perStart: boolean }, onMovedAside?: (file: string) => void): SqliteJournal {
+export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perStart: boolean }, onMovedAside?: (file: string) => void): Journal {
   const j = loaded.config.journal;
-  const open = () => new SqliteJournal(j.path, { clientOidPrefix: j.clientOidPrefix });
-  if (j.path !== ':memory:') {
-    const dir = dirname(j.path);
+  if (j.url !== undefined) {
+    if (venue?.perStart) throw new Error('a PostgreSQL journal (journal.url) is for a real venue: the embedded simulator and dry-run start a new venue every time, keep their journal in a SQLite file (journal.path)');
+    const journal = new PostgresJournal(j.url, { clientOidPrefix: j.clientOidPrefix });
+    try {
+      if (venue) bindJournal(journal, venue, journal.where, systemClock.now());
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
+    return journal;
+  }
+  const path = j.path ?? DEFAULT_JOURNAL_PATH;
+  const open = () => new SqliteJournal(path, { clientOidPrefix: j.clientOidPrefix });
+  if (path !== ':memory:') {
+    const dir = dirname(path);
     if (!existsSync(dir)) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       chmodSync(dir, 0o700);
@@ -169,17 +183,17 @@ export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perSt
   if (!venue) return journal;
   const have = journal.venueBinding();
   const legacy = have === undefined && journal.allOrders().length > 0;
-  if (venue.perStart && j.path !== ':memory:' && (isPerStart(have) || legacy)) {
+  if (venue.perStart && path !== ':memory:' && (isPerStart(have) || legacy)) {
     // Closing folds the WAL into the file, so the file moved is whole (SQLite removes the WAL of its last connection).
     journal.close();
-    const aside = legacy ? `${j.path}.unbound-${new Date(systemClock.now()).toISOString().replace(/[:.]/g, '-')}` : `${j.path}.previous`;
+    const aside = legacy ? `${path}.unbound-${new Date(systemClock.now()).toISOString().replace(/[:.]/g, '-')}` : `${path}.previous`;
     if (!legacy) for (const f of [aside, `${aside}-wal`, `${aside}-shm`]) rmSync(f, { force: true });
-    renameSync(j.path, aside);
+    renameSync(path, aside);
     onMovedAside?.(aside);
     journal = open();
   }
   try {
-    bindJournal(journal, venue, j.path, systemClock.now());
+    bindJournal(journal, venue, path, systemClock.now());
   } catch (err) {
     journal.close();
     throw err;

@@ -221,11 +221,25 @@ export const riskSchema = z
   .prefault({})
   .describe('The risk gate every intent passes before anything is sent.');
 
+/** The SQLite journal's file when neither journal.path nor journal.url is set. */
+export const DEFAULT_JOURNAL_PATH = 'data/journal.sqlite';
+
 export const journalSchema = z
   .strictObject({
-    path: z.string().min(1).default('data/journal.sqlite').describe('SQLite file of the journal (":memory:" keeps it in memory). The venue\'s instrument list is cached beside it (`<path>.instruments.json`).'),
+    path: z.string().min(1).optional().describe(
+      `SQLite file of the journal (":memory:" keeps it in memory); absent: ${DEFAULT_JOURNAL_PATH}, unless journal.url is set. The venue's instrument list is cached beside it (\`<path>.instruments.json\`).`,
+    ),
+    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional().describe(
+      'PostgreSQL database of the journal instead of a SQLite file (`postgres://user@host:5432/db`): for fleets, several daemons and operators on one database. Not with journal.path. The password is best left out of the file: the driver takes PGPASSWORD or a pgpass file (PGPASSFILE); one written in the URL is redacted wherever the URL is shown.',
+    ),
     clientOidPrefix: z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'expected 1-8 characters of [A-Za-z0-9]').default('sx').describe('Prefix of every client id (tells instances sharing one API key apart).'),
   })
+  .superRefine((journal, ctx) => {
+    if (journal.path !== undefined && journal.url !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'journal.path and journal.url are both set: the journal is a SQLite file (path) or a PostgreSQL database (url), not both' });
+    }
+  })
+  .transform((journal) => ({ ...journal, path: journal.url === undefined ? (journal.path ?? DEFAULT_JOURNAL_PATH) : undefined }))
   .prefault({})
   .describe('The journal: intents, requests, orders, fills and state, written before anything is sent.');
 

@@ -20,8 +20,8 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/ENTRYPOINT \["\/usr\/bin\/tini", "--", "node", "bin\/sextant.js"\]/);
     expect(text).toContain(`http://127.0.0.1:${cfg.daemon.http.port}/health`);
     expect(text).toMatch(/VOLUME \["\/app\/data"\]/);
-    expect(cfg.journal.path.startsWith('data/')).toBe(true);
-    expect(loadConfig('config/live.example.yaml', {}).config.journal.path.startsWith('data/')).toBe(true);
+    expect(cfg.journal.path).toMatch(/^data\//);
+    expect(loadConfig('config/live.example.yaml', {}).config.journal.path).toMatch(/^data\//);
   });
   it('the health check passes against the daemon bound beyond loopback, sending the token from the environment', async () => {
     const cfg = loadConfig('config/default.yaml', {}).config;

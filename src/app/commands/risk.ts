@@ -2,14 +2,14 @@
 import type { Command } from 'commander';
 import { describePending, unansweredOrders } from '../../execution/order-tracker.js';
 import { RiskGate } from '../../execution/risk.js';
-import type { SqliteJournal } from '../../journal/sqlite-journal.js';
+import type { Journal } from '../../journal/journal.js';
 import { systemClock } from '../../util/clock.js';
 import { riskLimits } from '../kernel.js';
 import { DEFAULT_CONFIG, type Io, type SetCode } from './io.js';
 import { withJournal } from './with-journal.js';
 
 /** Runs `act` on the risk gate of the configured journal (see withJournal); a latch set here is stamped with the time. */
-function withGate(file: string, io: Io, act: (gate: RiskGate, journal: SqliteJournal) => string): Promise<number> {
+function withGate(file: string, io: Io, act: (gate: RiskGate, journal: Journal) => string): Promise<number> {
   return withJournal(file, io, (journal, loaded) => act(new RiskGate(riskLimits(loaded), journal, systemClock), journal));
 }
 
@@ -26,7 +26,7 @@ function stateLine(gate: RiskGate): string {
   }
 }
 
-function status(gate: RiskGate, journal: SqliteJournal): string {
+function status(gate: RiskGate, journal: Journal): string {
   const pending = unansweredOrders(journal, systemClock.now());
   const fence = pending.length
     ? `fence: ${describePending(pending)}; they are looked up at every reconciliation, or settle one with \`sextant orders resolve\``
