@@ -60,6 +60,18 @@ const didYouMean = (name: string, names: Iterable<string>): string => {
   return near && near !== name ? `; did you mean ${JSON.stringify(near)}?` : '';
 };
 
+/** What makes the account lease unusable: a venue that lives only as long as the process, or a store it cannot use. */
+function leaseProblem(cfg: LoadedConfig['config']): { key?: string; message: string } | undefined {
+  const lease = cfg.daemon.lease;
+  if (!lease) return undefined;
+  if (cfg.mode !== 'live' || cfg.sim.embedded) {
+    return { message: 'an account lease needs a venue that outlives the daemon (mode live, sim.embedded false): the embedded simulator and the paper venue are new at every start' };
+  }
+  if (lease.store === 'journal') return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(lease.store)) return { key: 'store', message: 'a Redis URL (redis://host:6379) or "journal"' };
+  return undefined;
+}
+
 /**
  * Checks a loaded configuration the way `run` would use it: strategies found in strategyDirs and loadable, their
  * params valid by their own schema, their schedule names hooks they define, every cron expression valid, every
@@ -79,6 +91,9 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
   if (tradesSimulator(cfg) && cfg.sim.replayFile && !existsSync(cfg.sim.replayFile)) {
     issues.push({ ...at(['sim', 'replayFile']), path: 'sim.replayFile', message: `no such file: ${cfg.sim.replayFile}` });
   }
+
+  const lease = leaseProblem(cfg);
+  if (lease) issues.push({ ...at(['daemon', 'lease', ...(lease.key ? [lease.key] : [])]), path: `daemon.lease${lease.key ? `.${lease.key}` : ''}`, message: lease.message });
 
   const list = opts.instruments ?? knownInstruments(cfg);
   if (cfg.strategies.some((s, i) => s.symbols.length > 0 && !opts.skipStrategies?.has(i))) {
@@ -163,7 +178,7 @@ export async function loadCheckedConfig(file: string, opts: LoadCheckedOptions =
     return { ok: false, issues: inFileOrder([...err.issues, ...rest.filter((issue) => !seen.has(formatIssue(issue)))]) };
   }
   const ex = loaded.config.exchange;
-  for (const url of [ex.spotBaseUrl, ex.futuresBaseUrl, ex.rateLimit.redis?.url]) registerUrlCredentials(url);
+  for (const url of [ex.spotBaseUrl, ex.futuresBaseUrl, ex.rateLimit.redis?.url, loaded.config.daemon.lease?.store]) registerUrlCredentials(url);
   if (!withStrategies) {
     const plan = checkPollingPlan(loaded);
     return plan.length ? { ok: false, issues: plan } : { ok: true, check: { issues: [], notes: [], loaded } };

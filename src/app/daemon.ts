@@ -16,6 +16,7 @@ import type { Control } from '../ops/control.js';
 import { startNotifiers } from '../ops/notify/notifiers.js';
 import { nextTurn, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { AccountLease } from './account-lease.js';
 import { ActivityLog } from './activity-log.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { loadCheckedConfig } from './config-check.js';
@@ -32,8 +33,13 @@ export interface Daemon {
   simUrl: string | undefined;
   /** The operator's control (what the control API serves). */
   control: Control;
-  /** Stops intake, drains in-flight writes, optionally cancels, flushes; resolves to the exit code. */
-  stop(reason: string): Promise<number>;
+  /**
+   * Stops intake, drains in-flight writes, optionally cancels (daemon.shutdown, unless `cancelOpenOrders` says
+   * otherwise), flushes; resolves to the exit code.
+   */
+  stop(reason: string, opts?: { cancelOpenOrders?: boolean }): Promise<number>;
+  /** With an account lease: resolves with the reason when it is lost (intake is closed by then). */
+  leaseLost?: Promise<string>;
   /** Applies what can change without a restart (strategy params); returns the problems (nothing applied then). */
   reload(next: LoadedConfig): string[];
   /** Reads the config file again and applies it as reload() does (SIGHUP, the control API); returns the problems. */
@@ -43,6 +49,8 @@ export interface Daemon {
 export interface DaemonOptions {
   /** Loaded strategy definitions by name, instead of loading them from `strategyDirs` (embedding, tests). */
   definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
+  /** The account's lease, held (see standby.ts): its token fences every journal write; it is kept while trading. */
+  lease?: AccountLease;
 }
 
 /** The risk watches' handle: the subscription that ends them, and the operator's flatten on demand. */
@@ -143,8 +151,18 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
   const closers: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch((e: unknown) => log.warn({ err: String(e) }, 'close failed'));
+    // Given up last, once nothing more is written: a standby then takes over at once.
+    await opts.lease?.close();
   };
 
+  // The lease renewed from the start; lost, nothing more is taken in (the stop follows, without cancels: the
+  // orders are the next holder's now).
+  let intake: Pick<Core, 'stopIntake'> | undefined;
+  const lease = opts.lease;
+  const leaseLost = lease ? new Promise<string>((resolve) => lease.keep((reason) => {
+    intake?.stopIntake();
+    resolve(reason);
+  })) : undefined;
   try {
     const lastPolled = new Map<string, number>();
     const venue = await openVenue(loaded, {
@@ -160,6 +178,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     // The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
     const journal = openJournal(loaded, venueOf(loaded), (file) => log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'));
     closers.unshift(() => journal.close());
+    if (lease) journal.fence(lease.fencingToken!);
     // Order activity, one line per event: subscribed until the very end, so the cancels on shutdown are told too.
     const activity = new ActivityLog(logger);
     const subs = new Subscription();
@@ -224,8 +243,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     subs.add(core.risk.tradingStates$.subscribe(activity.event));
     subs.add(core.executor.events$.subscribe(activity.event));
 
+    intake = core;
     // Reconciliation before any new order, and again on schedule.
     await core.reconcile({ scanForeign: true, startup: true });
+    if (lease && !lease.held()) throw new Error('the account lease was lost while starting: nothing traded');
     const schedules = new Schedules(clock, log);
     core.start(schedules, cfg.daemon.reconcileCron, cfg.strategies);
     // Instruments change rarely (new pairs, new steps): refreshed hourly.
@@ -260,11 +281,13 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       control: service,
       reload: applyParams,
       reloadFile,
-      stop: async (reason: string) => {
+      ...(leaseLost ? { leaseLost } : {}),
+      stop: async (reason: string, stopOpts: { cancelOpenOrders?: boolean } = {}) => {
         const startedAtMs = clock.now();
         log.info({ reason }, 'stopping: intake closed');
         gauges.unsubscribe();
-        const drained = await shutdownCore(core, cfg.daemon.shutdown, clock, log, startedAtMs);
+        const settings = { ...cfg.daemon.shutdown, ...(stopOpts.cancelOpenOrders !== undefined ? { cancelOpenOrders: stopOpts.cancelOpenOrders } : {}) };
+        const drained = await shutdownCore(core, settings, clock, log, startedAtMs);
         await closeAll();
         log.info({ ms: clock.now() - startedAtMs }, 'stopped');
         return drained ? 0 : 1;

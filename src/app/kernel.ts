@@ -12,6 +12,8 @@ import type { RiskLimits } from '../execution/risk.js';
 import { bindJournal, type Journal, type VenueBinding } from '../journal/journal.js';
 import { PostgresJournal } from '../journal/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
+import { RedisLeaseStore } from '../journal/redis-lease.js';
+import type { LeaseStore } from '../domain/lease.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import type { ReplayMarket } from '../exchange/sim/market.js';
 import { createMarket, replayMarket, simSpecs } from './sim-market.js';
@@ -142,6 +144,14 @@ export function venueOf(loaded: LoadedConfig): VenueBinding & { perStart: boolea
   const key = loaded.credentials?.apiKey;
   const account = key ? `key sha256:${accountDigest(key)}` : 'no key';
   return { venue, account, perStart: false };
+}
+
+/** The store of the account lease (daemon.lease): Redis at its URL, or the PostgreSQL journal's database. */
+export function openLeaseStore(loaded: LoadedConfig): LeaseStore {
+  const lease = loaded.config.daemon.lease;
+  if (!lease) throw new Error('no account lease configured (daemon.lease)');
+  if (lease.store === 'journal') throw new Error('daemon.lease.store "journal" needs a PostgreSQL journal (journal.url)');
+  return new RedisLeaseStore(lease.store, lease.keyPrefix);
 }
 
 /** A venue that lives only as long as its process: its journal means nothing once the process is gone. */

@@ -315,6 +315,21 @@ export const daemonSchema = z
       })
       .prefault({})
       .describe('What a stop does.'),
+    lease: z
+      .strictObject({
+        store: z.string().min(1).describe(
+          'Where the lease is kept: a Redis URL (`redis://host:6379`, `redis://:password@host:6379/0`), or `journal` for the PostgreSQL journal\'s database (journal.url).',
+        ),
+        ttlMs: positiveInt.min(1000).max(300_000).default(10_000).describe(
+          'The lease\'s time to live: a holder that stops renewing loses it after this long (by the store\'s clock) and a standby takes over. Renewed every third of it; the holder stops trading on its own when a renewal has not succeeded within 0.8 of it.',
+        ),
+        keyPrefix: z.string().min(1).default('sextant:lease').describe('Prefix of the lease\'s keys in Redis (the account\'s digest follows it).'),
+        holder: z.string().min(1).max(200).optional().describe('This daemon\'s name in the lease (shown to the standby); absent: host name and process id.'),
+      })
+      .optional()
+      .describe(
+        'One writer per account: the daemon trades only while it holds the account\'s lease, and its journal writes carry the lease\'s fencing token (a daemon whose lease lapsed cannot write once a newer holder has). A second daemon on the same account waits as a hot standby (/ready answers 503 naming the holder) and takes over when the lease lapses, after reconciling. Absent: no lease (one daemon per account is up to you).',
+      ),
     pollShare: z.number().gt(0).max(1).default(0.5).describe('Share of each usable weight budget the polls may take (the rest is for orders and reconciliation).'),
     maxStrategyErrors: positiveInt.default(5).describe('A strategy that throws this many times is faulted.'),
     hookTimeoutMs: positiveInt.max(60_000).default(1000).describe('A strategy hook that runs longer than this is stopped and the strategy faulted; the daemon goes on.'),

@@ -5,6 +5,7 @@ import { formatIssue } from '../../config/load.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, type Logger } from '../../util/logger.js';
 import { loadCheckedConfig } from '../config-check.js';
+import { takeAccountLease } from '../standby.js';
 import { startDaemon, type Daemon } from '../daemon.js';
 import { fetchInstruments } from '../instrument-list.js';
 import { waitForStop } from '../signals.js';
@@ -34,16 +35,23 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
   if (!check || !made) return 1;
   const logger = made;
   for (const note of check.notes) logger.child({ component: 'config' }).info(note);
-  let daemon: Daemon;
+  let daemon: Daemon | undefined;
+  // Listened for from the start: a standby waiting for the account lease stops on them too.
+  const signal = waitForStop({ onHangup: () => daemon && void reloadConfig(opts.config, daemon, logger) });
   try {
-    daemon = await startDaemon(check.loaded, logger, systemClock);
+    const lease = await takeAccountLease(check.loaded, logger, systemClock, signal);
+    if (check.loaded.config.daemon.lease && !lease) return 0;
+    daemon = await startDaemon(check.loaded, logger, systemClock, lease ? { lease } : {});
   } catch (err) {
     io.err(`cannot start: ${(err as Error).message}`);
     return 1;
   }
-  const signal = await waitForStop({ onHangup: () => void reloadConfig(opts.config, daemon, logger) });
+  const running = daemon;
+  const ended = await Promise.race([signal.then((s) => ({ signal: s })), ...(running.leaseLost ? [running.leaseLost.then((reason) => ({ lost: reason }))] : [])]);
   try {
-    return await daemon.stop(signal);
+    // A lost lease: the orders are the next holder's, none is canceled; the exit code says the stop was not asked for.
+    if ('lost' in ended) return (await running.stop(`account lease lost: ${ended.lost}`, { cancelOpenOrders: false })) || 3;
+    return await running.stop(ended.signal);
   } catch (err) {
     io.err(`stop failed: ${(err as Error).message}`);
     return 1;

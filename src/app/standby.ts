@@ -1,0 +1,52 @@
+// A daemon configured with an account lease (daemon.lease) takes it before anything trades. While another daemon
+// holds it, this one is a standby: its ops server answers /health (alive) and /ready (503, naming the holder and its
+// token), and it asks again every fifth of the lease's time to live until the lease is its own.
+import type { LoadedConfig } from '../config/load.js';
+import type { LeaseHolder } from '../domain/lease.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { AccountLease, leaseAccountKey } from './account-lease.js';
+import { Metrics, OpsServer, httpToken } from './http.js';
+import { openLeaseStore, venueOf } from './kernel.js';
+
+/**
+ * Waits for the account's lease (config daemon.lease), serving /health and /ready as a standby meanwhile. Resolves to
+ * the lease, held, or undefined when `stop` resolved first (or no lease is configured).
+ */
+export async function takeAccountLease(loaded: LoadedConfig, logger: Logger, clock: Clock, stop: Promise<unknown>): Promise<AccountLease | undefined> {
+  const cfg = loaded.config;
+  if (!cfg.daemon.lease) return undefined;
+  const store = openLeaseStore(loaded);
+  const venue = venueOf(loaded);
+  const lease = new AccountLease({
+    store, account: leaseAccountKey(venue), ttlMs: cfg.daemon.lease.ttlMs, clock, logger,
+    ...(cfg.daemon.lease.holder ? { holder: cfg.daemon.lease.holder } : {}),
+  });
+  let waiting: { holder: LeaseHolder | null; error?: string } = { holder: null };
+  const http = cfg.daemon.http;
+  const ops = new OpsServer(new Metrics(), {
+    health: () => ({ ok: true, detail: { standby: true, holder: lease.holder } }),
+    ready: () => ({
+      ok: false,
+      detail: {
+        standby: waiting.holder
+          ? `the account lease is held by ${waiting.holder.holder} (token ${waiting.holder.token}, ${waiting.holder.ttlLeftMs} ms left)`
+          : waiting.error ? `the lease store does not answer: ${waiting.error}` : 'taking the account lease',
+        account: venue.account,
+      },
+    }),
+  }, httpToken(process.env, http.tokenEnv));
+  const url = await ops.listen(http.port, http.host);
+  logger.child({ component: 'daemon' }).info({ opsUrl: url, holder: lease.holder, account: venue.account }, 'taking the account lease before trading');
+  try {
+    const token = await lease.take(stop, (holder, err) => (waiting = { holder, ...(err ? { error: err.message } : {}) }));
+    if (token !== undefined) return lease;
+    await lease.close();
+    return undefined;
+  } catch (err) {
+    await lease.close();
+    throw err;
+  } finally {
+    await ops.close();
+  }
+}

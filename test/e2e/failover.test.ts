@@ -1,0 +1,171 @@
+// One writer per account, and failover: two `sextant run` daemons on one account and one journal, with an account
+// lease. The second waits as a standby; the active one is killed (SIGKILL) mid-trading and the standby takes over
+// within the lease's time; a holder that was frozen (SIGSTOP) and comes back finds its token stale, writes nothing
+// and stops. The venue (`sextant sim`) is audited against the journal: no order lost, none sent twice.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { parseDocument } from 'yaml';
+import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
+import { SyntheticMarket } from '../../src/exchange/sim/market.js';
+import { SimServer } from '../../src/exchange/sim/server.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { JournalFencedError, type Journal } from '../../src/journal/journal.js';
+import { systemClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { waitFor } from '../fixtures/e2e.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sextant-failover-'));
+const KEYS = { apiKey: 'failover-key', apiSecret: 'failover-secret', passphrase: 'failover-pass' };
+const TTL_MS = 3000;
+
+interface Line { msg?: string; level?: number; time?: number; [k: string]: unknown }
+
+/** A `sextant run` child: its log lines (JSON), the time each arrived, and its exit. */
+function daemon(name: string, cfg: string) {
+  const p: ChildProcess = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], {
+    env: { PATH: process.env.PATH ?? '', SEXTANT_API_KEY: KEYS.apiKey, SEXTANT_API_SECRET: KEYS.apiSecret, SEXTANT_API_PASSPHRASE: KEYS.passphrase },
+  });
+  const lines: Array<Line & { seenAtMs: number }> = [];
+  let text = '';
+  let rest = '';
+  p.stdout!.on('data', (d) => {
+    rest += String(d);
+    const parts = rest.split('\n');
+    rest = parts.pop()!;
+    for (const l of parts) {
+      text += `${l}\n`;
+      try {
+        lines.push({ ...(JSON.parse(l) as Line), seenAtMs: Date.now() });
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  p.stderr!.on('data', (d) => (text += String(d)));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal })));
+  const line = (what: string, test: (l: Line) => boolean, ms: number) => waitFor(`${name}: ${what}`, () => lines.find(test), ms);
+  return { name, p, lines, exit, line, text: () => text };
+}
+
+type Daemon = ReturnType<typeof daemon>;
+const running: Daemon[] = [];
+afterAll(async () => {
+  for (const d of running) if (d.p.exitCode === null && d.p.signalCode === null) d.p.kill('SIGKILL');
+});
+
+function config(journalPath: string, url: string, keyPrefix: string): string {
+  const doc = parseDocument(readFileSync('config/default.yaml', 'utf8'));
+  doc.setIn(['sim', 'embedded'], false);
+  doc.setIn(['exchange', 'spotBaseUrl'], url);
+  doc.setIn(['exchange', 'futuresBaseUrl'], url);
+  doc.setIn(['journal', 'path'], journalPath);
+  doc.setIn(['daemon', 'http', 'port'], 0);
+  doc.setIn(['daemon', 'polls'], { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 });
+  doc.setIn(['daemon', 'reconcileCron'], '* * * * * *');
+  doc.setIn(['daemon', 'shutdown', 'cancelOpenOrders'], false);
+  doc.setIn(['daemon', 'lease'], { store: 'redis://127.0.0.1:6379', ttlMs: TTL_MS, keyPrefix });
+  for (const surface of ['spot', 'futures']) for (const pool of ['ip', 'uid']) doc.setIn(['exchange', 'rateLimit', surface, pool, 'budget'], 20_000);
+  const file = join(dir, `${keyPrefix.replace(/\W/g, '-')}.yaml`);
+  writeFileSync(file, doc.toString());
+  return file;
+}
+
+const isLine = (msg: string) => (l: Line) => l.msg === msg;
+
+describe('account lease: a hot standby takes over, a stale holder cannot write', () => {
+  it('SIGKILL of the active daemon mid-trading; a frozen one that comes back stops without writing; the venue matches the journal', async () => {
+    const server = new SimServer({
+      market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 50 }),
+      accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
+      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
+    });
+    const url = await server.listen(0, '127.0.0.1');
+    const journalPath = join(dir, 'journal.sqlite');
+    const cfg = config(journalPath, url, `sextant-test:lease:${process.pid}:${Date.now()}`);
+    const venueOrders = () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')];
+    try {
+      // A trades; B waits as a standby, /ready saying who holds the lease.
+      const a = daemon('A', cfg);
+      running.push(a);
+      const aTaken = await a.line('lease taken', isLine('account lease taken'), 30_000);
+      await a.line('running', isLine('daemon running'), 30_000);
+      await waitFor('orders from A at the venue', () => (venueOrders().length >= 4 ? true : undefined), 30_000);
+      const b = daemon('B', cfg);
+      running.push(b);
+      const bWaiting = await b.line('standby', isLine('taking the account lease before trading'), 30_000);
+      await b.line('told the holder', isLine('standby: the account lease is held by another daemon'), 30_000);
+      const ready = await fetch(`${String(bWaiting.opsUrl)}/ready`);
+      const readyBody = (await ready.json()) as { standby: string };
+      expect({ status: ready.status, standby: readyBody.standby }).toEqual({ status: 503, standby: expect.stringContaining(`token ${String(aTaken.fencingToken)}`) });
+      expect(b.lines.some(isLine('daemon running'))).toBe(false);
+
+      // SIGKILL A mid-trading: B takes the lease within its time to live (plus the standby's asking interval).
+      const before = venueOrders().length;
+      const killedAtMs = Date.now();
+      a.p.kill('SIGKILL');
+      expect(await a.exit).toEqual({ code: null, signal: 'SIGKILL' });
+      const bTaken = await b.line('lease taken', isLine('account lease taken'), 20_000);
+      expect(bTaken.seenAtMs - killedAtMs).toBeLessThanOrEqual(TTL_MS + TTL_MS / 5 + 1500);
+      expect(Number(bTaken.fencingToken)).toBeGreaterThan(Number(aTaken.fencingToken));
+      await b.line('running', isLine('daemon running'), 30_000);
+      await waitFor('orders from B at the venue', () => (venueOrders().length >= before + 4 ? true : undefined), 30_000);
+
+      // C waits; B is frozen past its lease; C takes over and trades; B comes back: stale, it stops without writing.
+      const c = daemon('C', cfg);
+      running.push(c);
+      await c.line('standby', isLine('standby: the account lease is held by another daemon'), 30_000);
+      b.p.kill('SIGSTOP');
+      const cTaken = await c.line('lease taken', isLine('account lease taken'), 20_000);
+      expect(Number(cTaken.fencingToken)).toBeGreaterThan(Number(bTaken.fencingToken));
+      await c.line('running', isLine('daemon running'), 30_000);
+      const beforeC = venueOrders().length;
+      await waitFor('orders from C at the venue', () => (venueOrders().length >= beforeC + 4 ? true : undefined), 30_000);
+      const resumedAtMs = Date.now();
+      b.p.kill('SIGCONT');
+      const bEnd = await Promise.race([b.exit, new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000))]);
+      expect({ exit: bEnd, lost: b.lines.some(isLine('account lease lost: trading stops')) }).toEqual({ exit: { code: 3, signal: null }, lost: true });
+      // Nothing B did after it came back reached the venue (its writes are refused before sending; the audit below
+      // would find an order of its at the venue that the journal does not hold).
+      expect(b.lines.filter((l) => l.seenAtMs >= resumedAtMs && l.msg === 'order accepted')).toEqual([]);
+
+      // The audit: every venue order is in the journal once, with its venue id; client ids never repeat at the
+      // venue; nothing is left unresolved (an order sent just before a holder died is resolved by the next one).
+      const audit = () => {
+        const journal = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+        try {
+          const rows = new Map(journal.allOrders().map((r) => [r.clientOid, r]));
+          const all = venueOrders();
+          const problems = all.filter((v) => rows.get(v.clientOid)?.orderId !== v.orderId).map((v) => `${v.clientOid}: venue ${v.orderId}, journal ${rows.get(v.clientOid)?.orderId ?? 'none'} (${rows.get(v.clientOid)?.state ?? 'no row'})`);
+          if (new Set(all.map((v) => v.clientOid)).size !== all.length) problems.push('a client id repeats at the venue');
+          for (const r of rows.values()) if (r.state === 'sending' || r.state === 'unknown') problems.push(`${r.clientOid} still ${r.state}`);
+          return problems;
+        } finally {
+          journal.close();
+        }
+      };
+      let problems: string[] = [];
+      await waitFor('the journal to match the venue', () => ((problems = audit()).length === 0 ? true : undefined), 30_000).catch(() => undefined);
+      expect(problems).toEqual([]);
+      c.p.kill('SIGTERM');
+      expect(await c.exit).toEqual({ code: 0, signal: null });
+      expect(audit()).toEqual([]);
+
+      // B's token is stale for good: a write under it is refused, and nothing is written.
+      const journal: Journal = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+      try {
+        journal.fence(Number(bTaken.fencingToken));
+        const before = journal.allOrders().length;
+        expect(() => journal.recordIntent('mm-btc', 'place', '{}', Date.now())).toThrow(JournalFencedError);
+        expect(() => journal.nextClientOids('mm-btc', 1)).toThrow(JournalFencedError);
+        expect(journal.allOrders()).toHaveLength(before);
+      } finally {
+        journal.close();
+      }
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});
