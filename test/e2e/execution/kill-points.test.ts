@@ -1,5 +1,7 @@
 // Scenario R5: the process dies at one of the kill points (seeded), a new one starts on the same journal and
 // the same venue (`sextant sim` over HTTP). After recovery: no order lost, none doubled, every unknown resolved.
+// On both journals: a SQLite file ($SEXTANT_KILL_RUNS seeded runs, 200 by default), and PostgreSQL (a schema per run)
+// over the first 30 seeds, which are every pair of kill point and venue fault once (kept short: the suite's time).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +16,13 @@ import { systemClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { Crash, buildBot, syncTargets, type Bot, type Target } from '../../fixtures/bot.js';
 import { clientFor, GENEROUS_LIMITS } from '../../fixtures/live-client.js';
+import { dropPostgresSchemas, freshPostgresUrl } from '../../fixtures/postgres.js';
+
+type Backend = 'sqlite' | 'postgres';
 
 const RUNS = Number(process.env.SEXTANT_KILL_RUNS ?? 200);
+/** Every (kill point, fault) pair once: seeds 1 … KILL_POINTS.length × FAULTS.length. */
+const POSTGRES_RUNS = Math.min(RUNS, 30);
 const CREDS = { apiKey: 'kp-key', apiSecret: 'kp-secret', passphrase: 'kp-pass' };
 const dir = mkdtempSync(join(tmpdir(), 'sextant-kill-'));
 const FAULTS: Array<ScriptedFault | undefined> = [
@@ -25,14 +32,17 @@ const FAULTS: Array<ScriptedFault | undefined> = [
   { endpoint: 'F6', kind: 'html-502' },
   { endpoint: 'S4', kind: 'accept-then-500' },
 ];
-const figures = { runs: 0, crashes: {} as Record<string, number>, ordersPlaced: 0, unknownsResolved: 0, lostMarked: 0 };
+const newFigures = () => ({ runs: 0, crashes: {} as Record<string, number>, ordersPlaced: 0, unknownsResolved: 0, lostMarked: 0 });
+const allFigures: Record<Backend, ReturnType<typeof newFigures>> = { sqlite: newFigures(), postgres: newFigures() };
 
 afterAll(() => {
+  dropPostgresSchemas();
   // One line for the README figures.
-  process.stdout.write(`kill-point figures: ${JSON.stringify(figures)}\n`);
+  process.stdout.write(`kill-point figures: ${JSON.stringify(allFigures)}\n`);
 });
 
-async function oneRun(seed: number): Promise<void> {
+async function oneRun(backend: Backend, seed: number): Promise<void> {
+  const figures = allFigures[backend];
   const rng = new Prng(seed);
   const point: KillPoint = KILL_POINTS[seed % KILL_POINTS.length]!;
   const hitAt = 1 + rng.below(2);
@@ -46,6 +56,7 @@ async function oneRun(seed: number): Promise<void> {
   const fault = FAULTS[Math.floor(seed / KILL_POINTS.length) % FAULTS.length];
   if (fault) server.faults.scripted.push(fault);
   const journalPath = join(dir, `run-${seed}.sqlite`);
+  const journalUrl = backend === 'postgres' ? freshPostgresUrl(`kill${seed}`) : undefined;
   let armed = true;
   let hits = 0;
   const hooks = {
@@ -67,7 +78,7 @@ async function oneRun(seed: number): Promise<void> {
 
   const start = async (): Promise<Bot & { close: () => Promise<void> }> => {
     const client = clientFor({ url, opts: CREDS } as never, { rateLimit: GENEROUS_LIMITS, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
-    const bot = await buildBot({ client, journalPath, hooks, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] } });
+    const bot = await buildBot({ client, journalPath, ...(journalUrl ? { journalUrl } : {}), hooks, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] } });
     return { ...bot, close: async () => { bot.journal.close(); await client.close(); } };
   };
 
@@ -135,12 +146,13 @@ async function oneRun(seed: number): Promise<void> {
   }
 }
 
-describe(`crash at a kill point and restart (${RUNS} seeded runs)`, () => {
+describe.each([['sqlite', RUNS], ['postgres', POSTGRES_RUNS]] as Array<[Backend, number]>)('crash at a kill point and restart: %s journal (%d seeded runs)', (backend, runs) => {
   it('loses no order, doubles none, resolves every unknown', async () => {
     // Five runs at a time (each has its own venue and journal); they mostly wait on the network.
-    for (let seed = 1; seed <= RUNS; seed += 5) {
-      await Promise.all(Array.from({ length: Math.min(5, RUNS - seed + 1) }, (_, k) => oneRun(seed + k)));
+    for (let seed = 1; seed <= runs; seed += 5) {
+      await Promise.all(Array.from({ length: Math.min(5, runs - seed + 1) }, (_, k) => oneRun(backend, seed + k)));
     }
-    for (const p of KILL_POINTS) expect(figures.crashes[p] ?? 0).toBeGreaterThan(0);
+    for (const p of KILL_POINTS) expect(allFigures[backend].crashes[p] ?? 0).toBeGreaterThan(0);
+    expect(allFigures[backend].runs).toBe(runs);
   }, 600_000);
 });

@@ -1,21 +1,25 @@
 // Real process death: a bot process kills itself with SIGKILL at each kill point; a new process recovers from
-// the journal on disk. The venue (`sextant sim`) is audited against the journal afterwards.
+// the journal (a SQLite file; a PostgreSQL database, a schema per run). The venue (`sextant sim`) is audited against
+// the journal afterwards.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import { KILL_POINTS } from '../../../src/execution/kill-points.js';
 import { DEFAULT_INSTRUMENTS } from '../../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../../src/exchange/sim/market.js';
 import { SimServer } from '../../../src/exchange/sim/server.js';
+import { PostgresJournal } from '../../../src/journal/postgres-journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { dropPostgresSchemas, freshPostgresUrl } from '../../fixtures/postgres.js';
 
 const CREDS = { apiKey: 'sk-key', apiSecret: 'sk-secret', passphrase: 'sk-pass' };
 const dir = mkdtempSync(join(tmpdir(), 'sextant-sigkill-'));
+afterAll(() => dropPostgresSchemas());
 
 function child(cfg: object): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   return new Promise((resolve) => {
@@ -28,7 +32,8 @@ function child(cfg: object): Promise<{ code: number | null; signal: NodeJS.Signa
 }
 
 describe('SIGKILL at each kill point, then a new process recovers', () => {
-  it.each(KILL_POINTS.map((p, i) => [p, 1 + (i % 2)] as const))('%s (hit %d)', async (killPoint, hitAt) => {
+  const cases = (['sqlite', 'postgres'] as const).flatMap((backend) => KILL_POINTS.map((p, i) => [backend, p, 1 + (i % 2)] as const));
+  it.each(cases)('%s journal: %s (hit %d)', async (backend, killPoint, hitAt) => {
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 77, startMs: systemClock.now(), tickIntervalMs: 1000 });
     const server = new SimServer({
       market, accounts: { spot: { USDT: '1000000' }, futuresCollateral: '1000000', leverage: 20 }, credentials: CREDS,
@@ -41,13 +46,14 @@ describe('SIGKILL at each kill point, then a new process recovers', () => {
       const at = (p: Decimal, k: string) => p.mul(Decimal.from(k)).roundToStep(Decimal.from('0.1'), 'down').toString();
       const targets = { BTCUSDT_SPBL: [at(spot, '0.99'), at(spot, '0.98')], cmt_btcusdt: [at(fut, '1.01'), at(fut, '1.02')] };
       const journalPath = join(dir, `${killPoint}.sqlite`);
-      const base = { url, creds: CREDS, journalPath, targets, killPoint, hitAt };
+      const journalUrl = backend === 'postgres' ? freshPostgresUrl(`sigkill_${killPoint.replace(/-/g, '_')}`) : undefined;
+      const base = { url, creds: CREDS, journalPath, ...(journalUrl ? { journalUrl } : {}), targets, killPoint, hitAt };
       const life = await child({ ...base, mode: 'life' });
       expect({ signal: life.signal, out: life.out }).toEqual({ signal: 'SIGKILL', out: '' });
       const recover = await child({ ...base, mode: 'recover', killPoint: 'none' });
       expect({ code: recover.code, out: recover.out }).toEqual({ code: 0, out: 'done\n' });
 
-      const journal = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+      const journal = journalUrl ? new PostgresJournal(journalUrl, { clientOidPrefix: 'sx' }) : new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
       const rows = journal.allOrders();
       journal.close();
       const venueAll = [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_btcusdt')];
