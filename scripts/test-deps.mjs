@@ -77,7 +77,7 @@ async function ensureRedis() {
   say('redis-server did not answer on 127.0.0.1:6379');
 }
 
-/** The PostgreSQL the tests use (tests/fixtures/postgres.ts reads the same variable). */
+/** The PostgreSQL the tests use (test/fixtures/postgres.ts reads the same variable). */
 const POSTGRES_URL = process.env.SEXTANT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Whether a PostgreSQL server answers at host:port (its answer to an SSL request: S or N). */

@@ -6,8 +6,10 @@ import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
 import { HeldWrites, withRole } from './held-writes.js';
 import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
-import { COLUMNS, fromCommandRow, fromFillRow, fromRow, toDb, type CommandRow, type FillRow, type Row } from './sqlite-rows.js';
-import { JournalFencedError, type CommandRecord, type EquityRecord, type FundingRecord, type Journal, type JournalFill, type JournalOrder, type Latch, type VenueBinding } from './journal.js';
+import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
+import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
+import { checkFenceToken, passFence } from './journal-fence.js';
+import { commandsQuery, equitySeriesQuery, fillsQuery, recentOrdersQuery } from './journal-queries.js';
 
 /** Writes an in-memory journal on a thread holds at most. */
 const THREAD_MAX_PENDING = 5_000;
@@ -31,9 +33,6 @@ export interface SqlJournalStore {
 export function checkClientOidPrefix(prefix: string): void {
   if (!/^[A-Za-z0-9]{1,8}$/.test(prefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
 }
-
-/** No limit, as a parameter both SQLs take (SQLite's -1 is refused by PostgreSQL). */
-const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 
 export abstract class SqlJournal implements Journal {
   protected readonly db: SqlDatabase;
@@ -143,7 +142,8 @@ export abstract class SqlJournal implements Journal {
 
   /**
    * A write whose outcome is not read. On a thread it is handed over without waiting, after the held writes (a
-   * failure is told by the next call that waits).
+   * failure is told by the next call that waits); on a PostgreSQL connection it goes with the transaction's next
+   * call that waits (its commit at the latest), or at once outside a transaction.
    */
   private write(text: string, ...params: unknown[]): void {
     if (!this.db.later) {
@@ -173,21 +173,13 @@ export abstract class SqlJournal implements Journal {
   private fenceToken: number | undefined;
 
   fence(token: number): void {
-    if (!Number.isSafeInteger(token) || token < 0) throw new RangeError(`a fencing token is a non-negative safe integer, not ${token}`);
+    checkFenceToken(token);
     this.fenceToken = token;
   }
 
-  /**
-   * Inside a write transaction: refuses it when the store has recorded a larger token, records this one otherwise
-   * (a newer holder's first write locks older ones out). The update takes the fence row's write lock, so a newer
-   * holder cannot record its token between this check and this transaction's commit. In memory there is one writer.
-   */
+  /** The fence passed inside a write transaction (journal-fence.ts); in memory there is one writer. */
   private checkFence(): void {
-    const mine = this.fenceToken;
-    if (mine === undefined || this.inMemory) return;
-    if (this.prepared('UPDATE journal_fence SET token = ? WHERE id = 1 AND token <= ?').run(mine, mine).changes === 1) return;
-    const theirs = (this.prepared('SELECT token FROM journal_fence WHERE id = 1').get() as { token: number }).token;
-    throw new JournalFencedError(mine, theirs);
+    if (this.fenceToken !== undefined && !this.inMemory) passFence((sql) => this.prepared(sql), this.fenceToken);
   }
 
   /** Housekeeping of the store. */
@@ -304,23 +296,11 @@ export abstract class SqlJournal implements Journal {
   }
 
   fills(query: { strategyId?: string; limit?: number } = {}): JournalFill[] {
-    const where = query.strategyId !== undefined ? 'WHERE o.strategy_id = ?' : '';
-    const args: unknown[] = query.strategyId !== undefined ? [query.strategyId] : [];
-    // The latest `limit`, read newest first and turned back to oldest first.
-    const limit = query.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
-    const rows = this.sql(
-      `SELECT f.fill_id, f.client_oid, f.order_id, f.price, f.size, f.fee, f.at_ms, o.strategy_id, o.symbol, o.side
-       FROM fills f LEFT JOIN orders o ON o.client_oid = f.client_oid ${where} ORDER BY f.at_ms DESC, f.rowid DESC ${limit}`,
-    ).all(...args) as FillRow[];
-    return rows.reverse().map(fromFillRow);
+    return fillsQuery((text) => this.sql(text), query);
   }
 
   recentOrders(query: { strategyId?: string; limit: number }): JournalOrder[] {
-    const limit = Math.max(0, Math.floor(query.limit));
-    const rows = query.strategyId !== undefined
-      ? this.sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
-      : this.sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
-    return (rows as Row[]).map(fromRow);
+    return recentOrdersQuery((text) => this.sql(text), query);
   }
 
   recordFunding(f: FundingRecord): boolean {
@@ -414,9 +394,7 @@ export abstract class SqlJournal implements Journal {
   }
 
   equitySeries(query: { sinceMs?: number; limit?: number } = {}): EquityRecord[] {
-    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
-    const rows = this.sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(query.sinceMs ?? -Number.MAX_SAFE_INTEGER, limit) as Array<{ surface: string; value: string; at_ms: number }>;
-    return rows.reverse().map((r) => ({ surface: r.surface as Surface, value: r.value, atMs: r.at_ms }));
+    return equitySeriesQuery((text) => this.sql(text), query);
   }
 
   recordCommand(c: Omit<CommandRecord, 'id' | 'outcome'>): number {
@@ -429,9 +407,7 @@ export abstract class SqlJournal implements Journal {
   }
 
   commands(query: { limit?: number } = {}): CommandRecord[] {
-    const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
-    const rows = this.sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as CommandRow[];
-    return rows.reverse().map(fromCommandRow);
+    return commandsQuery((text) => this.sql(text), query);
   }
 
   close(): void {
