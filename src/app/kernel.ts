@@ -13,6 +13,7 @@ import { bindJournal, type Journal, type VenueBinding } from '../journal/journal
 import { PostgresJournal } from '../journal/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { RedisLeaseStore } from '../journal/redis-lease.js';
+import { PostgresLeaseStore } from '../journal/postgres-lease.js';
 import type { LeaseStore } from '../domain/lease.js';
 import type { SimAccounts } from '../exchange/sim/engine.js';
 import type { ReplayMarket } from '../exchange/sim/market.js';
@@ -31,7 +32,7 @@ import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
 import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
-import { redactUrlCredentials, type Logger } from '../util/logger.js';
+import { redactUrlCredentials, registerSecret, type Logger } from '../util/logger.js';
 
 export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
   const ex = loaded.config.exchange;
@@ -150,8 +151,23 @@ export function venueOf(loaded: LoadedConfig): VenueBinding & { perStart: boolea
 export function openLeaseStore(loaded: LoadedConfig): LeaseStore {
   const lease = loaded.config.daemon.lease;
   if (!lease) throw new Error('no account lease configured (daemon.lease)');
-  if (lease.store === 'journal') throw new Error('daemon.lease.store "journal" needs a PostgreSQL journal (journal.url)');
-  return new RedisLeaseStore(lease.store, lease.keyPrefix);
+  if (lease.store !== 'journal') return new RedisLeaseStore(lease.store, lease.keyPrefix);
+  const url = journalUrl(loaded);
+  if (url === undefined) throw new Error('daemon.lease.store "journal" needs a PostgreSQL journal (journal.url)');
+  return new PostgresLeaseStore(url);
+}
+
+/**
+ * The PostgreSQL journal's URL as the driver takes it: journal.url with the password from SEXTANT_JOURNAL_PASSWORD
+ * (or its _FILE variant) when one is set, registered as a secret (never shown); undefined for a SQLite journal.
+ */
+function journalUrl(loaded: LoadedConfig): string | undefined {
+  const url = loaded.config.journal.url;
+  if (url === undefined || loaded.journalPassword === undefined) return url;
+  registerSecret(loaded.journalPassword);
+  const u = new URL(url);
+  u.password = encodeURIComponent(loaded.journalPassword);
+  return u.toString();
 }
 
 /** A venue that lives only as long as its process: its journal means nothing once the process is gone. */
@@ -171,7 +187,7 @@ export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perSt
   const j = loaded.config.journal;
   if (j.url !== undefined) {
     if (venue?.perStart) throw new Error('a PostgreSQL journal (journal.url) is for a real venue: the embedded simulator and dry-run start a new venue every time, keep their journal in a SQLite file (journal.path)');
-    const journal = new PostgresJournal(j.url, { clientOidPrefix: j.clientOidPrefix });
+    const journal = new PostgresJournal(journalUrl(loaded)!, { clientOidPrefix: j.clientOidPrefix });
     try {
       if (venue) bindJournal(journal, venue, journal.where, systemClock.now());
     } catch (err) {

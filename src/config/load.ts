@@ -62,6 +62,8 @@ export interface LoadedConfig {
   config: Config;
   /** Present only when all three secrets are set. */
   credentials?: Credentials;
+  /** The PostgreSQL journal's password (SEXTANT_JOURNAL_PASSWORD or its _FILE variant), when set. */
+  journalPassword?: string;
   file: string;
   /** The parsed file (absent for a configuration not read from a file). */
   source?: ConfigSource;
@@ -109,6 +111,9 @@ function sourceOf(doc: Document, lc: LineCounter): ConfigSource {
 }
 
 export const SECRET_VARS = { apiKey: 'SEXTANT_API_KEY', apiSecret: 'SEXTANT_API_SECRET', passphrase: 'SEXTANT_API_PASSPHRASE' } as const;
+
+/** The PostgreSQL journal's password: never in the URL of a file, always from the environment or a secret file. */
+export const JOURNAL_PASSWORD_VAR = 'SEXTANT_JOURNAL_PASSWORD';
 
 /** Environment variables that replace a key of the file: variable, key of `exchange`. */
 export const ENV_OVERRIDES: ReadonlyArray<readonly [string, 'spotBaseUrl' | 'futuresBaseUrl']> = [
@@ -218,11 +223,12 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
   const parsed = safeParseNumbersAsWritten(configSchema, data, syntaxOk ? source.numberText : () => undefined);
   if (!parsed.success) issues.push(...locatedIssues(parsed.issues, { file, source, env }));
   const credentials = readCredentials(env, issues);
+  const journalPassword = readSecret(env, JOURNAL_PASSWORD_VAR, issues);
   if (issues.length > 0 || !parsed.success) {
     const rest = !syntaxOk ? undefined : parsed.success ? { config: parsed.data, skipStrategies: new Set<number>() } : salvage(data, source.numberText);
     throw new ConfigError(inFileOrder(issues), rest && { loaded: { config: rest.config, file, source }, skipStrategies: rest.skipStrategies });
   }
-  return { config: parsed.data, file, source, ...(credentials ? { credentials } : {}) };
+  return { config: parsed.data, file, source, ...(credentials ? { credentials } : {}), ...(journalPassword !== undefined ? { journalPassword } : {}) };
 }
 
 /**

@@ -191,7 +191,8 @@ export interface Journal {
   /**
    * Writes from now on under a lease's fencing token: every write transaction first checks the store's fence, and
    * throws JournalFencedError (writing nothing) when a larger token is recorded there; otherwise records `token`, so a
-   * newer holder's first write locks older ones out. Without it, writes are not fenced.
+   * newer holder locks older ones out. fence() itself records the token (or throws when a larger one is there).
+   * Without it, writes are not fenced.
    */
   fence(token: number): void;
   countByState(): Record<string, number>;

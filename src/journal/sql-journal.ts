@@ -175,6 +175,8 @@ export abstract class SqlJournal implements Journal {
   fence(token: number): void {
     checkFenceToken(token);
     this.fenceToken = token;
+    // Recorded at once: an older holder is locked out from now on, not only from this holder's first write.
+    this.writing(() => undefined, true);
   }
 
   /** The fence passed inside a write transaction (journal-fence.ts); in memory there is one writer. */

@@ -347,7 +347,6 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       old.fence(3);
       old.setLatch('mine', 'token 3', 1);
       next.fence(4);
-      next.updateOrder('a', { state: 'canceling' }, 'cancel requested', 2);
       const refused = (write: () => unknown) => {
         let caught: unknown;
         try {
@@ -359,6 +358,9 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
         expect(caught).toMatchObject({ token: 3, storeToken: 4 });
         expect((caught as Error).message).toMatch(/\b4\b.*\b3\b/);
       };
+      // Fenced by the newer token alone, before it wrote anything.
+      refused(() => old.setLatch('early', 'token 3', 2));
+      next.updateOrder('a', { state: 'canceling' }, 'cancel requested', 2);
       refused(() => old.insertOrders([journalRow('b', { state: 'open' }), journalRow('c')]));
       refused(() => old.updateOrder('a', { state: 'filled' }, 'venue says filled', 3));
       refused(() => old.recordFill({ clientOid: 'a', orderId: '1', fillId: 'f1', price: '1', size: '1', fee: '0', atMs: 3 }));
@@ -390,7 +392,7 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(old.equitySeries().map((p) => p.value)).toEqual(['1', '2']);
       // A reopened journal starts unfenced: fence() again, with the token its lease gave.
       const reopened = store.open();
-      reopened.fence(4);
+      expect(() => reopened.fence(4)).toThrow(JournalFencedError);
       expect(() => reopened.recordEquity('spot', '4', 8)).toThrow(JournalFencedError);
       for (const j of [old, next, bystander, reopened]) j.close();
     });

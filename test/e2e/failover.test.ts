@@ -11,11 +11,13 @@ import { parseDocument } from 'yaml';
 import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../src/exchange/sim/market.js';
 import { SimServer } from '../../src/exchange/sim/server.js';
+import { PostgresJournal } from '../../src/journal/postgres-journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { JournalFencedError, type Journal } from '../../src/journal/journal.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { waitFor } from '../fixtures/e2e.js';
+import { dropPostgresSchemas, freshPostgresUrl } from '../fixtures/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-failover-'));
 const KEYS = { apiKey: 'failover-key', apiSecret: 'failover-secret', passphrase: 'failover-pass' };
@@ -54,19 +56,38 @@ type Daemon = ReturnType<typeof daemon>;
 const running: Daemon[] = [];
 afterAll(async () => {
   for (const d of running) if (d.p.exitCode === null && d.p.signalCode === null) d.p.kill('SIGKILL');
+  dropPostgresSchemas();
 });
 
-function config(journalPath: string, url: string, keyPrefix: string): string {
+/** Where the journal and the lease are: a SQLite file with the lease in Redis, or both in one PostgreSQL schema. */
+interface Backend {
+  journal: { path: string } | { url: string };
+  lease: string;
+  open(): Journal;
+}
+
+const backends: Array<[string, () => Backend]> = [
+  ['SQLite journal, lease in Redis', () => {
+    const path = join(dir, `journal-${Date.now()}.sqlite`);
+    return { journal: { path }, lease: 'redis://127.0.0.1:6379', open: () => new SqliteJournal(path, { clientOidPrefix: 'sx' }) };
+  }],
+  ['PostgreSQL journal and lease', () => {
+    const url = freshPostgresUrl('failover');
+    return { journal: { url }, lease: 'journal', open: () => new PostgresJournal(url, { clientOidPrefix: 'sx' }) };
+  }],
+];
+
+function config(backend: Backend, url: string, keyPrefix: string): string {
   const doc = parseDocument(readFileSync('config/default.yaml', 'utf8'));
   doc.setIn(['sim', 'embedded'], false);
   doc.setIn(['exchange', 'spotBaseUrl'], url);
   doc.setIn(['exchange', 'futuresBaseUrl'], url);
-  doc.setIn(['journal', 'path'], journalPath);
+  doc.setIn(['journal'], backend.journal);
   doc.setIn(['daemon', 'http', 'port'], 0);
   doc.setIn(['daemon', 'polls'], { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 });
   doc.setIn(['daemon', 'reconcileCron'], '* * * * * *');
   doc.setIn(['daemon', 'shutdown', 'cancelOpenOrders'], false);
-  doc.setIn(['daemon', 'lease'], { store: 'redis://127.0.0.1:6379', ttlMs: TTL_MS, keyPrefix });
+  doc.setIn(['daemon', 'lease'], { store: backend.lease, ttlMs: TTL_MS, keyPrefix });
   for (const surface of ['spot', 'futures']) for (const pool of ['ip', 'uid']) doc.setIn(['exchange', 'rateLimit', surface, pool, 'budget'], 20_000);
   const file = join(dir, `${keyPrefix.replace(/\W/g, '-')}.yaml`);
   writeFileSync(file, doc.toString());
@@ -76,15 +97,15 @@ function config(journalPath: string, url: string, keyPrefix: string): string {
 const isLine = (msg: string) => (l: Line) => l.msg === msg;
 
 describe('account lease: a hot standby takes over, a stale holder cannot write', () => {
-  it('SIGKILL of the active daemon mid-trading; a frozen one that comes back stops without writing; the venue matches the journal', async () => {
+  it.each(backends)('%s: SIGKILL of the active daemon mid-trading; a frozen one that comes back stops without writing; the venue matches the journal', async (_name, make) => {
+    const backend = make();
     const server = new SimServer({
       market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 50 }),
       accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
       budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
     });
     const url = await server.listen(0, '127.0.0.1');
-    const journalPath = join(dir, 'journal.sqlite');
-    const cfg = config(journalPath, url, `sextant-test:lease:${process.pid}:${Date.now()}`);
+    const cfg = config(backend, url, `sextant-test:lease:${process.pid}:${Date.now()}`);
     const venueOrders = () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')];
     try {
       // A trades; B waits as a standby, /ready saying who holds the lease.
@@ -134,7 +155,7 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
       // The audit: every venue order is in the journal once, with its venue id; client ids never repeat at the
       // venue; nothing is left unresolved (an order sent just before a holder died is resolved by the next one).
       const audit = () => {
-        const journal = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+        const journal = backend.open();
         try {
           const rows = new Map(journal.allOrders().map((r) => [r.clientOid, r]));
           const all = venueOrders();
@@ -148,13 +169,16 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
       };
       let problems: string[] = [];
       await waitFor('the journal to match the venue', () => ((problems = audit()).length === 0 ? true : undefined), 30_000).catch(() => undefined);
-      expect(problems).toEqual([]);
+      // What the daemons said of the first order in question, when there is one.
+      const first = /^(\S+?):? /.exec(problems[0] ?? '')?.[1];
+      const evidence = first ? [a, b, c].flatMap((d) => d.text().split('\n').filter((l) => l.includes(first)).map((l) => `${d.name}: ${l}`)) : [];
+      expect({ problems, evidence }).toEqual({ problems: [], evidence: [] });
       c.p.kill('SIGTERM');
       expect(await c.exit).toEqual({ code: 0, signal: null });
       expect(audit()).toEqual([]);
 
       // B's token is stale for good: a write under it is refused, and nothing is written.
-      const journal: Journal = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
+      const journal: Journal = backend.open();
       try {
         journal.fence(Number(bTaken.fencingToken));
         const before = journal.allOrders().length;
