@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../dist/journal/sqlite-driver.js';
 import { parseDocument } from 'yaml';
 import { SIM_DEMO_CREDENTIALS } from '../dist/app/kernel.js';
 

@@ -2,9 +2,21 @@
 // one in memory, on a worker thread unless asked otherwise (sqlite-thread.ts); its schema brought up to date.
 // Schema migrations (sqlite-migrations.ts) are numbered and applied in order, each in its own transaction.
 import { chmodSync, closeSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
+import type { UnflushedCommit } from './sql-journal.js';
 import { ThreadDatabase, type SqlDatabase } from './sqlite-thread.js';
+
+/** An order must be on disk before it is sent: every commit is flushed (the WAL synced up to it). */
+const FLUSHED = 'PRAGMA synchronous = FULL';
+
+/**
+ * A commit left unflushed (sql-journal.ts): NORMAL, not OFF. OFF would also skip the syncs of a checkpoint that the
+ * commit may run (the WAL synced before its frames are copied into the database, the database after): earlier flushed
+ * commits could then be left only in an unsynced database file, their WAL frames overwritten. The setting cannot
+ * change inside a transaction.
+ */
+export const SQLITE_UNFLUSHED: UnflushedCommit = { before: 'PRAGMA synchronous = NORMAL', after: FLUSHED };
 
 export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase; thread: ThreadDatabase | undefined } {
   if (path !== ':memory:') {
@@ -22,8 +34,7 @@ export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase
   }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  // An order must be on disk before it is sent: every commit is flushed.
-  db.pragma('synchronous = FULL');
+  db.exec(FLUSHED);
   db.pragma('busy_timeout = 5000');
   for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
     db.transaction(() => {

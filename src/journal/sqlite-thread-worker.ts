@@ -14,7 +14,7 @@ const { port, state } = start;
 let db!: BetterSqlite3.Database;
 let unopened: WireError | undefined;
 try {
-  const { default: Database } = await import('better-sqlite3');
+  const { default: Database } = await import('./sqlite-driver.js');
   db = new Database(':memory:');
 } catch (err) {
   unopened = wire(err);

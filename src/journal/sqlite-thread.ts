@@ -3,7 +3,7 @@
 // every other call waits for its answer (sync-thread.ts). The thread runs everything in the order it was given. A write
 // handed over that fails is told, with SQLite's message, by the next call that waits, or by the next send() that
 // finds the thread has flagged it.
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver.js';
 import { SLOT, type Call, type Request, type WireError } from './sqlite-thread-protocol.js';
 import { SyncThread, threadScript } from './sync-thread.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 import { Decimal } from '../../src/domain/decimal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-bt-'));

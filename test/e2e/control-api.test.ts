@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 import { parseDocument } from 'yaml';
 import { main } from '../../src/app/cli.js';
 import { startDaemon, type Daemon } from '../../src/app/daemon.js';

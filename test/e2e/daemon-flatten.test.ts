@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 import { parseDocument } from 'yaml';
 import { main } from '../../src/app/cli.js';
 import { startDaemon, type Daemon } from '../../src/app/daemon.js';

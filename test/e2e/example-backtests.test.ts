@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 
 const { loadConfig } = await import('../../src/config/load.js');
 const { runBacktest } = await import('../../src/app/backtest.js');

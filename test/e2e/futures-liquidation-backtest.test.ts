@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 import { Decimal } from '../../src/domain/decimal.js';
 import { defineStrategy, z, type StrategyDefinition } from '../../src/strategy/api.js';
 

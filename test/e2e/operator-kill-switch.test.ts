@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../src/journal/sqlite-driver.js';
 import { startDaemon, type Daemon } from '../../src/app/daemon.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/journal/sqlite-driver.js';
 import type { Surface } from '../../../src/domain/market.js';
 import type { OrderRequest, TpSlRequest, TriggerOrderRequest } from '../../../src/exchange/client.js';
 

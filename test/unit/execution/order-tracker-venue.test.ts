@@ -3,7 +3,7 @@
 // with its fills (F20) recorded once; trigger orders, position stops included, are looked up among current trigger
 // orders (F21) and trigger history (F22), never through F5 or F18, and a stop's trigger price is read back from the
 // venue.
-import Database from 'better-sqlite3';
+import Database from '../../../src/journal/sqlite-driver.js';
 import { describe, expect, it } from '@jest/globals';
 import type { ItemResult, TpSlChange } from '../../../src/exchange/client.js';
 import { ExchangeError } from '../../../src/exchange/errors.js';

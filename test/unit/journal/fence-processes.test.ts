@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/journal/sqlite-driver.js';
 import { PostgresConnection } from '../../../src/journal/postgres-connection.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { PostgresJournal } from '../../../src/journal/postgres-journal.js';

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/journal/sqlite-driver.js';
 import { journalRow } from '../../fixtures/journal-row.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { ThreadDatabase } from '../../../src/journal/sqlite-thread.js';

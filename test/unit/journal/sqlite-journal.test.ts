@@ -1,7 +1,7 @@
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../../src/journal/sqlite-driver.js';
 import { describe, expect, it } from '@jest/globals';
 import { bindJournal, JournalVenueError } from '../../../src/journal/journal.js';
 import { journalRow } from '../../fixtures/journal-row.js';
