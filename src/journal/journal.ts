@@ -128,11 +128,14 @@ export interface CommandRecord {
 }
 
 export interface Journal {
-  /** Records an intent; returns its id. */
+  /** Records an intent; returns its id. Durable with the next durable write (not flushed on its own). */
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number;
-  /** Reserves `n` client ids for a strategy: never handed out again, across restarts. */
+  /**
+   * Reserves `n` client ids for a strategy: never handed out again, across restarts. Durable with the next durable write
+   * (the order rows of those ids): a power loss before it may hand them out again, nothing having been sent with them.
+   */
   nextClientOids(strategyId: string, n: number): string[];
-  /** Writes orders durably, in one transaction, before they are sent. */
+  /** Writes orders durably, in one transaction, before they are sent (and with them every write before). */
   insertOrders(rows: JournalOrder[]): void;
   /** Changes an order and records the change in its history. */
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void;

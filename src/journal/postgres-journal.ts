@@ -25,7 +25,8 @@ export class PostgresJournal extends SqlJournal {
 
   constructor(url: string, opts: SqlJournalOptions) {
     checkClientOidPrefix(opts.clientOidPrefix);
-    super({ db: connect(url), inMemory: false }, opts);
+    // A commit left unflushed: not waited for until its WAL is on disk; a later synchronous commit flushes the WAL past it.
+    super({ db: connect(url), inMemory: false, unflushed: { first: 'SET LOCAL synchronous_commit = off' } }, opts);
     this.where = redactUrlCredentials(url);
   }
 

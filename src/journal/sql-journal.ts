@@ -19,6 +19,17 @@ export interface SqlJournalOptions {
   clientOidPrefix: string;
 }
 
+/**
+ * How a store commits a write transaction without flushing it to disk on its own: what is said before it begins (a
+ * setting a transaction cannot change), first inside it (a setting that ends with it), and after it ends, committed or
+ * not (the flushed setting back). What such a commit holds becomes durable with the next flushed commit.
+ */
+export interface UnflushedCommit {
+  before?: string;
+  first?: string;
+  after?: string;
+}
+
 /** What runs the journal's statements: a database, and in memory the thread it may be on. */
 export interface SqlJournalStore {
   /** better-sqlite3's database, a SQLite database on a thread, or a PostgreSQL connection (postgres-connection.ts). */
@@ -27,6 +38,8 @@ export interface SqlJournalStore {
   inMemory: boolean;
   /** The in-memory database's thread, when it is on one. */
   thread?: ThreadDatabase | undefined;
+  /** How a commit is left unflushed (on disk; not used in memory). */
+  unflushed: UnflushedCommit;
 }
 
 /** A client id prefix the venue takes (checked before a store is opened for it). */
@@ -44,7 +57,7 @@ export abstract class SqlJournal implements Journal {
   constructor(store: SqlJournalStore, opts: SqlJournalOptions) {
     checkClientOidPrefix(opts.clientOidPrefix);
     this.clientOidPrefix = opts.clientOidPrefix;
-    ({ db: this.db, thread: this.thread, inMemory: this.inMemory } = store);
+    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed } = store);
     // Wrapped once: wrapping costs more than running a small transaction.
     // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
     // saved or closed), and writes skip a commit each. Otherwise every write is its own durable transaction.
@@ -169,6 +182,32 @@ export abstract class SqlJournal implements Journal {
     }
   }
 
+  private readonly unflushed: UnflushedCommit;
+
+  /**
+   * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed
+   * to disk on its own: for the intent record and the client id reservation that come before an order's row. They need
+   * no flush of their own: the store's log is written in order and a flushed commit flushes it up to itself, so the
+   * order row's flushed commit (insertOrders) makes them durable too before the order is sent. Lost in a crash without
+   * that commit, nothing was sent under them: no order row, so no order with those client ids reached the venue
+   * (insertOrders returns before anything is sent), and handing the same ids out again is harmless. A client id that
+   * may have reached the venue is never handed out again: its order's row, durable before the send, was committed
+   * after its reservation.
+   */
+  private writingUnflushed<R>(fn: () => R): R {
+    if (this.inMemory || this.inTx) return fn();
+    const { before, first, after } = this.unflushed;
+    if (before) this.db.exec(before);
+    try {
+      return this.writing(() => {
+        if (first) this.db.exec(first);
+        return fn();
+      }, true);
+    } finally {
+      if (after) this.db.exec(after);
+    }
+  }
+
   /** The token of the lease this journal writes under; undefined: unfenced. */
   private fenceToken: number | undefined;
 
@@ -189,7 +228,7 @@ export abstract class SqlJournal implements Journal {
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
     if (this.held) return this.held.recordIntent(strategyId, kind, json, atMs);
-    return this.writing(() => (this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?) RETURNING id').get(strategyId, kind, json, atMs) as { id: number }).id);
+    return this.writingUnflushed(() => (this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?) RETURNING id').get(strategyId, kind, json, atMs) as { id: number }).id);
   }
 
   /** Each strategy's client id prefix: the journal's, and the strategy's tag. */
@@ -201,10 +240,10 @@ export abstract class SqlJournal implements Journal {
       const tag = strategyId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || 'x';
       this.oidPrefixes.set(strategyId, (prefix = `${this.clientOidPrefix}_${tag}_`));
     }
-    // One statement: the reservation is atomic without a transaction around it (in memory: counted, written later).
+    // One statement, unflushed (in memory: counted, written later).
     const start = this.held
       ? this.held.reserveClientOids(strategyId, n)
-      : this.writing(() => (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = sequences.next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next) - n;
+      : this.writingUnflushed(() => (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = sequences.next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next) - n;
     if (n === 1) return [prefix + start.toString(36)];
     const out: string[] = [];
     for (let i = 0; i < n; i++) out.push(prefix + (start + i).toString(36));
