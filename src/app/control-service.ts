@@ -2,6 +2,7 @@
 // limiter; the event ring and stream are built from the executor's events, the trading state, the strategies'
 // changes, equity and the commands; every command is journaled (who, why, what) before it acts and with its outcome
 // after, and told as an event.
+import type { AccountLease } from './account-lease.js';
 import { Subscription } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
@@ -30,6 +31,8 @@ export interface ControlServiceOptions {
   mode: ControlStatus['mode'];
   /** The limiter's pools: weight it could start now and requests waiting. */
   limiter?: { stats(): Promise<Array<{ pool: string; reservoir: number | null; queued: number }>> };
+  /** The account lease the daemon trades under, when configured. */
+  lease?: Pick<AccountLease, 'holder' | 'fencingToken' | 'held'>;
   /** When each poll last succeeded. */
   lastPolled: ReadonlyMap<string, number>;
   /** The SIGHUP path: the config file read again and the strategies' params applied; the problems (nothing applied then). */
@@ -152,6 +155,7 @@ export class ControlService implements Control {
       reconciliation: { lastAtMs: core.lastReconciledAtMs(), unresolved: unansweredOrders(core.journal, now).length },
       budget: this.budget,
       polls: [...polls].map(([poll, at]) => ({ poll, ageMs: at === null ? null : now - at })),
+      lease: this.opts.lease ? { holder: this.opts.lease.holder, fencingToken: this.opts.lease.fencingToken ?? null, held: this.opts.lease.held() } : null,
     };
   }
 

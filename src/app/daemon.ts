@@ -232,7 +232,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     };
     let watches: RiskWatches | undefined;
     const service = new ControlService({
-      core, clock, logger, mode: cfg.mode, limiter: venue.client.limiter, lastPolled, reload: reloadFile,
+      core, clock, logger, mode: cfg.mode, limiter: venue.client.limiter, lastPolled, reload: reloadFile, ...(lease ? { lease } : {}),
       flatten: (latch) => (watches ? watches.flattenNow(latch) : Promise.reject(new Error('the daemon is not trading yet'))),
     });
     control = service;

@@ -28,6 +28,8 @@ export interface ControlStatus {
   budget: Array<{ pool: string; available: number | null; queued: number }>;
   /** Age of each poll's latest success, ms (null: never succeeded yet). */
   polls: Array<{ poll: string; ageMs: number | null }>;
+  /** The account lease this daemon trades under (daemon.lease): its name in it, the fencing token, held now; null without one. */
+  lease: { holder: string; fencingToken: number | null; held: boolean } | null;
 }
 
 export interface StrategyView {

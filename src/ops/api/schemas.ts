@@ -21,6 +21,7 @@ export const statusSchema = z.object({
   reconciliation: z.object({ lastAtMs: ms.nullable(), unresolved: z.number().int() }),
   budget: z.array(z.object({ pool: z.string(), available: z.number().nullable(), queued: z.number().int() })),
   polls: z.array(z.object({ poll: z.string(), ageMs: z.number().nullable() })),
+  lease: z.object({ holder: z.string(), fencingToken: z.number().int().nullable(), held: z.boolean() }).nullable().describe('The account lease (daemon.lease); null without one.'),
 });
 
 export const strategySchema = z.object({

@@ -3,7 +3,7 @@ import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillVi
 
 export const STATUS: ControlStatus = {
   mode: 'live', venue: 'embedded simulator 1', startedAtMs: 1_000, nowMs: 61_000, tradingState: 'active', latches: [], fenced: null,
-  reconciliation: { lastAtMs: 60_000, unresolved: 0 }, budget: [{ pool: 'spot:ip', available: 480, queued: 0 }], polls: [{ poll: 'tickers', ageMs: 300 }, { poll: 'ledger', ageMs: null }],
+  reconciliation: { lastAtMs: 60_000, unresolved: 0 }, budget: [{ pool: 'spot:ip', available: 480, queued: 0 }], polls: [{ poll: 'tickers', ageMs: 300 }, { poll: 'ledger', ageMs: null }], lease: { holder: 'host-a:41', fencingToken: 7, held: true },
 };
 
 export const ORDER: OrderView = {

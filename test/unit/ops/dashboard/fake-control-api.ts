@@ -45,7 +45,7 @@ export function cannedState(): FakeState {
       latches: [{ name: 'kill-switch', reason: 'drawdown 12 % > 10 %', atMs: T0 }], fenced: null,
       reconciliation: { lastAtMs: T0 + 55_000, unresolved: 0 },
       budget: [{ pool: 'futures:ip', available: 900, queued: 0 }, { pool: 'spot:uid', available: 100, queued: 3 }, { pool: 'futures:orders', available: null, queued: 0 }],
-      polls: [{ poll: 'tickers', ageMs: 400 }, { poll: 'positions', ageMs: null }],
+      polls: [{ poll: 'tickers', ageMs: 400 }, { poll: 'positions', ageMs: null }], lease: null,
     },
     strategies: [
       { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: {}, state: 'running', errors: 0, lastError: null, pnl: { realized: '12.34000000', fees: '0.51', fills: 7 }, openOrders: 2, positions: [] },

@@ -40,7 +40,7 @@ export class FakeControl implements Control {
     return {
       mode: 'live', venue: 'embedded simulator', startedAtMs: this.nowMs - 60_000, nowMs: this.nowMs, tradingState: this.tradingState,
       latches: this.tradingState === 'halted' ? [{ name: 'operator', reason: 'halted by hand', atMs: this.nowMs }] : [],
-      fenced: null, reconciliation: { lastAtMs: this.nowMs - 5000, unresolved: 0 }, budget: [], polls: [],
+      fenced: null, reconciliation: { lastAtMs: this.nowMs - 5000, unresolved: 0 }, budget: [], polls: [], lease: null,
     };
   }
   strategies(): StrategyView[] {
