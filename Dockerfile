@@ -1,16 +1,21 @@
 # syntax=docker/dockerfile:1
-# Sextant: build stage compiles TypeScript and the native SQLite module; the runtime stage has production
-# dependencies only, runs as the non-root `node` user under tini, and writes only to /app/data (a volume), so
-# the root filesystem can be read-only (.ts strategies load without a writable temp dir).
-FROM node:20.20-bookworm-slim AS build
+# Sextant on Node 24: the build stage compiles TypeScript; the runtime stage has production dependencies only, runs
+# as the non-root `node` user under tini, and writes only to /app/data (a volume), so the root filesystem can be
+# read-only (.ts strategies load without a writable temp dir).
+FROM node:24.22-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# SQLite on Node 24 is better-sqlite3 13 (src/journal/sqlite-driver.ts), whose binary ships in the package: its install
+# runs node-gyp only to find that binary (python3 and make, headers from this image, no download), and nothing is
+# compiled. With no C++ compiler here the 12.x line, Node 20's optional dependency, is left out (or, where its
+# prebuilt binary can be downloaded, installed and never loaded).
+ENV npm_config_nodedir=/usr/local
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/bundle-vendor.mjs ./scripts/
 RUN npm ci && npm run build && npm prune --omit=dev
 
-FROM node:20.20-bookworm-slim
+FROM node:24.22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/* \
