@@ -1,7 +1,8 @@
-// The journal's longer read queries (fills, recent orders, the equity series, commands), in the SQL SQLite and
-// PostgreSQL both speak, for sql-journal.ts: each one takes the journal's prepared statements.
+// The journal's read queries of the tables it does not hold in memory (fills, recent orders, the equity series,
+// commands, funding, risk decisions, the venue binding, counts), in the SQL SQLite and PostgreSQL both speak, for
+// sql-journal.ts: each one takes the journal's prepared statements.
 import type { Surface } from '../domain/market.js';
-import type { CommandRecord, EquityRecord, JournalFill, JournalOrder } from './journal.js';
+import type { CommandRecord, EquityRecord, FundingRecord, JournalFill, JournalOrder, VenueBinding } from './journal.js';
 import type { SqlStatement } from './sqlite-thread.js';
 import { fromCommandRow, fromFillRow, fromRow, type CommandRow, type FillRow, type Row } from './sqlite-rows.js';
 
@@ -41,4 +42,28 @@ export function commandsQuery(sql: Sql, query: { limit?: number } = {}): Command
   const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
   const rows = sql('SELECT * FROM commands ORDER BY id DESC LIMIT ?').all(limit) as CommandRow[];
   return rows.reverse().map(fromCommandRow);
+}
+
+export function fundingQuery(sql: Sql): FundingRecord[] {
+  const rows = sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>;
+  return rows.map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
+}
+
+export function riskDecisionsQuery(sql: Sql): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
+  const rows = sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>;
+  return rows.map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
+}
+
+export function venueBindingQuery(sql: Sql): VenueBinding | undefined {
+  const rows = sql("SELECT key, value FROM meta WHERE key IN ('venue', 'account')").all() as Array<{ key: string; value: string }>;
+  const m = new Map(rows.map((r) => [r.key, r.value]));
+  const venue = m.get('venue');
+  const account = m.get('account');
+  return venue !== undefined && account !== undefined ? { venue, account } : undefined;
+}
+
+/** Orders by state (for summaries). */
+export function countByStateQuery(sql: Sql): Record<string, number> {
+  const rows = sql('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }

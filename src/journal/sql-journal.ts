@@ -9,7 +9,8 @@ import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.
 import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
 import { checkFenceToken, passFence } from './journal-fence.js';
-import { commandsQuery, equitySeriesQuery, fillsQuery, recentOrdersQuery } from './journal-queries.js';
+import { commandsQuery, countByStateQuery, equitySeriesQuery, fillsQuery, fundingQuery, recentOrdersQuery, riskDecisionsQuery, venueBindingQuery } from './journal-queries.js';
+import { commitUnflushed, type UnflushedCommit } from './unflushed-commit.js';
 
 /** Writes an in-memory journal on a thread holds at most. */
 const THREAD_MAX_PENDING = 5_000;
@@ -17,17 +18,6 @@ const THREAD_MAX_PENDING = 5_000;
 export interface SqlJournalOptions {
   /** Prefix of every client id this journal hands out (distinguishes instances sharing one key). */
   clientOidPrefix: string;
-}
-
-/**
- * How a store commits a write transaction without flushing it to disk on its own: what is said before it begins (a
- * setting a transaction cannot change), first inside it (a setting that ends with it), and after it ends, committed or
- * not (the flushed setting back). What such a commit holds becomes durable with the next flushed commit.
- */
-export interface UnflushedCommit {
-  before?: string;
-  first?: string;
-  after?: string;
 }
 
 /** What runs the journal's statements: a database, and in memory the thread it may be on. */
@@ -186,26 +176,17 @@ export abstract class SqlJournal implements Journal {
 
   /**
    * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed
-   * to disk on its own: for the intent record and the client id reservation that come before an order's row. They need
-   * no flush of their own: the store's log is written in order and a flushed commit flushes it up to itself, so the
-   * order row's flushed commit (insertOrders) makes them durable too before the order is sent. Lost in a crash without
-   * that commit, nothing was sent under them: no order row, so no order with those client ids reached the venue
-   * (insertOrders returns before anything is sent), and handing the same ids out again is harmless. A client id that
-   * may have reached the venue is never handed out again: its order's row, durable before the send, was committed
-   * after its reservation.
+   * to disk on its own: the intent record and the client id reservation, written before an order's row. They need no
+   * flush of their own: the store's log (SQLite's WAL, PostgreSQL's) is written in order and a flushed commit flushes
+   * it up to itself, so the order rows' flushed commit (insertOrders) makes them durable too, before the executor
+   * sends anything. Lost in a crash (a power loss) before that commit, nothing was sent under them: the executor sends
+   * an order only once insertOrders has returned, so no order with those client ids reached the venue, and handing
+   * them out again is harmless. A client id that may have reached the venue is never handed out again: its
+   * reservation was committed before its order's row, which was flushed before the send.
    */
   private writingUnflushed<R>(fn: () => R): R {
     if (this.inMemory || this.inTx) return fn();
-    const { before, first, after } = this.unflushed;
-    if (before) this.db.exec(before);
-    try {
-      return this.writing(() => {
-        if (first) this.db.exec(first);
-        return fn();
-      }, true);
-    } finally {
-      if (after) this.db.exec(after);
-    }
+    return commitUnflushed(this.db, this.unflushed, (first) => this.writing(() => (first(), fn()), true));
   }
 
   /** The token of the lease this journal writes under; undefined: unfenced. */
@@ -349,7 +330,7 @@ export abstract class SqlJournal implements Journal {
   }
 
   funding(): FundingRecord[] {
-    return (this.sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>).map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
+    return fundingQuery((text) => this.sql(text));
   }
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
@@ -364,11 +345,7 @@ export abstract class SqlJournal implements Journal {
   }
 
   venueBinding(): VenueBinding | undefined {
-    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('venue', 'account')").all() as Array<{ key: string; value: string }>;
-    const m = new Map(rows.map((r) => [r.key, r.value]));
-    const venue = m.get('venue');
-    const account = m.get('account');
-    return venue !== undefined && account !== undefined ? { venue, account } : undefined;
+    return venueBindingQuery((text) => this.sql(text));
   }
 
   bindVenue(binding: VenueBinding, atMs: number): void {
@@ -380,7 +357,7 @@ export abstract class SqlJournal implements Journal {
   }
 
   riskDecisions(): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
-    return (this.sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>).map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
+    return riskDecisionsQuery((text) => this.sql(text));
   }
 
   /**
@@ -422,8 +399,7 @@ export abstract class SqlJournal implements Journal {
 
   /** Orders by state (for summaries). */
   countByState(): Record<string, number> {
-    const rows = this.sql('SELECT state, COUNT(*) AS n FROM orders GROUP BY state').all() as Array<{ state: string; n: number }>;
-    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+    return countByStateQuery((text) => this.sql(text));
   }
 
   recordEquity(surface: Surface, value: string, atMs: number): void {

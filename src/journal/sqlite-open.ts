@@ -4,8 +4,8 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from './sqlite-driver.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
-import type { UnflushedCommit } from './sql-journal.js';
 import { ThreadDatabase, type SqlDatabase } from './sqlite-thread.js';
+import type { UnflushedCommit } from './unflushed-commit.js';
 
 /** An order must be on disk before it is sent: every commit is flushed (the WAL synced up to it). */
 const FLUSHED = 'PRAGMA synchronous = FULL';

@@ -320,6 +320,19 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       b.close();
     });
 
+    durableIt('commits an intent and a client id reservation each at once, on its own: an order insert failing after them takes neither back', () => {
+      const store = subject.fresh();
+      const daemon = store.open();
+      const other = store.open();
+      const intent = daemon.recordIntent('mm', 'place', '{}', 1);
+      const [first] = daemon.nextClientOids('mm', 2);
+      expect(() => daemon.insertOrders([journalRow(first!), journalRow(first!)])).toThrow();
+      expect(other.allOrders()).toEqual([]);
+      expect(other.nextClientOids('mm', 1)).toEqual(['sx_mm_3']);
+      expect(other.recordIntent('mm', 'place', '{}', 2)).toBeGreaterThan(intent);
+      for (const j of [daemon, other]) j.close();
+    });
+
     durableIt('sees what another connection committed: latches at once, orders after a refresh', () => {
       const store = subject.fresh();
       const daemon = store.open();
@@ -379,6 +392,7 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(next.riskDecisions()).toEqual([]);
       expect(next.commands()).toEqual([]);
       expect(next.strategyState('mm')).toBeUndefined();
+      expect(next.nextClientOids('mm', 1)).toEqual(['sx_mm_1']);
       old.refresh();
       expect(old.order('a')).toMatchObject({ state: 'canceling' });
       // The same token again writes; a journal never fenced is not checked; a yet newer token locks the last one out.

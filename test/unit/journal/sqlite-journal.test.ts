@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from '../../../src/journal/sqlite-driver.js';
 import { describe, expect, it } from '@jest/globals';
-import { bindJournal, JournalVenueError } from '../../../src/journal/journal.js';
+import { bindJournal, JournalFencedError, JournalVenueError } from '../../../src/journal/journal.js';
 import { journalRow } from '../../fixtures/journal-row.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 
@@ -107,6 +107,43 @@ describe('SQLite journal', () => {
     expect(j.orderByOrderId('7')!.clientOid).toBe('old');
     j.updateOrder('old', { state: 'vanished' }, 'vanished', 6);
     expect(j.orderByOrderId('7')!.clientOid).toBe('new');
+    j.close();
+  });
+
+  it('commits the intent and the client id reservation unflushed, the order rows flushed, and is back to flushed after each, refused or not', () => {
+    const f = join(dir, 'sync.sqlite');
+    const j = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    // The synchronous level each statement runs at (2 FULL, 1 NORMAL), read on the journal's own connection: the level
+    // cannot change inside a transaction, so it is the level of the commit too.
+    const db = (j as unknown as { db: InstanceType<typeof Database> }).db;
+    const level = () => db.pragma('synchronous', { simple: true }) as number;
+    const ran: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const st = prepare(sql) as unknown as Record<'run' | 'get' | 'all', (...a: unknown[]) => unknown>;
+      for (const m of ['run', 'get', 'all'] as const) {
+        const call = st[m].bind(st);
+        st[m] = (...a: unknown[]) => (ran.push(`${sql.split(' ').slice(0, 3).join(' ')} @${level()}`), call(...a));
+      }
+      return st;
+    }) as unknown as typeof db.prepare;
+    j.recordIntent('mm', 'place', '{}', 1);
+    const [oid] = j.nextClientOids('mm', 1);
+    j.insertOrders([row(oid!)]);
+    expect(ran.splice(0)).toEqual(['INSERT INTO intents @1', 'INSERT INTO sequences @1', 'INSERT INTO orders @2', 'INSERT INTO order_events @2']);
+    expect(level()).toBe(2);
+    // Fenced: each is a transaction of its own that passes the fence first, at its own level; refused by a newer token.
+    j.fence(3);
+    j.recordIntent('mm', 'place', '{}', 2);
+    j.nextClientOids('mm', 1);
+    expect(ran.splice(0)).toEqual(['UPDATE journal_fence SET @2', 'UPDATE journal_fence SET @1', 'INSERT INTO intents @1', 'UPDATE journal_fence SET @1', 'INSERT INTO sequences @1']);
+    const newer = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    newer.fence(4);
+    expect(() => j.recordIntent('mm', 'place', '{}', 3)).toThrow(JournalFencedError);
+    expect(() => j.nextClientOids('mm', 1)).toThrow(JournalFencedError);
+    expect(level()).toBe(2);
+    expect(newer.nextClientOids('mm', 1)).toEqual(['sx_mm_3']);
+    newer.close();
     j.close();
   });
 
