@@ -147,6 +147,13 @@ export class RestClient {
   private readonly authFailuresBeforeHalt: number;
   private authFailures = 0;
   private halt: AuthHalt | undefined;
+  /**
+   * Whether the last answer to a signed request took the keys. Until one has (and again after a refusal), signed
+   * requests go one at a time, each counted before the next leaves: the venue disables keys after repeated invalid
+   * requests, so no more may be in flight than the halt lets through.
+   */
+  private keysWork = false;
+  private signedTurn: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: RestClientOptions) {
     this.random = opts.random ?? Math.random;
@@ -174,10 +181,12 @@ export class RestClient {
     if (!endpoint.auth) return;
     if (err === undefined) {
       this.authFailures = 0;
+      this.keysWork = true;
       return;
     }
     // Only answers from the venue count (local refusals carry no HTTP status); 40008 is 'timestamp', not counted.
     if (err.httpStatus === undefined || !AUTH_CATEGORIES.has(err.category)) return;
+    this.keysWork = false;
     this.authFailures++;
     if (this.halt || this.authFailures < this.authFailuresBeforeHalt) return;
     const last = err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
@@ -205,13 +214,11 @@ export class RestClient {
     let resynced = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const out = await this.once(endpoint, params, callOpts.orders ?? 1);
-        this.countAuth(endpoint, undefined);
+        const out = await this.counted(endpoint, params, callOpts.orders ?? 1);
         this.opts.onAttempt?.(id, 'ok');
         return out;
       } catch (err) {
         if (!(err instanceof ExchangeError)) throw err;
-        this.countAuth(endpoint, err);
         this.opts.onAttempt?.(id, err.category);
         if (err.category === 'rate-limit') await this.opts.limiter.onRateLimited(endpoint.surface);
         if (err.category === 'timestamp' && !resynced) {
@@ -233,6 +240,32 @@ export class RestClient {
   private backoffMs(attempt: number): number {
     const cap = Math.min(this.opts.retry.maxDelayMs, this.opts.retry.baseDelayMs * 2 ** (attempt - 1));
     return Math.round(cap / 2 + (cap / 2) * this.random());
+  }
+
+  /** One attempt, its answer counted for the authentication halt; signed ones one at a time while the keys are unproven. */
+  private async counted<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
+    const attempt = async () => {
+      try {
+        const out = await this.once<E>(endpoint, params, orders);
+        this.countAuth(endpoint, undefined);
+        return out;
+      } catch (err) {
+        if (err instanceof ExchangeError) this.countAuth(endpoint, err);
+        throw err;
+      }
+    };
+    if (!endpoint.auth || this.keysWork) return attempt();
+    const before = this.signedTurn;
+    let done!: () => void;
+    this.signedTurn = new Promise((resolve) => (done = resolve));
+    try {
+      await before;
+      // Counted before this one leaves: a halt reached meanwhile stops it here.
+      if (this.halt) throw this.haltError(endpoint.id);
+      return await attempt();
+    } finally {
+      done();
+    }
   }
 
   private async once<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
