@@ -115,7 +115,8 @@ describe('credentials inside base URLs', () => {
       `  futuresBaseUrl: ${JSON.stringify(withCredentials('http://127.0.0.1:1'))}`,
       '  timeoutMs: 2000',
       '  retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 }',
-      `  rateLimit: { redis: { url: ${JSON.stringify(withCredentials('redis://127.0.0.1:6379'))} } }`,
+      // The test Redis has no users: a password alone is taken (with a warning), a user name would be refused.
+      `  rateLimit: { redis: { url: ${JSON.stringify(`redis://:${PASS}@127.0.0.1:6379`)} } }`,
       '',
     ].join('\n'));
     const env = { PATH: process.env.PATH, SEXTANT_API_KEY: CANARY.apiKey, SEXTANT_API_SECRET: CANARY.apiSecret, SEXTANT_API_PASSPHRASE: CANARY.passphrase };
