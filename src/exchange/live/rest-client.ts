@@ -242,33 +242,32 @@ export class RestClient {
     return Math.round(cap / 2 + (cap / 2) * this.random());
   }
 
-  /** One attempt, its answer counted for the authentication halt; signed ones one at a time while the keys are unproven. */
+  /**
+   * One attempt, its answer counted for the authentication halt. While the keys are unproven, a signed request takes
+   * its turn once the limiter lets it go (so in the limiter's priority order) and holds it until its answer is
+   * counted: the next one sees the count, and a halt reached meanwhile stops it unsent.
+   */
   private async counted<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
-    const attempt = async () => {
-      try {
-        const out = await this.once<E>(endpoint, params, orders);
-        this.countAuth(endpoint, undefined);
-        return out;
-      } catch (err) {
-        if (err instanceof ExchangeError) this.countAuth(endpoint, err);
-        throw err;
-      }
-    };
-    if (!endpoint.auth || this.keysWork) return attempt();
-    const before = this.signedTurn;
-    let done!: () => void;
-    this.signedTurn = new Promise((resolve) => (done = resolve));
-    try {
+    let done: (() => void) | undefined;
+    const takeTurn = async () => {
+      if (!endpoint.auth || this.keysWork) return;
+      const before = this.signedTurn;
+      this.signedTurn = new Promise((resolve) => (done = resolve));
       await before;
-      // Counted before this one leaves: a halt reached meanwhile stops it here.
-      if (this.halt) throw this.haltError(endpoint.id);
-      return await attempt();
+    };
+    try {
+      const out = await this.once<E>(endpoint, params, orders, takeTurn);
+      this.countAuth(endpoint, undefined);
+      return out;
+    } catch (err) {
+      if (err instanceof ExchangeError) this.countAuth(endpoint, err);
+      throw err;
     } finally {
-      done();
+      done?.();
     }
   }
 
-  private async once<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number): Promise<ResponseOf<E>> {
+  private async once<E extends EndpointId>(endpoint: Endpoint, params: RequestOf<E>, orders: number, beforeSend: () => Promise<void>): Promise<ResponseOf<E>> {
     const id = endpoint.id as E;
     const base = endpoint.surface === 'spot' ? this.opts.spotBaseUrl : this.opts.futuresBaseUrl;
     const query = endpoint.method === 'GET' ? buildQuery(params as Record<string, string | number | undefined>) : '';
@@ -277,7 +276,8 @@ export class RestClient {
     const res = await this.opts.limiter.schedule(
       endpoint,
       async () => {
-        // A request queued in the limiter when signed requests stopped does not go out either.
+        await beforeSend();
+        // A request queued in the limiter (or for its turn) when signed requests stopped does not go out either.
         if (endpoint.auth && this.halt) throw this.haltError(id);
         const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.opts.locale };
         if (endpoint.auth && this.opts.credentials) {
