@@ -1,9 +1,11 @@
 // The live path from a ticker answer to the order request it causes (`node bench/tick-to-request.js [--quick]`, on
 // the compiled dist/; bench/run.js runs it too). A ticker answer from `sextant sim` (HTTP) goes to the strategies;
 // the one order it causes goes through the risk gate, the journal (on disk, synchronous), the limiter, signing and
-// got back to `sextant sim`. Measured from the ticker answer in hand to the order request arriving at the simulator.
+// got back to `sextant sim` (a process of its own, as a venue is). Measured from the ticker answer in hand to the order
+// request arriving at the simulator.
 // Bare: a plain http.request POST of an order body to the same server, to its arrival. Run twice: as is, and with
 // notifications on whose receiver is down (a webhook to a closed port, retried hard), which must not slow it.
+import { fork } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +38,7 @@ const RETRY = { defaults: '', hard: '  retry: { attempts: 20, baseDelayMs: 100, 
  */
 export async function tickToRequest({ n, notifyDown }) {
   const { loadConfig } = await import('../dist/config/load.js');
-  const { createSimServer, createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
+  const { createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
   const { buildCore } = await import('../dist/app/core.js');
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
   const cfgFile = join(dir, 'live.yaml');
@@ -61,10 +63,16 @@ export async function tickToRequest({ n, notifyDown }) {
   const loaded = loadConfig(cfgFile, {});
   let arrived;
   let failed;
-  const sim = createSimServer(loaded, silentLogger, systemClock, (method, path) => {
-    if (method === 'POST' && path.startsWith('/capi/v2/order/batchOrders')) arrived?.(performance.now());
+  // The venue in a process of its own (its market and matching do not run on the bot's event loop): each order's
+  // arrival is told on the clock both processes share, turned into this process's performance.now().
+  const sim = fork(fileURLToPath(new URL('./sim-child.js', import.meta.url)), [cfgFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise((resolve, reject) => {
+    sim.once('message', (m) => resolve(m.url));
+    sim.once('exit', (code) => reject(new Error(`the simulator exited (${code})`)));
   });
-  const url = await sim.listen(0, '127.0.0.1');
+  sim.on('message', (m) => {
+    if (m.arrivedAtMs !== undefined) arrived?.(m.arrivedAtMs - performance.timeOrigin);
+  });
   const effective = { ...loaded, credentials: SIM_DEMO_CREDENTIALS, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } } };
   const client = createLiveClient(effective, silentLogger, systemClock);
   const journal = openJournal(loaded);
@@ -124,7 +132,10 @@ export async function tickToRequest({ n, notifyDown }) {
   core.stopIntake();
   await client.close();
   journal.close();
-  await sim.close();
+  await new Promise((resolve) => {
+    sim.once('exit', resolve);
+    sim.disconnect();
+  });
   rmSync(dir, { recursive: true, force: true });
   return { ours, bare, counts };
 }
