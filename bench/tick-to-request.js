@@ -38,7 +38,8 @@ const RETRY = { defaults: '', hard: '  retry: { attempts: 20, baseDelayMs: 100, 
  */
 export async function tickToRequest({ n, notifyDown }) {
   const { loadConfig } = await import('../dist/config/load.js');
-  const { createLiveClient, openJournal, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
+  const { createLiveClient, riskLimits, SIM_DEMO_CREDENTIALS } = await import('../dist/app/kernel.js');
+  const { openJournal } = await import('../dist/app/kernel-stores.js');
   const { buildCore } = await import('../dist/app/core.js');
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-live-'));
   const cfgFile = join(dir, 'live.yaml');

@@ -25,7 +25,8 @@ import { buildCore, type Core } from './core.js';
 import { Schedules } from './cron.js';
 import { startDaemonOps } from './daemon-ops.js';
 import { Metrics } from './http.js';
-import { openJournal, openVenue, riskLimits, venueOf } from './kernel.js';
+import { openVenue, riskLimits } from './kernel.js';
+import { openJournal, venueOf } from './kernel-stores.js';
 import { shutdownCore } from './shutdown.js';
 
 export interface Daemon {

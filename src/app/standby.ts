@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AccountLease, leaseAccountKey } from './account-lease.js';
 import { Metrics, OpsServer, httpToken } from './http.js';
-import { openLeaseStore, venueOf } from './kernel.js';
+import { openLeaseStore, venueOf } from './kernel-stores.js';
 
 /**
  * Waits for the account's lease (config daemon.lease), serving /health and /ready as a standby meanwhile. Resolves to

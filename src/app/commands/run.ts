@@ -49,8 +49,12 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
   const running = daemon;
   const ended = await Promise.race([signal.then((s) => ({ signal: s })), ...(running.leaseLost ? [running.leaseLost.then((reason) => ({ lost: reason }))] : [])]);
   try {
-    // A lost lease: the orders are the next holder's, none is canceled; the exit code says the stop was not asked for.
-    if ('lost' in ended) return (await running.stop(`account lease lost: ${ended.lost}`, { cancelOpenOrders: false })) || 3;
+    // A lost lease: the orders are the next holder's, none is canceled; exit code 3 says why the daemon stopped
+    // (whether or not its writes in flight drained: the new holder reconciles them).
+    if ('lost' in ended) {
+      await running.stop(`account lease lost: ${ended.lost}`, { cancelOpenOrders: false });
+      return 3;
+    }
     return await running.stop(ended.signal);
   } catch (err) {
     io.err(`stop failed: ${(err as Error).message}`);

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { LoadedConfig } from '../../config/load.js';
 import type { Journal } from '../../journal/journal.js';
-import { openJournal } from '../kernel.js';
+import { openJournal } from '../kernel-stores.js';
 import type { Io } from './io.js';
 import { loadForCommand } from './load-for-command.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parseConfig } from '../../../src/config/load.js';
-import { openJournal, venueOf } from '../../../src/app/kernel.js';
+import { openJournal, venueOf } from '../../../src/app/kernel-stores.js';
 import { JournalVenueError } from '../../../src/journal/journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { journalRow } from '../../fixtures/journal-row.js';

@@ -2,7 +2,7 @@
 // real server: bound to the venue, the same rows through another connection), never both; the URL's password never
 // shown.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { openJournal, venueOf } from '../../../src/app/kernel.js';
+import { openJournal, venueOf } from '../../../src/app/kernel-stores.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { JournalVenueError } from '../../../src/journal/journal.js';
 import { PostgresJournal } from '../../../src/journal/postgres-journal.js';
