@@ -30,8 +30,6 @@ async function connection(): Promise<pg.Client> {
   const c = new pg.Client({
     connectionString: start.url, types, application_name: 'sextant journal', keepAlive: true,
     connectionTimeoutMillis: 10_000, query_timeout: 60_000,
-    // A writer waiting on the fence row or a lock waits this long at most (SQLite's busy timeout does the same).
-    options: '-c lock_timeout=10000',
   });
   c.on('error', () => {
     if (client === c) client = undefined;
@@ -41,6 +39,11 @@ async function connection(): Promise<pg.Client> {
   });
   try {
     await c.connect();
+    // Set here, not as connection options (a URL's own `options`, a search_path, would replace them). A writer
+    // waiting on the fence row or a lock waits 10 s at most (SQLite's busy timeout does the same). A transaction left
+    // open by a process that froze mid-write (stopped, swapped out) ends with its session after 5 s, so its locks
+    // never hold up the daemon that took the account's lease over; its own next write finds the session gone.
+    await c.query('SET lock_timeout = 10000; SET idle_in_transaction_session_timeout = 5000');
   } catch (err) {
     void c.end().catch(() => undefined);
     throw err;

@@ -11,6 +11,7 @@ import Database from '../../../src/journal/sqlite-driver.js';
 import { PostgresConnection } from '../../../src/journal/postgres-connection.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 import { PostgresJournal } from '../../../src/journal/postgres-journal.js';
+import { JournalFencedError } from '../../../src/journal/journal.js';
 import { dropPostgresSchemas, freshPostgresUrl } from '../../fixtures/postgres.js';
 
 afterAll(() => dropPostgresSchemas());
@@ -91,4 +92,26 @@ describe.each(backends)('fencing across processes: $name', ({ backend, fresh, in
     expect(await writer({ backend, where, token: 7, max: 5, tag: 'again' })).toEqual({ written: 0, fenced: { token: 7, storeToken: 8 } });
     expect(await writer({ backend, where, token: 9, max: 5, tag: 'again' })).toEqual({ written: 5 });
   }, 60_000);
+});
+
+describe('a holder frozen in the middle of a write transaction (PostgreSQL)', () => {
+  it('does not hold up the next holder: its open transaction ends with its session, and the newer token is recorded', () => {
+    const where = freshPostgresUrl('frozen');
+    const older = new PostgresJournal(where, { clientOidPrefix: 'sx' });
+    older.fence(3);
+    // The older holder's connection takes the fence row's lock and goes quiet inside its transaction (as a process
+    // stopped mid-write leaves it).
+    const frozen = new PostgresConnection(where);
+    frozen.exec('BEGIN; UPDATE journal_fence SET token = 3 WHERE id = 1');
+    const newer = new PostgresJournal(where, { clientOidPrefix: 'sx' });
+    const t0 = Date.now();
+    // Waits for the frozen session to be ended (5 s idle in its transaction), well within the 10 s lock wait.
+    newer.fence(4);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(4000);
+    expect(() => older.recordIntent('mm', 'place', '{}', 1)).toThrow(JournalFencedError);
+    const check = new PostgresConnection(where);
+    expect(check.prepare('SELECT token FROM journal_fence').all()).toEqual([{ token: 4 }]);
+    check.close();
+    for (const c of [older, newer, frozen]) c.close();
+  }, 30_000);
 });
