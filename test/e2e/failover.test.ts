@@ -48,7 +48,11 @@ function daemon(name: string, cfg: string) {
   });
   p.stderr!.on('data', (d) => (text += String(d)));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal })));
-  const line = (what: string, test: (l: Line) => boolean, ms: number) => waitFor(`${name}: ${what}`, () => lines.find(test), ms);
+  // A wait that runs out says what the daemon said last.
+  const line = (what: string, test: (l: Line) => boolean, ms: number) =>
+    waitFor(`${name}: ${what}`, () => lines.find(test), ms).catch((err: Error) => {
+      throw new Error(`${err.message}; ${name} said last:\n${text.split('\n').slice(-15).join('\n')}`);
+    });
   return { name, p, lines, exit, line, text: () => text };
 }
 
