@@ -3,7 +3,7 @@
 // succeeded within 0.8 of it (counted from when that renewal was sent, so a slow answer never stretches the hold
 // beyond what the store granted). The store counts the time to live on its own clock: a holder that stops renewing
 // loses the lease after at most ttlMs, and the next grant carries a larger fencing token.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LeaseHolder, LeaseStore } from '../domain/lease.js';
 import type { Clock, ClockTimer } from '../util/clock.js';
@@ -38,7 +38,9 @@ export class AccountLease {
   private readonly log: Logger;
 
   constructor(private readonly opts: AccountLeaseOptions) {
-    this.holder = opts.holder ?? `${hostname()}:${process.pid}`;
+    // Unique to this process whatever the name: two daemons given one name (a shared config, two hosts whose
+    // containers are both pid 1) must never pass for the same holder.
+    this.holder = `${opts.holder ?? hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.log = opts.logger.child({ component: 'lease' });
   }
 
@@ -66,6 +68,11 @@ export class AccountLease {
       const sentAtMs = clock.now();
       try {
         const grant = await store.acquire(account, this.holder, ttlMs);
+        if (grant && stopped) {
+          // Stopped while asking: given back, nothing starts.
+          await store.release(account, this.holder, grant.token).catch(() => undefined);
+          return undefined;
+        }
         if (grant) {
           this.token = grant.token;
           this.sentAtMs = sentAtMs;

@@ -167,7 +167,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
   try {
     const lastPolled = new Map<string, number>();
     const venue = await openVenue(loaded, {
-      logger, clock, onPolled: (name, at) => lastPolled.set(name, at),
+      logger, clock, onPolled: (name, at) => lastPolled.set(name, at), ...(lease ? { writesAllowed: () => lease.held() } : {}),
       onAttempt: (endpoint, outcome) => {
         metrics.requests.inc({ endpoint, outcome });
         if (outcome === 'rate-limit') metrics.rateLimited.inc();

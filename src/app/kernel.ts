@@ -26,7 +26,7 @@ import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
 
-export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void): LiveClient {
+export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void, writesAllowed?: () => boolean): LiveClient {
   const ex = loaded.config.exchange;
   const creds = loaded.credentials;
   return new LiveClient({
@@ -52,6 +52,7 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
     clock,
     logger,
     ...(onAttempt ? { onAttempt } : {}),
+    ...(writesAllowed ? { writesAllowed } : {}),
   });
 }
 
@@ -137,6 +138,8 @@ export interface VenueOptions {
   onAttempt?: (endpoint: string, outcome: string) => void;
   /** Told of every successful poll (health, metrics). */
   onPolled?: (name: string, atMs: number) => void;
+  /** Whether writes may go now (the account lease held; see RestClientOptions.writesAllowed). */
+  writesAllowed?: () => boolean;
 }
 
 export interface BacktestVenueOptions {
@@ -160,7 +163,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
   }
   const sim = cfg.sim.embedded ? await startEmbeddedSimulator(loaded, logger, clock, cfg.sim.port) : undefined;
   if (sim) logger.child({ component: 'daemon' }).info({ url: sim.url }, 'trading against the embedded simulator');
-  const client = createLiveClient(sim?.loaded ?? loaded, logger, clock, opts.onAttempt);
+  const client = createLiveClient(sim?.loaded ?? loaded, logger, clock, opts.onAttempt, opts.writesAllowed);
   const instruments = new Map<string, Instrument>();
   const venue: Venue = {
     client,

@@ -6,6 +6,8 @@ import type { LeaseGrant, LeaseHolder, LeaseStore } from '../domain/lease.js';
 import { redactUrlCredentials } from '../util/logger.js';
 
 // KEYS: lease hash, token counter. ARGV: holder, ttlMs. Returns the token, or the holder's name when another holds it.
+// A new token is the larger of the last one + 1 and Redis's clock in ms: it still grows after Redis lost its data (a
+// restart without persistence), so a journal fenced with an earlier token never refuses the next holder.
 const ACQUIRE = `
 local holder = redis.call('HGET', KEYS[1], 'holder')
 if holder == ARGV[1] then
@@ -13,8 +15,10 @@ if holder == ARGV[1] then
   return tonumber(redis.call('HGET', KEYS[1], 'token'))
 end
 if holder then return holder end
-local token = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'token', token)
+local now = redis.call('TIME')
+local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+redis.call('SET', KEYS[2], string.format('%d', token))
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'token', string.format('%d', token))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return token`;
 
@@ -44,7 +48,8 @@ export class RedisLeaseStore implements LeaseStore {
 
   constructor(url: string, private readonly keyPrefix: string) {
     // Commands fail fast while Redis is away (a renewal that cannot be made must say so, not wait in a queue).
-    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5000 });
+    // A command unanswered in 5 s fails (a frozen Redis must not hold a renewal, a standby's wait or a stop).
+    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5000, commandTimeout: 5000 });
     // Errors reach the caller through the commands; the client's own events would only repeat them.
     this.redis.on('error', () => undefined);
     this.where = redactUrlCredentials(url);

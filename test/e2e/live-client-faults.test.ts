@@ -230,3 +230,22 @@ describe('requests checked before sending', () => {
     await c.close();
   });
 });
+
+describe('writes only while the account lease is held', () => {
+  it('a write asked for once the lease is gone is refused unsent; reads go on', async () => {
+    let held = true;
+    await client.close();
+    client = clientFor(venue, { writesAllowed: () => held });
+    await client.futures.placeBatch(PLACE);
+    held = false;
+    const refused = (err: unknown) => {
+      const e = err as { category: string; outcomeUnknown: boolean; message: string };
+      return { category: e.category, outcomeUnknown: e.outcomeUnknown, message: e.message };
+    };
+    const want = { category: 'permission', outcomeUnknown: false, message: 'not sent: this daemon no longer holds the account lease' };
+    expect(await client.futures.placeBatch(PLACE).then(() => 'sent', refused)).toEqual(want);
+    expect(await client.futures.cancelBatch({ symbol: 'cmt_btcusdt', ids: ['1'] }).then(() => 'sent', refused)).toEqual(want);
+    await client.futures.currentOrders({});
+    expect(venue.requests.map((r) => r.id)).toEqual(['F6', 'F5']);
+  });
+});

@@ -40,6 +40,7 @@ export interface LiveClientOptions {
   clock: Clock;
   logger: Logger;
   onAttempt?: RestClientOptions['onAttempt'];
+  writesAllowed?: RestClientOptions['writesAllowed'];
 }
 
 function newestFirst(fills: Map<string, Fill>): Fill[] {
@@ -72,6 +73,7 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
       logger,
       retry: opts.retry,
       ...(opts.onAttempt ? { onAttempt: opts.onAttempt } : {}),
+      ...(opts.writesAllowed ? { writesAllowed: opts.writesAllowed } : {}),
       ...(opts.authFailuresBeforeHalt !== undefined ? { authFailuresBeforeHalt: opts.authFailuresBeforeHalt } : {}),
     });
     super(new SpotApi(rest), new FuturesApi(rest), logger, opts.clock, { maxPages: opts.maxPages, fundingFeeSign: opts.fundingFeeSign ?? 'collateral-change' });

@@ -35,6 +35,11 @@ export interface RestClientOptions {
   onAttempt?: (endpoint: EndpointId, outcome: string) => void;
   /** Venue answers of category auth or permission in a row, on signed requests, before signed requests stop (default 3). */
   authFailuresBeforeHalt?: number;
+  /**
+   * Whether writes may go now (the account lease still held), asked just before a write is signed: the journal's
+   * fence guards what is written, this guards what is sent after it was. False: the write is refused unsent.
+   */
+  writesAllowed?: () => boolean;
 }
 
 /** Why signed requests stopped, and when (local clock). */
@@ -279,6 +284,9 @@ export class RestClient {
         await beforeSend();
         // A request queued in the limiter (or for its turn) when signed requests stopped does not go out either.
         if (endpoint.auth && this.halt) throw this.haltError(id);
+        if (endpoint.kind !== 'read' && this.opts.writesAllowed && !this.opts.writesAllowed()) {
+          throw new ExchangeError('permission', 'not sent: this daemon no longer holds the account lease', { endpoint: id, sent: false });
+        }
         const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.opts.locale };
         if (endpoint.auth && this.opts.credentials) {
           const ts = String(Math.round(this.opts.clock.now() + this.offsetMs));

@@ -173,7 +173,8 @@ export class RedisBuckets implements BucketStore {
   private readonly redis: Scripted;
 
   constructor(url: string, private readonly keyPrefix: string) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    // A command unanswered in 5 s fails (a frozen Redis must not hold a request, or a stop, for ever).
+    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 5000 });
     redis.defineCommand('sextantBuckets', { lua: SCRIPT });
     // Errors reach the caller of each command; the connection's own events are not worth a crash.
     redis.on('error', () => undefined);
