@@ -324,7 +324,7 @@ export const daemonSchema = z
           'The lease\'s time to live: a holder that stops renewing loses it after this long (by the store\'s clock) and a standby takes over. Renewed every third of it; the holder stops trading on its own when a renewal has not succeeded within 0.8 of it.',
         ),
         keyPrefix: z.string().min(1).default('sextant:lease').describe('Prefix of the lease\'s keys in Redis (the account\'s digest follows it).'),
-        holder: z.string().min(1).max(200).optional().describe('This daemon\'s name in the lease (shown to the standby); absent: host name and process id.'),
+        holder: z.string().min(1).max(200).optional().describe('This daemon\'s name in the lease, shown to the standby (its process id and a random suffix are added: two daemons given one name never pass for one holder); absent: the host name.'),
       })
       .optional()
       .describe(
