@@ -57,27 +57,37 @@ export class SyncThread {
     this.port.postMessage(message);
   }
 
-  /** Posts `message` after everything posted before and waits for its answer; its error is thrown. */
-  call(message: unknown): unknown {
+  /**
+   * Posts `message` after everything posted before and waits for its answer (at most `timeoutMs`, when given: then an
+   * error); its error is thrown.
+   */
+  call(message: unknown, timeoutMs?: number): unknown {
     const state = this.state;
     Atomics.store(state, SLOT.answered, 0);
     this.post(message);
     // A short answer comes within microseconds: looked for before waiting (a thread woken from its wait takes tens).
     for (let i = 0; i < SPINS && Atomics.load(state, SLOT.answered) === 0; i++);
+    const until = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
     while (Atomics.load(state, SLOT.answered) === 0) {
       if (Atomics.load(state, SLOT.ended) === 1) throw new Error(`the database thread has ended${this.failure ? `: ${this.failure.message}` : ''}`);
-      Atomics.wait(state, SLOT.answered, 0);
+      const left = until - performance.now();
+      if (left <= 0) throw new Error(`the database thread did not answer within ${timeoutMs} ms`);
+      Atomics.wait(state, SLOT.answered, 0, left === Infinity ? undefined : left);
     }
     const answer = receiveMessageOnPort(this.port)!.message as Answer;
     if ('error' in answer) throw this.thrown(answer.error);
     return answer.value;
   }
 
-  /** Ends the thread, after `last` (a call that closes what the thread holds) when given; its failure is thrown. */
+  /**
+   * Ends the thread, after `last` (a call that closes what the thread holds) when given; its failure is thrown. A close
+   * that does not answer within 5 s (a connection gone half-open) is given up: the thread is ended all the same, so a
+   * stop never hangs on it.
+   */
   close(last?: unknown): void {
     if (this.closed) return;
     try {
-      if (last !== undefined) this.call(last);
+      if (last !== undefined) this.call(last, 5000);
     } finally {
       this.closed = true;
       this.port.close();
