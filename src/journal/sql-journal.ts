@@ -1,16 +1,14 @@
 // The journal's logic over SQL, shared by SQLite (sqlite-journal.ts) and PostgreSQL (postgres-journal.ts): one set of
 // statements, written in the SQL both speak (`?` placeholders, ON CONFLICT, RETURNING), the write-through copy of the
-// active orders, and the fence every write transaction checks first once fence() was called. In memory (SQLite's
+// active orders; how it writes (transactions, the fence, unflushed commits) is sql-writes.ts. In memory (SQLite's
 // ':memory:', a backtest's) the hot writes are held (held-writes.ts) and one transaction stays open.
 import type { Surface } from '../domain/market.js';
 import { ACTIVE_STATES } from '../domain/order-lifecycle.js';
 import { HeldWrites, withRole } from './held-writes.js';
-import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
+import { SqlWrites, type SqlJournalStore } from './sql-writes.js';
 import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
-import { checkFenceToken, passFence } from './journal-fence.js';
 import { commandsQuery, countByStateQuery, equitySeriesQuery, fillsQuery, fundingQuery, recentOrdersQuery, riskDecisionsQuery, venueBindingQuery } from './journal-queries.js';
-import { commitUnflushed, type UnflushedCommit } from './unflushed-commit.js';
 
 /** Writes an in-memory journal on a thread holds at most. */
 const THREAD_MAX_PENDING = 5_000;
@@ -20,41 +18,21 @@ export interface SqlJournalOptions {
   clientOidPrefix: string;
 }
 
-/** What runs the journal's statements: a database, and in memory the thread it may be on. */
-export interface SqlJournalStore {
-  /** better-sqlite3's database, a SQLite database on a thread, or a PostgreSQL connection (postgres-connection.ts). */
-  db: SqlDatabase;
-  /** In memory (nothing survives the process, nobody else reads or writes). */
-  inMemory: boolean;
-  /** The in-memory database's thread, when it is on one. */
-  thread?: ThreadDatabase | undefined;
-  /** How a commit is left unflushed (on disk; not used in memory). */
-  unflushed: UnflushedCommit;
-}
-
 /** A client id prefix the venue takes (checked before a store is opened for it). */
 export function checkClientOidPrefix(prefix: string): void {
   if (!/^[A-Za-z0-9]{1,8}$/.test(prefix)) throw new RangeError('clientOidPrefix must be 1-8 characters of [A-Za-z0-9]');
 }
 
-export abstract class SqlJournal implements Journal {
-  protected readonly db: SqlDatabase;
-  /** The same database, when it is on a worker thread. */
-  protected readonly thread: ThreadDatabase | undefined;
+export abstract class SqlJournal extends SqlWrites implements Journal {
   // Listing the active states (not excluding the final ones) lets the state index answer: the table only grows.
   private readonly active = [...ACTIVE_STATES].map((s) => `'${s}'`).join(',');
 
   constructor(store: SqlJournalStore, opts: SqlJournalOptions) {
     checkClientOidPrefix(opts.clientOidPrefix);
+    super(store);
     this.clientOidPrefix = opts.clientOidPrefix;
-    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed } = store);
-    // Wrapped once: wrapping costs more than running a small transaction.
     // In memory there is no crash to survive: one transaction stays open for the journal's life (committed when
     // saved or closed), and writes skip a commit each. Otherwise every write is its own durable transaction.
-    this.txRun = this.db.transaction((fn: () => unknown) => {
-      this.checkFence();
-      return fn();
-    });
     if (!this.inMemory) {
       this.readActive();
     } else {
@@ -73,12 +51,6 @@ export abstract class SqlJournal implements Journal {
   }
 
   private readonly clientOidPrefix: string;
-
-  /**
-   * In memory: the hot writes (intents, client ids, orders and their history, fills, equity) wait there until
-   * anything else reads or writes the database (held-writes.ts); undefined on disk, where each is durable at once.
-   */
-  protected readonly held: HeldWrites | undefined;
 
   /**
    * What moves whenever another connection commits (SQLite's data_version); undefined when the store cannot tell
@@ -116,93 +88,13 @@ export abstract class SqlJournal implements Journal {
     for (const [oid, r] of rows) this.activeSet.set(oid, r);
   }
 
-  private readonly statements = new Map<string, SqlStatement>();
   private readonly lastEquity = new Map<Surface, string>();
-  protected readonly inMemory: boolean;
-  /** Runs a thunk as one transaction, the fence checked first. */
-  private readonly txRun: (fn: () => unknown) => unknown;
-  private inTx = false;
   /**
    * The orders not final, as written (a write-through copy of those rows): the executor and the tracker read
    * them on every order and every reconciliation; the table keeps every order ever sent.
    */
   private readonly activeSet = new Map<string, JournalOrder>();
 
-  /**
-   * A prepared statement, prepared once per text (preparing costs more than running most of them), once the
-   * writes held back (in memory) are in the database.
-   */
-  protected sql(text: string): SqlStatement {
-    this.held?.queue.flush();
-    return this.prepared(text);
-  }
-
-  private prepared(text: string): SqlStatement {
-    let st = this.statements.get(text);
-    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
-    return st;
-  }
-
-  /**
-   * A write whose outcome is not read. On a thread it is handed over without waiting, after the held writes (a
-   * failure is told by the next call that waits); on a PostgreSQL connection it goes with the transaction's next
-   * call that waits (its commit at the latest), or at once outside a transaction.
-   */
-  private write(text: string, ...params: unknown[]): void {
-    if (!this.db.later) {
-      this.sql(text).run(...params);
-      return;
-    }
-    this.held?.queue.flush();
-    this.db.later(text, params);
-  }
-
-  /**
-   * Runs `fn` as a write transaction: always when `whole` (several statements), otherwise once fenced (a single
-   * statement is a transaction of its own). The fence is checked first; in memory, or in a transaction already, `fn`
-   * just runs.
-   */
-  private writing<R>(fn: () => R, whole = false): R {
-    if (this.inMemory || this.inTx || (!whole && this.fenceToken === undefined)) return fn();
-    this.inTx = true;
-    try {
-      return this.txRun(fn) as R;
-    } finally {
-      this.inTx = false;
-    }
-  }
-
-  private readonly unflushed: UnflushedCommit;
-
-  /**
-   * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed
-   * to disk on its own: the intent record and the client id reservation, written before an order's row. They need no
-   * flush of their own: the store's log (SQLite's WAL, PostgreSQL's) is written in order and a flushed commit flushes
-   * it up to itself, so the order rows' flushed commit (insertOrders) makes them durable too, before the executor
-   * sends anything. Lost in a crash (a power loss) before that commit, nothing was sent under them: the executor sends
-   * an order only once insertOrders has returned, so no order with those client ids reached the venue, and handing
-   * them out again is harmless. A client id that may have reached the venue is never handed out again: its
-   * reservation was committed before its order's row, which was flushed before the send.
-   */
-  private writingUnflushed<R>(fn: () => R): R {
-    if (this.inMemory || this.inTx) return fn();
-    return commitUnflushed(this.db, this.unflushed, (first) => this.writing(() => (first(), fn()), true));
-  }
-
-  /** The token of the lease this journal writes under; undefined: unfenced. */
-  private fenceToken: number | undefined;
-
-  fence(token: number): void {
-    checkFenceToken(token);
-    this.fenceToken = token;
-    // Recorded at once: an older holder is locked out from now on, not only from this holder's first write.
-    this.writing(() => undefined, true);
-  }
-
-  /** The fence passed inside a write transaction (journal-fence.ts); in memory there is one writer. */
-  private checkFence(): void {
-    if (this.fenceToken !== undefined && !this.inMemory) passFence((sql) => this.prepared(sql), this.fenceToken);
-  }
 
   /** Housekeeping of the store. */
   abstract maintain(): void;
