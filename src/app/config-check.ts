@@ -67,7 +67,9 @@ function leaseProblem(cfg: LoadedConfig['config']): { key?: string; message: str
   if (cfg.mode !== 'live' || cfg.sim.embedded) {
     return { message: 'an account lease needs a venue that outlives the daemon (mode live, sim.embedded false): the embedded simulator and the paper venue are new at every start' };
   }
-  if (lease.store === 'journal') return undefined;
+  if (lease.store === 'journal') {
+    return cfg.journal.url === undefined ? { key: 'store', message: '"journal" keeps the lease in the PostgreSQL journal\'s database: set journal.url, or give a Redis URL' } : undefined;
+  }
   if (!/^rediss?:\/\/[^\s]+$/.test(lease.store)) return { key: 'store', message: 'a Redis URL (redis://host:6379) or "journal"' };
   return undefined;
 }

@@ -192,4 +192,14 @@ describe('sextant config check and run', () => {
     ]);
     expect(existsSync(join(dir, 'run'))).toBe(false);
   });
+
+  it('an account lease: refused for the embedded simulator, for a store that is neither Redis nor the PostgreSQL journal, and for "journal" without journal.url', async () => {
+    const issues = async (lease: string, over: { embedded?: boolean; journal?: string } = {}) =>
+      (await checkConfig(parseConfig(configText(['mode: live', `daemon: { lease: ${lease} }`], { embedded: false, ...over }), 'cfg.yaml', {}))).issues
+        .filter((i) => i.path.startsWith('daemon.lease')).map(formatIssue);
+    expect(await issues('{ store: "redis://127.0.0.1:6379" }', { embedded: true })).toEqual([expect.stringMatching(/^cfg\.yaml:\d+:\d+: daemon\.lease: .*outlives the daemon/)]);
+    expect(await issues('{ store: "http://127.0.0.1:6379" }')).toEqual([expect.stringMatching(/daemon\.lease\.store: a Redis URL/)]);
+    expect(await issues('{ store: journal }')).toEqual([expect.stringMatching(/daemon\.lease\.store: .*set journal\.url/)]);
+    expect(await issues('{ store: "redis://127.0.0.1:6379" }')).toEqual([]);
+  });
 });
