@@ -372,6 +372,6 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
 
   async close(): Promise<void> {
     await this.limiter.close();
-    this.transport.close();
+    await this.transport.close();
   }
 }

@@ -1,8 +1,9 @@
-// HTTP transport on got: keep-alive agents, timeouts, raw text bodies. It never retries and never throws on
-// HTTP status; it tells apart "never reached the venue" from "the venue may have received it".
-import http from 'node:http';
-import https from 'node:https';
-import got, { RequestError, TimeoutError } from 'got';
+// HTTP transport on undici: one keep-alive pool per origin, timeouts, raw text bodies. It never retries, never follows
+// a redirect and never throws on HTTP status; it tells apart "never reached the venue" from "the venue may have
+// received it". undici rather than got: on loopback its p99 per request is ~8× lower (toolchain facts §c), and the
+// request is on the path from a tick to the order on the wire.
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { Agent, request } from 'undici';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -31,49 +32,106 @@ export class TransportError extends Error {
 }
 
 export interface TransportOptions {
+  /** The whole request, connecting included, to the last byte of the answer. */
   timeoutMs: number;
+  /** Connecting alone (TCP and TLS); default min(5000, timeoutMs). */
   connectTimeoutMs?: number;
+  /** The most a compressed answer may grow to once decompressed; default 64 MiB. */
+  maxBodyBytes?: number;
 }
 
-const CONNECT_PHASE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const CONNECT_PHASE_EVENTS = new Set(['lookup', 'connect', 'secureConnect']);
+/** Failures before the request could leave: nothing reached the venue. */
+const CONNECT_PHASE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** undici's own timeouts after the request was written. */
+const ANSWER_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+const DECODERS: Record<string, (b: Buffer, o: { maxOutputLength: number }) => Buffer> = {
+  gzip: gunzipSync,
+  'x-gzip': gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
 
 export class Transport {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 16 });
+  private readonly agent: Agent;
+  private readonly maxBodyBytes: number;
 
-  constructor(private readonly opts: TransportOptions) {}
+  constructor(private readonly opts: TransportOptions) {
+    this.maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
+    this.agent = new Agent({
+      connections: 16,
+      pipelining: 1,
+      connect: { timeout: opts.connectTimeoutMs ?? Math.min(5000, opts.timeoutMs) },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
+    const abort = new AbortController();
+    let timedOut: TransportError | undefined;
+    const timer = setTimeout(() => abort.abort((timedOut = new TransportError('timeout', true, `no answer within ${this.opts.timeoutMs} ms`, undefined))), this.opts.timeoutMs);
     try {
-      const res = await got(req.url, {
+      const { url, headers } = withUserinfo(req.url, hasHeader(req.headers, 'accept-encoding') ? req.headers : { ...req.headers, 'accept-encoding': 'gzip, deflate, br' });
+      const res = await request(url, {
+        dispatcher: this.agent,
         method: req.method,
-        headers: req.headers,
-        body: req.body,
-        responseType: 'text',
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        decompress: true,
-        timeout: { request: this.opts.timeoutMs, connect: this.opts.connectTimeoutMs ?? Math.min(5000, this.opts.timeoutMs) },
-        agent: { http: this.httpAgent, https: this.httpsAgent },
+        headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        signal: abort.signal,
       });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
+      const raw = Buffer.from(await res.body.arrayBuffer());
+      return { status: res.statusCode, headers: res.headers, body: this.decode(raw, res.headers['content-encoding']) };
     } catch (err) {
-      if (err instanceof TimeoutError) {
-        const sent = !CONNECT_PHASE_EVENTS.has(err.event);
-        throw new TransportError('timeout', sent, `no answer within ${this.opts.timeoutMs} ms (${err.event})`, err.code);
-      }
-      if (err instanceof RequestError) {
-        const sent = !(err.code && CONNECT_PHASE_CODES.has(err.code));
-        throw new TransportError('network', sent, err.code ? `${err.code}: ${err.message}` : err.message, err.code);
-      }
-      throw err;
+      throw timedOut ?? (err instanceof TransportError ? err : classify(err, this.opts.timeoutMs));
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+  /** The answer's text: decompressed as its content-encoding says (gzip, deflate, br), within maxBodyBytes. */
+  private decode(raw: Buffer, encoding: string | string[] | undefined): string {
+    const enc = (Array.isArray(encoding) ? encoding.join(',') : encoding ?? '').trim().toLowerCase();
+    if (enc === '' || enc === 'identity') return raw.toString('utf8');
+    const decoder = DECODERS[enc];
+    if (!decoder) throw new TransportError('network', true, `answer in an encoding this client cannot read: ${enc}`, 'EENCODING');
+    try {
+      return decoder(raw, { maxOutputLength: this.maxBodyBytes }).toString('utf8');
+    } catch (err) {
+      throw new TransportError('network', true, `answer not readable as ${enc}: ${(err as Error).message}`, (err as { code?: string }).code ?? 'EENCODING');
+    }
   }
+
+  /** Closes every connection; a request in flight fails. */
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * A base URL's user and password (a proxy in front of the venue, say) sent as HTTP Basic authorization, and the URL
+ * without them; undici leaves them out otherwise.
+ */
+function withUserinfo(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+  if (!url.includes('@')) return { url, headers };
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { url, headers };
+  const basic = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), headers: hasHeader(headers, 'authorization') ? headers : { ...headers, authorization: `Basic ${basic}` } };
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
+}
+
+/** An undici or socket failure as a TransportError: kind, whether the request may have left, its code. */
+function classify(err: unknown, timeoutMs: number): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return err instanceof Error ? new TransportError('network', true, err.message, undefined) : err;
+  const message = (err as Error).message;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new TransportError('timeout', false, `no connection within the connect timeout: ${message}`, code);
+  if (ANSWER_TIMEOUT_CODES.has(code)) return new TransportError('timeout', true, `no answer within ${timeoutMs} ms (${code})`, code);
+  return new TransportError('network', !CONNECT_PHASE_CODES.has(code), `${code}: ${message}`, code);
 }
