@@ -133,6 +133,17 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     }
   };
 
+  inOneCommit<R>(fn: () => R): R {
+    if (this.inMemory) return fn();
+    try {
+      return this.writing(fn, true);
+    } catch (err) {
+      // The rows written inside were taken into the active set before the commit: read it again as the store holds it.
+      this.readActive();
+      throw err;
+    }
+  }
+
   insertOrders(rows: JournalOrder[]): void {
     this.version++;
     if (this.held) return this.held.insertOrders(rows);
