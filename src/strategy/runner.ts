@@ -14,7 +14,7 @@ import type { Logger } from '../util/logger.js';
 import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } from './api.js';
 import { BarHistory, type BarRing, type BarSeries } from './bar-history.js';
 import { Inventory } from './inventory.js';
-import { Deadline, HookTimeoutError } from './deadline.js';
+import { Deadline, HookInterruptedError, HookTimeoutError } from './deadline.js';
 
 export interface StrategyInstanceConfig {
   id: string;
@@ -251,6 +251,11 @@ export class StrategyRunner {
         inst.savedState = stateJson;
       }
     } catch (err) {
+      // Stopped by the user's SIGINT: not the strategy's fault, and the process is stopping.
+      if (err instanceof HookInterruptedError) {
+        this.logger.warn({ strategy: inst.cfg.id, hook }, 'strategy hook stopped by SIGINT');
+        return;
+      }
       inst.errors++;
       const message = err instanceof Error ? err.message : String(err);
       this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: message }, 'strategy hook failed');

@@ -157,7 +157,7 @@ describe('sextant run: a start that fails', () => {
 });
 
 describe('sextant run with a strategy that never returns', () => {
-  it('the hook is stopped after daemon.hookTimeoutMs and the strategy faulted; /health answers, the other strategy trades, SIGTERM stops it', async () => {
+  it('the hook is stopped after daemon.hookTimeoutMs and the strategy faulted; /health answers, the other strategy trades, Ctrl+C (SIGINT) stops it', async () => {
     const dir2 = mkdtempSync(join(tmpdir(), 'sextant-loop-'));
     writeFileSync(join(dir2, 'looping.mjs'), [
       '// A strategy whose market hook never returns.',
@@ -194,8 +194,9 @@ describe('sextant run with a strategy that never returns', () => {
       await waitFor('an order', async () => (/sextant_intents_total\{strategy="mm-btc",kind="place"\} [1-9]/.test(await (await get(`${opsUrl}/metrics`)).text()) ? true : undefined), 20_000);
       expect((await get(`${opsUrl}/health`)).status).toBeLessThan(600);
     } finally {
-      d.p.kill('SIGTERM');
-      // A frozen daemon ignores SIGTERM: it is killed after the bound, and the test fails.
+      // SIGINT: the hook watchdog holds it (it stopped the loop through it) and hands it on; the daemon stops cleanly.
+      d.p.kill('SIGINT');
+      // A frozen daemon ignores it: it is killed after the bound, and the test fails.
       code = await d.exited(15_000);
     }
     expect(code).toBe(0);

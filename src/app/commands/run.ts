@@ -2,6 +2,7 @@
 // reloads strategy params on SIGHUP.
 import type { Command } from 'commander';
 import { formatIssue } from '../../config/load.js';
+import { HookWatchdog } from '../../strategy/hook-watchdog.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, type Logger } from '../../util/logger.js';
 import { loadCheckedConfig } from '../config-check.js';
@@ -36,6 +37,8 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
   const logger = made;
   for (const note of check.notes) logger.child({ component: 'config' }).info(note);
   let daemon: Daemon | undefined;
+  // Strategy hooks run under the process's one watchdog (no thread per call), which takes SIGINT over and hands it on.
+  if (check.loaded.config.strategies.length > 0) HookWatchdog.enable();
   // Listened for from the start: a standby waiting for the account lease stops on them too.
   const signal = waitForStop({ onHangup: () => daemon && void reloadConfig(opts.config, daemon, logger) });
   try {
