@@ -79,21 +79,26 @@ describe('the drawdown kill switch trips', () => {
     try {
       const latch = await seen('the drawdown latch in the journal', () => db.prepare("SELECT name, reason, at_ms AS atMs FROM latches WHERE name LIKE 'kill-switch%'").get() as { name: string; reason: string; atMs: number } | undefined);
       expect(latch.value.reason).toMatch(/drawdown/i);
-      const t0 = latch.value.atMs;
+      // From when the latch was written (first seen in the journal): its at_ms is the time of the equity reading
+      // that tripped it, which the polls took earlier.
+      const t0 = latch.atMs;
 
-      const event = await seen('a trading-state event', async () => {
-        const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`)).json()) as Array<{ kind: string; atMs: number; data: Record<string, unknown> }>;
-        return events.find((e) => e.kind === 'state' && e.data.state === 'halted');
-      });
-      const hook = await seen('a webhook delivery', () => receiver.received.find((r) => /halted/i.test(r.body)));
-      const telegram = await seen('a Telegram message', () => api.sent.find((m) => m.chat_id === CHAT && /halted/i.test(m.text)));
-      const shown = await seen('the dashboard showing halted', async () => ((await page.$eval('#trading-state', (el) => (el as HTMLElement).dataset.state).catch(() => undefined)) === 'halted' ? true : undefined), 15_000);
+      // Every surface watched at once: each one's time is when it was first seen saying so.
+      const [event, hook, telegram, shown] = await Promise.all([
+        seen('a trading-state event', async () => {
+          const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`)).json()) as Array<{ kind: string; atMs: number; data: Record<string, unknown> }>;
+          return events.find((e) => e.kind === 'state' && e.data.state === 'halted');
+        }),
+        seen('a webhook delivery', () => receiver.received.find((r) => /halted/i.test(r.body))),
+        seen('a Telegram message', () => api.sent.find((m) => m.chat_id === CHAT && /halted/i.test(m.text))),
+        seen('the dashboard showing halted', async () => ((await page.$eval('#trading-state', (el) => (el as HTMLElement).dataset.state).catch(() => undefined)) === 'halted' ? true : undefined), 15_000),
+      ]);
 
       // The webhook is signed with the shared secret.
       const signature = String(hook.value.headers['x-sextant-signature'] ?? '');
       expect(signature).toBe(`sha256=${createHmac('sha256', HOOK_SECRET).update(hook.value.body).digest('hex')}`);
       // Each surface within a second of the latch (the dashboard refreshes on the stream's state event).
-      const delays = { event: event.value.atMs - t0, webhook: hook.atMs - t0, telegram: telegram.atMs - t0, dashboard: shown.atMs - t0 };
+      const delays = { event: event.atMs - t0, webhook: hook.atMs - t0, telegram: telegram.atMs - t0, dashboard: shown.atMs - t0 };
       for (const [surface, delay] of Object.entries(delays)) expect({ surface, within: delay <= 1000 }).toEqual({ surface, within: true });
       expect(errors).toEqual([]);
     } finally {
