@@ -69,7 +69,30 @@ emit('hook_call_vm_timeout_ns', vmTimeout, 'ns/call', direct, 'vm Script.runInCo
   await worker.terminate();
 }
 
-// The StrategyRunner itself, one instance, one onMarket per call: without and with hookTimeoutMs.
+// The process's hook watchdog (as the daemon runs hooks): one keeper thread, no thread per call. Its median per call,
+// and the p99 of single calls beside node:vm's timeout's (whose thread start and join make the tail).
+const { HookWatchdog } = await import('../dist/strategy/hook-watchdog.js');
+const { Deadline } = await import('../dist/strategy/deadline.js');
+{
+  const watchdog = HookWatchdog.enable();
+  for (let i = 0; i < 200 && !watchdog?.keeping; i++) await new Promise((r) => setTimeout(r, 10));
+  if (!watchdog?.keeping) throw new Error('the hook watchdog did not start');
+  const d = new Deadline(1000);
+  const perCall = nsPerCall(N / 5, (i) => { update.price = i % 1000; return d.run(() => hook(ctx, update)); });
+  emit('hook_call_watchdog_ns', perCall, 'ns/call', vmTimeout, 'the process hook watchdog (hook-watchdog.ts, the daemon\'s): a keeper thread samples the running hook; bare: vm timeout (a thread per call)');
+  const p99 = (f) => {
+    const t = [];
+    for (let i = 0; i < 20_000; i++) { const a = process.hrtime.bigint(); f(i); t.push(Number(process.hrtime.bigint() - a)); }
+    return t.sort((a, b) => a - b)[Math.floor(t.length * 0.99)];
+  };
+  const wdP99 = p99((i) => { update.price = i % 1000; return d.run(() => hook(ctx, update)); });
+  const vmP99 = p99((i) => { update.price = i % 1000; pending = () => hook(ctx, update); return script.runInContext(context, { timeout: 1000 }); });
+  emit('hook_call_watchdog_p99_ns', wdP99, 'ns/call', vmP99, 'p99 of 20,000 single calls under the hook watchdog; bare: the same under vm timeout');
+  watchdog.close();
+}
+
+// The StrategyRunner itself, one instance, one onMarket per call: without and with hookTimeoutMs (node:vm's timeout:
+// no watchdog enabled here).
 {
   const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
   const def = { name: 'bench-hook', params: z.strictObject({}), onMarket: (c, u) => { if (!(u.nowMs <= (c.state.high ?? -1))) c.state.high = u.nowMs; } };
