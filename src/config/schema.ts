@@ -332,7 +332,7 @@ export const daemonSchema = z
       ),
     pollShare: z.number().gt(0).max(1).default(0.5).describe('Share of each usable weight budget the polls may take (the rest is for orders and reconciliation).'),
     maxStrategyErrors: positiveInt.default(5).describe('A strategy that throws this many times is faulted.'),
-    hookTimeoutMs: positiveInt.max(60_000).default(1000).describe('A strategy hook that runs longer than this is stopped and the strategy faulted; the daemon goes on.'),
+    hookTimeoutMs: positiveInt.max(60_000).default(1000).describe('A strategy hook that runs longer than this is stopped (up to two tenths of it later: 10 ms to 200 ms) and the strategy faulted; the daemon goes on.'),
     restartFaultedAfterMs: positiveInt.optional().describe('A faulted strategy starts again after this long; absent: it stays faulted until a restart.'),
   })
   .prefault({})
