@@ -45,6 +45,7 @@ export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Cl
       futures: ex.rateLimit.futures,
       orderRequests: ex.rateLimit.orderRequests,
       usableFraction: ex.rateLimit.usableFraction,
+      arrivalSpreadMs: ex.rateLimit.arrivalSpreadMs,
       cooloffMs: ex.rateLimit.cooloffMs,
       ...(ex.rateLimit.egress ? { egress: ex.rateLimit.egress } : {}),
       ...(ex.rateLimit.redis ? { redis: ex.rateLimit.redis } : {}),

@@ -119,6 +119,7 @@ export class HookWatchdog {
   private pending: (() => unknown) | undefined;
   private serial = 0;
   private failed = false;
+  private closed = false;
   /** The process's SIGINT listeners, moved here while the keeper runs. */
   private readonly sigintListeners: Array<(...args: unknown[]) => unknown> = [];
   /** A SIGINT listener was added to the process or taken off it since the keeper last took SIGINT. */
@@ -136,9 +137,8 @@ export class HookWatchdog {
     this.worker.on('message', (m) => {
       if (m === 'SIGINT') this.userSigint();
     });
-    this.worker.on('error', () => {
-      this.failed = true;
-    });
+    // A keeper that failed gives SIGINT back: its listeners return to the process, hooks go back to node:vm's timeout.
+    this.worker.on('error', () => this.close());
     // Never what keeps the process alive (after the listeners: a message listener refs the thread's port again).
     this.worker.unref();
     process.on('newListener', this.onListenerChange);
@@ -203,7 +203,7 @@ export class HookWatchdog {
       if (now >>> 1 !== before >>> 1 && (now & 1) === 1) return;
       Atomics.wait(this.s, KEEPER, now, 100);
     }
-    this.failed = true;
+    this.close();
   }
 
   /** A SIGINT that no claim sent: the moved listeners are called (a `once` one leaves); with none, the default action. */
@@ -220,8 +220,10 @@ export class HookWatchdog {
     process.kill(process.pid, 'SIGINT');
   }
 
-  /** Ends the keeper: hooks go back to node:vm's per-call watchdog. */
+  /** Ends the keeper: hooks go back to node:vm's per-call watchdog, SIGINT listeners to the process. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.failed = true;
     Atomics.store(this.s, STOP, 1);
     Atomics.notify(this.s, STOP);

@@ -34,17 +34,17 @@ async function plan(opts: { config: string; offline?: boolean }, io: Io): Promis
   io.out('Polls (what the daemon reads on its own, per cycle):');
   for (const line of describePollingPlan(loaded)) io.out(line);
   io.out('');
-  io.out('Rate-limit plan (token buckets; worst case in any window):');
+  io.out(`Rate-limit plan (token buckets; worst case charged in any window, and at the venue with arrivals spread by up to ${config.exchange.rateLimit.arrivalSpreadMs} ms):`);
   const rateLimit = config.exchange.rateLimit;
   for (const surface of ['spot', 'futures'] as const) {
     const weights = maxWeights(surface);
     for (const [pool, label, max] of [['ip', 'IP ', weights.ip], ['uid', 'UID', weights.uid]] as const) {
-      const b = planBucket(rateLimit[surface][pool], rateLimit.usableFraction, max);
-      io.out(`  ${surface.padEnd(8)} ${label} ${b.worstCase}/${rateLimit[surface][pool].budget} per ${b.windowMs} ms (burst ${b.burst}, refilled ${b.refill} per window)`);
+      const b = planBucket(rateLimit[surface][pool], rateLimit.usableFraction, max, rateLimit.arrivalSpreadMs);
+      io.out(`  ${surface.padEnd(8)} ${label} ${b.worstCase}/${rateLimit[surface][pool].budget} per ${b.windowMs} ms, ${b.atVenue} at the venue (burst ${b.burst}, refilled ${b.refill} per window)`);
     }
   }
-  const orders = planBucket(rateLimit.orderRequests, rateLimit.usableFraction, 1);
-  io.out(`  order endpoints ${orders.worstCase}/${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms per account; cool-off after a 429: ${rateLimit.cooloffMs} ms`);
+  const orders = planBucket(rateLimit.orderRequests, rateLimit.usableFraction, 1, rateLimit.arrivalSpreadMs);
+  io.out(`  order endpoints ${orders.worstCase}/${rateLimit.orderRequests.budget} requests per ${rateLimit.orderRequests.windowMs} ms per account, ${orders.atVenue} at the venue; cool-off after a 429: ${rateLimit.cooloffMs} ms`);
   io.out(`  IP pools keyed by egress ${rateLimit.egress ?? `${hostname()} (host name)`}; UID and order pools by account; ${rateLimit.redis ? `shared through ${redactUrlCredentials(rateLimit.redis.url)} (key prefix ${rateLimit.redis.keyPrefix})` : 'this process alone (no exchange.rateLimit.redis)'}`);
   io.out(`  fleet: planned for ${rateLimit.processes} process(es); each one's polls may use pollShare ${config.daemon.pollShare} ÷ ${rateLimit.processes} of every usable budget`);
   io.out('');

@@ -43,6 +43,11 @@ export interface RateLimiterConfig {
   orderRequests: WindowBudget;
   /** Share of each budget the limiter plans to use (headroom for latency jitter and other tools on the key). */
   usableFraction: number;
+  /**
+   * How much the time from a request's charge here to its arrival at the venue varies (ms): the venue counts arrivals,
+   * so the limiter keeps the usable weight within any interval of a window plus this. Default 0.
+   */
+  arrivalSpreadMs?: number;
   /** How long a pool stays shut after a 429. */
   cooloffMs: number;
   /** What the IP pools are keyed by: processes with the same egress share them (default: the host name). */
@@ -59,22 +64,29 @@ export interface LimiterIdentity {
 
 export interface BucketPlan {
   burst: number;
-  /** Tokens added per windowMs, continuously. */
+  /** Tokens added per windowMs, continuously (not always whole). */
   refill: number;
   windowMs: number;
-  /** Most weight any interval of windowMs can see: burst + refill. */
+  /** Most weight any interval of windowMs can see charged: burst + refill. */
   worstCase: number;
+  /** Most weight any window of the venue can see arrive, the arrivals spread by up to arrivalSpreadMs: the usable budget. */
+  atVenue: number;
 }
 
-/** Plans a token bucket that never starts more than `usable` weight in any interval of windowMs. */
-export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number): BucketPlan {
+/**
+ * Plans a token bucket that never starts more than `usable` weight in any interval of windowMs + `arrivalSpreadMs`: a
+ * window of the venue, which counts arrivals, then sees at most `usable` while the time from charge to arrival varies by
+ * no more than that (a request held up on its way and the next one sent promptly arrive closer than they were sent).
+ */
+export function planBucket(w: WindowBudget, usableFraction: number, maxWeight: number, arrivalSpreadMs = 0): BucketPlan {
   const usable = Math.floor(w.budget * usableFraction);
   const burst = Math.max(maxWeight, Math.ceil(usable / 10));
-  const refill = usable - burst;
+  // Whole thousandths, rounded down: never above the plan.
+  const refill = Math.floor(((usable - burst) * w.windowMs * 1000) / (w.windowMs + arrivalSpreadMs)) / 1000;
   if (refill < 1) {
     throw new RangeError(`a budget of ${w.budget} per ${w.windowMs} ms is too small for requests of weight ${maxWeight}`);
   }
-  return { burst, refill, windowMs: w.windowMs, worstCase: burst + refill };
+  return { burst, refill, windowMs: w.windowMs, worstCase: burst + refill, atVenue: usable };
 }
 
 const PRIORITY: Record<EndpointKind, number> = { cancel: 1, place: 3, read: 6 };
@@ -138,9 +150,9 @@ export class RateLimiter {
     for (const surface of ['spot', 'futures'] as const) {
       const maxW = maxWeights(surface);
       const budget = config[surface];
-      this.addPool(`${surface}:ip`, `ip:${this.egress}:${surface}`, planBucket(budget.ip, config.usableFraction, maxW.ip));
-      this.addPool(`${surface}:uid`, `uid:${this.account}:${surface}`, planBucket(budget.uid, config.usableFraction, maxW.uid));
-      this.addPool(`${surface}:orders`, `orders:${this.account}:${surface}`, planBucket(config.orderRequests, config.usableFraction, 1));
+      this.addPool(`${surface}:ip`, `ip:${this.egress}:${surface}`, planBucket(budget.ip, config.usableFraction, maxW.ip, config.arrivalSpreadMs));
+      this.addPool(`${surface}:uid`, `uid:${this.account}:${surface}`, planBucket(budget.uid, config.usableFraction, maxW.uid, config.arrivalSpreadMs));
+      this.addPool(`${surface}:orders`, `orders:${this.account}:${surface}`, planBucket(config.orderRequests, config.usableFraction, 1, config.arrivalSpreadMs));
       const queue = (lane: Lane): Queue => ({ limiter: new Bottleneck({ maxConcurrent: 1 }), shortOf: undefined, claimant: `${randomUUID()}:${surface}:${lane}`, count: { 1: 0, 3: 0, 6: 0 } });
       this.queues[surface] = { writes: queue('writes'), reads: queue('reads') };
     }

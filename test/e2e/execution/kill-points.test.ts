@@ -77,7 +77,9 @@ async function oneRun(backend: Backend, seed: number): Promise<void> {
   ];
 
   const start = async (): Promise<Bot & { close: () => Promise<void> }> => {
-    const client = clientFor({ url, opts: CREDS } as never, { rateLimit: GENEROUS_LIMITS, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    // Five runs share this process's event loop, which a PostgreSQL journal's synchronous calls hold while they wait:
+    // a request is given 10 s, not the fixture's 2 s (what is tested here is crashing, not a slow answer).
+    const client = clientFor({ url, opts: CREDS } as never, { rateLimit: GENEROUS_LIMITS, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 10_000 });
     const bot = await buildBot({ client, journalPath, ...(journalUrl ? { journalUrl } : {}), hooks, graceMs: 0, lostAfterChecks: 2, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] } });
     return { ...bot, close: async () => { bot.journal.close(); await client.close(); } };
   };

@@ -22,9 +22,18 @@ const LIMITS: RateLimiterConfig = {
 
 describe('planBucket', () => {
   it('plans burst + refill = the usable budget, the burst at least the heaviest request', () => {
-    expect(planBucket({ budget: 1000, windowMs: 10_000 }, 0.9, 40)).toEqual({ burst: 90, refill: 810, windowMs: 10_000, worstCase: 900 });
-    expect(planBucket({ budget: 100, windowMs: 1000 }, 1, 40)).toEqual({ burst: 40, refill: 60, windowMs: 1000, worstCase: 100 });
+    expect(planBucket({ budget: 1000, windowMs: 10_000 }, 0.9, 40)).toEqual({ burst: 90, refill: 810, windowMs: 10_000, worstCase: 900, atVenue: 900 });
+    expect(planBucket({ budget: 100, windowMs: 1000 }, 1, 40)).toEqual({ burst: 40, refill: 60, windowMs: 1000, worstCase: 100, atVenue: 100 });
     expect(() => planBucket({ budget: 40, windowMs: 1000 }, 1, 40)).toThrow(RangeError);
+  });
+
+  it('with arrivals spread by up to S ms, refills slower: burst + refill over a window plus S stays the usable budget', () => {
+    // The venue's 10 order requests a second, 9 usable: 8 refilled per 1.25 s, 6.4 per second.
+    const orders = planBucket({ budget: 10, windowMs: 1000 }, 0.9, 1, 250);
+    expect(orders).toEqual({ burst: 1, refill: 6.4, windowMs: 1000, worstCase: 7.4, atVenue: 9 });
+    expect(orders.burst + (orders.refill * (orders.windowMs + 250)) / orders.windowMs).toBeCloseTo(9, 9);
+    // A 10 s weight window loses 2.4 % to the same spread.
+    expect(planBucket({ budget: 1000, windowMs: 10_000 }, 0.9, 40, 250)).toEqual({ burst: 90, refill: 790.243, windowMs: 10_000, worstCase: 880.243, atVenue: 900 });
   });
 });
 
