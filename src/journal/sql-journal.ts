@@ -133,14 +133,21 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     }
   };
 
+  /** Client ids taken into the active set inside inOneCommit: let go again when its commit does not happen. */
+  private addedInCommit: string[] | undefined;
+
   inOneCommit<R>(fn: () => R): R {
-    if (this.inMemory) return fn();
+    if (this.inMemory || this.addedInCommit) return fn();
+    this.addedInCommit = [];
     try {
       return this.writing(fn, true);
     } catch (err) {
-      // The rows written inside were taken into the active set before the commit: read it again as the store holds it.
-      this.readActive();
+      // Rolled back: the rows it took into the active set go (no read of a store that may be failing).
+      for (const oid of this.addedInCommit) this.activeSet.delete(oid);
+      this.version++;
       throw err;
+    } finally {
+      this.addedInCommit = undefined;
     }
   }
 
@@ -149,7 +156,11 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     if (this.held) return this.held.insertOrders(rows);
     this.writing(() => this.insertTx(rows), true);
     // Held as the table reads back: a row written without a role has none (null).
-    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
+    for (const r of rows) {
+      if (!ACTIVE_STATES.has(r.state)) continue;
+      this.activeSet.set(r.clientOid, withRole(r));
+      this.addedInCommit?.push(r.clientOid);
+    }
   }
 
   private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {

@@ -41,12 +41,19 @@ const { workerData, parentPort } = require('node:worker_threads');
 const s = new Int32Array(workerData.sab);
 const [RUNNING, BUDGET, KEEPER, STOP, REARM] = workerData.slots;
 const kill = () => process.kill(process.pid, 'SIGINT');
-const context = vm.createContext({ Atomics, Math, s, RUNNING, BUDGET, STOP, REARM, kill });
+let opened = 0;
+// Said from inside the run, once Node has registered it: a hook's run opened after this is the one a SIGINT reaches.
+const markOpen = () => {
+  Atomics.store(s, KEEPER, (opened << 1) | 1);
+  Atomics.notify(s, KEEPER);
+};
+const context = vm.createContext({ Atomics, Math, s, RUNNING, BUDGET, STOP, REARM, kill, markOpen });
 // The watch, inside the run that keeps Node's SIGINT helper up. Returns when asked to stop or to re-arm. A hook is
 // first seen within a period of its start and claimed once seen running for its budget: never early, and at most
 // two periods late.
 const watch = new vm.Script(\`
   (() => {
+    markOpen();
     let seen = 0;
     let since = 0;
     let period = 100;
@@ -63,21 +70,27 @@ const watch = new vm.Script(\`
       Atomics.wait(s, STOP, 0, period);
     }
   })()\`);
-let opened = 0;
 while (Atomics.load(s, STOP) === 0) {
   Atomics.store(s, REARM, 0);
-  Atomics.store(s, KEEPER, (++opened << 1) | 1);
-  Atomics.notify(s, KEEPER);
+  opened++;
   try {
     watch.runInContext(context, { breakOnSigint: true });
     Atomics.store(s, KEEPER, opened << 1);
   } catch (err) {
     Atomics.store(s, KEEPER, opened << 1);
     if (err === null || err.code !== 'ERR_SCRIPT_EXECUTION_INTERRUPTED') throw err;
-    // A SIGINT while no hook ran: a claim whose hook ended first (handed back to the waiting caller), or the user's.
     const r = Atomics.load(s, RUNNING);
-    if (r < 0 && Atomics.compareExchange(s, RUNNING, r, 0) === r) Atomics.notify(s, RUNNING);
-    else parentPort.postMessage('SIGINT');
+    if (r < 0) {
+      // A claim's SIGINT reached this run, opened after the hook's (it had just caught another SIGINT): out of it,
+      // the hook's run (which stays open until a claim's SIGINT reaches it) is the only one; send it again until it has.
+      while (Atomics.load(s, RUNNING) === r && Atomics.load(s, STOP) === 0) {
+        kill();
+        Atomics.wait(s, RUNNING, r, 100);
+      }
+    } else {
+      // No claim: the user's SIGINT.
+      parentPort.postMessage('SIGINT');
+    }
   }
 }
 Atomics.notify(s, KEEPER);
@@ -114,10 +127,16 @@ export class HookWatchdog {
 
   private readonly s = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private readonly worker: Worker;
-  private readonly context = vm.createContext({ run: () => this.pending!() });
+  private readonly context = vm.createContext({ run: () => this.body() });
   private readonly script = new vm.Script('run()');
+  /** The hook running, its serial, and what it returned. */
   private pending: (() => unknown) | undefined;
+  private current = 0;
+  private value: unknown;
+  /** A claim whose SIGINT never came (within 2 s): the hook is taken as having overrun. */
+  private claimLost = false;
   private serial = 0;
+  private adoptQueued = false;
   private failed = false;
   private closed = false;
   /** The process's SIGINT listeners, moved here while the keeper runs. */
@@ -125,7 +144,16 @@ export class HookWatchdog {
   /** A SIGINT listener was added to the process or taken off it since the keeper last took SIGINT. */
   private sigintMoved = false;
   private readonly onListenerChange = (event: string | symbol) => {
-    if (event === 'SIGINT') this.sigintMoved = true;
+    if (event !== 'SIGINT') return;
+    this.sigintMoved = true;
+    // Taken over soon, not only before the next hook (which may be long in coming): until then the listener added
+    // holds SIGINT, and the ones moved here would not hear it.
+    if (this.adoptQueued) return;
+    this.adoptQueued = true;
+    setImmediate(() => {
+      this.adoptQueued = false;
+      if (this.sigintMoved && this.keeping) this.adoptSigintListeners();
+    }).unref();
   };
 
   private constructor() {
@@ -165,25 +193,47 @@ export class HookWatchdog {
     const serial = (this.serial = (this.serial % 0x3fffffff) + 1);
     Atomics.store(this.s, BUDGET, budgetMs);
     Atomics.store(this.s, RUNNING, serial);
+    this.current = serial;
     this.pending = fn;
+    this.claimLost = false;
     try {
-      const value = this.script.runInContext(this.context, { breakOnSigint: true }) as T;
-      if (Atomics.compareExchange(this.s, RUNNING, serial, 0) === serial) return { value };
-      // Claimed just as it ended: the SIGINT is on its way to the keeper, which says when it arrived.
-      Atomics.wait(this.s, RUNNING, -serial, 2000);
-      return 'overran';
+      this.script.runInContext(this.context, { breakOnSigint: true });
+      return this.claimLost ? 'overran' : { value: this.value as T };
     } catch (err) {
-      if ((err as { code?: unknown } | null)?.code !== 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
-        Atomics.compareExchange(this.s, RUNNING, serial, 0);
-        throw err;
-      }
+      // The hook's own error (body() has settled the slot), or a SIGINT that stopped the run.
+      if ((err as { code?: unknown } | null)?.code !== 'ERR_SCRIPT_EXECUTION_INTERRUPTED') throw err;
       if (Atomics.compareExchange(this.s, RUNNING, -serial, 0) === -serial) return 'overran';
-      Atomics.store(this.s, RUNNING, 0);
+      Atomics.compareExchange(this.s, RUNNING, serial, 0);
       queueMicrotask(() => this.userSigint());
       return 'interrupted';
     } finally {
       this.pending = undefined;
+      this.value = undefined;
     }
+  }
+
+  /**
+   * Inside the hook's run: the hook, then its end told. Claimed as it ended (or threw), its SIGINT is on the way; it
+   * waits for it here, in the run it must reach, so that it can neither stop the next hook nor pass for the user's.
+   */
+  private body(): void {
+    let failed = false;
+    let error: unknown;
+    try {
+      this.value = this.pending!();
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    const serial = this.current;
+    if (Atomics.compareExchange(this.s, RUNNING, serial, 0) === serial) {
+      if (failed) throw error;
+      return;
+    }
+    Atomics.wait(this.s, RUNNING, -serial, 2000);
+    // Not come: the slot is set back (a SIGINT later still finds the keeper's run) and the hook counts as overrun.
+    Atomics.compareExchange(this.s, RUNNING, -serial, 0);
+    this.claimLost = true;
   }
 
   /**

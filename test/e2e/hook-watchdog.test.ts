@@ -25,6 +25,7 @@ describe('hook watchdog', () => {
       expect(steps.get(s)!.ms as number).toBeLessThan(5000);
     }
     expect(steps.get('adopted')).toEqual({ step: 'adopted', value: 7, onProcess: 0 });
+    expect(steps.get('loops-after-rearming')).toEqual({ step: 'loops-after-rearming', overran: 30, onProcess: 0 });
     expect(steps.get('idle-sigint')).toEqual({ step: 'idle-sigint', heard: 1 });
     expect(steps.get('hook-sigint')).toMatchObject({ ended: 'interrupted', heard: 2 });
     expect(steps.get('hook-sigint')!.ms as number).toBeLessThan(5000);

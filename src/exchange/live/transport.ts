@@ -92,7 +92,8 @@ export class Transport {
   /** The answer's text: decompressed as its content-encoding says (gzip, deflate, br), within maxBodyBytes. */
   private decode(raw: Buffer, encoding: string | string[] | undefined): string {
     const enc = (Array.isArray(encoding) ? encoding.join(',') : encoding ?? '').trim().toLowerCase();
-    if (enc === '' || enc === 'identity') return raw.toString('utf8');
+    // An empty answer (a 204, an empty error) is empty whatever its header says.
+    if (enc === '' || enc === 'identity' || raw.length === 0) return raw.toString('utf8');
     const decoder = DECODERS[enc];
     if (!decoder) throw new TransportError('network', true, `answer in an encoding this client cannot read: ${enc}`, 'EENCODING');
     try {
@@ -113,13 +114,21 @@ export class Transport {
  * without them; undici leaves them out otherwise.
  */
 function withUserinfo(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
-  if (!url.includes('@')) return { url, headers };
-  const u = new URL(url);
-  if (u.username === '' && u.password === '') return { url, headers };
-  const basic = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
-  u.username = '';
-  u.password = '';
-  return { url: u.toString(), headers: hasHeader(headers, 'authorization') ? headers : { ...headers, authorization: `Basic ${basic}` } };
+  // Cut out of the text itself: the path and query stay byte for byte as signed.
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i.exec(url);
+  if (!m) return { url, headers };
+  const [user = '', password = ''] = m[2]!.split(/:(.*)/s);
+  const basic = Buffer.from(`${decodeLoosely(user)}:${decodeLoosely(password)}`).toString('base64');
+  return { url: m[1]! + url.slice(m[0].length), headers: hasHeader(headers, 'authorization') ? headers : { ...headers, authorization: `Basic ${basic}` } };
+}
+
+/** Percent-decoded, or as written when it is not valid percent-encoding. */
+function decodeLoosely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

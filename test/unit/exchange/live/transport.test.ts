@@ -29,6 +29,9 @@ beforeAll(async () => {
         case '/bomb':
           res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(4 * 1024 * 1024, 0x20)));
           return;
+        case '/empty-gzip':
+          res.writeHead(204, { 'content-encoding': 'gzip' }).end();
+          return;
         case '/odd-encoding':
           res.writeHead(200, { 'content-encoding': 'zstd-x' }).end('??');
           return;
@@ -81,6 +84,7 @@ describe('Transport', () => {
     expect(seen.at(-1)!.headers['accept-encoding']).toBe('gzip, deflate, br');
     const bomb = await failure(t.send({ method: 'GET', url: `${base}/bomb`, headers: {} }));
     expect({ kind: bomb.kind, sent: bomb.sent }).toEqual({ kind: 'network', sent: true });
+    expect(await t.send({ method: 'GET', url: `${base}/empty-gzip`, headers: {} })).toMatchObject({ status: 204, body: '' });
     const odd = await failure(t.send({ method: 'GET', url: `${base}/odd-encoding`, headers: {} }));
     expect(odd.message).toMatch(/zstd-x/);
   });
@@ -93,8 +97,9 @@ describe('Transport', () => {
 
   it('sends a base URL\'s user and password as Basic authorization, not in the URL', async () => {
     const withUser = base.replace('http://', 'http://us%40er:p%3Ass@');
-    await t.send({ method: 'GET', url: `${withUser}/echo?x=1`, headers: {} });
-    expect(seen.at(-1)!.url).toBe('/echo?x=1');
+    // The query as written (a signed one must not be re-encoded on the way).
+    await t.send({ method: 'GET', url: `${withUser}/echo?x=1&p=a%7Eb~c`, headers: {} });
+    expect(seen.at(-1)!.url).toBe('/echo?x=1&p=a%7Eb~c');
     expect(seen.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from('us@er:p:ss').toString('base64')}`);
   });
 
@@ -109,9 +114,11 @@ describe('Transport', () => {
     }
   });
 
-  it('a connection dropped after the request may have reached it; a refused connection surely did not', async () => {
+  it('a connection dropped after the request may have reached it; a refused connection surely did not; neither is sent again', async () => {
+    const before = seen.length;
     const dropped = await failure(t.send({ method: 'POST', url: `${base}/drop`, headers: {}, body: '{}' }));
     expect({ kind: dropped.kind, sent: dropped.sent }).toEqual({ kind: 'network', sent: true });
+    expect(seen.slice(before).map((x) => x.url)).toEqual(['/drop']);
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;
