@@ -98,13 +98,11 @@ export class Executor {
     const out: ExecutionEvent[] = [];
     const now = this.opts.clock.now();
     this.hooks.at('before-journal');
-    // A place intent is written with its order rows, in their commit.
-    if (intent.kind === 'place') {
-      await this.place(intent, now, out);
-      return out;
-    }
-    const intentId = this.record(intent, now);
+    const intentId = this.opts.journal.recordIntent(intent.strategyId, intent.kind, JSON.stringify(intent), now);
     switch (intent.kind) {
+      case 'place':
+        await this.place(intent, intentId, out);
+        break;
       case 'place-trigger':
         await this.placeTrigger(intent, intentId, out);
         break;
@@ -254,30 +252,16 @@ export class Executor {
     return list.map((d) => ({ type: 'denied', strategyId: intent.strategyId, surface, symbol, atMs: now, reason: d.reason, detail: d.detail }));
   }
 
-  /** Writes an intent down (durable with the next flushed commit); returns its id. */
-  private record(intent: Intent, now: number): number {
-    return this.opts.journal.recordIntent(intent.strategyId, intent.kind, JSON.stringify(intent), now);
-  }
-
-  private async place(intent: Extract<Intent, { kind: 'place' }>, now: number, out: ExecutionEvent[]): Promise<void> {
+  private async place(intent: Extract<Intent, { kind: 'place' }>, intentId: number, out: ExecutionEvent[]): Promise<void> {
     if (this.fencedBy) {
-      this.record(intent, now);
       this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, [{ reason: 'fenced', detail: `${Array.isArray(intent.orders) ? intent.orders.length : 0} order(s): ${this.fencedBy}` }]));
       return;
     }
     const { allowed, denials } = this.opts.risk.checkPlace(intent, this.riskContext());
-    let rows: JournalOrder[] = [];
-    if (allowed.length === 0) this.record(intent, now);
-    else {
-      // The intent, its client ids and its order rows in one commit, flushed before anything is sent: one commit on
-      // the way to the venue instead of three.
-      this.opts.journal.inOneCommit(() => {
-        rows = this.newRows(intent, this.record(intent, now), intent.surface, intent.symbol, allowed);
-        this.opts.journal.insertOrders(rows);
-      });
-    }
     this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, denials));
     if (allowed.length === 0) return;
+    const rows = this.newRows(intent, intentId, intent.surface, intent.symbol, allowed);
+    this.opts.journal.insertOrders(rows);
     this.hooks.at('after-journal');
     const max = ENDPOINTS[intent.surface === 'spot' ? 'S6' : 'F6'].maxBatch!;
     for (const batch of chunks(rows, max)) {

@@ -137,11 +137,6 @@ export interface Journal {
   nextClientOids(strategyId: string, n: number): string[];
   /** Writes orders durably, in one transaction, before they are sent (and with them every write before). */
   insertOrders(rows: JournalOrder[]): void;
-  /**
-   * Runs `fn`'s writes as one transaction with one flushed commit at its end (an intent, its client ids and its order
-   * rows); when `fn` or the commit throws, none of them is written. Calls inside it join it.
-   */
-  inOneCommit<R>(fn: () => R): R;
   /** Changes an order and records the change in its history. */
   updateOrder(clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number): void;
   order(clientOid: string): JournalOrder | undefined;

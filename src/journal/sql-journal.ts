@@ -133,34 +133,12 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     }
   };
 
-  /** Client ids taken into the active set inside inOneCommit: let go again when its commit does not happen. */
-  private addedInCommit: string[] | undefined;
-
-  inOneCommit<R>(fn: () => R): R {
-    if (this.inMemory || this.addedInCommit) return fn();
-    this.addedInCommit = [];
-    try {
-      return this.writing(fn, true);
-    } catch (err) {
-      // Rolled back: the rows it took into the active set go (no read of a store that may be failing).
-      for (const oid of this.addedInCommit) this.activeSet.delete(oid);
-      this.version++;
-      throw err;
-    } finally {
-      this.addedInCommit = undefined;
-    }
-  }
-
   insertOrders(rows: JournalOrder[]): void {
     this.version++;
     if (this.held) return this.held.insertOrders(rows);
     this.writing(() => this.insertTx(rows), true);
     // Held as the table reads back: a row written without a role has none (null).
-    for (const r of rows) {
-      if (!ACTIVE_STATES.has(r.state)) continue;
-      this.activeSet.set(r.clientOid, withRole(r));
-      this.addedInCommit?.push(r.clientOid);
-    }
+    for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
   }
 
   private readonly updateTx = (clientOid: string, patch: Partial<JournalOrder>, event: string, atMs: number, known: string | undefined) => {

@@ -90,8 +90,7 @@ export abstract class SqlWrites {
 
   /**
    * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed
-   * to disk on its own: the intent record and the client id reservation when they are not in an order's own commit
-   * (inOneCommit, where a place intent writes them with its rows, in a transaction already: then `fn` just runs). They need no
+   * to disk on its own: the intent record and the client id reservation, written before an order's row. They need no
    * flush of their own: the store's log (SQLite's WAL, PostgreSQL's) is written in order and a flushed commit flushes
    * it up to itself, so the order rows' flushed commit (insertOrders) makes them durable too, before the executor
    * sends anything. Lost in a crash (a power loss) before that commit, nothing was sent under them: the executor sends

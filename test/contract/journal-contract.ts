@@ -333,34 +333,6 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       for (const j of [daemon, other]) j.close();
     });
 
-    durableIt('writes an intent, its client ids and its order rows in one commit: all of them, or none when it fails', () => {
-      const store = subject.fresh();
-      const daemon = store.open();
-      const other = store.open();
-      const placed = daemon.inOneCommit(() => {
-        const intentId = daemon.recordIntent('mm', 'place', '{}', 1);
-        const [oid] = daemon.nextClientOids('mm', 1);
-        daemon.insertOrders([journalRow(oid!, { strategyId: 'mm', intentId })]);
-        return { intentId, oid: oid! };
-      });
-      other.refresh();
-      expect(other.order(placed.oid)).toMatchObject({ intentId: placed.intentId, strategyId: 'mm' });
-      expect(daemon.activeOrders().map((r) => r.clientOid)).toEqual([placed.oid]);
-      // A failing insert inside takes the intent and the reservation back with it, and the rows it held go.
-      expect(() =>
-        daemon.inOneCommit(() => {
-          daemon.recordIntent('mm', 'place', '{}', 2);
-          const [oid] = daemon.nextClientOids('mm', 1);
-          daemon.insertOrders([journalRow(oid!, { strategyId: 'mm' })]);
-          daemon.insertOrders([journalRow(oid!, { strategyId: 'mm' })]);
-        }),
-      ).toThrow();
-      expect(daemon.activeOrders().map((r) => r.clientOid)).toEqual([placed.oid]);
-      expect(other.allOrders().map((r) => r.clientOid)).toEqual([placed.oid]);
-      expect(other.nextClientOids('mm', 1)).toEqual(['sx_mm_2']);
-      for (const j of [daemon, other]) j.close();
-    });
-
     durableIt('sees what another connection committed: latches at once, orders after a refresh', () => {
       const store = subject.fresh();
       const daemon = store.open();
