@@ -58,8 +58,7 @@ export class StrategyConfigError extends Error {}
 export interface StrategyRunnerOptions {
   /**
    * A hook (with the copying of its intents and state) running longer than this is stopped and its instance
-   * faulted. Absent: no deadline. The watchdog costs 15–40 µs per hook call (bench/hook-timeout.js): nothing for
-   * a daemon, too much for a backtest's million calls (whose results must not depend on the machine's speed either).
+   * faulted (deadline.ts). Absent: no deadline, as in a backtest, whose results must not depend on the machine's speed.
    */
   hookTimeoutMs?: number;
   /** The time of a fault (virtual in a backtest); without it (and without `restart`), faults carry no time. */
