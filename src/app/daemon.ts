@@ -17,6 +17,7 @@ import { startNotifiers } from '../ops/notify/notifiers.js';
 import { nextTurn, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { AccountLease } from './account-lease.js';
+import { fenceJournal, StartAbandonedError } from './standby.js';
 import { ActivityLog } from './activity-log.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { loadCheckedConfig } from './config-check.js';
@@ -52,6 +53,8 @@ export interface DaemonOptions {
   definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
   /** The account's lease, held (see standby.ts): its token fences every journal write; it is kept while trading. */
   lease?: AccountLease;
+  /** Resolves with a reason when the start is to be given up (a signal): only a wait for the journal heeds it. */
+  stop?: Promise<string>;
 }
 
 /** The risk watches' handle: the subscription that ends them, and the operator's flatten on demand. */
@@ -179,7 +182,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     // The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
     const journal = openJournal(loaded, venueOf(loaded), (file) => log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'));
     closers.unshift(() => journal.close());
-    if (lease) journal.fence(lease.fencingToken!);
+    if (lease) {
+      const lost = leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
+      await fenceJournal(journal, lease.fencingToken!, { clock, logger, until: Promise.race([lost, ...(opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [])]) });
+    }
     // Order activity, one line per event: subscribed until the very end, so the cancels on shutdown are told too.
     const activity = new ActivityLog(logger);
     const subs = new Subscription();

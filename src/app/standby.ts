@@ -3,7 +3,8 @@
 // token), and it asks again every fifth of the lease's time to live until the lease is its own.
 import type { LoadedConfig } from '../config/load.js';
 import type { LeaseHolder } from '../domain/lease.js';
-import type { Clock } from '../util/clock.js';
+import type { Journal } from '../journal/journal.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AccountLease, leaseAccountKey } from './account-lease.js';
 import { Metrics, OpsServer, httpToken } from './http.js';
@@ -48,5 +49,44 @@ export async function takeAccountLease(loaded: LoadedConfig, logger: Logger, clo
     throw err;
   } finally {
     await ops.close();
+  }
+}
+
+/** How often a new holder asks again for a journal another process holds locked. */
+const JOURNAL_ASK_MS = 200;
+
+/** The start was given up before trading: stopped (a signal) or the lease lost meanwhile. */
+export class StartAbandonedError extends Error {
+  constructor(
+    readonly reason: string,
+    /** By a stop asked for (a signal), not a lost lease. */
+    readonly stopped: boolean,
+  ) {
+    super(`${reason} while waiting for the journal: nothing traded`);
+    this.name = 'StartAbandonedError';
+  }
+}
+
+/**
+ * Records the lease's token in the journal (journal.fence), without holding up the process: a previous holder that
+ * stopped mid-write (frozen, swapped out) holds the journal's write lock until it runs again (SQLite) or its session
+ * ends (PostgreSQL, after 5 s). Meanwhile the lease is kept (renewed on this process's timers) and the question asked
+ * again every JOURNAL_ASK_MS. Rejects with what `until` resolves to when it does first (the lease lost, a stop).
+ */
+export async function fenceJournal(journal: Pick<Journal, 'tryFence'>, token: number, opts: { clock: Clock; logger: Logger; until: Promise<StartAbandonedError> }): Promise<void> {
+  const log = opts.logger.child({ component: 'lease' });
+  let ended: StartAbandonedError | undefined;
+  void opts.until.then((why) => (ended = why));
+  const sinceMs = opts.clock.now();
+  for (let told = false; ; told = true) {
+    if (ended !== undefined) throw ended;
+    if (journal.tryFence(token)) {
+      if (told) log.info({ fencingToken: token, waitedMs: opts.clock.now() - sinceMs }, 'journal fenced: another process no longer holds its lock');
+      return;
+    }
+    if (!told) log.warn({ fencingToken: token }, 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept');
+    let timer: ClockTimer | undefined;
+    await Promise.race([new Promise<void>((resolve) => (timer = opts.clock.setTimer(resolve, JOURNAL_ASK_MS))), opts.until]);
+    timer?.cancel();
   }
 }

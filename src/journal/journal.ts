@@ -198,6 +198,12 @@ export interface Journal {
    * Without it, writes are not fenced.
    */
   fence(token: number): void;
+  /**
+   * fence() without waiting on another process's hold of the store's write lock (a holder that stopped mid-write
+   * keeps it until it runs again, or, in PostgreSQL, until its session ends): false when the lock is held, with
+   * nothing recorded and the journal unfenced as before; true once fenced. Throws as fence() does.
+   */
+  tryFence(token: number): boolean;
   countByState(): Record<string, number>;
   close(): void;
 }

@@ -4,6 +4,8 @@
 import { redactUrlCredentials, registerUrlCredentials } from '../util/logger.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { migrate, postgresSchemaVersion } from './postgres-migrations.js';
+import { LOCK_TIMEOUT_MS } from './postgres-protocol.js';
+import type { NoWaitWrite } from './transaction-settings.js';
 import { checkClientOidPrefix, SqlJournal, type SqlJournalOptions } from './sql-journal.js';
 
 /** Connects and migrates; an error names the database with its password redacted. */
@@ -19,6 +21,15 @@ function connect(url: string): PostgresConnection {
   }
 }
 
+/**
+ * A write that does not wait for another session's lock: 1 ms at most (0 would mean no limit), then lock_not_available.
+ * Set for the session around the transaction (the fence's update is its first statement).
+ */
+const NO_WAIT: NoWaitWrite = {
+  settings: { before: 'SET lock_timeout = 1', after: `SET lock_timeout = ${LOCK_TIMEOUT_MS}` },
+  busy: (err) => (err as { code?: unknown } | null)?.code === '55P03',
+};
+
 export class PostgresJournal extends SqlJournal {
   /** The database, as it may be shown (password redacted). */
   readonly where: string;
@@ -26,7 +37,7 @@ export class PostgresJournal extends SqlJournal {
   constructor(url: string, opts: SqlJournalOptions) {
     checkClientOidPrefix(opts.clientOidPrefix);
     // A commit left unflushed: not waited for until its WAL is on disk; a later synchronous commit flushes the WAL past it.
-    super({ db: connect(url), inMemory: false, unflushed: { first: 'SET LOCAL synchronous_commit = off' } }, opts);
+    super({ db: connect(url), inMemory: false, unflushed: { first: 'SET LOCAL synchronous_commit = off' }, noWait: NO_WAIT }, opts);
     this.where = redactUrlCredentials(url);
   }
 

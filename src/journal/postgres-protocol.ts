@@ -17,3 +17,9 @@ export interface PostgresRequest {
 export interface PostgresThreadData {
   url: string;
 }
+
+/**
+ * How long a statement of the journal waits for a lock another session holds (SET lock_timeout, ms): SQLite's busy
+ * timeout is the same.
+ */
+export const LOCK_TIMEOUT_MS = 10_000;

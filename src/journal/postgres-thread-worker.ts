@@ -3,7 +3,7 @@
 // connection that broke is opened again at the next message. BIGINT columns come back as numbers (times in ms, ids,
 // counts), or as their exact text beyond 2^53.
 import pg from 'pg';
-import type { PostgresRequest, PostgresThreadData, Statement } from './postgres-protocol.js';
+import { LOCK_TIMEOUT_MS, type PostgresRequest, type PostgresThreadData, type Statement } from './postgres-protocol.js';
 import { reply, threadStart, wire } from './sync-thread-serve.js';
 
 const start = threadStart<PostgresThreadData>();
@@ -43,7 +43,7 @@ async function connection(): Promise<pg.Client> {
     // waiting on the fence row or a lock waits 10 s at most (SQLite's busy timeout does the same). A transaction left
     // open by a process that froze mid-write (stopped, swapped out) ends with its session after 5 s, so its locks
     // never hold up the daemon that took the account's lease over; its own next write finds the session gone.
-    await c.query('SET lock_timeout = 10000; SET idle_in_transaction_session_timeout = 5000');
+    await c.query(`SET lock_timeout = ${LOCK_TIMEOUT_MS}; SET idle_in_transaction_session_timeout = 5000`);
   } catch (err) {
     void c.end().catch(() => undefined);
     throw err;

@@ -4,7 +4,7 @@
 import { checkFenceToken, passFence } from './journal-fence.js';
 import type { HeldWrites } from './held-writes.js';
 import type { SqlDatabase, SqlStatement, ThreadDatabase } from './sqlite-thread.js';
-import { commitUnflushed, type UnflushedCommit } from './unflushed-commit.js';
+import { runWithSettings, type NoWaitWrite, type TransactionSettings } from './transaction-settings.js';
 
 /** What runs the journal's statements: a database, and in memory the thread it may be on. */
 export interface SqlJournalStore {
@@ -15,7 +15,9 @@ export interface SqlJournalStore {
   /** The in-memory database's thread, when it is on one. */
   thread?: ThreadDatabase | undefined;
   /** How a commit is left unflushed (on disk; not used in memory). */
-  unflushed: UnflushedCommit;
+  unflushed: TransactionSettings;
+  /** How a write takes the write lock without waiting for another connection (tryFence). */
+  noWait: NoWaitWrite;
 }
 
 export abstract class SqlWrites {
@@ -34,7 +36,7 @@ export abstract class SqlWrites {
   private inTx = false;
 
   constructor(store: SqlJournalStore) {
-    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed } = store);
+    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed, noWait: this.noWait } = store);
     // Wrapped once: wrapping costs more than running a small transaction.
     this.txRun = this.db.transaction((fn: () => unknown) => {
       this.checkFence();
@@ -86,7 +88,8 @@ export abstract class SqlWrites {
     }
   }
 
-  private readonly unflushed: UnflushedCommit;
+  private readonly unflushed: TransactionSettings;
+  private readonly noWait: NoWaitWrite;
 
   /**
    * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed
@@ -100,7 +103,7 @@ export abstract class SqlWrites {
    */
   protected writingUnflushed<R>(fn: () => R): R {
     if (this.inMemory || this.inTx) return fn();
-    return commitUnflushed(this.db, this.unflushed, (first) => this.writing(() => (first(), fn()), true));
+    return runWithSettings(this.db, this.unflushed, (first) => this.writing(() => (first(), fn()), true));
   }
 
   /** The token of the lease this journal writes under; undefined: unfenced. */
@@ -111,6 +114,21 @@ export abstract class SqlWrites {
     this.fenceToken = token;
     // Recorded at once: an older holder is locked out from now on, not only from this holder's first write.
     this.writing(() => undefined, true);
+  }
+
+  tryFence(token: number): boolean {
+    checkFenceToken(token);
+    const before = this.fenceToken;
+    this.fenceToken = token;
+    try {
+      runWithSettings(this.db, this.noWait.settings, (first) => this.writing(first, true));
+      return true;
+    } catch (err) {
+      if (!this.noWait.busy(err)) throw err;
+      // Nothing recorded: the journal writes as it did before.
+      this.fenceToken = before;
+      return false;
+    }
   }
 
   /** The fence passed inside a write transaction (journal-fence.ts); in memory there is one writer. */

@@ -5,7 +5,10 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from './sqlite-driver.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { ThreadDatabase, type SqlDatabase } from './sqlite-thread.js';
-import type { UnflushedCommit } from './unflushed-commit.js';
+import type { NoWaitWrite, TransactionSettings } from './transaction-settings.js';
+
+/** How long a write waits for another connection's lock (ms); PostgreSQL's lock timeout is the same. */
+const BUSY_TIMEOUT_MS = 5000;
 
 /** An order must be on disk before it is sent: every commit is flushed (the WAL synced up to it). */
 const FLUSHED = 'PRAGMA synchronous = FULL';
@@ -16,7 +19,16 @@ const FLUSHED = 'PRAGMA synchronous = FULL';
  * commits could then be left only in an unsynced database file, their WAL frames overwritten. The setting cannot
  * change inside a transaction.
  */
-export const SQLITE_UNFLUSHED: UnflushedCommit = { before: 'PRAGMA synchronous = NORMAL', after: FLUSHED };
+export const SQLITE_UNFLUSHED: TransactionSettings = { before: 'PRAGMA synchronous = NORMAL', after: FLUSHED };
+
+/** A write that fails at once (SQLITE_BUSY) when another connection holds the write lock. */
+export const SQLITE_NO_WAIT: NoWaitWrite = {
+  settings: { before: 'PRAGMA busy_timeout = 0', after: `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}` },
+  busy: (err) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  },
+};
 
 export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase; thread: ThreadDatabase | undefined } {
   if (path !== ':memory:') {
@@ -28,14 +40,14 @@ export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase
   if (path === ':memory:' && onThread) {
     // A new database: its set-up handed over, not waited for (the thread starts meanwhile).
     const thread = new ThreadDatabase();
-    thread.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000');
+    thread.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     MIGRATIONS.forEach((m, v) => thread.exec(`BEGIN; ${m}; PRAGMA user_version = ${v + 1}; COMMIT`));
     return { db: thread, thread };
   }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.exec(FLUSHED);
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);

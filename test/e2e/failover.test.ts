@@ -99,6 +99,7 @@ function config(backend: Backend, url: string, keyPrefix: string): string {
 }
 
 const isLine = (msg: string) => (l: Line) => l.msg === msg;
+const JOURNAL_LOCKED = 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept';
 
 describe('account lease: a hot standby takes over, a stale holder cannot write', () => {
   it.each(backends)('%s: SIGKILL of the active daemon mid-trading; a frozen one that comes back stops without writing; the venue matches the journal', async (_name, make) => {
@@ -146,19 +147,33 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
       b.p.kill('SIGSTOP');
       const cTaken = await c.line('lease taken', isLine('account lease taken'), 20_000);
       expect(Number(cTaken.fencingToken)).toBeGreaterThan(Number(bTaken.fencingToken));
+      // B frozen in the middle of a write holds the journal's lock: C says so and waits, its lease kept, until B's
+      // PostgreSQL session is ended (5 s idle in its transaction), or, SQLite, until B runs again (it is resumed now,
+      // finds its lease gone and stops).
+      let resumedAtMs: number | undefined;
+      const cStart = await waitFor('C: running, or waiting for the journal', () => c.lines.find((l) => l.msg === 'daemon running' || l.msg === JOURNAL_LOCKED), 60_000);
+      if (cStart.msg === JOURNAL_LOCKED) {
+        if ('path' in backend.journal) {
+          resumedAtMs = Date.now();
+          b.p.kill('SIGCONT');
+        }
+        await c.line('journal fenced', isLine('journal fenced: another process no longer holds its lock'), 20_000);
+      }
       const cRunning = await c.line('running', isLine('daemon running'), 60_000);
       const status = (await (await fetch(`${String(cRunning.opsUrl)}/api/v1/status`)).json()) as { lease: unknown };
       expect(status.lease).toEqual({ holder: expect.any(String), fencingToken: Number(cTaken.fencingToken), held: true });
       const beforeC = venueOrders().length;
       await waitFor('orders from C at the venue', () => (venueOrders().length >= beforeC + 4 ? true : undefined), 60_000);
-      const resumedAtMs = Date.now();
-      b.p.kill('SIGCONT');
+      if (resumedAtMs === undefined) {
+        resumedAtMs = Date.now();
+        b.p.kill('SIGCONT');
+      }
       const bEnd = await Promise.race([b.exit, new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000))]);
       expect({ exit: bEnd, lost: b.lines.some(isLine('account lease lost: trading stops')) }).toEqual({ exit: { code: 3, signal: null }, lost: true });
       // Nothing B did after it came back reached the venue (its writes are refused before sending; the audit below
       // would find an order of its at the venue that the journal does not hold). An order B accepts after it came
       // back is one it had on the wire when it froze: its row was written before.
-      const lateAccepts = b.lines.filter((l) => l.seenAtMs >= resumedAtMs && l.msg === 'order accepted');
+      const lateAccepts = b.lines.filter((l) => l.seenAtMs >= resumedAtMs! && l.msg === 'order accepted');
       if (lateAccepts.length > 0) {
         const journal = backend.open();
         try {

@@ -6,7 +6,7 @@ import { HookWatchdog } from '../../strategy/hook-watchdog.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger, type Logger } from '../../util/logger.js';
 import { loadCheckedConfig } from '../config-check.js';
-import { takeAccountLease } from '../standby.js';
+import { StartAbandonedError, takeAccountLease } from '../standby.js';
 import { startDaemon, type Daemon } from '../daemon.js';
 import { fetchInstruments } from '../instrument-list.js';
 import { waitForStop } from '../signals.js';
@@ -44,8 +44,13 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
   try {
     const lease = await takeAccountLease(check.loaded, logger, systemClock, signal);
     if (check.loaded.config.daemon.lease && !lease) return 0;
-    daemon = await startDaemon(check.loaded, logger, systemClock, lease ? { lease } : {});
+    daemon = await startDaemon(check.loaded, logger, systemClock, lease ? { lease, stop: signal.then((s) => `stopped (${s})`) } : {});
   } catch (err) {
+    // Given up before trading: a stop asked for ends as a stop does; a lease lost meanwhile as a lost lease (3).
+    if (err instanceof StartAbandonedError) {
+      logger.child({ component: 'daemon' }).warn({ reason: err.reason }, 'start given up');
+      return err.stopped ? 0 : 3;
+    }
     io.err(`cannot start: ${(err as Error).message}`);
     return 1;
   }

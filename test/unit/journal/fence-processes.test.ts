@@ -115,3 +115,40 @@ describe('a holder frozen in the middle of a write transaction (PostgreSQL)', ()
     for (const c of [older, newer, frozen]) c.close();
   }, 30_000);
 });
+
+describe('tryFence: the fence without waiting on a lock another process holds', () => {
+  it('SQLite: false at once while another connection holds the write lock (nothing recorded, still unfenced, the busy timeout back); true once it lets go', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sextant-fence-')), 'journal.sqlite');
+    const journal = new SqliteJournal(file, { clientOidPrefix: 'sx' });
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const t0 = Date.now();
+    expect(journal.tryFence(5)).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect((journal as unknown as { db: { pragma(s: string, o: object): unknown } }).db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    holder.exec('ROLLBACK');
+    // Unfenced still: a write under no token goes through although a token was asked for.
+    const token = () => (holder.prepare('SELECT token FROM journal_fence WHERE id = 1').get() as { token: number }).token;
+    expect(token()).toBe(0);
+    expect(journal.tryFence(5)).toBe(true);
+    expect(token()).toBe(5);
+    expect(() => journal.tryFence(4)).toThrow(JournalFencedError);
+    holder.close();
+    journal.close();
+  });
+
+  it('PostgreSQL: false at once while a session holds the fence row (the lock timeout back); true once it lets go', () => {
+    const where = freshPostgresUrl('tryfence');
+    const journal = new PostgresJournal(where, { clientOidPrefix: 'sx' });
+    const frozen = new PostgresConnection(where);
+    frozen.exec('BEGIN; UPDATE journal_fence SET token = 3 WHERE id = 1');
+    const t0 = Date.now();
+    expect(journal.tryFence(5)).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect((journal as unknown as { db: PostgresConnection }).db.prepare('SHOW lock_timeout').get()).toEqual({ lock_timeout: '10s' });
+    frozen.exec('ROLLBACK');
+    expect(journal.tryFence(5)).toBe(true);
+    expect(frozen.prepare('SELECT token FROM journal_fence').all()).toEqual([{ token: 5 }]);
+    for (const c of [journal, frozen]) c.close();
+  }, 30_000);
+});
