@@ -130,11 +130,11 @@ emit('backtest_bar_building_overhead', backtestEps.no_orders / backtestEps.bars_
 
 // ---- live path: tick to request ------------------------------------------------------------------------
 // bench/tick-to-request.js: ticker answer in hand to the order request at `sextant sim`, as is and with a
-// notifier whose receiver is down.
-{
-  const { runTickToRequest } = await import('./tick-to-request.js');
-  await runTickToRequest({ quick });
-}
+// notifier whose receiver is down. In a process of its own, as the daemon is (not in this one, whose heap the
+// backtests above left at ~190 MiB, with collections to match), once the files those backtests wrote are on disk
+// (their write-back would otherwise land on the journal's commits).
+execFileSync('sync');
+execFileSync(process.execPath, ['bench/tick-to-request.js', ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
 // What stopping a hook that runs over its time budget costs per call.
 await import('./hook-timeout.js');
 // Backtest data: a warm cache's load time and a long backtest's peak memory (bench/data-bench.js, its own process).
