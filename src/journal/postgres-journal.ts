@@ -37,7 +37,7 @@ export class PostgresJournal extends SqlJournal {
   constructor(url: string, opts: SqlJournalOptions) {
     checkClientOidPrefix(opts.clientOidPrefix);
     // A commit left unflushed: not waited for until its WAL is on disk; a later synchronous commit flushes the WAL past it.
-    super({ db: connect(url), inMemory: false, unflushed: { first: 'SET LOCAL synchronous_commit = off' }, noWait: NO_WAIT }, opts);
+    super({ db: connect(url), inMemory: false, unflushed: { first: 'SET LOCAL synchronous_commit = off' }, beforeSend: {}, noWait: NO_WAIT }, opts);
     this.where = redactUrlCredentials(url);
   }
 

@@ -136,7 +136,7 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   insertOrders(rows: JournalOrder[]): void {
     this.version++;
     if (this.held) return this.held.insertOrders(rows);
-    this.writing(() => this.insertTx(rows), true);
+    this.writingBeforeSend(() => this.insertTx(rows));
     // Held as the table reads back: a row written without a role has none (null).
     for (const r of rows) if (ACTIVE_STATES.has(r.state)) this.activeSet.set(r.clientOid, withRole(r));
   }

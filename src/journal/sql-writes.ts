@@ -16,6 +16,8 @@ export interface SqlJournalStore {
   thread?: ThreadDatabase | undefined;
   /** How a commit is left unflushed (on disk; not used in memory). */
   unflushed: TransactionSettings;
+  /** The settings of a flushed commit an order is sent after (on disk; not used in memory). */
+  beforeSend: TransactionSettings;
   /** How a write takes the write lock without waiting for another connection (tryFence). */
   noWait: NoWaitWrite;
 }
@@ -36,7 +38,7 @@ export abstract class SqlWrites {
   private inTx = false;
 
   constructor(store: SqlJournalStore) {
-    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed, noWait: this.noWait } = store);
+    ({ db: this.db, thread: this.thread, inMemory: this.inMemory, unflushed: this.unflushed, beforeSend: this.beforeSend, noWait: this.noWait } = store);
     // Wrapped once: wrapping costs more than running a small transaction.
     this.txRun = this.db.transaction((fn: () => unknown) => {
       this.checkFence();
@@ -89,7 +91,14 @@ export abstract class SqlWrites {
   }
 
   private readonly unflushed: TransactionSettings;
+  private readonly beforeSend: TransactionSettings;
   private readonly noWait: NoWaitWrite;
+
+  /** Runs `fn` as one flushed write transaction that an order is sent after (the order rows: insertOrders). */
+  protected writingBeforeSend<R>(fn: () => R): R {
+    if (this.inMemory || this.inTx) return fn();
+    return runWithSettings(this.db, this.beforeSend, (first) => this.writing(() => (first(), fn()), true));
+  }
 
   /**
    * Runs `fn` (one statement) as a write transaction of its own, fenced like every other, whose commit is not flushed

@@ -4,7 +4,7 @@
 // shared with PostgreSQL: sql-journal.ts.
 import { writeFileSync } from 'node:fs';
 import { checkClientOidPrefix, SqlJournal, type SqlJournalOptions } from './sql-journal.js';
-import { openDatabase, schemaVersion, SQLITE_NO_WAIT, SQLITE_UNFLUSHED } from './sqlite-open.js';
+import { openDatabase, schemaVersion, SQLITE_BEFORE_SEND, SQLITE_NO_WAIT, SQLITE_UNFLUSHED } from './sqlite-open.js';
 
 export interface SqliteJournalOptions extends SqlJournalOptions {
   /** In memory: the database on a worker thread, its writes not waited for (the default). Ignored on disk. */
@@ -17,7 +17,7 @@ export class SqliteJournal extends SqlJournal {
     opts: SqliteJournalOptions,
   ) {
     checkClientOidPrefix(opts.clientOidPrefix);
-    super({ ...openDatabase(path, opts.thread !== false), inMemory: path === ':memory:', unflushed: SQLITE_UNFLUSHED, noWait: SQLITE_NO_WAIT }, opts);
+    super({ ...openDatabase(path, opts.thread !== false), inMemory: path === ':memory:', unflushed: SQLITE_UNFLUSHED, beforeSend: SQLITE_BEFORE_SEND, noWait: SQLITE_NO_WAIT }, opts);
   }
 
   /** data_version moves only when another connection commits. */

@@ -13,13 +13,28 @@ const BUSY_TIMEOUT_MS = 5000;
 /** An order must be on disk before it is sent: every commit is flushed (the WAL synced up to it). */
 const FLUSHED = 'PRAGMA synchronous = FULL';
 
+/** SQLite's own number of WAL pages past which a commit folds the WAL into the database (a checkpoint). */
+const WAL_AUTOCHECKPOINT_PAGES = 1000;
+
 /**
- * A commit left unflushed (sql-journal.ts): NORMAL, not OFF. OFF would also skip the syncs of a checkpoint that the
- * commit may run (the WAL synced before its frames are copied into the database, the database after): earlier flushed
- * commits could then be left only in an unsynced database file, their WAL frames overwritten. The setting cannot
- * change inside a transaction.
+ * A commit an order waits on before it is sent (the order rows' flushed commit, the intent's and client ids'
+ * unflushed ones) runs no checkpoint: SQLite would run one after the commit, before the call returns, copying the
+ * WAL into the database and syncing both (milliseconds, on the order's way to the venue). The next commit that
+ * crosses the threshold runs it instead: an order's answer, a fill, an equity reading, all after the send. The
+ * setting is the connection's, said outside the transaction.
  */
-export const SQLITE_UNFLUSHED: TransactionSettings = { before: 'PRAGMA synchronous = NORMAL', after: FLUSHED };
+export const SQLITE_BEFORE_SEND: TransactionSettings = { before: 'PRAGMA wal_autocheckpoint = 0', after: `PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}` };
+
+/**
+ * A commit left unflushed (sql-journal.ts), before a send as well (SQLITE_BEFORE_SEND): NORMAL, not OFF. OFF would
+ * also skip the syncs of a checkpoint if the commit ran one (the WAL synced before its frames are copied into the
+ * database, the database after): earlier flushed commits could then be left only in an unsynced database file, their
+ * WAL frames overwritten. The setting cannot change inside a transaction.
+ */
+export const SQLITE_UNFLUSHED: TransactionSettings = {
+  before: `PRAGMA synchronous = NORMAL; ${SQLITE_BEFORE_SEND.before}`,
+  after: `${FLUSHED}; ${SQLITE_BEFORE_SEND.after}`,
+};
 
 /** A write that fails at once (SQLITE_BUSY) when another connection holds the write lock. */
 export const SQLITE_NO_WAIT: NoWaitWrite = {
@@ -46,7 +61,7 @@ export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase
   }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.exec(FLUSHED);
+  db.exec(`${FLUSHED}; ${SQLITE_BEFORE_SEND.after}`);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
     db.transaction(() => {

@@ -147,6 +147,34 @@ describe('SQLite journal', () => {
     j.close();
   });
 
+  it('runs no checkpoint in a commit an order is sent after (intent, client ids, order rows): the next other commit does', () => {
+    const f = join(dir, 'checkpoint.sqlite');
+    const j = new SqliteJournal(f, { clientOidPrefix: 'sx' });
+    const db = (j as unknown as { db: InstanceType<typeof Database> }).db;
+    // The database file changes only when a checkpoint copies the WAL into it.
+    const main = () => {
+      const st = statSync(f, { bigint: true });
+      return `${st.size}:${st.mtimeNs}`;
+    };
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const before = main();
+    let oid = '';
+    for (let k = 0; k < 400; k++) {
+      j.recordIntent('mm', 'place', JSON.stringify({ pad: 'x'.repeat(3000) }), k);
+      [oid] = j.nextClientOids('mm', 1) as [string];
+      j.insertOrders([row(oid)]);
+    }
+    // Well past SQLite's 1,000 pages, all in the WAL still.
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    expect(statSync(`${f}-wal`).size).toBeGreaterThan(1500 * pageSize);
+    expect(main()).toBe(before);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // The venue's answer, after the send: its commit checkpoints.
+    j.updateOrder(oid, { state: 'open', orderId: '1' }, 'accepted', 500);
+    expect(main()).not.toBe(before);
+    j.close();
+  });
+
   it('writes many risk decisions in one go', () => {
     const j = new SqliteJournal(join(dir, 'denials.sqlite'), { clientOidPrefix: 'sx' });
     j.recordRiskDecisions(Array.from({ length: 500 }, (_, i) => ({ strategyId: 's', intentKind: 'place', reason: 'price-band', detail: String(i), atMs: i })));
