@@ -1,7 +1,9 @@
 // One writer per account, and failover: two `sextant run` daemons on one account and one journal, with an account
 // lease. The second waits as a standby; the active one is killed (SIGKILL) mid-trading and the standby takes over
 // within the lease's time; a holder that was frozen (SIGSTOP) and comes back finds its token stale, writes nothing
-// and stops. The venue (`sextant sim`) is audited against the journal: no order lost, none sent twice.
+// and stops. The venue (`sextant sim`) is audited against the journal: no order lost, none sent twice. A new holder
+// that finds the SQLite journal locked (the test holds the lock as a holder frozen mid-write would) waits for it,
+// its lease kept, and trades once it is free.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../src/exchange/sim/market.js';
 import { SimServer } from '../../src/exchange/sim/server.js';
 import { PostgresJournal } from '../../src/journal/postgres-journal.js';
+import Database from '../../src/journal/sqlite-driver.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { JournalFencedError, type Journal } from '../../src/journal/journal.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -224,4 +227,55 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
       await server.close();
     }
   }, 420_000);
+});
+
+describe('a SQLite journal another process keeps locked (as a holder frozen in the middle of a write does)', () => {
+  it('the new holder waits for it, its lease kept past its time to live, then trades; a stop while it waits ends it with 0', async () => {
+    const backend = backends[0]![1]();
+    const server = new SimServer({
+      market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 12, startMs: systemClock.now(), tickIntervalMs: 50 }),
+      accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
+      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
+    });
+    const url = await server.listen(0, '127.0.0.1');
+    const cfg = config(backend, url, `sextant-test:lease:${process.pid}:${Date.now()}:locked`);
+    const venueOrders = () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')];
+    // A first start binds the journal to the venue (a write of its own), then stops, giving the lease back.
+    const first = daemon('first', cfg);
+    running.push(first);
+    await first.line('running', isLine('daemon running'), 60_000);
+    first.p.kill('SIGINT');
+    expect(await first.exit).toEqual({ code: 0, signal: null });
+    const holder = new Database((backend.journal as { path: string }).path);
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      const d = daemon('D', cfg);
+      running.push(d);
+      await d.line('lease taken', isLine('account lease taken'), 60_000);
+      await d.line('waiting for the journal', isLine(JOURNAL_LOCKED), 20_000);
+      // Two lifetimes of the lease later: still held (renewed meanwhile), nothing traded.
+      await new Promise((r) => setTimeout(r, 2 * TTL_MS));
+      expect({ lost: d.lines.some(isLine('account lease lost: trading stops')), running: d.lines.some(isLine('daemon running')) }).toEqual({ lost: false, running: false });
+      const before = venueOrders().length;
+      holder.exec('ROLLBACK');
+      await d.line('journal fenced', isLine('journal fenced: another process no longer holds its lock'), 10_000);
+      await d.line('running', isLine('daemon running'), 30_000);
+      await waitFor('orders from D at the venue', () => (venueOrders().length >= before + 2 ? true : undefined), 60_000);
+      d.p.kill('SIGINT');
+      expect(await d.exit).toEqual({ code: 0, signal: null });
+
+      // Stopped while it waits: nothing traded, exit 0.
+      holder.exec('BEGIN IMMEDIATE');
+      const e = daemon('E', cfg);
+      running.push(e);
+      await e.line('waiting for the journal', isLine(JOURNAL_LOCKED), 60_000);
+      e.p.kill('SIGINT');
+      expect(await e.exit).toEqual({ code: 0, signal: null });
+      expect({ givenUp: e.lines.some(isLine('start given up')), running: e.lines.some(isLine('daemon running')) }).toEqual({ givenUp: true, running: false });
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      await server.close();
+    }
+  }, 240_000);
 });
