@@ -101,20 +101,25 @@ function config(backend: Backend, url: string, keyPrefix: string): string {
   return file;
 }
 
+/** The venue (`sextant sim`) on loopback, with budgets nobody reaches, and every order it has had. */
+async function venue(seed: number) {
+  const server = new SimServer({
+    market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs: systemClock.now(), tickIntervalMs: 50 }),
+    accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
+    budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
+  });
+  const url = await server.listen(0, '127.0.0.1');
+  return { server, url, venueOrders: () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')] };
+}
+
 const isLine = (msg: string) => (l: Line) => l.msg === msg;
 const JOURNAL_LOCKED = 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept';
 
 describe('account lease: a hot standby takes over, a stale holder cannot write', () => {
   it.each(backends)('%s: SIGKILL of the active daemon mid-trading; a frozen one that comes back stops without writing; the venue matches the journal', async (_name, make) => {
     const backend = make();
-    const server = new SimServer({
-      market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 50 }),
-      accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
-      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
-    });
-    const url = await server.listen(0, '127.0.0.1');
+    const { server, url, venueOrders } = await venue(11);
     const cfg = config(backend, url, `sextant-test:lease:${process.pid}:${Date.now()}`);
-    const venueOrders = () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')];
     try {
       // A trades; B waits as a standby, /ready saying who holds the lease.
       const a = daemon('A', cfg);
@@ -232,22 +237,17 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
 describe('a SQLite journal another process keeps locked (as a holder frozen in the middle of a write does)', () => {
   it('the new holder waits for it, its lease kept past its time to live, then trades; a stop while it waits ends it with 0', async () => {
     const backend = backends[0]![1]();
-    const server = new SimServer({
-      market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 12, startMs: systemClock.now(), tickIntervalMs: 50 }),
-      accounts: { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 20 }, credentials: KEYS,
-      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
-    });
-    const url = await server.listen(0, '127.0.0.1');
+    const { server, url, venueOrders } = await venue(12);
     const cfg = config(backend, url, `sextant-test:lease:${process.pid}:${Date.now()}:locked`);
-    const venueOrders = () => [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_ethusdt')];
-    // A first start binds the journal to the venue (a write of its own), then stops, giving the lease back.
-    const first = daemon('first', cfg);
-    running.push(first);
-    await first.line('running', isLine('daemon running'), 60_000);
-    first.p.kill('SIGINT');
-    expect(await first.exit).toEqual({ code: 0, signal: null });
-    const holder = new Database((backend.journal as { path: string }).path);
+    let holder: InstanceType<typeof Database> | undefined;
     try {
+      // A first start binds the journal to the venue (a write of its own), then stops, giving the lease back.
+      const first = daemon('first', cfg);
+      running.push(first);
+      await first.line('running', isLine('daemon running'), 60_000);
+      first.p.kill('SIGINT');
+      expect(await first.exit).toEqual({ code: 0, signal: null });
+      holder = new Database((backend.journal as { path: string }).path);
       holder.exec('BEGIN IMMEDIATE');
       const d = daemon('D', cfg);
       running.push(d);
@@ -273,8 +273,8 @@ describe('a SQLite journal another process keeps locked (as a holder frozen in t
       expect(await e.exit).toEqual({ code: 0, signal: null });
       expect({ givenUp: e.lines.some(isLine('start given up')), running: e.lines.some(isLine('daemon running')) }).toEqual({ givenUp: true, running: false });
     } finally {
-      if (holder.inTransaction) holder.exec('ROLLBACK');
-      holder.close();
+      if (holder?.inTransaction) holder.exec('ROLLBACK');
+      holder?.close();
       await server.close();
     }
   }, 240_000);
