@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LeaseHolder, LeaseStore } from '../domain/lease.js';
-import type { Clock, ClockTimer } from '../util/clock.js';
+import { sleepUnless, type Clock, type ClockTimer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 export interface AccountLeaseOptions {
@@ -90,9 +90,7 @@ export class AccountLease {
         told = undefined;
         onWaiting?.(null, err as Error);
       }
-      let timer: ClockTimer | undefined;
-      await Promise.race([new Promise<void>((resolve) => (timer = clock.setTimer(resolve, Math.max(100, Math.floor(ttlMs / 5))))), stop]);
-      timer?.cancel();
+      await sleepUnless(clock, Math.max(100, Math.floor(ttlMs / 5)), stop);
     }
     return undefined;
   }

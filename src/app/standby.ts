@@ -4,7 +4,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { LeaseHolder } from '../domain/lease.js';
 import type { Journal } from '../journal/journal.js';
-import type { Clock, ClockTimer } from '../util/clock.js';
+import { sleepUnless, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AccountLease, leaseAccountKey } from './account-lease.js';
 import { Metrics, OpsServer, httpToken } from './http.js';
@@ -85,8 +85,6 @@ export async function fenceJournal(journal: Pick<Journal, 'tryFence'>, token: nu
       return;
     }
     if (!told) log.warn({ fencingToken: token }, 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept');
-    let timer: ClockTimer | undefined;
-    await Promise.race([new Promise<void>((resolve) => (timer = opts.clock.setTimer(resolve, JOURNAL_ASK_MS))), opts.until]);
-    timer?.cancel();
+    await sleepUnless(opts.clock, JOURNAL_ASK_MS, opts.until);
   }
 }

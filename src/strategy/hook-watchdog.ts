@@ -137,7 +137,6 @@ export class HookWatchdog {
   private claimLost = false;
   private serial = 0;
   private adoptQueued = false;
-  private failed = false;
   private closed = false;
   /** The process's SIGINT listeners, moved here while the keeper runs. */
   private readonly sigintListeners: Array<(...args: unknown[]) => unknown> = [];
@@ -177,7 +176,7 @@ export class HookWatchdog {
 
   /** The keeper's run is open (Node's SIGINT helper is up through it): hooks run under this watchdog. */
   get keeping(): boolean {
-    return !this.failed && (Atomics.load(this.s, KEEPER) & 1) === 1;
+    return !this.closed && (Atomics.load(this.s, KEEPER) & 1) === 1;
   }
 
   /**
@@ -274,7 +273,6 @@ export class HookWatchdog {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.failed = true;
     Atomics.store(this.s, STOP, 1);
     Atomics.notify(this.s, STOP);
     // Its run closed before this returns: a SIGINT from now on finds Node's helper down (or held by a hook alone).

@@ -31,6 +31,19 @@ export const systemClock: Clock = {
 };
 
 /**
+ * Waits `ms` on `clock`, or less when `until` settles first (the timer then canceled): a wait that a stop cuts short.
+ * Does not keep the process alive (a clock's timer).
+ */
+export async function sleepUnless(clock: Clock, ms: number, until: Promise<unknown>): Promise<void> {
+  let timer: ClockTimer | undefined;
+  try {
+    await Promise.race([new Promise<void>((resolve) => (timer = clock.setTimer(resolve, ms))), until]);
+  } finally {
+    timer?.cancel();
+  }
+}
+
+/**
  * Gives every pending I/O callback and microtask its turn before going on (not a timer: no time passes). Work
  * that would otherwise hold the event loop, such as a burst of intents, calls it between steps.
  */

@@ -2,7 +2,7 @@
 // order set), a cancelled timer never runs, sleeps resolve; a virtual clock's setTimer sits on its heap; the
 // system clock's timer fires on wall time and does not keep the process alive.
 import { describe, expect, it } from '@jest/globals';
-import { ManualClock, VirtualClock, nextTurn, stopwatch, systemClock } from '../../../src/util/clock.js';
+import { ManualClock, VirtualClock, nextTurn, sleepUnless, stopwatch, systemClock } from '../../../src/util/clock.js';
 
 describe('ManualClock timers', () => {
   it('run in time order as time passes them, each at its own instant, ties in the order set', () => {
@@ -76,5 +76,25 @@ describe('systemClock', () => {
     expect(ran).toBe(true);
     const a = elapsed();
     expect(elapsed()).toBeGreaterThanOrEqual(a);
+  });
+});
+
+describe('sleepUnless', () => {
+  it('ends when the clock has moved past the wait, or earlier when `until` settles, its timer then canceled', async () => {
+    const clock = new ManualClock(0);
+    let done = false;
+    const full = sleepUnless(clock, 200, new Promise(() => undefined)).then(() => (done = true));
+    clock.advance(199);
+    await nextTurn();
+    expect(done).toBe(false);
+    clock.advance(1);
+    await full;
+    let stop!: () => void;
+    const cut = sleepUnless(clock, 200, new Promise<void>((r) => (stop = r)));
+    stop();
+    await cut;
+    expect(clock.now()).toBe(200);
+    // Its timer is gone.
+    expect((clock as unknown as { timers: unknown[] }).timers).toEqual([]);
   });
 });
