@@ -1,25 +1,35 @@
 // The daemon's ops server over the core: /health (fresh polls, a responsive event loop), /ready (reconciled,
 // not halted, some strategy running), the gauges refreshed before each /metrics scrape (the distance to
 // liquidation and the margin rates among them), and the control API over the daemon's Control (with the dashboard
-// when daemon.http.dashboard is set).
+// when daemon.http.dashboard is set). Its token is the configured one or one generated now, written to the token
+// file for the commands that talk to the daemon (removed at stop); a generated token's sign-in link is handed back
+// for the command line to print once (never logged).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
 import type { Control } from '../ops/control.js';
 import { dashboardRoutes } from '../ops/dashboard/index.js';
 import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
 import type { Core } from './core.js';
-import { Metrics, OpsServer, httpToken, type OpsServerExtras } from './http.js';
+import { Metrics, OpsServer, daemonToken, httpTokenFile, reachableUrl, signInUrl, writeTokenFile, type OpsServerExtras } from './http.js';
 import type { Venue } from './kernel.js';
 
 export interface DaemonOps {
   url: string;
+  /** The dashboard's sign-in link with the token, to print once at start; undefined for a configured token (the operator holds it). */
+  signInUrl: string | undefined;
+  /** Where the generated token was written; undefined for a configured token. */
+  tokenFile: string | undefined;
   close(): Promise<void>;
 }
 
-export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock, control?: Control): Promise<DaemonOps> {
+export async function startDaemonOps(
+  core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock, logger: Logger, control?: Control,
+): Promise<DaemonOps> {
   const http = cfg.daemon.http;
   // Read before anything listens: a token file that cannot be read stops the start.
-  const token = httpToken(process.env, http.tokenEnv);
+  const credential = daemonToken(process.env, http.tokenEnv);
+  const log = logger.child({ component: 'http' });
   // The dashboard's page and assets, when enabled (daemon.http.dashboard).
   const plugins: NonNullable<OpsServerExtras['plugins']>[number][] = http.dashboard ? [dashboardRoutes] : [];
   const freshLimitMs = cfg.daemon.polls.tickersMs * 3 + 5000;
@@ -76,13 +86,32 @@ export async function startDaemonOps(core: Core, venue: Venue, metrics: Metrics,
         else gauge.reset();
       }
     },
-  }, token, { ...(control ? { control } : {}), commands: http.commands, clock, plugins });
+  }, credential.token, {
+    ...(control ? { control } : {}), commands: http.commands, clock, plugins, allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins,
+    home: http.dashboard ? '/' : '/api/v1/status',
+    onRefused: (r) => log.warn({ status: r.status, method: r.method, path: r.path, host: r.host, origin: r.origin, ...(r.suppressed ? { alsoRefused: r.suppressed } : {}) }, `request refused: ${r.error}`),
+  });
   const url = await ops.listen(http.port, http.host);
+  const port = Number(new URL(url).port);
+  let removeTokenFile = () => undefined as void;
+  let tokenFile: string | undefined;
+  if (credential.generated) {
+    tokenFile = httpTokenFile(cfg, port);
+    try {
+      removeTokenFile = writeTokenFile(tokenFile, credential.token);
+    } catch (err) {
+      await ops.close();
+      throw new Error(`cannot write the HTTP token file ${tokenFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (daemon.http.tokenFile names another)`);
+    }
+  }
   return {
     url,
+    signInUrl: credential.generated ? signInUrl(reachableUrl(http.host, port), credential.token) : undefined,
+    tokenFile,
     close: async () => {
       loop.disable();
       await ops.close();
+      removeTokenFile();
     },
   };
 }

@@ -32,6 +32,8 @@ import { shutdownCore } from './shutdown.js';
 
 export interface Daemon {
   opsUrl: string;
+  /** The dashboard's sign-in link with a token generated at this start (print it once, never log it); undefined for a configured token. */
+  signInUrl: string | undefined;
   simUrl: string | undefined;
   /** The operator's control (what the control API serves). */
   control: Control;
@@ -278,12 +280,13 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     watches = startRiskWatches(core, cfg, metrics, lastPolled, clock, logger);
     gauges.add(watches.subscription);
 
-    const ops = await startDaemonOps(core, venue, metrics, lastPolled, cfg, clock, service);
+    const ops = await startDaemonOps(core, venue, metrics, lastPolled, cfg, clock, logger, service);
     closers.push(() => ops.close());
-    log.info({ opsUrl: ops.url, strategies: core.runner.ids, symbols: core.symbols.all }, 'daemon running');
+    log.info({ opsUrl: ops.url, ...(ops.tokenFile ? { tokenFile: ops.tokenFile } : {}), strategies: core.runner.ids, symbols: core.symbols.all }, 'daemon running');
 
     return {
       opsUrl: ops.url,
+      signInUrl: ops.signInUrl,
       simUrl: venue.simUrl,
       control: service,
       reload: applyParams,

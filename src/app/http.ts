@@ -1,8 +1,11 @@
 // The daemon's metrics (Prometheus, prom-client) and its HTTP server: /health (liveness), /ready (reconciled and
-// trading), /metrics and the control API (src/ops/api/). Loopback by default; bound elsewhere, every path needs the
-// bearer token (health and readiness show strategies, fences and trading state); on loopback, /metrics and the
-// control API need it when one is set. The token comes from the environment or a secret file.
-import { readFileSync } from 'node:fs';
+// trading), /metrics, the control API and the dashboard (src/ops/api/). Its token (every credential derives from it:
+// src/ops/api/auth.ts) comes from the environment or a secret file; absent, one is generated at start and written,
+// mode 0600, to a file the commands that talk to the daemon read (beside the journal, or daemon.http.tokenFile).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Config } from '../config/schema.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { ControlServer, type ControlServerOptions, type HealthSource } from '../ops/api/server.js';
 import { registerSecret } from '../util/secrets.js';
@@ -35,17 +38,23 @@ export class Metrics {
 }
 
 export { isLoopback } from '../ops/api/auth.js';
+
+/** Where the daemon of a config listens, seen from this machine (an unspecified address is reached on loopback). */
+export function reachableUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '::1' : host;
+  return `http://${reachable.includes(':') && !reachable.startsWith('[') ? `[${reachable}]` : reachable}:${port}`;
+}
 export type { HealthSource } from '../ops/api/server.js';
 
 /** The ops server's extras: the control API (with its commands switch and clock), and more routes (the dashboard). */
-export type OpsServerExtras = Pick<ControlServerOptions, 'control' | 'commands' | 'clock' | 'plugins' | 'version'>;
+export type OpsServerExtras = Pick<ControlServerOptions, 'control' | 'commands' | 'clock' | 'plugins' | 'version' | 'allowedHosts' | 'allowedOrigins' | 'home' | 'onRefused'>;
 
 /**
  * The daemon's HTTP server (src/ops/api/server.ts) with the metrics registry: /health, /ready, /metrics, and with
  * a Control, the control API under /api/v1.
  */
 export class OpsServer extends ControlServer {
-  constructor(metrics: Metrics, source: HealthSource, token: string | undefined, extras: OpsServerExtras = {}) {
+  constructor(metrics: Metrics, source: HealthSource, token: string, extras: OpsServerExtras = {}) {
     super({ health: source, metrics: metrics.registry, token, ...extras });
   }
 }
@@ -73,4 +82,72 @@ export function httpToken(env: Readonly<Record<string, string | undefined>>, tok
   if (value === '') throw new Error(`${tokenEnv}_FILE ${file} is empty`);
   registerSecret(value);
   return value;
+}
+
+/** The daemon's token: configured (environment or secret file), or generated at this start. */
+export interface HttpCredential {
+  token: string;
+  /** Generated at start: written to the token file, and its sign-in link printed at start. */
+  generated: boolean;
+}
+
+/** The token of the environment (httpToken), else a new random one (256 bits), registered as a secret either way. */
+export function daemonToken(env: Readonly<Record<string, string | undefined>>, tokenEnv: string): HttpCredential {
+  const given = httpToken(env, tokenEnv);
+  if (given !== undefined) {
+    if (given.length < 16) throw new Error(`${tokenEnv} is too short: 16 characters at least (\`openssl rand -base64 32\` makes one)`);
+    return { token: given, generated: false };
+  }
+  const token = randomBytes(32).toString('base64url');
+  registerSecret(token);
+  return { token, generated: true };
+}
+
+/**
+ * The file a generated token is written to: daemon.http.tokenFile, else beside the SQLite journal
+ * (`<journal dir>/http-<port>.token`), else `data/http-<port>.token` (a PostgreSQL or in-memory journal).
+ */
+export function httpTokenFile(cfg: Pick<Config, 'daemon' | 'journal'>, port: number): string {
+  if (cfg.daemon.http.tokenFile) return cfg.daemon.http.tokenFile;
+  const journal = cfg.journal.path;
+  return join(journal && journal !== ':memory:' ? dirname(journal) : 'data', `http-${port}.token`);
+}
+
+/** Writes the token, mode 0600 from its first byte, in place of the file at once (rename); returns its removal. */
+export function writeTokenFile(file: string, token: string): () => void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  rmSync(temp, { force: true });
+  writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(temp, 0o600);
+  renameSync(temp, file);
+  // Removed at stop only while it still holds this token (a daemon started since on the same port wrote its own).
+  return () => {
+    try {
+      if (readFileSync(file, 'utf8').trim() === token) rmSync(file, { force: true });
+    } catch {
+      // gone already
+    }
+  };
+}
+
+/** The token a command uses to reach a daemon: the environment's, else the file the daemon wrote; undefined: neither. */
+export function clientToken(env: Readonly<Record<string, string | undefined>>, cfg: Pick<Config, 'daemon' | 'journal'>): string | undefined {
+  const given = httpToken(env, cfg.daemon.http.tokenEnv);
+  if (given !== undefined) return given;
+  const file = httpTokenFile(cfg, cfg.daemon.http.port);
+  let value: string;
+  try {
+    value = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  if (value === '') return undefined;
+  registerSecret(value);
+  return value;
+}
+
+/** The dashboard's sign-in link: opens it with the session cookie set. */
+export function signInUrl(baseUrl: string, token: string): string {
+  return `${baseUrl}/login?token=${encodeURIComponent(token)}`;
 }

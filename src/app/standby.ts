@@ -7,7 +7,7 @@ import type { Journal } from '../journal/journal.js';
 import { sleepUnless, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AccountLease, leaseAccountKey } from './account-lease.js';
-import { Metrics, OpsServer, httpToken } from './http.js';
+import { Metrics, OpsServer, daemonToken } from './http.js';
 import { openLeaseStore, venueOf } from './kernel-stores.js';
 
 /**
@@ -36,7 +36,8 @@ export async function takeAccountLease(loaded: LoadedConfig, logger: Logger, clo
         account: venue.account,
       },
     }),
-  }, httpToken(process.env, http.tokenEnv));
+  // A generated token is not written: the standby serves only /health and /ready (the daemon it becomes writes its own).
+  }, daemonToken(process.env, http.tokenEnv).token, { allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins });
   const url = await ops.listen(http.port, http.host);
   logger.child({ component: 'daemon' }).info({ opsUrl: url, holder: lease.holder, account: venue.account }, 'taking the account lease before trading');
   try {

@@ -280,7 +280,16 @@ export const daemonSchema = z
         host: z.string().min(1).default('127.0.0.1').describe('Address of /health, /ready, /metrics, the control API (/api/v1) and the dashboard.'),
         port: z.number().int().min(0).max(65535).default(9464).describe('Port of the ops server; 0 picks a free one.'),
         tokenEnv: z.string().regex(/^[A-Z0-9_]+$/).default('SEXTANT_HTTP_TOKEN').describe(
-          'Environment variable holding the token (or `<VARIABLE>_FILE`, a file holding it). Required when bound beyond loopback: `Authorization: Bearer <token>` for every path; on loopback, for /metrics and the control API (/api/v1) when set.',
+          'Environment variable holding the token (or `<VARIABLE>_FILE`, a file holding it; 16 characters at least). Unset: a token is generated at every start and written to tokenFile. Required when bound beyond loopback. The credential (`Authorization: Bearer <token>`, or the dashboard\'s cookie from its sign-in link) is needed for the control API, its event stream and /metrics, on loopback too; bound beyond loopback, for every path.',
+        ),
+        tokenFile: z.string().min(1).optional().describe(
+          'Where a generated token is written (mode 0600) for the commands that talk to the daemon (`sextant status`, `halt`, `dashboard` …); absent: beside the SQLite journal, `<journal dir>/http-<port>.token` (`data/http-<port>.token` for a PostgreSQL or in-memory journal).',
+        ),
+        allowedHosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.\-_]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, 'expected a host name, `name:port`, `[v6]:port` or `*.domain`')).default([]).describe(
+          'Host names served besides the bound address, localhost, 127.0.0.1 and [::1] (and, bound to 0.0.0.0 or ::, the machine\'s addresses): a reverse proxy\'s or a Docker service\'s name. Any other Host header is refused (421): a web page whose name points at 127.0.0.1 (DNS rebinding) cannot reach the daemon.',
+        ),
+        allowedOrigins: z.array(z.url({ protocol: /^https?$/, error: 'expected an origin, e.g. https://bot.example.com' })).default([]).describe(
+          'Origins besides the daemon\'s own (`http://<Host>`) whose pages may change state (a reverse proxy serving the dashboard over https: `https://bot.example.com`). A POST whose Origin or Referer is another is refused (403), token or not.',
         ),
         commands: z.boolean().default(true).describe('The control API takes commands (pause, resume, halt, reduce, reset, flatten, reload); false: they answer 403, reads stay.'),
         dashboard: z.boolean().default(true).describe('Serve the dashboard page at / (it reads and steers through the control API).'),

@@ -1,10 +1,11 @@
 // How the commands that talk to a running daemon reach it: its control API's URL (--url, else the config's
-// daemon.http), the bearer token (--token, else the config's tokenEnv or its _FILE variant), one JSON request with
-// a clear error when no daemon answers, and aligned tables for what they print.
+// daemon.http), the bearer token (--token, else the config's tokenEnv or its _FILE variant, else the token file the
+// daemon wrote at start), one JSON request with a clear error when no daemon answers, and aligned tables for what
+// they print.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
 import { systemClock } from '../../util/clock.js';
-import { httpToken } from '../http.js';
+import { clientToken, reachableUrl } from '../http.js';
 import { DEFAULT_CONFIG, type Io } from './io.js';
 
 export interface DaemonOptions {
@@ -19,17 +20,11 @@ export function daemonOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file: where the daemon listens (daemon.http) and its token variable', DEFAULT_CONFIG)
     .option('--url <url>', 'the daemon\'s ops server (default: from the config\'s daemon.http)')
-    .option('--token <token>', 'the bearer token (default: the config\'s daemon.http.tokenEnv, SEXTANT_HTTP_TOKEN, or its _FILE variant)')
+    .option('--token <token>', 'the bearer token (default: the config\'s daemon.http.tokenEnv, SEXTANT_HTTP_TOKEN, or its _FILE variant; else the token file the daemon wrote)')
     .option('--json', 'print the API\'s JSON answer');
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
-
-/** Where the daemon of `file` listens, seen from this machine (an unspecified address is reached on loopback). */
-function urlOf(host: string, port: number): string {
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
-}
 
 export class DaemonClient {
   private constructor(
@@ -41,8 +36,14 @@ export class DaemonClient {
   static from(opts: DaemonOptions, env: Readonly<Record<string, string | undefined>> = process.env): DaemonClient {
     const given = opts.url;
     if (given && opts.token) return new DaemonClient(given.replace(/\/+$/, ''), opts.token);
-    const http = loadConfig(opts.config, env).config.daemon.http;
-    return new DaemonClient((given ?? urlOf(http.host, http.port)).replace(/\/+$/, ''), opts.token ?? httpToken(env, http.tokenEnv));
+    const cfg = loadConfig(opts.config, env).config;
+    const http = cfg.daemon.http;
+    return new DaemonClient((given ?? reachableUrl(http.host, http.port)).replace(/\/+$/, ''), opts.token ?? clientToken(env, cfg));
+  }
+
+  /** The token the requests carry; undefined: none found. */
+  get credential(): string | undefined {
+    return this.token;
   }
 
   /** One request to /api/v1; resolves to the status and the JSON answer. Throws a readable error when nothing answers. */
@@ -101,7 +102,7 @@ export async function callDaemon(io: Io, opts: DaemonOptions, method: 'GET' | 'P
   }
   if (res.status >= 400) {
     const error = (res.body as { error?: unknown } | null)?.error;
-    const hint = res.status === 401 ? ' (give the daemon\'s token: --token, or SEXTANT_HTTP_TOKEN / SEXTANT_HTTP_TOKEN_FILE)' : '';
+    const hint = res.status === 401 ? ' (the daemon\'s token: --token, SEXTANT_HTTP_TOKEN / SEXTANT_HTTP_TOKEN_FILE, or the token file the daemon wrote beside its journal, read with the same config)' : '';
     io.err(`${method} ${path}: HTTP ${res.status}: ${typeof error === 'string' ? error : JSON.stringify(res.body)}${hint}`);
     return 1;
   }

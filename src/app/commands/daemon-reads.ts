@@ -1,10 +1,12 @@
 // `sextant status | strategies | fills | orders open|recent|show`: what a running daemon says through its control
 // API, as tables (or the JSON with --json). `orders list` reads the journal file instead, without a daemon.
+// `sextant dashboard`: the dashboard's sign-in link, once the daemon has taken the token it holds.
 import type { Command } from 'commander';
 import type { ControlStatus, FillView, OrderView, StrategyView } from '../../ops/control.js';
 import { systemClock } from '../../util/clock.js';
 import type { Io, SetCode } from './io.js';
-import { callDaemon, daemonOptions, table, type DaemonOptions } from './daemon-client.js';
+import { signInUrl } from '../http.js';
+import { DaemonClient, callDaemon, daemonOptions, table, type DaemonOptions } from './daemon-client.js';
 
 const ago = (nowMs: number, atMs: number | null) => (atMs === null ? 'never' : `${((nowMs - atMs) / 1000).toFixed(1)} s ago`);
 
@@ -55,7 +57,29 @@ const query = (params: Record<string, string | number | undefined>) => {
   return text ? `?${text}` : '';
 };
 
+/** Prints the sign-in link of a running daemon, after checking the token found is the one it holds. */
+async function dashboardLink(io: Io, opts: DaemonOptions): Promise<number> {
+  let client: DaemonClient;
+  let status: number;
+  try {
+    client = DaemonClient.from(opts);
+    status = (await client.request('GET', '/status')).status;
+  } catch (err) {
+    io.err((err as Error).message);
+    return 1;
+  }
+  const token = client.credential;
+  if (token === undefined || status === 401) {
+    io.err(`the daemon at ${client.baseUrl} ${token === undefined ? 'wrote no token file this config names, and no token is set' : 'holds another token than the one found'}: give it with --token (or SEXTANT_HTTP_TOKEN), or use the config the daemon runs with`);
+    return 1;
+  }
+  io.out(signInUrl(client.baseUrl, token));
+  return 0;
+}
+
 export function registerDaemonReads(program: Command, io: Io, setCode: SetCode): void {
+  daemonOptions(program.command('dashboard').description('print the link that opens a running daemon\'s dashboard signed in (its token, from the token file it wrote or SEXTANT_HTTP_TOKEN)'))
+    .action(async (opts: DaemonOptions) => setCode(await dashboardLink(io, opts)));
   daemonOptions(program.command('status').description('a running daemon: mode, trading state and latches, fence, reconciliation, rate budget, poll ages (its control API)'))
     .action(async (opts: DaemonOptions) => setCode(await callDaemon(io, opts, 'GET', '/status', undefined, (b) => formatStatus(b as ControlStatus))));
   daemonOptions(program.command('strategies').description('a running daemon\'s strategies: state, errors, PnL from their fills, open orders, positions'))

@@ -45,6 +45,10 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
     const lease = await takeAccountLease(check.loaded, logger, systemClock, signal);
     if (check.loaded.config.daemon.lease && !lease) return 0;
     daemon = await startDaemon(check.loaded, logger, systemClock, lease ? { lease, stop: signal.then((s) => `stopped (${s})`) } : {});
+    // The start line, once, as the command's output and not in the log: the link that opens the dashboard signed in
+    // (stderr, where errors go, scrubs secrets: the token is one).
+    if (daemon.signInUrl) io.out(`Sextant is running. Dashboard (signed in): ${daemon.signInUrl}`);
+    else io.out(`Sextant is running. Dashboard: ${daemon.opsUrl}/ (\`sextant dashboard\` prints its sign-in link)`);
   } catch (err) {
     // Given up before trading: a stop asked for ends as a stop does; a lease lost meanwhile as a lost lease (3).
     if (err instanceof StartAbandonedError) {

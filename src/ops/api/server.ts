@@ -1,13 +1,16 @@
 // The daemon's one HTTP server (fastify): /health (liveness), /ready (reconciled and trading), /metrics
 // (Prometheus text) and the control API under /api/v1 (reads, the event stream, journaled commands, the OpenAPI
-// document), and the dashboard's pages when enabled. Who may call what is auth.ts's; requests are checked with the
-// route table's zod schemas, and a bad field answers 400 naming it. A failing source answers 500 without detail.
+// document), the dashboard's pages when enabled, and /login (the dashboard's sign-in link: the token given once,
+// kept in an HttpOnly SameSite=Strict cookie). Every request passes auth.ts's checks before any route runs: its
+// Host, the origin of a state change, the credential; a refusal is logged (one line per kind of refusal and
+// caller a minute, with the count of those not logged). Requests are checked with the route table's zod schemas,
+// and a bad field answers 400 naming it. A failing source answers 500 without detail.
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { systemClock, type Clock } from '../../util/clock.js';
 import type { Actor, Control } from '../control.js';
-import { AccessPolicy } from './auth.js';
+import { AccessPolicy, LOGIN_PATH, type Access } from './auth.js';
 import { openApiDocument } from './openapi.js';
 import { API_PREFIX, ROUTES, type Route } from './routes.js';
 import { EventStreams } from './sse.js';
@@ -30,8 +33,16 @@ export interface MetricsText {
 export interface ControlServerOptions {
   health: HealthSource;
   metrics: MetricsText;
-  /** The bearer token; absent: none set. */
-  token: string | undefined;
+  /** The token: the bearer token, and what the dashboard's sign-in link carries (16 characters at least). */
+  token: string;
+  /** More Host names served (config daemon.http.allowedHosts). */
+  allowedHosts?: readonly string[];
+  /** More origins whose pages may change state (config daemon.http.allowedOrigins). */
+  allowedOrigins?: readonly string[];
+  /** Where a sign-in sends the browser (default `/`, the dashboard). */
+  home?: string;
+  /** Told each refusal worth a log line (at most one a minute for the same kind and caller, with the count in between). */
+  onRefused?: (refusal: Refusal) => void;
   /** The control API's source; absent: only /health, /ready and /metrics are served. */
   control?: Control;
   /** Commands allowed (config `daemon.http.commands`, default true): 403 otherwise. */
@@ -51,19 +62,40 @@ function firstIssue(where: string, error: z.ZodError): string {
   return `${where}${path ? `.${path}` : ''}: ${issue.message}`;
 }
 
+/** A refused request, as logged: never a credential, only what the caller sent to be refused. */
+export interface Refusal {
+  status: number;
+  error: string;
+  method: string;
+  path: string;
+  host: string | undefined;
+  origin: string | undefined;
+  /** Refusals of the same kind and caller not logged since the last line. */
+  suppressed: number;
+}
+
+/** The same refusal is logged at most this often. */
+const REFUSAL_LOG_GAP_MS = 60_000;
+
 const VIA = new Set<Actor['via']>(['cli', 'dashboard']);
 
 export class ControlServer {
   private readonly app: FastifyInstance;
   private readonly access: AccessPolicy;
   private readonly streams: EventStreams | undefined;
+  private readonly clock: Clock;
+  /** Per kind of refusal and caller: when it was last logged, and how many were not since. */
+  private readonly refusals = new Map<string, { atMs: number; suppressed: number }>();
   url = '';
 
   constructor(private readonly opts: ControlServerOptions) {
-    this.access = new AccessPolicy(opts.token, opts.commands ?? true);
+    this.access = new AccessPolicy({
+      token: opts.token, commands: opts.commands ?? true, ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
+    });
+    this.clock = opts.clock ?? systemClock;
     // Connections are cut on close (an event stream would otherwise hold it open).
     this.app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 64 * 1024 });
-    this.streams = opts.control ? new EventStreams(opts.control, opts.clock ?? systemClock) : undefined;
+    this.streams = opts.control ? new EventStreams(opts.control, this.clock) : undefined;
     this.setUp();
   }
 
@@ -82,13 +114,15 @@ export class ControlServer {
     app.addHook('onRequest', async (req, reply) => {
       // The route matched, not the raw URL: `/%6detrics` is /metrics too. Unmatched: the path as sent (a 404).
       const path = req.routeOptions.url ?? req.url.split('?')[0]!;
-      const access = this.access.check(req.method, path, req.headers.authorization);
+      const headers = req.headers;
+      const access: Access = this.access.checkHost(headers.host) ?? this.access.checkOrigin(req.method, headers) ?? this.access.check(req.method, path, headers);
       if (!access.ok) {
+        this.refused(req, path, access);
         if (access.status === 401) void reply.header('www-authenticate', 'Bearer');
         return reply.code(access.status).send({ error: access.error });
       }
-      const via = String(req.headers['x-sextant-client'] ?? '') as Actor['via'];
-      (req as FastifyRequest & { actor?: Actor }).actor = { via: VIA.has(via) ? via : 'api', who: access.who };
+      const via = String(headers['x-sextant-client'] ?? '') as Actor['via'];
+      (req as FastifyRequest & { actor?: Actor }).actor = { via: VIA.has(via) ? via : access.who === 'session' ? 'dashboard' : 'api', who: access.who };
       return undefined;
     });
     app.setErrorHandler((err: { statusCode?: number; message?: string }, _req, reply) => {
@@ -109,6 +143,19 @@ export class ControlServer {
     app.get('/metrics', async (_req, reply) => {
       await health.beforeScrape?.();
       return reply.code(200).header('content-type', metrics.contentType).send(await metrics.metrics());
+    });
+
+    app.get(LOGIN_PATH, async (req, reply) => {
+      void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+      const token = (req.query as Record<string, unknown> | undefined)?.token;
+      if (typeof token !== 'string' || !this.access.tokenMatches(token)) {
+        this.refused(req, LOGIN_PATH, { ok: false, status: 401, error: 'a sign-in link with a wrong token' });
+        return reply.code(401).type('text/plain; charset=utf-8').send(
+          'This sign-in link does not hold the daemon\'s token (a token generated at start changes at every start).\nOpen the URL the daemon printed at its latest start, or run `sextant dashboard` for it.\n',
+        );
+      }
+      const cookie = `${this.access.cookieName}=${this.access.sessionValue}; Path=/; HttpOnly; SameSite=Strict`;
+      return reply.code(303).header('set-cookie', cookie).header('location', this.opts.home ?? '/').send();
     });
 
     if (this.opts.control) for (const route of ROUTES) this.addRoute(route, this.opts.control);
@@ -142,10 +189,28 @@ export class ControlServer {
     });
   }
 
+  /** One log line for a refusal, unless the same kind from the same caller was logged within the last minute. */
+  private refused(req: FastifyRequest, path: string, access: Extract<Access, { ok: false }>): void {
+    if (!this.opts.onRefused) return;
+    const host = req.headers.host;
+    const origin = req.headers.origin ?? req.headers.referer;
+    const key = `${access.status} ${req.method} ${host ?? ''} ${origin ?? ''}`;
+    const now = this.clock.now();
+    const seen = this.refusals.get(key);
+    if (seen && now - seen.atMs < REFUSAL_LOG_GAP_MS) {
+      seen.suppressed++;
+      return;
+    }
+    if (this.refusals.size > 1000) this.refusals.clear();
+    this.refusals.set(key, { atMs: now, suppressed: 0 });
+    this.opts.onRefused({ status: access.status, error: access.error, method: req.method, path, host, origin, suppressed: seen?.suppressed ?? 0 });
+  }
+
   async listen(port: number, host: string): Promise<string> {
-    this.access.boundTo(host);
+    this.access.boundTo(host, port);
     await this.app.listen({ port, host });
     const a = this.app.server.address() as AddressInfo;
+    this.access.boundTo(host, a.port);
     this.url = `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
     return this.url;
   }

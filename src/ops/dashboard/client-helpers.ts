@@ -5,7 +5,7 @@
 
 /**
  * Browser JavaScript declaring `formatDuration`, `formatClock`, `formatAmount`, `equityBySurface`, `addEquityPoint`,
- * `equityPointsOf`, `drawdownOf`, `pushBounded` and `takeSseMessages`.
+ * `equityPointsOf`, `drawdownOf` and `pushBounded`.
  */
 export const CLIENT_HELPERS = String.raw`
 /** A duration as a person reads it: 12s, 4m 05s, 2h 05m, 3d 04h. */
@@ -88,31 +88,5 @@ function drawdownOf(series) {
 function pushBounded(list, item, max) {
   list.unshift(item);
   return list.length > max ? list.splice(max) : [];
-}
-
-/**
- * The complete server-sent events in buffer.text ({event, data}, data lines joined by newlines), removed from it;
- * an incomplete one stays for the next chunk. Comments (keep-alives) and events without data are skipped.
- */
-function takeSseMessages(buffer) {
-  const out = [];
-  for (;;) {
-    const m = /\r?\n\r?\n|\r\r/.exec(buffer.text);
-    if (!m) return out;
-    const block = buffer.text.slice(0, m.index);
-    buffer.text = buffer.text.slice(m.index + m[0].length);
-    let event = 'message';
-    const data = [];
-    for (const line of block.split(/\r?\n|\r/)) {
-      if (line === '' || line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length) out.push({ event: event, data: data.join('\n') });
-  }
 }
 `;

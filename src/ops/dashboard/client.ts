@@ -2,14 +2,14 @@
 // stream (EventSource) and refreshes the status every few seconds, draws equity and drawdown (lightweight-charts),
 // and sends the operator's commands (kill switch, pause, resume) with a reason and a confirmation where they are
 // destructive. Every text shown goes in through textContent: nothing from the venue or a strategy is parsed as HTML.
-// The bearer token, when the API asks for one, is asked once and kept in sessionStorage.
+// The page signs in through the daemon's sign-in link (GET /login?token=…, which sets an HttpOnly SameSite=Strict
+// cookie the page cannot read): a refused read offers to paste the token, which goes to that link, never to storage.
 // The text holds no backtick and no `${`: it lives in a template string.
 import { CLIENT_HELPERS } from './client-helpers.js';
 import { CLIENT_VIEWS } from './client-views.js';
 
 const CLIENT_APP = String.raw`
 const API = '/api/v1';
-const TOKEN_KEY = 'sextant.token';
 const REFRESH_MS = 3000;
 const EVENTS_MAX = 200;
 const EVENT_KINDS = ['order', 'fill', 'state', 'equity', 'strategy', 'command'];
@@ -17,39 +17,26 @@ const SURFACE_COLORS = ['#2962ff', '#ff9800', '#9c27b0', '#00897b'];
 
 class ApiError extends Error {}
 
-/** Asks for the bearer token (once per refusal); true when one was given. */
-let tokenRefusedByUser = false;
-function askToken(forCommand) {
-  if (tokenRefusedByUser && !forCommand) return false;
-  const given = window.prompt('The control API asks for its bearer token:');
-  if (!given) {
-    tokenRefusedByUser = true;
-    return false;
-  }
-  tokenRefusedByUser = false;
-  sessionStorage.setItem(TOKEN_KEY, given.trim());
-  return true;
+/** Not signed in (no cookie, or one of an earlier start's token): the token asked once, then the sign-in link opened. */
+let signInAsked = false;
+function signIn() {
+  if (signInAsked) return;
+  signInAsked = true;
+  const given = window.prompt('Not signed in. Open the link the daemon printed at start (or run: sextant dashboard), or paste the daemon\'s token here:');
+  if (given && given.trim()) window.location.assign('/login?token=' + encodeURIComponent(given.trim()));
 }
 
-/** A call to the control API: the parsed JSON answer, or an ApiError with the API's own error text. */
-async function api(path, body, retried) {
+/** A call to the control API (the session cookie goes with it): the parsed JSON answer, or an ApiError with the API's own error text. */
+async function api(path, body) {
   // The surface named: the daemon journals commands as given through the dashboard.
   const headers = { accept: 'application/json', 'x-sextant-client': 'dashboard' };
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) headers.authorization = 'Bearer ' + token;
-  const init = { method: body === undefined ? 'GET' : 'POST', headers: headers };
+  const init = { method: body === undefined ? 'GET' : 'POST', headers: headers, credentials: 'same-origin' };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
   const res = await fetch(API + path, init);
-  if (res.status === 401 && !retried) {
-    // Calls refused together ask once: a token given meanwhile is tried first.
-    const now = sessionStorage.getItem(TOKEN_KEY);
-    if (now && now !== token) return api(path, body, true);
-    sessionStorage.removeItem(TOKEN_KEY);
-    if (askToken(body !== undefined)) return api(path, body, true);
-  }
+  if (res.status === 401) signIn();
   const answer = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError((answer && answer.error) || res.status + ' ' + res.statusText);
   return answer;
@@ -216,12 +203,8 @@ function handleMessage(data) {
   }
 }
 
-/** Follows the event stream: EventSource, or (a token needed: EventSource sends no headers) fetch reading it. */
+/** Follows the event stream (EventSource sends the session cookie: same origin). */
 function connect() {
-  if (sessionStorage.getItem(TOKEN_KEY)) {
-    void followWithToken();
-    return;
-  }
   const source = new EventSource(API + '/stream');
   stream = source;
   source.onopen = () => setStream('live', 'live');
@@ -236,31 +219,6 @@ function connect() {
   const handle = (m) => handleMessage(m.data);
   for (const kind of EVENT_KINDS) source.addEventListener(kind, handle);
   source.onmessage = handle;
-}
-
-async function followWithToken() {
-  const state = { readyState: 0 };
-  stream = state;
-  try {
-    const res = await fetch(API + '/stream', { headers: { accept: 'text/event-stream', authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) } });
-    if (res.status === 401) sessionStorage.removeItem(TOKEN_KEY);
-    if (!res.ok || !res.body) throw new ApiError(res.status + ' ' + res.statusText);
-    state.readyState = 1;
-    setStream('live', 'live');
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    const buffer = { text: '' };
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      buffer.text += chunk.value;
-      for (const m of takeSseMessages(buffer)) handleMessage(m.data);
-    }
-  } catch (err) {
-    console.warn('event stream', err instanceof Error ? err.message : String(err));
-  }
-  stream = null;
-  setStream('connecting', 'reconnecting');
-  setTimeout(connect, 5000);
 }
 
 async function loadEvents() {
@@ -337,7 +295,7 @@ document.addEventListener('click', (ev) => {
 
 // ---- start --------------------------------------------------------------------------------------------------
 
-// The first read first: it asks for the token if the API wants one, before the stream and the log need it.
+// The first read first: it offers the sign-in if the page has none, before the stream and the log need it.
 void refresh().then(() => {
   connect();
   void loadEvents();

@@ -39,7 +39,9 @@ function send(file: DashboardAsset, request: FastifyRequest, reply: FastifyReply
   reply
     .header('content-security-policy', DASHBOARD_CSP)
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the page's own POSTs,
+    // which the origin check refuses; same-origin still sends nothing to any other site.
+    .header('referrer-policy', 'same-origin')
     .header('cache-control', 'no-cache')
     .header('etag', file.etag);
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();

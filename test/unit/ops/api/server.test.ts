@@ -1,6 +1,7 @@
 // The control API over HTTP on a fake Control: every route's answer and its schema, bad input named, unknown
 // strategies and orders, the token on loopback and beyond it, commands switched off, who gave a command, the
-// OpenAPI document (validated), and the event stream (events, heartbeat by the clock, closed on shutdown).
+// OpenAPI document (validated), and the event stream (events, heartbeat by the clock, closed on shutdown). The
+// Host, Origin and cookie checks are browser-safety.test.ts's.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
@@ -20,17 +21,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(opts: { token?: string; host?: string; commands?: boolean; control?: FakeControl; clock?: ManualClock } = {}) {
+async function start(opts: { host?: string; commands?: boolean; control?: FakeControl; clock?: ManualClock } = {}) {
   const control = opts.control ?? new FakeControl();
-  server = new ControlServer({ health, metrics, token: opts.token, control, commands: opts.commands ?? true, ...(opts.clock ? { clock: opts.clock } : {}) });
+  server = new ControlServer({ health, metrics, token: TOKEN, control, commands: opts.commands ?? true, ...(opts.clock ? { clock: opts.clock } : {}) });
   const url = await server.listen(0, opts.host ?? '127.0.0.1');
   return { base: `http://127.0.0.1:${new URL(url).port}`, control };
 }
 
-const call = async (base: string, method: string, path: string, opts: { body?: unknown; token?: string; headers?: Record<string, string> } = {}) => {
+/** A request with the token unless `token` says otherwise (null: none). */
+const call = async (base: string, method: string, path: string, opts: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => {
+  const token = opts.token === undefined ? TOKEN : opts.token;
   const res = await fetch(`${base}${API_PREFIX}${path}`, {
     method,
-    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
     ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
   });
   const text = await res.text();
@@ -46,7 +49,7 @@ const COMMANDS: Array<[string, unknown]> = [
   ['/trading/halt', { reason: 'venue incident' }], ['/trading/reduce', { reason: 'wind down' }], ['/trading/reset', { reason: 'all clear' }],
 ];
 
-describe('the control API on loopback without a token', () => {
+describe('the control API on loopback, with the token', () => {
   it('answers every read with its schema\'s shape', async () => {
     const { base, control } = await start();
     control.emit({ kind: 'order', atMs: 5, text: 'mm BTCUSDT_SPBL: sx_mm_1 accepted', data: { type: 'accepted' } });
@@ -62,18 +65,18 @@ describe('the control API on loopback without a token', () => {
     expect((await call(base, 'GET', '/orders')).body).toEqual([expect.objectContaining({ orderId: '700000000000000000123', price: '90000.5' })]);
   });
 
-  it('takes every command, with who gave it: the surface from the client header, `loopback` without a token', async () => {
+  it('takes every command, with who gave it: the surface from the client header, and how it proved itself', async () => {
     const { base, control } = await start();
     for (const [path, body] of COMMANDS) {
       const r = await call(base, 'POST', path, { ...(body !== undefined ? { body } : {}), headers: { 'x-sextant-client': 'cli' } });
       expect({ path, status: r.status, ok: r.body.ok }).toEqual({ path, status: 200, ok: true });
     }
     expect(control.calls.map((c) => c.command)).toEqual(['pause', 'resume', 'cancel-orders', 'reload', 'halt', 'reduce', 'reset']);
-    expect(control.calls[0]).toEqual({ command: 'pause', args: ['mm', { cancelOrders: true, reason: 'inventory check' }], actor: { via: 'cli', who: 'loopback' } });
+    expect(control.calls[0]).toEqual({ command: 'pause', args: ['mm', { cancelOrders: true, reason: 'inventory check' }], actor: { via: 'cli', who: 'token' } });
     expect(control.calls[4]!.args).toEqual(['venue incident']);
     // A refusal keeps its status and says why.
     expect(await call(base, 'POST', '/trading/flatten', { body: { reason: 'now' }, headers: { 'x-sextant-client': 'robot' } })).toMatchObject({ status: 409, body: { error: 'a flatten pass is under way' } });
-    expect(control.calls.at(-1)!.actor).toEqual({ via: 'api', who: 'loopback' });
+    expect(control.calls.at(-1)!.actor).toEqual({ via: 'api', who: 'token' });
   });
 
   it('refuses bad input with 400 naming the field, and nothing reaches the Control', async () => {
@@ -113,12 +116,12 @@ describe('the control API on loopback without a token', () => {
 });
 
 describe('the token', () => {
-  it('on loopback, when set: the control API needs it, reads and commands; /health and /ready stay open', async () => {
-    const { base, control } = await start({ token: TOKEN });
-    expect(await call(base, 'GET', '/status')).toMatchObject({ status: 401, challenge: 'Bearer', body: { error: 'unauthorized' } });
+  it('on loopback too: the control API needs it, reads and commands; /health and /ready stay open', async () => {
+    const { base, control } = await start();
+    expect(await call(base, 'GET', '/status', { token: null })).toMatchObject({ status: 401, challenge: 'Bearer', body: { error: expect.stringMatching(/^unauthorized/) } });
     expect((await call(base, 'GET', '/status', { token: 'wrong' })).status).toBe(401);
     expect((await call(base, 'GET', '/status', { token: TOKEN })).status).toBe(200);
-    expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' } })).status).toBe(401);
+    expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: null })).status).toBe(401);
     expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: `${TOKEN}x` })).status).toBe(401);
     expect(control.calls).toEqual([]);
     expect(await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: TOKEN })).toMatchObject({ status: 200, body: { ok: true } });
@@ -134,9 +137,9 @@ describe('the token', () => {
     expect(control.calls).toHaveLength(1);
   });
 
-  it('beyond loopback: every path needs it, and the server will not start without one', async () => {
-    await expect(new ControlServer({ health, metrics, token: undefined, control: new FakeControl() }).listen(0, '0.0.0.0')).rejects.toThrow(/needs a bearer token/);
-    const { base } = await start({ token: TOKEN, host: '0.0.0.0' });
+  it('beyond loopback: every path needs it; a token shorter than 16 characters is refused', async () => {
+    expect(() => new ControlServer({ health, metrics, token: 'short-token', control: new FakeControl() })).toThrow(/too short/);
+    const { base } = await start({ host: '0.0.0.0' });
     for (const path of ['/health', '/ready', '/metrics', `${API_PREFIX}/status`, `${API_PREFIX}/openapi.json`, `${API_PREFIX}/stream`, '/']) {
       const res = await fetch(`${base}${path}`);
       expect({ path, status: res.status }).toEqual({ path, status: 401 });
@@ -148,14 +151,11 @@ describe('the token', () => {
 
 describe('commands switched off (daemon.http.commands: false)', () => {
   it('answers 403 to a valid token (401 first without one); reads go on', async () => {
-    let { base, control } = await start({ token: TOKEN, commands: false });
-    expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' } })).status).toBe(401);
+    const { base, control } = await start({ commands: false });
+    expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: null })).status).toBe(401);
     const r = await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: TOKEN });
     expect(r).toMatchObject({ status: 403, body: { error: expect.stringMatching(/commands are disabled/) } });
     expect((await call(base, 'GET', '/status', { token: TOKEN })).status).toBe(200);
-    expect(control.calls).toEqual([]);
-    await server!.close();
-    ({ base, control } = await start({ commands: false }));
     expect((await call(base, 'POST', '/strategies/mm/pause', { body: {} })).status).toBe(403);
     expect(control.calls).toEqual([]);
   });
@@ -199,7 +199,7 @@ describe('the event stream', () => {
   it('carries each event as `event: <kind>` and its JSON, a heartbeat every 15 s of the clock, and ends on shutdown', async () => {
     const clock = new ManualClock(0);
     const { base, control } = await start({ clock });
-    const res = await fetch(`${base}${API_PREFIX}/stream`);
+    const res = await fetch(`${base}${API_PREFIX}/stream`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     const seen = { text: '' };
@@ -228,7 +228,7 @@ describe('the event stream', () => {
   it('lets a client go: its listener is removed when it disconnects', async () => {
     const { base, control } = await start();
     const controller = new AbortController();
-    const res = await fetch(`${base}${API_PREFIX}/stream`, { signal: controller.signal });
+    const res = await fetch(`${base}${API_PREFIX}/stream`, { signal: controller.signal, headers: { authorization: `Bearer ${TOKEN}` } });
     const reader = res.body!.getReader();
     await readUntil(reader, { text: '' }, ': connected');
     expect(control.listening).toBe(1);

@@ -15,10 +15,9 @@ interface Helpers {
   equityPointsOf(e: unknown): Array<{ surface: string; value: unknown; atMs: number }>;
   drawdownOf(series: Point[]): Point[];
   pushBounded<T>(list: T[], item: T, max: number): T[];
-  takeSseMessages(buffer: { text: string }): Array<{ event: string; data: string }>;
 }
 
-const names = ['formatDuration', 'formatClock', 'formatAmount', 'equityBySurface', 'addEquityPoint', 'equityPointsOf', 'drawdownOf', 'pushBounded', 'takeSseMessages'];
+const names = ['formatDuration', 'formatClock', 'formatAmount', 'equityBySurface', 'addEquityPoint', 'equityPointsOf', 'drawdownOf', 'pushBounded'];
 const helpers = vm.runInNewContext(`${CLIENT_HELPERS}\n({ ${names.join(', ')} })`) as Helpers;
 /** Values made in the VM context have its prototypes: compared through JSON. */
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -71,13 +70,5 @@ describe('dashboard client helpers', () => {
     for (let i = 1; i <= 5; i++) dropped.push(...helpers.pushBounded(list, i, 3));
     expect(list).toEqual([5, 4, 3]);
     expect(dropped).toEqual([1, 2]);
-  });
-
-  it('splits server-sent events out of stream chunks, keeping an incomplete one for the next chunk', () => {
-    const buffer = { text: ': keep-alive\n\nevent: order\ndata: {"kind":"order"}\n\nevent: fill\r\ndata: {"a":' };
-    expect(plain(helpers.takeSseMessages(buffer))).toEqual([{ event: 'order', data: '{"kind":"order"}' }]);
-    buffer.text += '1}\r\n\r\ndata:x\ndata: y\n\n';
-    expect(plain(helpers.takeSseMessages(buffer))).toEqual([{ event: 'fill', data: '{"a":1}' }, { event: 'message', data: 'x\ny' }]);
-    expect(buffer.text).toBe('');
   });
 });
