@@ -17,7 +17,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/domain/decimal.js';
 import { systemClock } from '../../src/util/clock.js';
 import { createLogger, silentLogger } from '../../src/util/logger.js';
-import { waitFor } from '../fixtures/e2e.js';
+import { opsAuthOf, waitFor } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-flatten-'));
 const KEYS = { SEXTANT_API_KEY: 'flatten-key-41c7', SEXTANT_API_SECRET: 'flatten-secret-8e0a', SEXTANT_API_PASSPHRASE: 'flatten-pass-2d95' };
@@ -107,7 +107,7 @@ describe('the kill switch flattens (risk.onKill: flatten)', () => {
       // The opening buy near liquidation was denied, and journaled as a risk decision; the distance is a metric.
       const denied = await waitFor('the denial', () => lines().find((l) => l.component === 'activity' && l.event === 'denied'), 10_000);
       expect(denied).toMatchObject({ reason: 'liquidation-distance', symbol: SYMBOL, detail: expect.stringMatching(/^cmt_btcusdt long: mark \S+ is \S+ % from liquidation at \S+ \(minimum 50 %\): only reduce-only orders$/) });
-      const metrics = await (await fetch(`${daemon.opsUrl}/metrics`)).text();
+      const metrics = await (await fetch(`${daemon.opsUrl}/metrics`, { headers: opsAuthOf(daemon) })).text();
       const distance = /sextant_liquidation_distance_pct\{symbol="cmt_btcusdt",side="long"\} (\S+)/.exec(metrics);
       expect(Number(distance?.[1])).toBeGreaterThan(10);
       expect(Number(distance?.[1])).toBeLessThan(30);

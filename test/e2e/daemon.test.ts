@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import Database from '../../src/journal/sqlite-driver.js';
 import { parseDocument } from 'yaml';
-import { waitFor as waitUntil } from '../fixtures/e2e.js';
+import { OPS_AUTH, OPS_TOKEN, waitFor as waitUntil } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-daemon-'));
 
@@ -42,7 +42,7 @@ describe('sextant run (default config)', () => {
     const journalPath = join(dir, 'journal.sqlite');
     const cfg = join(dir, 'default.yaml');
     writeFileSync(cfg, configFrom(readFileSync('config/default.yaml', 'utf8'), journalPath));
-    const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: { PATH: process.env.PATH } });
+    const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: { PATH: process.env.PATH, SEXTANT_HTTP_TOKEN: OPS_TOKEN } });
     let out = '';
     p.stdout.on('data', (d) => (out += String(d)));
     p.stderr.on('data', (d) => (out += String(d)));
@@ -59,7 +59,7 @@ describe('sextant run (default config)', () => {
       await waitFor('ready', async () => ((await fetch(`${opsUrl}/ready`)).status === 200 ? true : undefined), 10_000);
       // Orders placed and filled through the full live path.
       const metrics = await waitFor('a fill', async () => {
-        const m = await (await fetch(`${opsUrl}/metrics`)).text();
+        const m = await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text();
         return /sextant_execution_events_total\{type="filled"\} [1-9]/.test(m) || /sextant_execution_events_total\{type="partially-filled"\} [1-9]/.test(m) ? m : undefined;
       }, 40_000);
       expect(metrics).toMatch(/sextant_exchange_requests_total\{endpoint="S6",outcome="ok"\} [1-9]/);
@@ -69,7 +69,7 @@ describe('sextant run (default config)', () => {
       expect(metrics).not.toMatch(/sextant_exchange_429_total [1-9]/);
       expect(metrics).toMatch(/sextant_exchange_weight_total\{endpoint="S6",pool="spot:uid"\} [1-9]/);
       // Equity (feeding the drawdown kill switch) once balances and prices are both in.
-      await waitFor('equity', async () => (/sextant_equity\{surface="spot"\} [1-9]/.test(await (await fetch(`${opsUrl}/metrics`)).text()) ? true : undefined), 15_000);
+      await waitFor('equity', async () => (/sextant_equity\{surface="spot"\} [1-9]/.test(await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text()) ? true : undefined), 15_000);
       // SIGHUP: new params for a strategy are applied; invalid ones are refused and the old config stays.
       const base = readFileSync(cfg, 'utf8');
       writeFileSync(cfg, base.replace('halfSpreadBps: 6', 'halfSpreadBps: 9'));
@@ -105,7 +105,7 @@ describe('sextant run (default config)', () => {
 
 /** `sextant run` on `config`; `exited` resolves with the exit code, or 'running' if it has not ended `boundMs` after `stop()` (then it is killed). */
 function runDaemon(config: string) {
-  const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', config], { env: { PATH: process.env.PATH } });
+  const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', config], { env: { PATH: process.env.PATH, SEXTANT_HTTP_TOKEN: OPS_TOKEN } });
   const output = { text: '' };
   p.stdout.on('data', (d) => (output.text += String(d)));
   p.stderr.on('data', (d) => (output.text += String(d)));
@@ -175,7 +175,7 @@ describe('sextant run with a strategy that never returns', () => {
     writeFileSync(cfg, doc.toString());
     const d = runDaemon(cfg);
     // A frozen daemon accepts connections and never answers: every request has its own deadline.
-    const get = async (url: string) => fetch(url, { signal: AbortSignal.timeout(3000) });
+    const get = async (url: string) => fetch(url, { signal: AbortSignal.timeout(3000), headers: OPS_AUTH });
     let code: number | null | 'running';
     try {
       const opsUrl = await waitFor('the daemon', async () => {

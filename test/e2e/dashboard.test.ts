@@ -15,7 +15,7 @@ import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import type { Browser } from 'playwright-core';
 import type { Document } from 'yaml';
-import { DEFAULT_STRATEGIES, launchChromium, quickDefaultConfig, waitFor } from '../fixtures/e2e.js';
+import { DEFAULT_STRATEGIES, launchChromium, opsAuthOf, quickDefaultConfig, waitFor } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-dashboard-'));
 const OUT = 'test-output';
@@ -53,12 +53,13 @@ describe('the dashboard on the daemon', () => {
     const started = await start();
     daemon = started.daemon;
     const base = daemon.opsUrl;
-    const api = async <T>(path: string): Promise<T> => (await (await fetch(`${base}/api/v1${path}`)).json()) as T;
+    const auth = { headers: opsAuthOf(daemon) };
+    const api = async <T>(path: string): Promise<T> => (await (await fetch(`${base}/api/v1${path}`, auth)).json()) as T;
     const db = new Database(started.journalPath, { readonly: true });
     const ordersOf = (strategy: string) => (db.prepare('SELECT COUNT(*) AS n FROM orders WHERE strategy_id = ?').get(strategy) as { n: number }).n;
     /** Spot ticker reads answered so far: the market being read (the strategies get updates from them). */
     const tickerReads = async () => {
-      const text = await (await fetch(`${base}/metrics`)).text();
+      const text = await (await fetch(`${base}/metrics`, auth)).text();
       return [...text.matchAll(/sextant_exchange_requests_total\{endpoint="S1[13]",outcome="ok"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
     };
 
@@ -68,7 +69,9 @@ describe('the dashboard on the daemon', () => {
     page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
     page.on('dialog', (d) => void d.accept());
     try {
-      await page.goto(`${base}/`);
+      // The link the daemon prints at start signs the page in (its cookie), then shows the dashboard.
+      await page.goto(daemon.signInUrl!);
+      expect(new URL(page.url()).pathname).toBe('/');
       await page.waitForSelector('#strategies article[data-strategy="mm-btc"]', { timeout: 20_000 });
       await page.waitForSelector('#strategies article[data-strategy="grid-eth"]');
       const state = await page.waitForFunction(() => {

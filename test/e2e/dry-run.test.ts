@@ -12,6 +12,7 @@ import { SyntheticMarket } from '../../src/exchange/sim/market.js';
 import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { OPS_AUTH, OPS_TOKEN } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-dry-'));
 
@@ -34,7 +35,7 @@ describe('sextant run in dry-run mode', () => {
       strategies: [{ id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.05', toleranceBps: 1 } }],
       log: { level: 'info' },
     }));
-    const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: { PATH: process.env.PATH } });
+    const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: { PATH: process.env.PATH, SEXTANT_HTTP_TOKEN: OPS_TOKEN } });
     let out = '';
     p.stdout.on('data', (d) => (out += String(d)));
     p.stderr.on('data', (d) => (out += String(d)));
@@ -48,7 +49,7 @@ describe('sextant run in dry-run mode', () => {
         const line = out.split('\n').find((l) => l.includes('daemon running'));
         if (!line) continue;
         opsUrl ??= (JSON.parse(line) as { opsUrl: string }).opsUrl;
-        const m = await (await fetch(`${opsUrl}/metrics`)).text().catch(() => '');
+        const m = await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text().catch(() => '');
         filled = /sextant_execution_events_total\{type="(partially-)?filled"\} [1-9]/.test(m);
       }
       expect({ filled, started: out.includes('dry-run: live market data, simulated fills') }).toEqual({ filled: true, started: true });

@@ -19,7 +19,7 @@ import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { JournalFencedError, type Journal } from '../../src/journal/journal.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { waitFor } from '../fixtures/e2e.js';
+import { OPS_AUTH, OPS_TOKEN, waitFor } from '../fixtures/e2e.js';
 import { dropPostgresSchemas, freshPostgresUrl } from '../fixtures/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-failover-'));
@@ -31,7 +31,7 @@ interface Line { msg?: string; level?: number; time?: number; [k: string]: unkno
 /** A `sextant run` child: its log lines (JSON), the time each arrived, and its exit. */
 function daemon(name: string, cfg: string) {
   const p: ChildProcess = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], {
-    env: { PATH: process.env.PATH ?? '', SEXTANT_API_KEY: KEYS.apiKey, SEXTANT_API_SECRET: KEYS.apiSecret, SEXTANT_API_PASSPHRASE: KEYS.passphrase },
+    env: { PATH: process.env.PATH ?? '', SEXTANT_HTTP_TOKEN: OPS_TOKEN, SEXTANT_API_KEY: KEYS.apiKey, SEXTANT_API_SECRET: KEYS.apiSecret, SEXTANT_API_PASSPHRASE: KEYS.passphrase },
   });
   const lines: Array<Line & { seenAtMs: number }> = [];
   let text = '';
@@ -168,7 +168,7 @@ describe('account lease: a hot standby takes over, a stale holder cannot write',
         await c.line('journal fenced', isLine('journal fenced: another process no longer holds its lock'), 20_000);
       }
       const cRunning = await c.line('running', isLine('daemon running'), 60_000);
-      const status = (await (await fetch(`${String(cRunning.opsUrl)}/api/v1/status`)).json()) as { lease: unknown };
+      const status = (await (await fetch(`${String(cRunning.opsUrl)}/api/v1/status`, { headers: OPS_AUTH })).json()) as { lease: unknown };
       expect(status.lease).toEqual({ holder: expect.any(String), fencingToken: Number(cTaken.fencingToken), held: true });
       const beforeC = venueOrders().length;
       await waitFor('orders from C at the venue', () => (venueOrders().length >= beforeC + 4 ? true : undefined), 60_000);

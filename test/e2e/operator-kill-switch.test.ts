@@ -15,7 +15,7 @@ import { silentLogger } from '../../src/util/logger.js';
 import { FakeBotApi } from '../unit/ops/notify/fake-bot-api.js';
 import { WebhookReceiver } from '../unit/ops/notify/webhook-receiver.js';
 import type { Browser } from 'playwright-core';
-import { DEFAULT_STRATEGIES, launchChromium, quickDefaultConfig } from '../fixtures/e2e.js';
+import { DEFAULT_STRATEGIES, launchChromium, opsAuthOf, quickDefaultConfig } from '../fixtures/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-kill-e2e-'));
 const TOKEN = '7011223344:AAkill-switch-token-canary';
@@ -74,7 +74,7 @@ describe('the drawdown kill switch trips', () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${daemon.opsUrl}/`);
+    await page.goto(daemon.signInUrl!);
     const db = new Database(journalPath, { readonly: true });
     try {
       const latch = await seen('the drawdown latch in the journal', () => db.prepare("SELECT name, reason, at_ms AS atMs FROM latches WHERE name LIKE 'kill-switch%'").get() as { name: string; reason: string; atMs: number } | undefined);
@@ -86,7 +86,7 @@ describe('the drawdown kill switch trips', () => {
       // Every surface watched at once: each one's time is when it was first seen saying so.
       const [event, hook, telegram, shown] = await Promise.all([
         seen('a trading-state event', async () => {
-          const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`)).json()) as Array<{ kind: string; atMs: number; data: Record<string, unknown> }>;
+          const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`, { headers: opsAuthOf(daemon) })).json()) as Array<{ kind: string; atMs: number; data: Record<string, unknown> }>;
           return events.find((e) => e.kind === 'state' && e.data.state === 'halted');
         }),
         seen('a webhook delivery', () => receiver.received.find((r) => /halted/i.test(r.body))),

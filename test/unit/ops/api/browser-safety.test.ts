@@ -2,12 +2,12 @@
 // rebinding page's name) is refused on every path; a state change from a foreign Origin or Referer is refused, token
 // or not; a state change needs a credential on loopback too; the sign-in link sets an HttpOnly SameSite=Strict
 // cookie that never holds the token; refusals are logged once a minute per kind and caller.
-import http from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ControlServer, type Refusal } from '../../../../src/ops/api/server.js';
 import { API_PREFIX, ROUTES } from '../../../../src/ops/api/routes.js';
 import { dashboardRoutes } from '../../../../src/ops/dashboard/index.js';
 import { ManualClock } from '../../../../src/util/clock.js';
+import { rawRequest } from '../../../fixtures/raw-http.js';
 import { FakeControl } from './fake-control.js';
 
 const TOKEN = 'browser-safety-t0ken-5d1e';
@@ -33,34 +33,7 @@ async function start(opts: { allowedHosts?: string[]; allowedOrigins?: string[];
   return { port, control, refusals, clock };
 }
 
-interface Answer {
-  status: number;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** One request to 127.0.0.1:port with exactly these headers (Host included: fetch would set its own). */
-function raw(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const noHost = headers.host === '';
-    if (noHost) delete headers.host;
-    const req = http.request({ host: '127.0.0.1', port, method, path, setHost: !noHost, headers: { ...(noHost ? {} : { host: `127.0.0.1:${port}` }), ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      // An event stream never ends: its first chunk is enough.
-      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-        res.once('data', (c: Buffer) => {
-          req.destroy();
-          resolve({ status: res.statusCode!, body: c.toString(), headers: res.headers });
-        });
-        return;
-      }
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = rawRequest;
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
 /** Every path the server answers: probes, scrape, dashboard, sign-in, and each route of the control API. */
@@ -152,7 +125,8 @@ describe('the credential', () => {
     const { port, control } = await start();
     const own = { origin: `http://127.0.0.1:${port}` };
     for (const path of EVERY_POST) {
-      for (const headers of [{}, { authorization: `Bearer ${TOKEN}0` }, { authorization: 'Bearer ' }, { cookie: `sextant_session_${port}=${TOKEN}` }, { cookie: 'sextant_session=abc' }]) {
+      const refused: Array<Record<string, string>> = [{}, { authorization: `Bearer ${TOKEN}0` }, { authorization: 'Bearer ' }, { cookie: `sextant_session_${port}=${TOKEN}` }, { cookie: 'sextant_session=abc' }];
+      for (const headers of refused) {
         const r = await raw(port, 'POST', path, { ...own, ...headers }, bodyFor(path));
         expect({ path, headers, status: r.status }).toEqual({ path, headers, status: 401 });
       }
