@@ -142,7 +142,7 @@ export function configReference(): string {
     '|---|---|',
     `| \`${SECRET_VARS.apiKey}\`, \`${SECRET_VARS.apiSecret}\`, \`${SECRET_VARS.passphrase}\` | The API key, secret and passphrase: all three or none (public endpoints only). |`,
     ...ENV_OVERRIDES.map(([name, key]) => `| \`${name}\` | Replaces \`exchange.${key}\`. |`),
-    '| the variable named by `daemon.http.tokenEnv` | The bearer token of the ops endpoints and the control API (`SEXTANT_HTTP_TOKEN` by default). |',
+    '| the variable named by `daemon.http.tokenEnv` | The token of the ops server: `Authorization: Bearer` for the control API and /metrics, and the dashboard\'s sign-in link (`SEXTANT_HTTP_TOKEN` by default; unset: generated at every start and written, mode 0600, to daemon.http.tokenFile). |',
     '| the variable named by `notify.telegram.tokenEnv` | The Telegram bot token (`SEXTANT_TELEGRAM_TOKEN` by default). |',
     '| the variables named by `notify.webhooks[].secretEnv` and `notify.discord[].urlEnv` | A webhook\'s HMAC secret; a Discord webhook URL (it carries the webhook\'s token). |',
     '',
