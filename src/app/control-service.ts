@@ -1,7 +1,8 @@
 // The daemon's Control (src/ops/control.ts) over the core: reads are snapshots of the core, the journal and the
-// limiter; the event ring and stream are built from the executor's events, the trading state, the strategies'
-// changes, equity and the commands; every command is journaled (who, why, what) before it acts and with its outcome
-// after, and told as an event.
+// limiter (realised PnL by window and by symbol from the journal's fills); the event ring and stream are built from
+// the executor's events, the trading state, the strategies' changes, equity and the commands; every command is
+// journaled (who, why, what) before it acts and with its outcome after, and told as an event. A force exit is
+// force-exit.ts's.
 import type { AccountLease } from './account-lease.js';
 import { Subscription } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
@@ -10,12 +11,15 @@ import type { Fill } from '../domain/market.js';
 import { LATCHES } from '../execution/latches.js';
 import { unansweredOrders } from '../execution/order-tracker.js';
 import type { JournalOrder } from '../journal/journal.js';
-import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../ops/control.js';
-import { strategyPnls } from '../report/metrics.js';
+import type {
+  Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, RealisedView, StrategyView, SymbolPerformance,
+} from '../ops/control.js';
+import { realisedBreakdown, strategyPnls } from '../report/metrics.js';
 import type { StrategyChange } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Core } from './core.js';
+import { ForceExits } from './force-exit.js';
 
 /** Events kept for GET events and a client that joins late. */
 export const EVENT_RING_SIZE = 500;
@@ -23,6 +27,9 @@ export const EVENT_RING_SIZE = 500;
 const MAX_DRAIN_ROUNDS = 20;
 /** Equity is an event at most this often (it changes at every balances poll). */
 export const EQUITY_EVENT_GAP_MS = 30_000;
+const DAY_MS = 86_400_000;
+/** What nothing realised reads as (fx.text of 0 at 8 places, as the figures with fills read). */
+const NOTHING_REALISED: RealisedView = { realized: '0.00000000', fees: '0.00000000', fills: 0, roundTrips: 0 };
 
 export interface ControlServiceOptions {
   core: Core;
@@ -92,10 +99,12 @@ export class ControlService implements Control {
   private budget: ControlStatus['budget'] = [];
   private lastEquityEventMs = -Infinity;
   private lastEquityText = '';
+  private readonly exits: ForceExits;
 
   constructor(private readonly opts: ControlServiceOptions) {
     this.startedAtMs = opts.clock.now();
     this.log = opts.logger.child({ component: 'control' });
+    this.exits = new ForceExits(opts.core, this.log, (id, symbol) => this.cancelOwn(id, symbol));
     const { core } = opts;
     this.subs.add(core.executor.events$.subscribe((e) => this.emit(e.type === 'filled' || e.type === 'partially-filled' ? 'fill' : e.type === 'trading-state' ? 'state' : 'order', e.atMs, textOf(e), dataOf(e))));
     this.subs.add(core.risk.tradingStates$.subscribe((e) => this.emit('state', e.atMs, textOf(e), dataOf(e))));
@@ -159,19 +168,26 @@ export class ControlService implements Control {
     };
   }
 
+  /** The journal's fills of the strategies' orders, oldest first, as fills, with whose each is. */
+  private ownedFills(): { fills: Fill[]; owner: (f: Fill) => string } {
+    const fills: Fill[] = [];
+    const owner = new Map<Fill, string>();
+    for (const f of this.opts.core.journal.fills()) {
+      if (!f.strategyId || !f.symbol || !f.side) continue;
+      const price = Decimal.from(f.price);
+      const size = Decimal.from(f.size);
+      const fill: Fill = { symbol: f.symbol, orderId: f.orderId, fillId: f.fillId, side: f.side, price, size, amount: price.mul(size), fee: Decimal.from(f.fee), timestampMs: f.atMs };
+      owner.set(fill, f.strategyId);
+      fills.push(fill);
+    }
+    return { fills, owner: (f) => owner.get(f)! };
+  }
+
   strategies(): StrategyView[] {
     const { core } = this.opts;
     const status = new Map(core.runner.status().map((s) => [s.id, s]));
-    const fills: Fill[] = [];
-    const owner = new Map<string, string>();
-    for (const f of core.journal.fills()) {
-      if (!f.strategyId || !f.symbol || !f.side) continue;
-      owner.set(f.fillId, f.strategyId);
-      const price = Decimal.from(f.price);
-      const size = Decimal.from(f.size);
-      fills.push({ symbol: f.symbol, orderId: f.orderId, fillId: f.fillId, side: f.side, price, size, amount: price.mul(size), fee: Decimal.from(f.fee), timestampMs: f.atMs });
-    }
-    const pnl = strategyPnls(fills, (f) => owner.get(f.fillId)!, () => null);
+    const { fills, owner } = this.ownedFills();
+    const pnl = strategyPnls(fills, owner, () => null);
     const { positions, orders } = core.state();
     return core.runner.configs().map((cfg) => {
       const s = status.get(cfg.id);
@@ -185,6 +201,32 @@ export class ControlService implements Control {
         positions: positions.filter((x) => cfg.symbols.includes(x.symbol)).map((x) => ({ symbol: x.symbol, side: x.side, size: x.size.toString(), entryPrice: str(x.entryPrice), unrealizedPnl: str(x.unrealizedPnl) })),
       };
     });
+  }
+
+  profit(): ProfitWindow[] {
+    const now = this.opts.clock.now();
+    const windows: Array<Pick<ProfitWindow, 'window' | 'sinceMs'>> = [
+      { window: 'today', sinceMs: Math.floor(now / DAY_MS) * DAY_MS },
+      { window: '7d', sinceMs: now - 7 * DAY_MS },
+      { window: 'all', sinceMs: null },
+    ];
+    const { fills, owner } = this.ownedFills();
+    const breakdown = realisedBreakdown(fills, owner, windows.map((w) => w.sinceMs));
+    // The configured strategies in their order, then those of the journal's fills no longer configured: the total adds up.
+    const configured = this.opts.core.runner.ids;
+    const ids = [...configured, ...Object.keys(breakdown.windows[2]!.byStrategy).filter((id) => !configured.includes(id))];
+    return windows.map((w, i) => {
+      const figures = breakdown.windows[i]!;
+      return { ...w, strategies: ids.map((id) => ({ id, ...(figures.byStrategy[id] ?? NOTHING_REALISED) })), total: figures.total };
+    });
+  }
+
+  performance(): SymbolPerformance[] {
+    const { fills, owner } = this.ownedFills();
+    const bySymbol = realisedBreakdown(fills, owner, []).bySymbol;
+    return Object.entries(bySymbol)
+      .map(([symbol, figures]) => ({ symbol, ...figures }))
+      .sort((a, b) => Decimal.from(b.realized).cmp(Decimal.from(a.realized)) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
   }
 
   orders(query: { scope: 'open' | 'recent'; strategyId?: string; limit?: number }): OrderView[] {
@@ -294,16 +336,22 @@ export class ControlService implements Control {
     return this.command(actor, 'cancel-orders', { id }, reason, async () => this.known(id) ?? { ok: true, detail: await this.cancelOwn(id) });
   }
 
+  /** Intents taken before a pause (queued, or being sent) are waited for: their orders are then known. */
+  private async drain(): Promise<void> {
+    const { core } = this.opts;
+    for (let round = 0; round < MAX_DRAIN_ROUNDS && (core.queued() > 0 || core.inFlight.size > 0); round++) await Promise.allSettled([...core.inFlight]);
+  }
+
   /**
-   * Cancels a strategy's open orders through the executor, as its own intents: its plain orders per symbol, and its
-   * trigger orders that would open a position (stops that protect one stay, as with the kill action).
+   * Cancels a strategy's open orders (of one symbol, when given) through the executor, as its own intents: its plain
+   * orders per symbol, and its trigger orders that would open a position (stops that protect one stay, as with the
+   * kill action).
    */
-  private async cancelOwn(id: string): Promise<string> {
+  private async cancelOwn(id: string, symbol?: string): Promise<string> {
     const { core } = this.opts;
     const { executor, journal } = core;
-    // Intents taken before the pause (queued, or being sent) go first: their orders are then known, and canceled.
-    for (let round = 0; round < MAX_DRAIN_ROUNDS && (core.queued() > 0 || core.inFlight.size > 0); round++) await Promise.allSettled([...core.inFlight]);
-    const rows = journal.activeOrders().filter((r) => r.strategyId === id);
+    await this.drain();
+    const rows = journal.activeOrders().filter((r) => r.strategyId === id && (symbol === undefined || r.symbol === symbol));
     const events: ExecutionEvent[] = [];
     const groups = new Map(rows.filter((r) => !r.isTrigger).map((r) => [`${r.surface} ${r.symbol}`, r]));
     for (const r of groups.values()) events.push(...(await executor.submit({ kind: 'cancel-all', strategyId: id, surface: r.surface, symbol: r.symbol })));
@@ -311,7 +359,7 @@ export class ControlService implements Control {
       events.push(...(await executor.submit({ kind: 'cancel-trigger', strategyId: id, symbol: r.symbol, orderId: r.orderId! })));
     }
     const canceled = events.filter((e) => e.type === 'canceled').length;
-    const left = journal.activeOrders().filter((r) => r.strategyId === id && !(r.isTrigger && r.reduceOnly)).length;
+    const left = journal.activeOrders().filter((r) => r.strategyId === id && (symbol === undefined || r.symbol === symbol) && !(r.isTrigger && r.reduceOnly)).length;
     return `${canceled} order(s) canceled${left ? `, ${left} still open (settled at the next reconciliation)` : ''}`;
   }
 
@@ -344,5 +392,18 @@ export class ControlService implements Control {
       if (reason.trim() === '') return { ok: false, status: 400, error: 'a flatten needs a reason: it is journaled' };
       return { ok: true, detail: `halted and flattening: ${await this.opts.flatten(() => this.opts.core.risk.kill(reason))}` };
     });
+  }
+
+  /**
+   * Pauses the strategy and keeps it paused: a strategy that keeps a target (a grid, a market maker, an entry rule
+   * still true) would trade straight back in, and its resting orders could fill and open the position again, so the
+   * close would undo nothing. (Freqtrade's forceexit does not pause: its trades are discrete, and a new entry waits
+   * for a new signal.) Then: the intents it queued before the pause are waited for, its orders on the symbol are
+   * canceled (opening triggers too; stops stay until the close has filled), what it holds is worked out again, and
+   * the closing order goes through the risk gate and the executor as the strategy's own (its client id journaled
+   * before the send). While paused its inventory still takes the close's fills; /resume lets it trade again.
+   */
+  forceExit(id: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult> {
+    return this.command(actor, 'force-exit', { id, symbol }, reason, () => this.known(id) ?? this.exits.run(id, symbol));
   }
 }

@@ -291,7 +291,7 @@ export const daemonSchema = z
         allowedOrigins: z.array(z.url({ protocol: /^https?$/, error: 'expected an origin, e.g. https://bot.example.com' })).default([]).describe(
           'Origins besides the daemon\'s own (`http://<Host>`) whose pages may change state (a reverse proxy serving the dashboard over https: `https://bot.example.com`). A POST whose Origin or Referer is another is refused (403), token or not.',
         ),
-        commands: z.boolean().default(true).describe('The control API takes commands (pause, resume, halt, reduce, reset, flatten, reload); false: they answer 403, reads stay.'),
+        commands: z.boolean().default(true).describe('The control API takes commands (pause, resume, cancel-orders, force-exit, halt, reduce, reset, flatten, reload); false: they answer 403, reads stay.'),
         dashboard: z.boolean().default(true).describe('Serve the dashboard page at / (it reads and steers through the control API).'),
       })
       .prefault({})
@@ -418,7 +418,7 @@ export const notifySchema = z
           .array(z.union([z.string().regex(/^-?\d{1,20}$/, 'expected a chat id, e.g. "-1001234567890"'), z.number().int().transform((n) => String(n))]))
           .min(1)
           .describe('Chats the bot writes to and takes commands from; every other chat is ignored (and logged, once per chat an hour).'),
-        commands: z.boolean().default(true).describe('Take chat commands (/status /balance /positions /orders /pause ID /resume ID /halt /daily) from the allowed chats, by long polling.'),
+        commands: z.boolean().default(true).describe('Take chat commands from the allowed chats, by long polling: reads (/status /balance /positions /orders /profit /performance /daily) and /resume ID at once; /pause ID, /forceexit ID SYMBOL, /halt and /flatten only after a confirmation within 30 s (/confirm CODE or its button). More than 10 commands a minute from one chat are ignored (the chat is told once).'),
         ...channelKeys,
       })
       .optional()

@@ -88,6 +88,32 @@ export interface ControlEvent {
   data: Record<string, unknown>;
 }
 
+/** What was realised (from the journal's fills, at average cost per strategy and symbol): exact decimal strings. */
+export interface RealisedView {
+  /** Realised PnL, fees included (quote currency). */
+  realized: string;
+  fees: string;
+  fills: number;
+  /** Round trips closed: times a strategy's holding of a symbol went back to zero, or through it. */
+  roundTrips: number;
+}
+
+/** What was realised over one window, per strategy and in all. */
+export interface ProfitWindow {
+  /** today: since 00:00 UTC; 7d: the last 7 × 24 h; all: every fill. */
+  window: 'today' | '7d' | 'all';
+  /** Its start, ms since the epoch; null for all. */
+  sinceMs: number | null;
+  /** Every configured strategy (nothing realised: zeros), then any other the journal has fills of. */
+  strategies: Array<{ id: string } & RealisedView>;
+  total: RealisedView;
+}
+
+/** What was realised on one symbol, by every strategy, all time. */
+export interface SymbolPerformance extends RealisedView {
+  symbol: string;
+}
+
 /** A command's answer: done, or refused with why (an unknown strategy, a missing reason, nothing to do). */
 export type CommandResult = { ok: true; detail: string } | { ok: false; status: 400 | 404 | 409; error: string };
 
@@ -105,6 +131,10 @@ export interface Control {
   positions(): Array<{ symbol: string; side: string; size: string; entryPrice: string | null; markPrice: string | null; unrealizedPnl: string | null; liquidationPrice: string | null }>;
   /** The journal's equity series of each surface, oldest first, from `sinceMs`. */
   equity(query: { sinceMs?: number }): Array<{ surface: string; value: string; atMs: number }>;
+  /** Realised PnL and fees per strategy today (since 00:00 UTC), over the last 7 days and all time, each with its total. */
+  profit(): ProfitWindow[];
+  /** Realised PnL per symbol (every strategy, all time), best first. */
+  performance(): SymbolPerformance[];
   /** The latest events, newest last (a bounded ring). */
   recentEvents(limit?: number): ControlEvent[];
   /** Calls `listener` with every event as it happens; returns the unsubscribe. A throwing listener is not called again. */
@@ -128,4 +158,12 @@ export interface Control {
   reset(reason: string, actor: Actor): Promise<CommandResult>;
   /** The kill switch with the flatten action: cancel all and close futures positions (risk.onKill flatten's steps). */
   flatten(reason: string, actor: Actor): Promise<CommandResult>;
+  /**
+   * Closes one strategy's holding of one symbol at market, as its own order through the risk gate and the executor
+   * (a client id of the strategy, journaled before it is sent): its futures position (reduce-only, per position side)
+   * or the spot inventory its fills bought, never more than the account holds. The strategy is paused first and stays
+   * paused (it would trade back in otherwise), and its open orders on that symbol are canceled. 404: no such strategy
+   * or symbol of it; 409: nothing to close, or the close refused.
+   */
+  forceExit(strategyId: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult>;
 }

@@ -1,5 +1,6 @@
 // Backtest figures from an equity series and the fills: the strategy's PnL beside buy-and-hold, return, drawdown,
-// Sharpe, Sortino, fees, win rate, and each strategy's PnL from its own fills.
+// Sharpe, Sortino, fees, win rate, each strategy's PnL from its own fills, and what was realised by time window and
+// by symbol (the operator's /profit and /performance).
 // Money figures are exact decimals; ratios (Sharpe, Sortino) are floats, as statistics may be.
 import { Decimal } from '../domain/decimal.js';
 import type { Fill } from '../domain/market.js';
@@ -156,6 +157,80 @@ export function strategyPnlsOf(fx: FixedPoint, acc: ReadonlyMap<string, Strategy
     out[id] = { realized: realized.toString(8), unrealized: unrealized.toString(8), fees: fx.text(a.fees, 8), funding: fundingSum.toString(8), pnl: realized.add(unrealized).add(fundingSum).toString(8), fills: a.fills };
   }
   return out;
+}
+
+/** What was realised over a window, of a strategy, a symbol or all: money as exact decimal strings (8 places). */
+export interface RealisedFigures {
+  /** Realised at average cost, fees included (as StrategyPnl.realized). */
+  realized: string;
+  fees: string;
+  fills: number;
+  /** Round trips closed: times a holding (one book per strategy and symbol) went back to zero, or through it. */
+  roundTrips: number;
+}
+
+/** realisedBreakdown()'s answer. */
+export interface RealisedBreakdown {
+  /** One per start asked for, in that order: the fills at or after it (null: all), per strategy, and their total. */
+  windows: Array<{ sinceMs: number | null; byStrategy: Record<string, RealisedFigures>; total: RealisedFigures }>;
+  /** Per symbol: every strategy, all the fills. */
+  bySymbol: Record<string, RealisedFigures>;
+}
+
+interface RealisedSum {
+  realized: bigint;
+  fees: bigint;
+  fills: number;
+  roundTrips: number;
+}
+
+/**
+ * Realised PnL by window and by symbol, with strategyPnls()'s definition: one average-cost book per strategy and
+ * symbol over every fill (so a window's closes realise against what was bought before it), a fill's realised PnL
+ * net of its fee counted in each window its time falls in. The all-time window of a strategy is its
+ * StrategyPnl.realized and fees, to the digit.
+ */
+export function realisedBreakdown(fills: readonly Fill[], strategyOf: (f: Fill) => string, windows: ReadonlyArray<number | null>): RealisedBreakdown {
+  const fx = FixedPoint.forPlaces(placesOf(fills));
+  const books = new Map<string, Map<string, Book>>();
+  const zero = (): RealisedSum => ({ realized: 0n, fees: 0n, fills: 0, roundTrips: 0 });
+  const sums = windows.map(() => ({ byStrategy: new Map<string, RealisedSum>(), total: zero() }));
+  const bySymbol = new Map<string, RealisedSum>();
+  const add = (to: RealisedSum, realized: bigint, fee: bigint, closed: boolean) => {
+    to.realized += realized;
+    to.fees += fee;
+    to.fills++;
+    if (closed) to.roundTrips++;
+  };
+  for (const f of fills) {
+    const strategy = strategyOf(f);
+    let mine = books.get(strategy);
+    if (!mine) books.set(strategy, (mine = new Map()));
+    let b = mine.get(f.symbol);
+    if (!b) mine.set(f.symbol, (b = { qty: 0n, cost: 0n }));
+    const before = b.qty;
+    const fee = fx.of(f.fee);
+    const realized = book(fx, b, f.side, fx.of(f.price), fx.of(f.size)) - fee;
+    const closed = before !== 0n && (b.qty === 0n || b.qty < 0n !== before < 0n);
+    windows.forEach((sinceMs, i) => {
+      if (sinceMs !== null && f.timestampMs < sinceMs) return;
+      const w = sums[i]!;
+      let s = w.byStrategy.get(strategy);
+      if (!s) w.byStrategy.set(strategy, (s = zero()));
+      add(s, realized, fee, closed);
+      add(w.total, realized, fee, closed);
+    });
+    let s = bySymbol.get(f.symbol);
+    if (!s) bySymbol.set(f.symbol, (s = zero()));
+    add(s, realized, fee, closed);
+  }
+  const figures = (s: RealisedSum): RealisedFigures => ({ realized: fx.text(s.realized, 8), fees: fx.text(s.fees, 8), fills: s.fills, roundTrips: s.roundTrips });
+  const record = (m: ReadonlyMap<string, RealisedSum>): Record<string, RealisedFigures> =>
+    Object.fromEntries([...m].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, s]) => [k, figures(s)]));
+  return {
+    windows: windows.map((sinceMs, i) => ({ sinceMs, byStrategy: record(sums[i]!.byStrategy), total: figures(sums[i]!.total) })),
+    bySymbol: record(bySymbol),
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 // Notifications and chat commands on a real daemon in process, trading the default config's strategies against its
 // embedded simulator: a signed webhook receives real fills; `/pause mm-btc` from an allowed Telegram chat (a local
-// fake Bot API) pauses the strategy through the daemon's Control, journaled with {via: telegram, who: chat id}, and
-// the pause is told to the chat; `/resume` undoes it; a chat not allowed changes nothing.
+// fake Bot API), once confirmed, pauses the strategy through the daemon's Control, journaled with {via: telegram, who:
+// chat id}, and the pause is told to the chat; `/resume` undoes it; a chat not allowed changes nothing; `/forceexit`
+// asks first and does nothing unconfirmed; `/halt` and its confirmation button halt the daemon.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,10 +76,13 @@ describe('notifications on a running daemon', () => {
     expect(payload.text).toMatch(/^Fill: /);
   }, 40_000);
 
-  it('/pause from the allowed chat pauses the strategy, journaled as the chat; /resume undoes it', async () => {
+  it('/pause from the allowed chat, once confirmed, pauses the strategy, journaled as the chat; /resume undoes it', async () => {
     // A chat not allowed first: handled in order, it changes nothing.
     api.sendText('777', '/pause mm-btc');
-    const reply = await ask(CHAT, '/pause mm-btc volatile', /mm-btc/);
+    const asked = await ask(CHAT, '/pause mm-btc volatile', /mm-btc/);
+    expect(asked).toMatch(/^Pause mm-btc \(no new intents; its \d+ open orders? stays?\)\?\nReason: volatile\n/);
+    expect(daemon.control.strategies().find((s) => s.id === 'mm-btc')!.state).toBe('running');
+    const reply = await ask(CHAT, `/confirm ${/\/confirm (\d{6})/.exec(asked)![1]!}`, /mm-btc/);
     expect(reply).toBe('mm-btc paused: no new intents');
     expect(daemon.control.strategies().find((s) => s.id === 'mm-btc')!.state).toBe('paused');
     // The pause is also told to the chat, as a strategy event.
@@ -98,5 +102,40 @@ describe('notifications on a running daemon', () => {
     expect(logText).toContain('not in notify.telegram.chatIds');
     expect(logText).not.toContain(TOKEN);
     expect(logText).not.toContain(HOOK_SECRET);
+  }, 40_000);
+
+  it('/forceexit asks for a confirmation and does nothing without it; /halt then its button halts the daemon', async () => {
+    const asked = await ask(CHAT, '/forceexit grid-eth cmt_ethusdt', /^Force exit/);
+    expect(asked).toMatch(/^Force exit grid-eth on cmt_ethusdt: pause grid-eth \(it stays paused until \/resume grid-eth\), cancel its \d+ open orders? on cmt_ethusdt and close its position there at market/);
+    const exitCode = /\/confirm (\d{6})/.exec(asked)![1]!;
+    const exitButton = api.sent.find((m) => m.chat_id === CHAT && m.text === asked)!.reply_markup!.inline_keyboard[0]![0]!;
+    expect(exitButton).toEqual({ text: 'Confirm force exit grid-eth', callback_data: `confirm:${exitCode}` });
+    expect(daemon.control.strategies().find((s) => s.id === 'grid-eth')!.state).toBe('running');
+
+    // The halt's question replaces the force exit's: its code no longer does anything.
+    const halt = await ask(CHAT, '/halt e2e drill', /^Halt trading/);
+    expect(halt).toContain('(This replaces the /forceexit grid-eth cmt_ethusdt waiting for its confirmation.)');
+    const haltCode = /\/confirm (\d{6})/.exec(halt)![1]!;
+    if (haltCode !== exitCode) expect(await ask(CHAT, `/confirm ${exitCode}`, /confirm/)).toBe('nothing to confirm with that code');
+    expect(daemon.control.status().tradingState).toBe('active');
+
+    const before = api.sent.length;
+    const pressed = api.pressButton(CHAT, `confirm:${haltCode}`);
+    await api.until(() => api.answered.includes(pressed) && api.sent.slice(before).some((m) => m.chat_id === CHAT && /^halted: /.test(m.text)));
+    expect(daemon.control.status().tradingState).toBe('halted');
+    expect(daemon.control.status().latches).toEqual([expect.objectContaining({ name: 'kill-switch:operator', reason: 'e2e drill' })]);
+    // The kill switch is told to the chat, as any halt is.
+    await api.until(() => api.sent.slice(before).some((m) => m.chat_id === CHAT && /KILL SWITCH/.test(m.text)));
+    expect(daemon.control.strategies().find((s) => s.id === 'grid-eth')!.state).toBe('running');
+
+    const db = new Database(journalPath, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT via, who, command, reason, ok FROM commands ORDER BY id').all() as Array<{ command: string }>;
+      // Nothing for the force exit never confirmed; the halt as the chat.
+      expect(rows.map((r) => r.command)).toEqual(['pause', 'resume', 'halt']);
+      expect(rows[2]).toEqual({ via: 'telegram', who: CHAT, command: 'halt', reason: 'e2e drill', ok: 1 });
+    } finally {
+      db.close();
+    }
   }, 40_000);
 });

@@ -1,4 +1,4 @@
-// `sextant pause | resume | cancel-orders | halt | reduce | reset | flatten | reload`: an operator's commands to a
+// `sextant pause | resume | cancel-orders | force-exit | halt | reduce | reset | flatten | reload`: an operator's commands to a
 // running daemon through its control API; the daemon journals each with who gave it and why, then its outcome.
 // (`sextant risk …` works on the journal file instead, with or without a daemon.)
 import type { Command } from 'commander';
@@ -29,6 +29,10 @@ export function registerDaemonCommands(program: Command, io: Io, setCode: SetCod
   daemonOptions(program.command('cancel-orders').description('cancel every open order of one strategy of a running daemon (stops that protect a position stay)').argument('<id>', 'strategy instance id'))
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (id: string, opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/cancel-orders`, opts.reason ? { reason: opts.reason } : {}, detail)));
+  daemonOptions(program.command('force-exit').description('a running daemon pauses the strategy, cancels its orders on the symbol and closes what it holds there at market (its own order, journaled)').argument('<id>', 'strategy instance id').argument('<symbol>', 'symbol'))
+    .option('--reason <text>', 'why: journaled with the command')
+    .action(async (id: string, symbol: string, opts: WithReason) =>
+      setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/force-exit`, { symbol, ...(opts.reason ? { reason: opts.reason } : {}) }, detail)));
   daemonOptions(program.command('reload').description('a running daemon reads its config file again and applies the strategies\' params (all or nothing, as on SIGHUP)'))
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', '/reload', opts.reason ? { reason: opts.reason } : {}, detail)));

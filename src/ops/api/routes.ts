@@ -4,8 +4,9 @@
 import type { z } from 'zod';
 import type { Actor, CommandResult, Control } from '../control.js';
 import {
-  balanceSchema, commandOkSchema, equityPointSchema, equityQuery, eventSchema, eventsQuery, fillSchema, fillsQuery, noQuery, optionalReasonBody,
-  orderDetailSchema, orderParams, orderSchema, ordersQuery, pauseBody, positionSchema, reasonBody, statusSchema, strategyParams, strategySchema,
+  balanceSchema, commandOkSchema, equityPointSchema, equityQuery, eventSchema, eventsQuery, fillSchema, fillsQuery, forceExitBody, noQuery, optionalReasonBody,
+  orderDetailSchema, orderParams, orderSchema, ordersQuery, pauseBody, positionSchema, profitWindowSchema, reasonBody, statusSchema, strategyParams, strategySchema,
+  symbolPerformanceSchema,
 } from './schemas.js';
 
 /** What a handler answers: a status and a JSON body. */
@@ -113,6 +114,16 @@ export const ROUTES: readonly Route[] = [
     },
   },
   {
+    method: 'GET', path: '/profit', summary: 'Realised PnL and fees per strategy from its fills: today (since 00:00 UTC), the last 7 days, all time; each with its total', kind: 'read',
+    query: noQuery, ok: profitWindowSchema.array(), errors: [400],
+    handle: ({ control }) => ({ status: 200, body: control.profit() }),
+  },
+  {
+    method: 'GET', path: '/performance', summary: 'Realised PnL per symbol (every strategy, all time), best first', kind: 'read',
+    query: noQuery, ok: symbolPerformanceSchema.array(), errors: [400],
+    handle: ({ control }) => ({ status: 200, body: control.performance() }),
+  },
+  {
     method: 'GET', path: '/events', summary: 'The latest events, newest last', kind: 'read',
     query: eventsQuery, ok: eventSchema.array(), errors: [400],
     handle: ({ control, query }) => ({ status: 200, body: control.recentEvents((query as z.infer<typeof eventsQuery>).limit) }),
@@ -141,6 +152,15 @@ export const ROUTES: readonly Route[] = [
     method: 'POST', path: '/strategies/:id/cancel-orders', summary: 'Cancels every open order of the strategy (its stops that protect a position stay)', kind: 'command',
     params: strategyParams, body: optionalReasonBody, ok: commandOkSchema, errors: [400, 404, 409],
     handle: async ({ control, params, body, actor }) => answer(await control.cancelOrders(String(params.id), actor, reasonOf(body))),
+  },
+  {
+    method: 'POST', path: '/strategies/:id/force-exit',
+    summary: 'Pauses the strategy (it stays paused), cancels its orders on the symbol and closes what it holds there at market, as its own order through the risk gate; 409 when it holds nothing there',
+    kind: 'command', params: strategyParams, body: forceExitBody, ok: commandOkSchema, errors: [400, 404, 409],
+    handle: async ({ control, params, body, actor }) => {
+      const b = body as z.infer<typeof forceExitBody>;
+      return answer(await control.forceExit(String(params.id), b.symbol, actor, b.reason ? b.reason : undefined));
+    },
   },
   {
     method: 'POST', path: '/reload', summary: 'The strategies\' params from the config file again, all or nothing (as on SIGHUP)', kind: 'command',

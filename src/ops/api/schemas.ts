@@ -2,7 +2,7 @@
 // OpenAPI document is generated from them (openapi.ts). The response shapes are those of src/ops/control.ts; the
 // compile-time checks at the end keep the two the same.
 import { z } from 'zod';
-import type { CommandResult, ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../control.js';
+import type { CommandResult, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../control.js';
 
 /** An exact decimal, as a plain string (never a JSON number). */
 const decimal = z.string().describe('exact decimal');
@@ -86,6 +86,22 @@ export const positionSchema = z.object({
 
 export const equityPointSchema = z.object({ surface: z.string(), value: decimal, atMs: ms });
 
+const realisedFields = {
+  realized: decimal.describe('realised PnL at average cost, fees included (quote currency)'),
+  fees: decimal,
+  fills: z.number().int(),
+  roundTrips: z.number().int().describe('times a strategy\'s holding of a symbol went back to zero, or through it'),
+};
+
+export const profitWindowSchema = z.object({
+  window: z.enum(['today', '7d', 'all']).describe('today: since 00:00 UTC; 7d: the last 7 × 24 h; all: every fill'),
+  sinceMs: ms.nullable(),
+  strategies: z.array(z.object({ id: z.string(), ...realisedFields })),
+  total: z.object(realisedFields),
+});
+
+export const symbolPerformanceSchema = z.object({ symbol: z.string(), ...realisedFields });
+
 export const eventSchema = z.object({
   kind: z.enum(['order', 'fill', 'state', 'equity', 'strategy', 'command']),
   atMs: ms,
@@ -115,6 +131,7 @@ const reasonOptional = z.string().trim().max(500).optional();
 export const reasonBody = z.strictObject({ reason: reasonRequired });
 export const optionalReasonBody = z.strictObject({ reason: reasonOptional });
 export const pauseBody = z.strictObject({ cancelOrders: z.boolean().default(false), reason: reasonOptional });
+export const forceExitBody = z.strictObject({ symbol: z.string().min(1).max(64).describe('one of the strategy\'s symbols'), reason: reasonOptional });
 
 // The response schemas describe the shapes of control.ts: a change there that is not made here fails to compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -124,4 +141,6 @@ same<Same<z.infer<typeof strategySchema>, StrategyView>>(true);
 same<Same<z.infer<typeof orderSchema>, OrderView>>(true);
 same<Same<z.infer<typeof fillSchema>, FillView>>(true);
 same<Same<z.infer<typeof eventSchema>, ControlEvent>>(true);
+same<Same<z.infer<typeof profitWindowSchema>, ProfitWindow>>(true);
+same<Same<z.infer<typeof symbolPerformanceSchema>, SymbolPerformance>>(true);
 same<Same<z.infer<typeof commandOkSchema>, Extract<CommandResult, { ok: true }>>>(true);

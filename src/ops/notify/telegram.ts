@@ -1,13 +1,14 @@
 // The Telegram bot (grammY): notifications to the allowed chats, and chat commands from them by long polling
-// (getUpdates) against a configurable Bot API root. Other chats are ignored, and logged once per chat an hour.
-// The token is a registered secret: it is in no log line and no error text.
+// (getUpdates) against a configurable Bot API root; a confirmation's button press (CONFIRM_BUTTON) goes to the chat
+// commands like a typed /confirm. Other chats are ignored, and logged once per chat an hour. The token is a registered
+// secret: it is in no log line and no error text.
 import { Bot, GrammyError, HttpError, InlineKeyboard } from 'grammy';
 import type { Clock, ClockTimer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { registerSecret } from '../../util/secrets.js';
 import type { Control } from '../control.js';
 import { SendError, errorText, type Sender } from './channel.js';
-import { ChatCommands, HALT_BUTTON, type ChatReply } from './chat-commands.js';
+import { ChatCommands, CONFIRM_BUTTON, type ChatReply } from './chat-commands.js';
 import type { Notice } from './notice.js';
 
 /** Telegram takes at most this many characters in a message. */
@@ -106,9 +107,11 @@ export class TelegramBot {
     });
     this.bot.on('callback_query:data', async (ctx) => {
       const chatId = String(ctx.chat?.id);
-      const m = HALT_BUTTON.exec(ctx.callbackQuery.data);
+      const m = CONFIRM_BUTTON.exec(ctx.callbackQuery.data);
       await ctx.answerCallbackQuery();
-      if (m) await this.reply(chatId, await this.commands.confirm(chatId, m[1]!));
+      if (!m) return;
+      const reply = await this.commands.pressed(chatId, m[1]!);
+      if (reply) await this.reply(chatId, reply);
     });
     this.bot.on('message:text', async (ctx) => {
       const chatId = String(ctx.chat.id);

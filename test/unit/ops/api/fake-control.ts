@@ -1,5 +1,5 @@
 // An in-memory Control for the API's tests: canned reads, commands recorded with their actor, events fired by hand.
-import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../../../../src/ops/control.js';
+import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../../../../src/ops/control.js';
 
 export const STATUS: ControlStatus = {
   mode: 'live', venue: 'embedded simulator 1', startedAtMs: 1_000, nowMs: 61_000, tradingState: 'active', latches: [], fenced: null,
@@ -60,6 +60,17 @@ export class FakeControl implements Control {
   equity(query: { sinceMs?: number }) {
     return [{ surface: 'spot', value: '10000', atMs: 1_000 }, { surface: 'spot', value: '10001.5', atMs: 5_000 }].filter((p) => p.atMs >= (query.sinceMs ?? 0));
   }
+  profit(): ProfitWindow[] {
+    const figures = { realized: '1.50000000', fees: '0.09000000', fills: 1, roundTrips: 0 };
+    return [
+      { window: 'today', sinceMs: 0, strategies: [{ id: 'mm', ...figures }], total: figures },
+      { window: '7d', sinceMs: 0, strategies: [{ id: 'mm', ...figures }], total: figures },
+      { window: 'all', sinceMs: null, strategies: [{ id: 'mm', ...figures }], total: figures },
+    ];
+  }
+  performance(): SymbolPerformance[] {
+    return [{ symbol: 'BTCUSDT_SPBL', realized: '1.50000000', fees: '0.09000000', fills: 1, roundTrips: 0 }];
+  }
   recentEvents(limit = 100): ControlEvent[] {
     return this.events.slice(-limit);
   }
@@ -95,6 +106,11 @@ export class FakeControl implements Control {
   }
   async reset(reason: string, actor: Actor) {
     return this.record('reset', actor, reason);
+  }
+  async forceExit(id: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult> {
+    if (id !== 'mm') return { ok: false, status: 404, error: `no strategy ${id}` };
+    if (symbol !== 'BTCUSDT_SPBL') return { ok: false, status: 409, error: `nothing to close: mm holds nothing on ${symbol} by its fills` };
+    return this.record('force-exit', actor, id, symbol, reason);
   }
   async flatten(reason: string, actor: Actor): Promise<CommandResult> {
     this.calls.push({ command: 'flatten', args: [reason], actor });

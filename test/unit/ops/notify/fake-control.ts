@@ -1,6 +1,6 @@
 // An in-memory Control for the notifier tests: events are emitted by hand, reads answer from fields the test sets,
-// and commands are recorded with their actor (pause and resume change the strategy's state).
-import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../../../../src/ops/control.js';
+// and commands are recorded with their actor (pause, resume and forceExit change the strategy's state).
+import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../../../../src/ops/control.js';
 
 export interface RecordedCommand {
   command: string;
@@ -24,6 +24,8 @@ export class FakeControl implements Control {
   equityList: Array<{ surface: string; value: string; atMs: number }> = [];
   orderList: OrderView[] = [];
   tradingState: ControlStatus['tradingState'] = 'active';
+  profitList: ProfitWindow[] = [];
+  performanceList: SymbolPerformance[] = [];
 
   /** Calls every listener, as the daemon does: one that throws is dropped. */
   emit(e: ControlEvent): void {
@@ -63,6 +65,12 @@ export class FakeControl implements Control {
   }
   equity(query: { sinceMs?: number }): Array<{ surface: string; value: string; atMs: number }> {
     return this.equityList.filter((p) => p.atMs >= (query.sinceMs ?? 0));
+  }
+  profit(): ProfitWindow[] {
+    return this.profitList;
+  }
+  performance(): SymbolPerformance[] {
+    return this.performanceList;
   }
   recentEvents(): ControlEvent[] {
     return [];
@@ -118,6 +126,13 @@ export class FakeControl implements Control {
   async flatten(reason: string, actor: Actor): Promise<CommandResult> {
     this.record('flatten', [reason], actor);
     return { ok: true, detail: 'flattened' };
+  }
+  async forceExit(id: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult> {
+    this.record('forceExit', reason === undefined ? [id, symbol] : [id, symbol, reason], actor);
+    const s = this.strategy(id);
+    if (!s) return { ok: false, status: 404, error: `no strategy ${id}` };
+    s.state = 'paused';
+    return { ok: true, detail: `${id} paused; ${symbol} closed` };
   }
 }
 

@@ -1,6 +1,7 @@
 // The Telegram channel and chat commands against a local fake Bot API over HTTP: notices reach every allowed chat,
-// commands from allowed chats act through the Control as {via: telegram, who: chat id}, /halt waits for its
-// confirmation (typed or pressed), other chats are ignored and logged once an hour, the token is in no log line.
+// commands from allowed chats act through the Control as {via: telegram, who: chat id}, /halt and /pause wait for their
+// confirmation (typed or pressed), a flood of commands is answered once, other chats are ignored and logged once an
+// hour, the token is in no log line.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { parseConfig } from '../../../../src/config/load.js';
 import { startNotifiers, type Notifiers } from '../../../../src/ops/notify/notifiers.js';
@@ -88,12 +89,17 @@ describe('Telegram chat commands', () => {
     expect((await ask('1001', '/status@sextant_test_bot')).text).toContain('Trading: active');
   });
 
-  it('pauses and resumes a strategy through the Control, as the chat', async () => {
-    expect((await ask('1002', '/pause mm')).text).toBe('mm paused');
-    expect(control.commands.at(-1)).toEqual({ command: 'pause', args: ['mm', { cancelOrders: false }], actor: { via: 'telegram', who: '1002' } });
+  it('pauses (once confirmed) and resumes (at once) a strategy through the Control, as the chat', async () => {
+    const asked = await ask('1002', '/pause mm cancel spread too wide');
+    expect(asked.text).toMatch(/^Pause mm \(no new intents\) and cancel its 2 open orders\?\nReason: spread too wide\nSend \/confirm \d{6} within 30 s/);
+    expect(control.commands).toHaveLength(0);
+    const code = /\/confirm (\d{6})/.exec(asked.text)![1]!;
+    expect((await ask('1002', `/confirm ${code}`)).text).toBe('mm paused');
+    expect(control.commands.at(-1)).toEqual({ command: 'pause', args: ['mm', { cancelOrders: true, reason: 'spread too wide' }], actor: { via: 'telegram', who: '1002' } });
     expect(control.strategyList[0]!.state).toBe('paused');
-    expect((await ask('1002', '/pause nope cancel spread too wide')).text).toBe('refused (404): no strategy nope');
-    expect(control.commands.at(-1)!.args).toEqual(['nope', { cancelOrders: true, reason: 'spread too wide' }]);
+    // An unknown strategy is refused at once: nothing to confirm.
+    expect((await ask('1002', '/pause nope')).text).toBe('refused (404): no strategy nope');
+    expect(control.commands).toHaveLength(1);
     expect((await ask('1001', '/resume mm')).text).toBe('mm resumed');
     expect(control.commands.at(-1)).toEqual({ command: 'resume', args: ['mm'], actor: { via: 'telegram', who: '1001' } });
     expect((await ask('1001', '/pause')).text).toBe('usage: /pause ID [cancel] [reason]');
@@ -102,7 +108,7 @@ describe('Telegram chat commands', () => {
   it('halts only after /confirm with the code it gave, within its time', async () => {
     const asked = await ask('1001', '/halt spread too wide');
     const code = /\/confirm (\d{6})/.exec(asked.text)![1]!;
-    expect(asked.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Confirm halt', callback_data: `halt:${code}` }]] });
+    expect(asked.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Confirm halt', callback_data: `confirm:${code}` }]] });
     expect(control.commands).toHaveLength(0);
     const wrong = code === '111111' ? '222222' : '111111';
     expect((await ask('1001', `/confirm ${wrong}`)).text).toBe('nothing to confirm with that code');
@@ -114,8 +120,8 @@ describe('Telegram chat commands', () => {
 
     const again = await ask('1001', '/halt');
     const code2 = /\/confirm (\d{6})/.exec(again.text)![1]!;
-    clock.advance(60_001);
-    expect((await ask('1001', `/confirm ${code2}`)).text).toBe('that confirmation expired: send /halt again');
+    clock.advance(30_001);
+    expect((await ask('1001', `/confirm ${code2}`)).text).toBe('that confirmation expired (30 s): nothing was done; send /halt again');
     expect(control.commands).toHaveLength(1);
   });
 
@@ -123,16 +129,28 @@ describe('Telegram chat commands', () => {
     const asked = await ask('1002', '/halt');
     const code = /\/confirm (\d{6})/.exec(asked.text)![1]!;
     const before = api.sent.length;
-    const callbackId = api.pressButton('1002', `halt:${code}`);
+    const callbackId = api.pressButton('1002', `confirm:${code}`);
     await api.until(() => api.sent.length > before && api.answered.includes(callbackId));
     expect(api.sent.at(-1)).toMatchObject({ chat_id: '1002', text: 'halted: halted from Telegram chat 1002' });
     expect(control.commands).toEqual([{ command: 'halt', args: ['halted from Telegram chat 1002'], actor: { via: 'telegram', who: '1002' } }]);
   });
 
+  it('answers a flood of commands from one chat once, ignores the rest, and takes commands again once the minute has room', async () => {
+    for (let i = 0; i < 10; i++) expect((await ask('1001', '/balance')).text).toContain('spot USDT');
+    expect((await ask('1001', '/status')).text).toBe('too many commands (more than 10 in 60 s): ignoring them for 60 s');
+    const told = api.sent.length;
+    for (let i = 0; i < 5; i++) api.sendText('1001', '/halt');
+    // Updates are handled in order: once the other chat has its answer, the flood was handled, and not answered.
+    expect((await ask('1002', '/status')).text).toContain('Trading: active');
+    expect(api.sent.slice(told).filter((m) => m.chat_id === '1001')).toHaveLength(0);
+    clock.advance(60_000);
+    expect((await ask('1001', '/status')).text).toContain('Trading: active');
+  });
+
   it('ignores chats not allowed, logging each once an hour, and never logs the token', async () => {
     api.sendText('999', '/status');
     api.sendText('999', '/halt');
-    const b = api.pressButton('999', 'halt:123456');
+    const b = api.pressButton('999', 'confirm:123456');
     // Updates are handled in order: once an allowed chat has its answer, the others were handled.
     await ask('1001', '/status');
     expect(api.sent.filter((m) => m.chat_id === '999')).toHaveLength(0);
