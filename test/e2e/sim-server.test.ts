@@ -1,5 +1,5 @@
 // The simulator's HTTP face as the venue: authentication codes, weight budgets and 429s, fault injection,
-// read-after-write lag, and the `sextant sim` process (log line, SIGTERM).
+// read-after-write lag, web pages refused, and the `sextant sim` process (log line, SIGTERM).
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -12,6 +12,7 @@ import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { clientFor } from '../fixtures/live-client.js';
+import { rawRequest } from '../fixtures/raw-http.js';
 
 const CREDS = { apiKey: 'k-sim', apiSecret: 's-sim', passphrase: 'p-sim' };
 const ACCOUNTS = { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 };
@@ -76,6 +77,28 @@ describe('authentication like the venue', () => {
     expect((await raw(url, path, all)).body.code).toBe('00000');
     expect((await raw(url, '/capi/v2/market/tickers', {})).status).toBe(200);
     expect((await raw(url, '/capi/v2/nope', {})).status).toBe(404);
+  });
+});
+
+describe('web pages', () => {
+  it('a Host it does not serve (DNS rebinding) is refused on every path; a request with an Origin or cross-site fetch metadata too; nothing changes', async () => {
+    const { server: sim, url } = await start();
+    const port = Number(new URL(url).port);
+    const shift = JSON.stringify({ symbol: 'BTCUSDT_SPBL', shiftTicks: 500 });
+    const before = (await rawRequest(port, 'GET', '/sim/state', {})).body;
+    for (const [headers, status] of [
+      [{ host: `attacker.example:${port}` }, 421], [{ host: 'localhost.attacker.example' }, 421],
+      [{ origin: 'http://attacker.example' }, 403], [{ origin: 'null' }, 403], [{ 'sec-fetch-site': 'cross-site' }, 403], [{ 'sec-fetch-site': 'same-site' }, 403],
+    ] as Array<[Record<string, string>, number]>) {
+      for (const [method, path, body] of [['POST', '/sim/market', shift], ['POST', '/sim/faults', '{"storm429Ms":60000}'], ['GET', '/sim/state', undefined], ['GET', '/capi/v2/market/ticker?symbol=cmt_btcusdt', undefined]] as const) {
+        const r = await rawRequest(port, method, path, headers, body);
+        expect({ headers, path, status: r.status }).toEqual({ headers, path, status });
+      }
+    }
+    expect(sim.snapshot().requests).toEqual({});
+    expect((await rawRequest(port, 'GET', '/sim/state', {})).body).toBe(before);
+    // Its own clients (no Origin; loopback's names) are served.
+    expect((await rawRequest(port, 'GET', '/capi/v2/market/ticker?symbol=cmt_btcusdt', { host: `localhost:${port}` })).status).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 // Face 2 of the simulator: the venue's HTTP wire protocol on one port (spot /api/v2 and futures /capi/v2). A
-// request passes, in order: control paths (/sim/), the route table, scripted latency, the 429 storm and the
+// request passes, in order: a browser's check (a Host the simulator does not serve, or an Origin or cross-site
+// fetch metadata, is refused: no web page steers its market or its faults), control paths (/sim/), the route table, scripted latency, the 429 storm and the
 // weight budgets (per client address and per account), authentication like the venue, the endpoint's handler,
 // then any scripted fault on the answer (5xx or dropped connection after acceptance, timeouts, HTML 502 pages,
 // truncated JSON).
@@ -8,7 +9,7 @@ import type { Credentials } from '../../domain/credentials.js';
 import type { Fill } from '../../domain/market.js';
 import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock, TimeSource } from '../../util/clock.js';
-import { close, listen } from '../../util/http-server.js';
+import { close, listen, parseHost, servedNames } from '../../util/http-server.js';
 import type { Logger } from '../../util/logger.js';
 import { accountDigest } from '../../domain/credentials.js';
 import { ENDPOINTS } from '../endpoints.js';
@@ -65,6 +66,8 @@ export class SimServer {
   /** The venue's clock (ours plus the scripted skew): what the engine stamps orders and fills with. */
   private readonly engineClock: TimeSource;
   url = '';
+  /** The Host names it answers to (set when it listens). */
+  private served: ReadonlySet<string> = servedNames('127.0.0.1');
 
   constructor(private readonly opts: SimServerOptions) {
     this.meter = new BudgetMeter(opts.budget, { measure: true });
@@ -85,6 +88,7 @@ export class SimServer {
   }
 
   async listen(port: number, host: string): Promise<string> {
+    this.served = servedNames(host);
     this.url = await listen(this.server, port, host);
     return this.url;
   }
@@ -104,8 +108,22 @@ export class SimServer {
     return { ...this.stats, requests: { ...this.stats.requests }, windows, engine: { ...this.engine.stats } };
   }
 
+  /** Why a request comes from a web page the simulator must not obey; undefined for its clients (no browser sends none of these). */
+  private fromBrowser(req: http.IncomingMessage): { status: number; error: string } | undefined {
+    const host = parseHost(req.headers.host ?? '');
+    if (!host || !this.served.has(host.name)) return { status: 421, error: `host ${JSON.stringify(req.headers.host ?? '')} is not served here` };
+    const site = req.headers['sec-fetch-site'];
+    if (req.headers.origin !== undefined || (site !== undefined && site !== 'none')) return { status: 403, error: 'a request from a web page: refused' };
+    return undefined;
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.opts.onRequest?.(req.method ?? '', req.url ?? '/');
+    const refused = this.fromBrowser(req);
+    if (refused) {
+      req.resume();
+      return send(res, refused.status, JSON.stringify({ error: refused.error }));
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');

@@ -10,8 +10,7 @@
 // token or not. Tokens are compared in constant time as digests; the cookie holds a value derived from the token,
 // never the token.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { parseHost, servedNames } from '../../util/http-server.js';
 
 /** Loopback addresses: only this machine reaches them. */
 export function isLoopback(host: string): boolean {
@@ -62,18 +61,6 @@ export interface AccessOptions {
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
-/** A Host header's name (lower case, IPv6 in brackets, no trailing dot) and port (empty: the scheme's default). */
-export function parseHost(value: string): { name: string; port: string } | undefined {
-  if (!/^[A-Za-z0-9.\-_:[\]]+$/.test(value)) return undefined;
-  try {
-    const url = new URL(`http://${value}`);
-    if (url.username || url.password || url.pathname !== '/' || `${url.host}` === '') return undefined;
-    return { name: url.hostname.replace(/\.$/, '').toLowerCase(), port: url.port };
-  } catch {
-    return undefined;
-  }
-}
-
 /** An origin (`scheme://host[:port]`) as browsers serialise it, or undefined for `null` and anything unreadable. */
 export function normalOrigin(value: string): string | undefined {
   if (value === 'null') return undefined;
@@ -83,17 +70,6 @@ export function normalOrigin(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The names a server bound to `host` answers for: loopback's, the address itself, or every address of the machine. */
-function boundNames(host: string): string[] {
-  const names = ['localhost', '127.0.0.1', '[::1]'];
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
-  if (!wildcard) return [...names, isIP(host) === 6 ? `[${host.toLowerCase()}]` : host.toLowerCase()];
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const a of addresses ?? []) names.push(a.family === 'IPv6' ? `[${a.address.split('%')[0]!.toLowerCase()}]` : a.address);
-  }
-  return names;
 }
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
@@ -107,7 +83,7 @@ export class AccessPolicy {
   private readonly allowedOrigins: ReadonlySet<string>;
   private readonly extraHosts: ReadonlyArray<{ name: string; port: string | undefined; suffix: boolean }>;
   /** Names served, set by boundTo (loopback's until then). */
-  private names: ReadonlySet<string> = new Set(boundNames('127.0.0.1'));
+  private names: ReadonlySet<string> = servedNames('127.0.0.1');
   /** Bound beyond loopback: every path but /login needs the credential. */
   private everyPathGuarded = false;
   /** The session cookie's name: one per port (browsers send a host's cookies to every port of it). */
@@ -130,7 +106,7 @@ export class AccessPolicy {
 
   /** Where the server is bound: the names it serves, and whether every path is guarded. */
   boundTo(host: string, port: number): void {
-    this.names = new Set(boundNames(host));
+    this.names = servedNames(host);
     this.everyPathGuarded = !isLoopback(host);
     this.cookieName = `sextant_session_${port}`;
   }
