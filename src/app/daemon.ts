@@ -188,8 +188,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
       const lost = leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
       await fenceJournal(journal, lease.fencingToken!, { clock, logger, until: Promise.race([lost, ...(opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [])]) });
     }
-    // Order activity, one line per event: subscribed until the very end, so the cancels on shutdown are told too.
-    const activity = new ActivityLog(logger);
+    // Order activity (repeated denials folded into counts): subscribed until the very end, so the cancels on shutdown
+    // are told too; its counts are summed up after that (closers run in reverse).
+    const activity = new ActivityLog(logger, clock);
+    closers.push(() => activity.close());
     const subs = new Subscription();
     closers.push(() => subs.unsubscribe());
     // The gauges' subscriptions end with intake (they keep the polls going).

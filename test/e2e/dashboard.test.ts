@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 // The operator's dashboard in a real Chromium (Debian's, through playwright-core) on the daemon in process, trading
 // the default config's strategies against its embedded simulator: the page shows the trading state and the strategy
-// cards, and its open-orders table fills as the strategies quote; Pause on one strategy (confirmed, its orders
-// canceled) makes it `paused` in the control API and no order of it reaches the journal while paused, though the
+// cards, and its open-orders table fills as the strategies quote; Pause on one strategy (its dialog's "Pause and
+// cancel N orders") makes it `paused` in the control API and no order of it reaches the journal while paused, though the
 // market keeps being read; Resume makes it quote again. No console error throughout; a screenshot of the page at
 // 1366×900 goes to test-output/dashboard.png.
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -84,8 +84,9 @@ describe('the dashboard on the daemon', () => {
       await page.waitForFunction(() => Array.from(document.querySelectorAll('#orders tbody tr[data-client-oid]')).some((tr) => tr.children[0]?.textContent === 'mm-btc'), null, { timeout: 30_000 });
       await page.waitForFunction(() => document.getElementById('stream')?.dataset.stream === 'live');
 
-      // Pause mm-btc from its card: both dialogs accepted (pause; cancel its open orders).
+      // Pause mm-btc from its card: the dialog's "Pause and cancel N orders".
       await page.click('article[data-strategy="mm-btc"] button[data-action="pause"]');
+      await page.click('#ask-choices button[data-choice="cancel"]');
       await page.waitForFunction(() => /^pause mm-btc: ok/.test(document.getElementById('answer')?.textContent ?? ''), null, { timeout: 15_000 });
       const strategies = await api<StrategyRow[]>('/strategies');
       expect(strategies.find((s) => s.id === 'mm-btc')?.state).toBe('paused');

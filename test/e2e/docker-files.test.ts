@@ -26,13 +26,13 @@ describe('Dockerfile', () => {
   it('the health check passes against the daemon bound beyond loopback, sending the token from the environment', async () => {
     const cfg = loadConfig('config/default.yaml', {}).config;
     const cmd = JSON.parse(/^\s*CMD (\["node", "-e", .*\])$/m.exec(text)![1]!) as string[];
-    const ops = new OpsServer(new Metrics(), { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) }, 'hc-token');
+    const ops = new OpsServer(new Metrics(), { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) }, 'hc-token-0123456789ab');
     const port = new URL(await ops.listen(0, '0.0.0.0')).port;
     try {
       const script = cmd[2]!.replace(`127.0.0.1:${cfg.daemon.http.port}/`, `127.0.0.1:${port}/`);
       const check = (env: Record<string, string>) =>
         new Promise<unknown>((resolve) => execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...env } }, (err) => resolve(err ? err.code : 0)));
-      expect(await check({ [cfg.daemon.http.tokenEnv]: 'hc-token' })).toBe(0);
+      expect(await check({ [cfg.daemon.http.tokenEnv]: 'hc-token-0123456789ab' })).toBe(0);
       expect(await check({})).toBe(1);
     } finally {
       await ops.close();

@@ -1,5 +1,5 @@
 // The dashboard script's views, as browser JavaScript: the header's status, the strategy cards, the tables
-// (open orders, fills, balances, positions), the rate-budget gauges and poll ages, and one line of the event log,
+// (open orders, fills, balances, positions), the rate-budget gauges and poll ages, and one entry of the event log,
 // each built from the control API's JSON with createElement and textContent (never parsed as HTML).
 // The text holds no backtick and no `${`: it lives in a template string.
 
@@ -141,10 +141,14 @@ function renderPositions(positions) {
   ], 'no open positions');
 }
 
-/** One line of the event log. */
-function renderEvent(e) {
-  return h('li', { 'data-kind': e.kind }, [
-    h('time', {}, [formatClock(e.atMs)]), h('span', { class: 'kind kind-' + String(e.kind) }, [String(e.kind)]), h('span', {}, [String(e.text)]),
+/** One entry of the event log: the latest event's text at the entry's latest time, and how many it folds (×12). */
+function renderEvent(e, entry) {
+  const count = entry ? entry.count : 1;
+  const atMs = entry ? entry.atMs : e.atMs;
+  const title = count > 1 ? count + ' alike, ' + formatClock(entry.firstAtMs) + ' to ' + formatClock(atMs) : null;
+  return h('li', { 'data-kind': e.kind, 'data-count': count > 1 ? count : null, title: title }, [
+    h('time', {}, [formatClock(atMs)]), h('span', { class: 'kind kind-' + String(e.kind) }, [String(e.kind)]), h('span', { class: 'text' }, [String(e.text)]),
+    count > 1 ? h('span', { class: 'count' }, ['\u00d7' + count]) : null,
   ]);
 }
 `;

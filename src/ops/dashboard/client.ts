@@ -1,7 +1,9 @@
 // The dashboard script's page part, as browser JavaScript: reads the control API (/api/v1), follows its event
-// stream (EventSource) and refreshes the status every few seconds, draws equity and drawdown (lightweight-charts),
-// and sends the operator's commands (kill switch, pause, resume) with a reason and a confirmation where they are
-// destructive. Every text shown goes in through textContent: nothing from the venue or a strategy is parsed as HTML.
+// stream (EventSource) into the event log (a repeat folded into the newest entry: client-helpers.ts), refreshes the
+// status every few seconds, draws equity and drawdown (lightweight-charts), and sends the operator's commands (kill
+// switch, pause, resume). A command that changes trading is asked in the page's one dialog (page.ts), whose buttons
+// say what each does, the safe one focused and taken by Escape; the kill switch's reason is typed there.
+// Every text shown goes in through textContent: nothing from the venue or a strategy is parsed as HTML.
 // The page signs in through the daemon's sign-in link (GET /login?token=…, which sets an HttpOnly SameSite=Strict
 // cookie the page cannot read): a refused read offers to paste the token, which goes to that link, never to storage.
 // The text holds no backtick and no `${`: it lives in a template string.
@@ -111,7 +113,7 @@ function onEquity(e) {
 
 // ---- refresh ------------------------------------------------------------------------------------------------
 
-const view = { status: null, strategies: [] };
+const view = { status: null, strategies: [], orders: [], positions: [] };
 let refreshing = null;
 let refreshAgain = false;
 
@@ -128,6 +130,8 @@ function refresh() {
       ]);
       view.status = status;
       view.strategies = strategies;
+      view.orders = orders;
+      view.positions = positions;
       renderStatus(status);
       renderStrategies(strategies);
       renderOrders(orders, status.nowMs);
@@ -172,15 +176,26 @@ function setReadError(err) {
 
 // ---- the event stream ---------------------------------------------------------------------------------------
 
+/** The log's entries, newest first: {li, entry}. */
 const eventItems = [];
 let stream = null;
 
+/** An event on top of the log, or folded into the newest entry when it repeats it. */
 function addEvent(e) {
   if (!e || typeof e !== 'object') return;
-  const li = renderEvent(e);
+  const newest = eventItems[0];
+  const folded = newest ? foldEvent(newest.entry, e) : null;
+  if (folded) {
+    const li = renderEvent(e, folded);
+    newest.li.replaceWith(li);
+    eventItems[0] = { li: li, entry: folded };
+    return;
+  }
+  const entry = eventEntry(e);
+  const li = renderEvent(e, entry);
   const list = document.getElementById('events');
   list.insertBefore(li, list.firstChild);
-  for (const gone of pushBounded(eventItems, li, EVENTS_MAX)) gone.remove();
+  for (const gone of pushBounded(eventItems, { li: li, entry: entry }, EVENTS_MAX)) gone.li.remove();
 }
 
 function onEvent(e) {
@@ -231,13 +246,60 @@ async function loadEvents() {
   }
 }
 
+// ---- the question dialog -----------------------------------------------------------------------------------
+
+/**
+ * Asks in the page's dialog: spec {title, text, reason (a reason field, required to act), choices: [{value, label,
+ * danger}], safe (the label of not acting)}. Resolves {choice, reason} for a choice that acts, null for the safe one
+ * or Escape (and at once while another question is open). Focus starts on the reason field when one is asked (typing
+ * does nothing else), on the safe choice otherwise.
+ */
+function ask(spec) {
+  const dialog = document.getElementById('ask');
+  if (dialog.open) return Promise.resolve(null);
+  setText('ask-title', spec.title);
+  setText('ask-text', spec.text);
+  setText('ask-problem', '');
+  const field = document.getElementById('ask-reason-field');
+  const input = document.getElementById('ask-reason');
+  field.hidden = !spec.reason;
+  input.value = '';
+  const safe = h('button', { type: 'button', 'data-choice': '' }, [spec.safe]);
+  const acts = spec.choices.map((c) => h('button', { type: 'button', class: c.danger ? 'danger' : null, 'data-choice': c.value }, [c.label]));
+  document.getElementById('ask-choices').replaceChildren(...acts, safe);
+  dialog.returnValue = '';
+  return new Promise((resolve) => {
+    const onClick = (ev) => {
+      const button = ev.target instanceof Element ? ev.target.closest('button[data-choice]') : null;
+      if (!button) return;
+      if (button.dataset.choice && spec.reason && !input.value.trim()) {
+        setText('ask-problem', 'A reason is required: it is journaled with the command.');
+        input.focus();
+        return;
+      }
+      dialog.close(button.dataset.choice);
+    };
+    dialog.addEventListener('click', onClick);
+    dialog.addEventListener('close', () => {
+      dialog.removeEventListener('click', onClick);
+      resolve(dialog.returnValue ? { choice: dialog.returnValue, reason: input.value.trim() } : null);
+    }, { once: true });
+    dialog.showModal();
+    (spec.reason ? input : safe).focus();
+  });
+}
+
 // ---- commands -----------------------------------------------------------------------------------------------
 
+/** The kill switch's questions: what the command does, and the button that does it (flatten's counts as last read). */
 const KILL = {
-  halt: { ask: 'Halt trading: only cancels are allowed until a reset. Why?', confirm: 'Halt trading now?' },
-  reduce: { ask: 'Reduce: only orders that shrink exposure until a reset. Why?' },
-  reset: { ask: 'Reset: clears every latch and trading resumes. Why?' },
-  flatten: { ask: 'Flatten: cancels every order and closes every futures position. Why?', confirm: 'Flatten now? Every order is canceled and every futures position closed at market.' },
+  halt: () => ({ title: 'Halt trading?', text: 'Only cancels are allowed until a reset.', act: 'Halt trading', safe: "Don't halt", danger: true }),
+  reduce: () => ({ title: 'Reduce?', text: 'Only orders that shrink exposure are allowed until a reset.', act: 'Reduce only', safe: "Don't reduce" }),
+  reset: () => ({ title: 'Reset the kill switch?', text: 'Every latch is cleared and trading resumes.', act: 'Reset and trade', safe: "Don't reset" }),
+  flatten: () => ({
+    title: 'Flatten?', text: 'Trading halts; every order is canceled and every futures position closed at market. The counts are those last read: whatever is open then goes.',
+    act: 'Flatten: cancel ' + countOf(view.orders.length, 'order') + ', close ' + countOf(view.positions.length, 'position'), safe: "Don't flatten", danger: true,
+  }),
 };
 
 function showAnswer(what, ok, text) {
@@ -259,38 +321,35 @@ async function command(what, path, body, button) {
   }
 }
 
-function onKill(button) {
+async function onKill(button) {
   const name = button.dataset.command;
-  const spec = KILL[name];
-  const reason = window.prompt(spec.ask);
-  if (reason === null) return;
-  if (!reason.trim()) {
-    showAnswer(name, false, 'a reason is required: nothing done');
-    return;
-  }
-  if (spec.confirm && !window.confirm(spec.confirm)) return;
-  void command(name, '/trading/' + name, { reason: reason.trim() }, button);
+  const spec = KILL[name]();
+  const answer = await ask({ title: spec.title, text: spec.text, reason: true, choices: [{ value: name, label: spec.act, danger: spec.danger }], safe: spec.safe });
+  if (answer) await command(name, '/trading/' + name, { reason: answer.reason }, button);
 }
 
-function onStrategyAction(button) {
+async function onStrategyAction(button) {
   const id = button.dataset.strategy;
   const path = '/strategies/' + encodeURIComponent(id);
   if (button.dataset.action === 'pause') {
-    if (!window.confirm('Pause ' + id + '? It sends no new orders until resumed.')) return;
     const s = view.strategies.find((x) => x.id === id);
     const open = s ? s.openOrders : 0;
-    const cancelOrders = open > 0 && window.confirm('Cancel the ' + open + ' open orders of ' + id + ' as well?\nOK: cancel them. Cancel: leave them resting.');
-    void command('pause ' + id, path + '/pause', { cancelOrders: cancelOrders }, button);
+    const choices = open > 0
+      ? [{ value: 'cancel', label: 'Pause and cancel ' + countOf(open, 'order'), danger: true }, { value: 'keep', label: 'Pause, keep orders' }]
+      : [{ value: 'keep', label: 'Pause' }];
+    const text = 'It sends no new orders until resumed.' + (open > 0 ? ' Its ' + countOf(open, 'open order') + ' can be canceled or left resting.' : '');
+    const answer = await ask({ title: 'Pause ' + id + '?', text: text, choices: choices, safe: "Don't pause" });
+    if (answer) await command('pause ' + id, path + '/pause', { cancelOrders: answer.choice === 'cancel' }, button);
   } else if (button.dataset.action === 'resume') {
-    void command('resume ' + id, path + '/resume', {}, button);
+    await command('resume ' + id, path + '/resume', {}, button);
   }
 }
 
 document.addEventListener('click', (ev) => {
   const button = ev.target instanceof Element ? ev.target.closest('button') : null;
   if (!button || button.disabled) return;
-  if (button.dataset.command) onKill(button);
-  else if (button.dataset.action) onStrategyAction(button);
+  if (button.dataset.command) void onKill(button);
+  else if (button.dataset.action) void onStrategyAction(button);
 });
 
 // ---- start --------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// The dashboard's page and style: a static skeleton (no data in it: the script fills it from the control API) and
-// one stylesheet. Everything it loads comes from the daemon itself (/dashboard/*), so it works offline and under a
+// The dashboard's page and style: a static skeleton (no data in it: the script fills it from the control API), the
+// one dialog that asks before a command changes trading (its text and buttons set by the script), and one stylesheet. Everything it loads comes from the daemon itself (/dashboard/*), so it works offline and under a
 // content security policy without inline scripts or styles.
 
 /** The page served at `/`. */
@@ -66,6 +66,13 @@ export const DASHBOARD_HTML = `<!doctype html>
     <div class="scroll"><table id="positions"><thead><tr><th>symbol</th><th>side</th><th>size</th><th>entry</th><th>mark</th><th>uPnL</th><th>liquidation</th></tr></thead><tbody></tbody></table></div>
   </section>
 </main>
+<dialog id="ask" aria-labelledby="ask-title" aria-describedby="ask-text">
+  <h2 id="ask-title"></h2>
+  <p id="ask-text"></p>
+  <label id="ask-reason-field" hidden><span>Reason <small>journaled with the command</small></span><input id="ask-reason" type="text" autocomplete="off" maxlength="500"></label>
+  <p id="ask-problem" role="alert"></p>
+  <div id="ask-choices" class="choices"></div>
+</dialog>
 </body></html>
 `;
 
@@ -133,5 +140,17 @@ td.num{text-align:right}
 .events li{display:flex;gap:8px;padding:2px 0;border-bottom:1px solid #f2f3f7}
 .events time{color:var(--muted);font-variant-numeric:tabular-nums}
 .events .kind{min-width:66px;font-weight:600}
+.events .count{margin-left:auto;padding:0 6px;border-radius:8px;background:#e8eaf0;font-weight:600;font-variant-numeric:tabular-nums}
 .kind-fill{color:var(--ok)} .kind-state{color:var(--bad)} .kind-command{color:var(--blue)} .kind-strategy{color:var(--warn)}
+dialog{border:1px solid var(--line);border-radius:8px;padding:14px 18px;width:min(600px,calc(100vw - 32px));color:var(--fg);box-shadow:0 8px 30px rgba(0,0,0,.2)}
+dialog::backdrop{background:rgba(29,35,48,.35)}
+dialog h2{font-size:15px;margin:0 0 8px}
+dialog p{margin:0 0 10px}
+#ask-reason-field{display:flex;flex-direction:column;gap:4px;margin-bottom:8px}
+#ask-reason-field[hidden]{display:none}
+#ask-reason{font:inherit;padding:4px 6px;border:1px solid #c9cedb;border-radius:4px}
+#ask-problem{color:var(--bad);font-size:12px}
+#ask-problem:empty{display:none}
+.choices{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:8px}
+.choices button:focus,#ask-reason:focus{outline:2px solid var(--blue);outline-offset:1px}
 `;

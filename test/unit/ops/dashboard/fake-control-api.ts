@@ -1,9 +1,11 @@
 // A fake of the control API's contract (/api/v1) for the dashboard's page tests: canned JSON the test can change,
-// an event stream the test pushes to, commands recorded (with an answer the test chooses), and, when given a token,
-// every /api/v1 path refused 401 without it. The dashboard's own routes are the real ones.
+// an event stream the test pushes to, commands recorded (with an answer the test chooses). It is served by the real
+// ControlServer (its Host, origin and credential checks, its /login sign-in link and session cookie) beside the real
+// dashboard routes: a page opened through `signInUrl` is signed in, one opened at `url` is not.
 import type { ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../../../../src/ops/control.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ControlServer } from '../../../../src/ops/api/server.js';
+import type { Actor, ControlEvent, ControlStatus, FillView, OrderView, StrategyView } from '../../../../src/ops/control.js';
 import { dashboardRoutes } from '../../../../src/ops/dashboard/index.js';
 
 export interface FakeState {
@@ -17,13 +19,19 @@ export interface FakeState {
   events: ControlEvent[];
 }
 
+/** The token the fake's server is given (the real server takes 16 characters at least). */
+export const FAKE_TOKEN = 'page-test-t0ken-8c2d41';
+
 export interface FakeControlApi {
+  /** The server's root: the dashboard, not signed in. */
   url: string;
+  /** The dashboard's sign-in link (/login?token=…): the session cookie, then the dashboard. */
+  signInUrl: string;
   state: FakeState;
-  /** Commands received: path, body and the Authorization header. */
-  commands: Array<{ path: string; body: unknown; authorization: string | undefined }>;
-  /** Authorization headers of the reads, in order. */
-  readAuth: Array<string | undefined>;
+  /** Commands received: path, body and how the caller proved itself (`session`: the dashboard's cookie). */
+  commands: Array<{ path: string; body: unknown; who: string }>;
+  /** How each read's caller proved itself, in order. */
+  readsBy: string[];
   /** The next command's answer (default: ok). */
   answerNext(status: number, body: unknown): void;
   /** Sends an event to every open stream; resolves with how many got it. */
@@ -69,47 +77,52 @@ export function cannedState(): FakeState {
   };
 }
 
-export async function startFakeControlApi(opts: { token?: string } = {}): Promise<FakeControlApi> {
+/** Who the server's checks found the caller to be. */
+const whoOf = (request: FastifyRequest) => (request as FastifyRequest & { actor?: Actor }).actor?.who ?? 'unchecked';
+
+export async function startFakeControlApi(): Promise<FakeControlApi> {
   const state = cannedState();
   const commands: FakeControlApi['commands'] = [];
-  const readAuth: FakeControlApi['readAuth'] = [];
+  const readsBy: FakeControlApi['readsBy'] = [];
   const open = new Set<ServerResponse>();
   let next: { status: number; body: unknown } | undefined;
-  const app: FastifyInstance = Fastify();
-  await app.register(dashboardRoutes);
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/v1/') || !opts.token) return;
-    if (request.headers.authorization !== `Bearer ${opts.token}`) await reply.code(401).send({ error: 'unauthorized' });
-  });
-  const read = (path: string, value: () => unknown) =>
-    app.get(`/api/v1${path}`, async (request) => {
-      readAuth.push(request.headers.authorization);
-      return value();
+  const fakeApi = async (app: FastifyInstance) => {
+    const read = (path: string, value: () => unknown) =>
+      app.get(`/api/v1${path}`, async (request) => {
+        readsBy.push(whoOf(request));
+        return value();
+      });
+    read('/status', () => state.status);
+    read('/strategies', () => state.strategies);
+    read('/orders', () => state.orders);
+    read('/fills', () => state.fills);
+    read('/balances', () => state.balances);
+    read('/positions', () => state.positions);
+    read('/equity', () => state.equity);
+    read('/events', () => state.events);
+    app.get('/api/v1/stream', (request, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+      reply.raw.write(': connected\n\n');
+      open.add(reply.raw);
+      request.raw.on('close', () => open.delete(reply.raw));
     });
-  read('/status', () => state.status);
-  read('/strategies', () => state.strategies);
-  read('/orders', () => state.orders);
-  read('/fills', () => state.fills);
-  read('/balances', () => state.balances);
-  read('/positions', () => state.positions);
-  read('/equity', () => state.equity);
-  read('/events', () => state.events);
-  app.get('/api/v1/stream', (request, reply) => {
-    reply.hijack();
-    reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    reply.raw.write(': connected\n\n');
-    open.add(reply.raw);
-    request.raw.on('close', () => open.delete(reply.raw));
+    app.post('/api/v1/*', async (request, reply) => {
+      commands.push({ path: request.url.slice('/api/v1'.length), body: request.body, who: whoOf(request) });
+      const answer = next ?? { status: 200, body: { ok: true, detail: 'done' } };
+      next = undefined;
+      return reply.code(answer.status).send(answer.body);
+    });
+  };
+  const server = new ControlServer({
+    health: { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) },
+    metrics: { contentType: 'text/plain', metrics: async () => '' },
+    token: FAKE_TOKEN,
+    plugins: [dashboardRoutes, fakeApi],
   });
-  app.post('/api/v1/*', async (request, reply) => {
-    commands.push({ path: request.url.slice('/api/v1'.length), body: request.body, authorization: request.headers.authorization });
-    const answer = next ?? { status: 200, body: { ok: true, detail: 'done' } };
-    next = undefined;
-    return reply.code(answer.status).send(answer.body);
-  });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await server.listen(0, '127.0.0.1');
   return {
-    url, state, commands, readAuth,
+    url, signInUrl: `${url}/login?token=${FAKE_TOKEN}`, state, commands, readsBy,
     answerNext: (status, body) => void (next = { status, body }),
     push: (e) => {
       for (const res of open) res.write(`event: ${e.kind}\ndata: ${JSON.stringify(e)}\n\n`);
@@ -118,7 +131,7 @@ export async function startFakeControlApi(opts: { token?: string } = {}): Promis
     streams: () => open.size,
     close: async () => {
       for (const res of open) res.end();
-      await app.close();
+      await server.close();
     },
   };
 }

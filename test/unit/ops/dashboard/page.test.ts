@@ -2,12 +2,13 @@
 // The dashboard page in a real Chromium against a fake of the control API's contract: it shows the status (trading
 // state coloured, the latch's reason), strategy cards, orders, fills newest first, balances, positions with their
 // liquidation price, budget gauges, poll ages and the event log, with no console error; strategy and venue text
-// shown as text, never run; stream events on top of the log and equity drawn; the kill switch asks a reason and,
-// for halt and flatten, a confirmation; pause asks whether to cancel; a refusal's text shown; a token asked once,
-// kept for the session and sent with reads, commands and the stream.
+// shown as text, never run; stream events on top of the log and equity drawn. Served by the real ControlServer: a page
+// not signed in asks for the token once and goes to the sign-in link with it; signed in, its reads, commands and
+// stream go with the session cookie, which the page cannot read. The command dialogs and the log's folding:
+// test/e2e/dashboard-dialogs.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Dialog, Page } from 'playwright-core';
-import { T0, startFakeControlApi, type FakeControlApi } from './fake-control-api.js';
+import { FAKE_TOKEN, T0, startFakeControlApi, type FakeControlApi } from './fake-control-api.js';
 import { launchChromium } from '../../../fixtures/e2e.js';
 
 let browser: Browser;
@@ -26,12 +27,11 @@ afterEach(async () => {
   api = undefined;
 });
 
-/** Opens the dashboard; `dialogs` answers each dialog in turn (a string: the prompt's text; true/false: accept or dismiss). */
-async function open(url: string) {
+/** Opens the dashboard; `answers` answers each native dialog in turn (a string: the prompt's text; true/false: accept or dismiss). */
+async function open(url: string, answers: Array<string | boolean> = []) {
   const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
   const errors: string[] = [];
   const asked: string[] = [];
-  const answers: Array<string | boolean> = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
   page.on('dialog', (d: Dialog) => {
@@ -50,7 +50,7 @@ const rows = (page: Page, id: string) =>
 describe('the dashboard page', () => {
   it('shows the status, strategies, orders, fills, balances, positions, gauges and events; untrusted text stays text', async () => {
     api = await startFakeControlApi();
-    const { page, errors } = await open(api.url);
+    const { page, errors, asked } = await open(api.signInUrl);
     await page.waitForSelector('#strategies [data-strategy="grid-eth"]');
     await page.waitForFunction(() => document.querySelectorAll('#events li').length === 2 && document.getElementById('stream')?.dataset.stream === 'live');
     expect(await text(page, '#mode')).toBe('live');
@@ -99,75 +99,40 @@ describe('the dashboard page', () => {
     expect(await text(page, '#chart-legend')).toBe('spotfutures');
     await page.close();
     expect(errors).toEqual([]);
+    expect(asked).toEqual([]);
   }, 30_000);
 
-  it('kill switch: a reason always, a confirmation for halt and flatten; pause asks whether to cancel; refusals shown', async () => {
+  it('not signed in: asks for the token once and signs in through the link; then reads, commands and the stream go with the cookie', async () => {
     api = await startFakeControlApi();
-    const { page, errors, asked, answers } = await open(api.url);
-    await page.waitForSelector('[data-strategy="mm-btc"] button[data-action="pause"]');
-    // Halt: reason, then confirmation.
-    answers.push('  testing the switch ', true);
-    await page.click('button[data-command="halt"]');
-    await page.waitForFunction(() => document.getElementById('answer')?.textContent === 'halt: ok - done');
-    expect(api.commands).toEqual([{ path: '/trading/halt', body: { reason: 'testing the switch' }, authorization: undefined }]);
-    // Flatten: reason given, confirmation dismissed -> nothing sent. Reset with an empty reason -> nothing sent.
-    answers.push('risk', false);
-    await page.click('button[data-command="flatten"]');
-    answers.push('   ');
-    await page.click('button[data-command="reset"]');
-    await page.waitForFunction(() => document.getElementById('answer')?.textContent === 'reset: refused - a reason is required: nothing done');
-    expect(api.commands).toHaveLength(1);
-    // Reduce: a reason, no confirmation; the API's refusal shown.
-    api.answerNext(409, { error: 'already reducing' });
-    answers.push('slow down');
-    await page.click('button[data-command="reduce"]');
-    await page.waitForFunction(() => document.getElementById('answer')?.className === 'error' && document.getElementById('answer')?.textContent === 'reduce: refused - already reducing');
-    expect(api.commands[1]).toEqual({ path: '/trading/reduce', body: { reason: 'slow down' }, authorization: undefined });
-    // Pause: confirmed, then its two open orders canceled too; resume on the paused one.
-    answers.push(true, true);
-    await page.click('[data-strategy="mm-btc"] button[data-action="pause"]');
-    await page.waitForFunction(() => document.getElementById('answer')?.textContent === 'pause mm-btc: ok - done');
-    answers.push(true, false);
-    await page.click('[data-strategy="mm-btc"] button[data-action="pause"]');
-    await page.click('[data-strategy="grid-eth"] button[data-action="resume"]');
-    await page.waitForFunction(() => document.getElementById('answer')?.textContent === 'resume grid-eth: ok - done');
-    expect(api.commands.slice(2)).toEqual([
-      { path: '/strategies/mm-btc/pause', body: { cancelOrders: true }, authorization: undefined },
-      { path: '/strategies/mm-btc/pause', body: { cancelOrders: false }, authorization: undefined },
-      { path: '/strategies/grid-eth/resume', body: {}, authorization: undefined },
-    ]);
-    expect(asked).toEqual([
-      'prompt: Halt trading: only cancels are allowed until a reset. Why?', 'confirm: Halt trading now?',
-      'prompt: Flatten: cancels every order and closes every futures position. Why?', 'confirm: Flatten now? Every order is canceled and every futures position closed at market.',
-      'prompt: Reset: clears every latch and trading resumes. Why?',
-      'prompt: Reduce: only orders that shrink exposure until a reset. Why?',
-      'confirm: Pause mm-btc? It sends no new orders until resumed.', 'confirm: Cancel the 2 open orders of mm-btc as well?\nOK: cancel them. Cancel: leave them resting.',
-      'confirm: Pause mm-btc? It sends no new orders until resumed.', 'confirm: Cancel the 2 open orders of mm-btc as well?\nOK: cancel them. Cancel: leave them resting.',
-    ]);
-    await page.close();
-    // The 409 is the API's answer to a command: the browser logs the failed request, nothing else.
-    expect(errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
-  }, 30_000);
-
-  it('asks for the bearer token once, keeps it for the session and sends it with reads, commands and the stream', async () => {
-    api = await startFakeControlApi({ token: 'tok-5f1e' });
-    const { page, asked, answers } = await open(`${api.url}/`);
-    answers.push('tok-5f1e');
+    // Straight at the page: every read refused (401), one question for all of them.
+    const { page, errors, asked } = await open(api.url, [`  ${FAKE_TOKEN} `]);
     await page.waitForSelector('[data-strategy="mm-btc"]');
     await page.waitForFunction(() => document.getElementById('stream')?.dataset.stream === 'live');
-    expect(asked).toEqual(['prompt: The control API asks for its bearer token:']);
-    expect(await page.evaluate(() => sessionStorage.getItem('sextant.token'))).toBe('tok-5f1e');
-    // The stream is read with the token (fetch: EventSource sends no header).
+    expect(asked).toEqual(["prompt: Not signed in. Open the link the daemon printed at start (or run: sextant dashboard), or paste the daemon's token here:"]);
+    expect(new URL(page.url()).pathname).toBe('/');
+    // The session is an HttpOnly cookie: nothing the page's script can read or keep.
+    expect(await page.evaluate(() => [document.cookie, sessionStorage.length, localStorage.length])).toEqual(['', 0, 0]);
     await page.waitForFunction(() => document.querySelectorAll('#events li').length === 2);
-    api.push({ kind: 'command', atMs: T0 + 5000, text: 'halt by token', data: {} });
-    await page.waitForFunction(() => document.querySelector('#events li')?.textContent?.includes('halt by token') === true);
-    answers.push('why not', true);
+    api.push({ kind: 'command', atMs: T0 + 5000, text: 'halt by cookie', data: {} });
+    await page.waitForFunction(() => document.querySelector('#events li')?.textContent?.includes('halt by cookie') === true);
     await page.click('button[data-command="halt"]');
+    await page.fill('#ask-reason', 'why not');
+    await page.click('#ask button[data-choice="halt"]');
     await page.waitForFunction(() => document.getElementById('answer')?.textContent === 'halt: ok - done');
-    expect(api.commands).toEqual([{ path: '/trading/halt', body: { reason: 'why not' }, authorization: 'Bearer tok-5f1e' }]);
-    expect(api.readAuth.length).toBeGreaterThan(6);
-    expect(new Set(api.readAuth)).toEqual(new Set(['Bearer tok-5f1e']));
-    expect(asked).toHaveLength(3);
+    expect(api.commands).toEqual([{ path: '/trading/halt', body: { reason: 'why not' }, who: 'session' }]);
+    expect(api.readsBy.length).toBeGreaterThan(6);
+    expect(new Set(api.readsBy)).toEqual(new Set(['session']));
+    expect(asked).toHaveLength(1);
+    await page.close();
+    // The reads refused before the sign-in: the browser logs each failed request, nothing else.
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+  }, 30_000);
+
+  it('a sign-in link with a wrong token signs nothing in', async () => {
+    api = await startFakeControlApi();
+    const { page } = await open(`${api.url}/login?token=not-the-token-at-all`);
+    expect(await page.textContent('body')).toContain('does not hold the daemon\'s token');
+    expect(await page.evaluate(async () => (await fetch('/api/v1/status')).status)).toBe(401);
     await page.close();
   }, 30_000);
 });
