@@ -8,11 +8,11 @@ import { API_PREFIX, ROUTES } from '../../../../src/ops/api/routes.js';
 import { dashboardRoutes } from '../../../../src/ops/dashboard/index.js';
 import { ManualClock } from '../../../../src/util/clock.js';
 import { rawRequest } from '../../../fixtures/raw-http.js';
-import { FakeControl } from './fake-control.js';
+import { FakeControl, HEALTHY, METRICS } from './fake-control.js';
 
 const TOKEN = 'browser-safety-t0ken-5d1e';
-const health = { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) };
-const metrics = { contentType: 'text/plain', metrics: async () => 'sextant_up 1\n' };
+const health = HEALTHY;
+const metrics = METRICS;
 
 let server: ControlServer | undefined;
 afterEach(async () => {

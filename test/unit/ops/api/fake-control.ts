@@ -18,6 +18,10 @@ export const STRATEGY: StrategyView = {
   pnl: { realized: '1.5', fees: '0.09', fills: 1 }, openOrders: 1, positions: [],
 };
 
+/** The server's other sources, answering as a healthy daemon would. */
+export const HEALTHY = { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) };
+export const METRICS = { contentType: 'text/plain', metrics: async () => 'sextant_up 1\n' };
+
 export class FakeControl implements Control {
   readonly calls: Array<{ command: string; args: unknown[]; actor: Actor }> = [];
   readonly events: ControlEvent[] = [];

@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { z } from 'zod';
 import { API_PREFIX, ROUTES } from '../../../../src/ops/api/routes.js';
 import { ControlServer } from '../../../../src/ops/api/server.js';
-import { FakeControl } from './fake-control.js';
+import { FakeControl, HEALTHY, METRICS } from './fake-control.js';
 
 const TOKEN = 'api-t0ken-for-force-exit-tests';
-const health = { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) };
-const metrics = { contentType: 'text/plain', metrics: async () => 'sextant_up 1\n' };
+const health = HEALTHY;
+const metrics = METRICS;
 
 let server: ControlServer | undefined;
 afterEach(async () => {

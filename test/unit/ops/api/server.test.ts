@@ -9,11 +9,11 @@ import { ControlServer } from '../../../../src/ops/api/server.js';
 import { API_PREFIX, ROUTES } from '../../../../src/ops/api/routes.js';
 import { sseFrame } from '../../../../src/ops/api/sse.js';
 import { ManualClock } from '../../../../src/util/clock.js';
-import { FakeControl } from './fake-control.js';
+import { FakeControl, HEALTHY, METRICS } from './fake-control.js';
 
 const TOKEN = 'api-t0ken-for-tests-9f2';
-const health = { health: () => ({ ok: true, detail: {} }), ready: () => ({ ok: true, detail: {} }) };
-const metrics = { contentType: 'text/plain', metrics: async () => 'sextant_up 1\n' };
+const health = HEALTHY;
+const metrics = METRICS;
 
 let server: ControlServer | undefined;
 afterEach(async () => {
