@@ -28,7 +28,7 @@ export async function startDaemonOps(
 ): Promise<DaemonOps> {
   const http = cfg.daemon.http;
   // Read before anything listens: a token file that cannot be read stops the start.
-  const credential = daemonToken(process.env, http.tokenEnv);
+  const credential = daemonToken(process.env, http.tokenEnv, http.host);
   const log = logger.child({ component: 'http' });
   // The dashboard's page and assets, when enabled (daemon.http.dashboard).
   const plugins: NonNullable<OpsServerExtras['plugins']>[number][] = http.dashboard ? [dashboardRoutes] : [];

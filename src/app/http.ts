@@ -3,7 +3,7 @@
 // src/ops/api/auth.ts) comes from the environment or a secret file; absent, one is generated at start and written,
 // mode 0600, to a file the commands that talk to the daemon read (beside the journal, or daemon.http.tokenFile).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
@@ -37,7 +37,9 @@ export class Metrics {
   }
 }
 
-export { isLoopback } from '../ops/api/auth.js';
+import { isLoopback } from '../ops/api/auth.js';
+
+export { isLoopback };
 
 /** Where the daemon of a config listens, seen from this machine (an unspecified address is reached on loopback). */
 export function reachableUrl(host: string, port: number): string {
@@ -91,12 +93,19 @@ export interface HttpCredential {
   generated: boolean;
 }
 
-/** The token of the environment (httpToken), else a new random one (256 bits), registered as a secret either way. */
-export function daemonToken(env: Readonly<Record<string, string | undefined>>, tokenEnv: string): HttpCredential {
+/**
+ * The token of the environment (httpToken), else, bound to loopback, a new random one (256 bits), registered as a
+ * secret either way. Bound beyond loopback a token must be configured: probes and scrapes from elsewhere need one that
+ * outlives a restart, and a standby's would be written nowhere.
+ */
+export function daemonToken(env: Readonly<Record<string, string | undefined>>, tokenEnv: string, host: string): HttpCredential {
   const given = httpToken(env, tokenEnv);
   if (given !== undefined) {
     if (given.length < 16) throw new Error(`${tokenEnv} is too short: 16 characters at least (\`openssl rand -base64 32\` makes one)`);
     return { token: given, generated: false };
+  }
+  if (!isLoopback(host)) {
+    throw new Error(`binding ${host} needs a token in ${tokenEnv} (or ${tokenEnv}_FILE): /health, /ready, /metrics and the control API would answer the network with one generated anew at every start`);
   }
   const token = randomBytes(32).toString('base64url');
   registerSecret(token);
@@ -116,10 +125,9 @@ export function httpTokenFile(cfg: Pick<Config, 'daemon' | 'journal'>, port: num
 /** Writes the token, mode 0600 from its first byte, in place of the file at once (rename); returns its removal. */
 export function writeTokenFile(file: string, token: string): () => void {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  rmSync(temp, { force: true });
+  // A name no other process picks (two containers may both be pid 1 on one volume); created, never followed (O_EXCL).
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temp, 0o600);
   renameSync(temp, file);
   // Removed at stop only while it still holds this token (a daemon started since on the same port wrote its own).
   return () => {

@@ -37,7 +37,7 @@ export async function takeAccountLease(loaded: LoadedConfig, logger: Logger, clo
       },
     }),
   // A generated token is not written: the standby serves only /health and /ready (the daemon it becomes writes its own).
-  }, daemonToken(process.env, http.tokenEnv).token, { allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins });
+  }, daemonToken(process.env, http.tokenEnv, http.host).token, { allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins });
   const url = await ops.listen(http.port, http.host);
   logger.child({ component: 'daemon' }).info({ opsUrl: url, holder: lease.holder, account: venue.account }, 'taking the account lease before trading');
   try {

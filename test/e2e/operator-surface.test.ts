@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
-// The operator surface of a real `sextant run` (the default config, its own journal and port, no token configured)
-// against what a web page in the trader's browser can send: the start line prints the dashboard's sign-in link once
+// The operator surface of a real `sextant run` (the default config, its own journal and port, no token configured;
+// on a terminal, as `npm start` in a shell is) against what a web page in the trader's browser can send: the start
+// line prints the dashboard's sign-in link once (not when the output is a log: then `sextant dashboard` prints it)
 // and the token is in no log line, no API answer, no metric; the token file beside the journal is mode 0600; a DNS
 // rebinding request (the attack's own curl) and a foreign Host are refused on every route; a POST from a foreign
 // Origin is refused with the token too; a POST without the credential is refused on loopback; in Chromium, the printed
@@ -22,7 +23,6 @@ import { launchChromium, waitFor } from '../fixtures/e2e.js';
 import { rawRequest } from '../fixtures/raw-http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-surface-'));
-const journalPath = join(dir, 'journal.sqlite');
 const cfgFile = join(dir, 'daemon.yaml');
 const env = { PATH: process.env.PATH ?? '' };
 
@@ -31,6 +31,18 @@ let daemon: ChildProcess | undefined;
 let output = '';
 let browser: Browser | undefined;
 let attackSite: http.Server | undefined;
+
+/** config/default.yaml on its own journal (in `folder`) and port, quick polls. */
+function configFile(folder: string, onPort: number): string {
+  const doc = parseDocument(readFileSync('config/default.yaml', 'utf8'));
+  doc.setIn(['journal', 'path'], join(folder, 'journal.sqlite'));
+  doc.setIn(['daemon', 'http', 'port'], onPort);
+  doc.setIn(['daemon', 'polls'], { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 });
+  doc.setIn(['sim', 'tickIntervalMs'], 50);
+  const file = join(folder, 'daemon.yaml');
+  writeFileSync(file, doc.toString());
+  return file;
+}
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -42,20 +54,24 @@ async function freePort(): Promise<number> {
 
 beforeAll(async () => {
   port = await freePort();
-  const doc = parseDocument(readFileSync('config/default.yaml', 'utf8'));
-  doc.setIn(['journal', 'path'], journalPath);
-  doc.setIn(['daemon', 'http', 'port'], port);
-  doc.setIn(['daemon', 'polls'], { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 });
-  doc.setIn(['sim', 'tickIntervalMs'], 50);
-  writeFileSync(cfgFile, doc.toString());
-  daemon = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfgFile], { env });
+  configFile(dir, port);
+  // On a terminal (util-linux's script gives it one), as a trader's `npm start` is.
+  daemon = spawn('script', ['-qfec', `exec ${process.execPath} bin/sextant.js run --config ${cfgFile}`, '/dev/null'], { env });
   daemon.stdout!.on('data', (d) => (output += String(d)));
   daemon.stderr!.on('data', (d) => (output += String(d)));
   browser = await launchChromium(['--host-resolver-rules=MAP attacker.example 127.0.0.1']);
 }, 60_000);
 
 afterAll(async () => {
-  if (daemon && daemon.exitCode === null) daemon.kill('SIGKILL');
+  if (daemon && daemon.exitCode === null) {
+    // script's child first: it would outlive script.
+    try {
+      process.kill(daemonPid(), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    daemon.kill('SIGKILL');
+  }
   await browser?.close();
   await new Promise((r) => (attackSite ? attackSite.close(r) : r(undefined)));
 });
@@ -66,11 +82,38 @@ async function started(): Promise<{ link: string; token: string }> {
   return { link, token: new URL(link).searchParams.get('token')! };
 }
 
+/** The daemon's process: script's child (Linux's /proc names it). */
+const daemonPid = () => Number(readFileSync(`/proc/${daemon!.pid}/task/${daemon!.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
+
 const state = async (token: string) => JSON.parse((await rawRequest(port, 'GET', `${API_PREFIX}/status`, { authorization: `Bearer ${token}` })).body) as { tradingState: string; latches: Array<{ name: string; reason: string }> };
 const routePath = (path: string) => `${API_PREFIX}${path.replace(':clientOid', 'sx_x_1').replace(':id', 'mm-btc')}`;
 const bodyOf = (path: string) => JSON.stringify(path.endsWith('/pause') ? { cancelOrders: false, reason: 'x' } : path.includes('force-exit') ? { symbol: 'BTCUSDT_SPBL', reason: 'x' } : { reason: 'x' });
 
 describe('the operator surface of a running daemon', () => {
+  it('whose output is a log (not a terminal): the start line leaves the link out, `sextant dashboard` prints it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sextant-surface-log-'));
+    const logPort = await freePort();
+    const cfg = configFile(folder, logPort);
+    const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env });
+    let out = '';
+    p.stdout.on('data', (d) => (out += String(d)));
+    p.stderr.on('data', (d) => (out += String(d)));
+    const closed = new Promise<number | null>((r) => p.once('close', r));
+    try {
+      await waitFor('the start line', () => (/Sextant is running\. Dashboard: (\S+)/.exec(out) ? true : undefined), 30_000);
+      expect(out).toContain(`Sextant is running. Dashboard: http://127.0.0.1:${logPort}/ (\`sextant dashboard\` prints the link that signs it in)`);
+      const token = readFileSync(join(folder, `http-${logPort}.token`), 'utf8').trim();
+      expect(out).not.toContain(token);
+      expect(out).not.toContain('login?token=');
+      const link = await runCli(['dashboard', '--config', cfg], env);
+      expect(link).toMatchObject({ code: 0, stdout: `http://127.0.0.1:${logPort}/login?token=${encodeURIComponent(token)}\n` });
+    } finally {
+      p.kill('SIGINT');
+      expect(await closed).toBe(0);
+    }
+  }, 60_000);
+
+
   it('prints the sign-in link once and keeps the token out of every log line; the token file is the owner\'s alone', async () => {
     const { link, token } = await started();
     expect(link).toBe(`http://127.0.0.1:${port}/login?token=${encodeURIComponent(token)}`);
@@ -207,7 +250,7 @@ fetch('http://127.0.0.1:${port}/api/v1/trading/halt', { method: 'POST', mode: 'n
     await started();
     const file = join(dir, `http-${port}.token`);
     expect(existsSync(file)).toBe(true);
-    daemon!.kill('SIGINT');
+    process.kill(daemonPid(), 'SIGINT');
     const code = await new Promise<number | null>((r) => (daemon!.exitCode !== null ? r(daemon!.exitCode) : daemon!.once('close', r)));
     expect(code).toBe(0);
     expect(existsSync(file)).toBe(false);

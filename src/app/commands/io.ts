@@ -5,6 +5,8 @@ import { scrubSecrets } from '../../util/logger.js';
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Output goes to a person's terminal (not a pipe, a file or a log collector). */
+  terminal?: () => boolean;
 }
 
 /** Takes the exit code of the command that ran. */
@@ -17,4 +19,5 @@ const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`)
 export const stdio: Io = {
   out: (text) => process.stdout.write(withNewline(text)),
   err: (text) => process.stderr.write(scrubSecrets(withNewline(text))),
+  terminal: () => process.stdout.isTTY === true,
 };

@@ -45,10 +45,11 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
     const lease = await takeAccountLease(check.loaded, logger, systemClock, signal);
     if (check.loaded.config.daemon.lease && !lease) return 0;
     daemon = await startDaemon(check.loaded, logger, systemClock, lease ? { lease, stop: signal.then((s) => `stopped (${s})`) } : {});
-    // The start line, once, as the command's output and not in the log: the link that opens the dashboard signed in
-    // (stderr, where errors go, scrubs secrets: the token is one).
-    if (daemon.signInUrl) io.out(`Sextant is running. Dashboard (signed in): ${daemon.signInUrl}`);
-    else io.out(`Sextant is running. Dashboard: ${daemon.opsUrl}/ (\`sextant dashboard\` prints its sign-in link)`);
+    // The start line: on a person's terminal, the link that opens the dashboard signed in (once, as the command's
+    // output; stderr, where errors go, scrubs secrets: the token is one). Anywhere else the output is a log (docker,
+    // systemd, a file): the link is left out, `sextant dashboard` prints it.
+    if (daemon.signInUrl && io.terminal?.()) io.out(`Sextant is running. Dashboard (signed in): ${daemon.signInUrl}`);
+    else io.out(`Sextant is running. Dashboard: ${daemon.opsUrl}/ (\`sextant dashboard\` prints the link that signs it in)`);
   } catch (err) {
     // Given up before trading: a stop asked for ends as a stop does; a lease lost meanwhile as a lost lease (3).
     if (err instanceof StartAbandonedError) {

@@ -30,10 +30,12 @@ describe('httpToken', () => {
 
 describe('the daemon\'s token and its file', () => {
   it('a configured token is used as given (16 characters at least); none: 256 random bits, new at every start, scrubbed from logs', () => {
-    expect(daemonToken({ T: 'configured-token-16' }, 'T')).toEqual({ token: 'configured-token-16', generated: false });
-    expect(() => daemonToken({ T: 'short-token' }, 'T')).toThrow(/^T is too short: 16 characters at least/);
-    const a = daemonToken({}, 'T');
-    const b = daemonToken({}, 'T');
+    expect(daemonToken({ T: 'configured-token-16' }, 'T', '0.0.0.0')).toEqual({ token: 'configured-token-16', generated: false });
+    expect(() => daemonToken({ T: 'short-token' }, 'T', '127.0.0.1')).toThrow(/^T is too short: 16 characters at least/);
+    // Bound beyond loopback, one must be configured.
+    for (const host of ['0.0.0.0', '::', '10.0.0.5']) expect(() => daemonToken({}, 'T', host)).toThrow(`binding ${host} needs a token in T (or T_FILE)`);
+    const a = daemonToken({}, 'T', '127.0.0.1');
+    const b = daemonToken({}, 'T', 'localhost');
     expect(a.generated).toBe(true);
     expect(a.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(b.token).not.toBe(a.token);
@@ -49,7 +51,7 @@ describe('the daemon\'s token and its file', () => {
     expect(httpTokenFile(cfg({ daemon: { http: { tokenFile: join(dir, 'mine.token') } } }), 1)).toBe(join(dir, 'mine.token'));
 
     const file = httpTokenFile(beside, beside.daemon.http.port);
-    const token = daemonToken({}, 'SEXTANT_HTTP_TOKEN').token;
+    const token = daemonToken({}, 'SEXTANT_HTTP_TOKEN', '127.0.0.1').token;
     const remove = writeTokenFile(file, token);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).toBe(`${token}\n`);
@@ -57,7 +59,7 @@ describe('the daemon\'s token and its file', () => {
     expect(clientToken({}, beside)).toBe(token);
     expect(clientToken({ SEXTANT_HTTP_TOKEN: 'from-the-environment-1' }, beside)).toBe('from-the-environment-1');
     // A daemon started since on the same port wrote its own: the earlier one's stop leaves it.
-    const next = daemonToken({}, 'SEXTANT_HTTP_TOKEN').token;
+    const next = daemonToken({}, 'SEXTANT_HTTP_TOKEN', '127.0.0.1').token;
     const removeNext = writeTokenFile(file, next);
     remove();
     expect(readFileSync(file, 'utf8').trim()).toBe(next);
