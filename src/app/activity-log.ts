@@ -1,7 +1,7 @@
 // The daemon's order activity as log lines: intents, execution events, trading-state changes, and repeated denials
 // folded into counts. Folding: a denial is logged in full, and those after it with the same strategy, surface,
-// symbol and reason are counted instead, until its run ends. A run of a standing reason (halted, reducing, fenced:
-// the state, not the order, is refused) ends when the trading state changes; any other run ends 60 s after its
+// symbol and reason are counted instead, until its run ends. A run of a standing reason (halted, reducing: the
+// state, not the order, is refused) ends when the trading state changes; any other run ends 60 s after its
 // logged denial, or when an order of that strategy and symbol is accepted. While a standing run is open, the place
 // intents of its strategy and symbol are counted too. A summary line (event `denials`: how many denied since the
 // previous summary, by reason and by strategy, how many of them not logged one by one) follows when a run ends with
@@ -16,8 +16,11 @@ import type { Logger } from '../util/logger.js';
 /** How long a run of a reason that is about the order folds its repeats, and how often counts are summed up. */
 const DENIAL_FOLD_MS = 60_000;
 
-/** Reasons that refuse whatever the strategy asks, until the trading state (or the fence) changes. */
-const STANDING_REASONS: ReadonlySet<string> = new Set(['halted', 'reducing', 'fenced']);
+/**
+ * Reasons that refuse whatever the strategy asks, until the trading state changes. Not `fenced`: the fence lifts
+ * without a trading-state change (an order's outcome settled), so its run is an order's: 60 s, or an accepted order.
+ */
+const STANDING_REASONS: ReadonlySet<string> = new Set(['halted', 'reducing']);
 
 /** How many orders an intent names (a strategy is JavaScript: a list may be missing); undefined for cancel-all and protect. */
 function orderCount(intent: Intent): number | undefined {

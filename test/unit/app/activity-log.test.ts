@@ -151,5 +151,26 @@ describe('activity log', () => {
       expect(lines[4]).toMatchObject({ sinceMs: 0, denied: 6, folded: 2, byReason: { 'max-notional-order': 5, 'price-band': 1 } });
       expect(lines[0]).toMatchObject({ repeats: 'counted for 60 s' });
     });
+
+    it('a fence is an order\'s run: it lifts without a change of trading state, and the orders accepted after it are logged, their intents too', () => {
+      const clock = new ManualClock(0);
+      const accepted = (atMs: number): ExecutionEvent => ({ type: 'accepted', strategyId: 'grid', surface: 'futures', symbol: 'cmt_ethusdt', clientOid: `sx_grid_${atMs}`, orderId: String(atMs), trigger: false, atMs });
+      const lines = logged((a) => {
+        a.intent(place);
+        a.event(denied(0, { reason: 'fenced', detail: 'an order with an unknown outcome' }));
+        a.intent(place);
+        a.event(denied(1000, { reason: 'fenced', detail: 'an order with an unknown outcome' }));
+        // The fence lifts (an order settled): no trading-state event.
+        for (const atMs of [30_000, 3_600_000]) {
+          clock.set(atMs);
+          a.intent(place);
+          a.event(accepted(atMs));
+        }
+      }, clock);
+      expect(lines.map((l) => [l.event, l.reason ?? l.cause ?? null])).toEqual([
+        ['intent', null], ['denied', 'fenced'], ['intent', null], ['intent', null], ['denials', 'accepted'], ['accepted', null], ['intent', null], ['accepted', null],
+      ]);
+      expect(lines[1]).toMatchObject({ repeats: 'counted for 60 s' });
+    });
   });
 });
