@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
 import { systemClock } from '../../util/clock.js';
-import { clientToken, reachableUrl } from '../http.js';
+import { clientToken, httpToken, reachableUrl } from '../http.js';
 import { DEFAULT_CONFIG, type Io } from './io.js';
 
 export interface DaemonOptions {
@@ -38,7 +38,10 @@ export class DaemonClient {
     if (given && opts.token) return new DaemonClient(given.replace(/\/+$/, ''), opts.token);
     const cfg = loadConfig(opts.config, env).config;
     const http = cfg.daemon.http;
-    return new DaemonClient((given ?? reachableUrl(http.host, http.port)).replace(/\/+$/, ''), opts.token ?? clientToken(env, cfg));
+    const own = reachableUrl(http.host, http.port);
+    const url = (given ?? own).replace(/\/+$/, '');
+    // The token file the config's daemon wrote goes to that daemon only, never to another --url.
+    return new DaemonClient(url, opts.token ?? (url === own ? clientToken(env, cfg) : httpToken(env, http.tokenEnv)));
   }
 
   /** The token the requests carry; undefined: none found. */

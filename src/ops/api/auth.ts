@@ -11,6 +11,7 @@
 // never the token.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { parseHost, servedNames } from '../../util/http-server.js';
+import { registerSecret } from '../../util/secrets.js';
 
 /** Loopback addresses: only this machine reaches them. */
 export function isLoopback(host: string): boolean {
@@ -94,6 +95,8 @@ export class AccessPolicy {
     this.tokenDigest = digest(opts.token);
     this.sessionValue = createHmac('sha256', opts.token).update('sextant dashboard session').digest('base64url');
     this.sessionDigest = digest(this.sessionValue);
+    // A credential too: scrubbed from every log line and error text, as the token is.
+    registerSecret(this.sessionValue);
     this.commands = opts.commands;
     this.allowedOrigins = new Set((opts.allowedOrigins ?? []).map((o) => normalOrigin(o) ?? o));
     this.extraHosts = (opts.allowedHosts ?? []).map((entry) => {

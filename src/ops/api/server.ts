@@ -2,8 +2,8 @@
 // (Prometheus text) and the control API under /api/v1 (reads, the event stream, journaled commands, the OpenAPI
 // document), the dashboard's pages when enabled, and /login (the dashboard's sign-in link: the token given once,
 // kept in an HttpOnly SameSite=Strict cookie). Every request passes auth.ts's checks before any route runs: its
-// Host, the origin of a state change, the credential; a refusal is logged (one line per kind of refusal and
-// caller a minute, with the count of those not logged). Requests are checked with the route table's zod schemas,
+// Host, the origin of a state change, the credential; a refusal is logged (one line per status, method and address
+// a minute, 20 lines a minute at most, with the count of those not logged). Requests are checked with the route table's zod schemas,
 // and a bad field answers 400 naming it. A failing source answers 500 without detail.
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -70,12 +70,14 @@ export interface Refusal {
   path: string;
   host: string | undefined;
   origin: string | undefined;
-  /** Refusals of the same kind and caller not logged since the last line. */
+  /** Refusals not logged since the last line of the same kind and caller (and any the minute's cap held back). */
   suppressed: number;
 }
 
 /** The same refusal is logged at most this often. */
 const REFUSAL_LOG_GAP_MS = 60_000;
+/** Refusal lines a minute at most, whatever their kinds and callers. */
+const REFUSAL_LINES_PER_MINUTE = 20;
 
 const VIA = new Set<Actor['via']>(['cli', 'dashboard']);
 
@@ -86,6 +88,9 @@ export class ControlServer {
   private readonly clock: Clock;
   /** Per kind of refusal and caller: when it was last logged, and how many were not since. */
   private readonly refusals = new Map<string, { atMs: number; suppressed: number }>();
+  /** Refusal lines written this minute; refusals not logged by the minute's cap, told with the next line. */
+  private refusalMinute = { startMs: -Infinity, lines: 0 };
+  private unlogged = 0;
   url = '';
 
   constructor(private readonly opts: ControlServerOptions) {
@@ -189,21 +194,28 @@ export class ControlServer {
     });
   }
 
-  /** One log line for a refusal, unless the same kind from the same caller was logged within the last minute. */
+  /**
+   * One log line for a refusal, unless one of the same status and method from the same address was logged within the
+   * last minute (the Host, Origin and Referer are the caller's to vary: they are logged, not keyed on), and at most
+   * REFUSAL_LINES_PER_MINUTE lines a minute in all; the next line says how many were not logged.
+   */
   private refused(req: FastifyRequest, path: string, access: Extract<Access, { ok: false }>): void {
     if (!this.opts.onRefused) return;
-    const host = req.headers.host;
-    const origin = req.headers.origin ?? req.headers.referer;
-    const key = `${access.status} ${req.method} ${host ?? ''} ${origin ?? ''}`;
+    const key = `${access.status} ${req.method} ${req.socket.remoteAddress ?? ''}`;
     const now = this.clock.now();
+    if (now - this.refusalMinute.startMs >= REFUSAL_LOG_GAP_MS) this.refusalMinute = { startMs: now, lines: 0 };
     const seen = this.refusals.get(key);
-    if (seen && now - seen.atMs < REFUSAL_LOG_GAP_MS) {
-      seen.suppressed++;
+    if ((seen && now - seen.atMs < REFUSAL_LOG_GAP_MS) || this.refusalMinute.lines >= REFUSAL_LINES_PER_MINUTE) {
+      if (seen) seen.suppressed++;
+      else this.unlogged++;
       return;
     }
     if (this.refusals.size > 1000) this.refusals.clear();
     this.refusals.set(key, { atMs: now, suppressed: 0 });
-    this.opts.onRefused({ status: access.status, error: access.error, method: req.method, path, host, origin, suppressed: seen?.suppressed ?? 0 });
+    this.refusalMinute.lines++;
+    const suppressed = (seen?.suppressed ?? 0) + this.unlogged;
+    this.unlogged = 0;
+    this.opts.onRefused({ status: access.status, error: access.error, method: req.method, path, host: req.headers.host, origin: req.headers.origin ?? req.headers.referer, suppressed });
   }
 
   async listen(port: number, host: string): Promise<string> {

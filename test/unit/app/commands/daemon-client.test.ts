@@ -1,6 +1,7 @@
 // Where the daemon commands look for the daemon: --url, else the config's daemon.http (an unspecified address
-// reached on loopback); the token from --token, else the config's token variable.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// reached on loopback); the token from --token, else the config's token variable, else (for the config's own daemon
+// only) the token file that daemon wrote.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
@@ -18,6 +19,23 @@ describe('DaemonClient.from', () => {
     expect(DaemonClient.from({ config: cfg, url: 'http://10.0.0.5:9000/' }, {}).baseUrl).toBe('http://10.0.0.5:9000');
     // With both --url and --token, no config is read at all.
     expect(DaemonClient.from({ config: join(dir, 'missing.yaml'), url: 'http://127.0.0.1:1', token: 't' }, {}).baseUrl).toBe('http://127.0.0.1:1');
+  });
+});
+
+describe('the token a command sends', () => {
+  it('--token, else the variable, else the token file beside the journal: that file only to the config\'s own daemon', () => {
+    const cfg = join(dir, 'd.yaml');
+    writeFileSync(cfg, `journal: { path: ${join(dir, 'j', 'journal.sqlite')} }\ndaemon: { http: { port: 9557 } }\n`);
+    mkdirSync(join(dir, 'j'), { recursive: true });
+    expect(DaemonClient.from({ config: cfg }, {}).credential).toBeUndefined();
+    writeFileSync(join(dir, 'j', 'http-9557.token'), 'from-the-file-0123456789\n', { mode: 0o600 });
+    expect(DaemonClient.from({ config: cfg }, {}).credential).toBe('from-the-file-0123456789');
+    expect(DaemonClient.from({ config: cfg, url: 'http://127.0.0.1:9557/' }, {}).credential).toBe('from-the-file-0123456789');
+    expect(DaemonClient.from({ config: cfg }, { SEXTANT_HTTP_TOKEN: 'from-the-env-0123456789' }).credential).toBe('from-the-env-0123456789');
+    expect(DaemonClient.from({ config: cfg, token: 'given-0123456789abcdef' }, {}).credential).toBe('given-0123456789abcdef');
+    // Another daemon (a typo, a remote one) never gets this one's token file.
+    expect(DaemonClient.from({ config: cfg, url: 'http://10.0.0.5:9557' }, {}).credential).toBeUndefined();
+    expect(DaemonClient.from({ config: cfg, url: 'http://127.0.0.1:9558' }, {}).credential).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 // What a web page in the trader's browser can do to the daemon's HTTP server, over real HTTP: a foreign Host (a DNS
 // rebinding page's name) is refused on every path; a state change from a foreign Origin or Referer is refused, token
 // or not; a state change needs a credential on loopback too; the sign-in link sets an HttpOnly SameSite=Strict
-// cookie that never holds the token; refusals are logged once a minute per kind and caller.
+// cookie that never holds the token; refusals are logged once a minute per status, method and caller's address.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ControlServer, type Refusal } from '../../../../src/ops/api/server.js';
 import { API_PREFIX, ROUTES } from '../../../../src/ops/api/routes.js';
@@ -168,7 +168,7 @@ describe('the credential', () => {
 });
 
 describe('refusals in the log', () => {
-  it('one line per kind and caller a minute, with the count of those in between', async () => {
+  it('one line a minute per status, method and caller\'s address, with the count of those in between', async () => {
     const { port, refusals, clock } = await start();
     for (let i = 0; i < 5; i++) await raw(port, 'POST', `${API_PREFIX}/trading/halt`, { origin: 'http://attacker.example' }, BODY);
     expect(refusals).toHaveLength(1);
@@ -180,5 +180,12 @@ describe('refusals in the log', () => {
     await raw(port, 'POST', `${API_PREFIX}/trading/halt`, { origin: 'http://attacker.example' }, BODY);
     expect(refusals).toHaveLength(3);
     expect(refusals[2]).toMatchObject({ status: 403, suppressed: 4 });
+    // A page varying what it sends (its Referer, its rebinding name) is still one caller.
+    clock.advance(60_000);
+    for (let i = 0; i < 30; i++) {
+      await raw(port, 'POST', `${API_PREFIX}/trading/halt`, { referer: `http://attacker.example/${i}` }, BODY);
+      await raw(port, 'GET', '/health', { host: `a${i}.attacker.example:${port}` });
+    }
+    expect(refusals.slice(3).map((r) => [r.status, r.method])).toEqual([[403, 'POST'], [421, 'GET']]);
   });
 });
