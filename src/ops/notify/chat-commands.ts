@@ -100,12 +100,16 @@ interface Pending {
   act: () => Promise<CommandResult>;
 }
 
+/** The commands that steer trading (and their confirmations): a rate of their own, so a flood of reads never holds up a halt. */
+const STEERING: ReadonlySet<string> = new Set(['pause', 'resume', 'forceexit', 'halt', 'flatten', 'confirm']);
+
 export class ChatCommands {
   private readonly pending = new Map<string, Pending>();
-  private readonly rate: ChatRate;
+  private readonly rates: Record<'reads' | 'steering', ChatRate>;
 
   constructor(private readonly control: Control, private readonly clock: Clock, opts: ChatCommandOptions = {}) {
-    this.rate = new ChatRate(opts.rate ?? { max: MAX_CHAT_COMMANDS, windowMs: COMMAND_WINDOW_MS }, clock);
+    const limits = opts.rate ?? { max: MAX_CHAT_COMMANDS, windowMs: COMMAND_WINDOW_MS };
+    this.rates = { reads: new ChatRate(limits, clock), steering: new ChatRate(limits, clock) };
   }
 
   private actor(chatId: string): Actor {
@@ -116,14 +120,16 @@ export class ChatCommands {
    * Counts a command against the chat's rate: undefined when it is taken; otherwise the notice to send (the first
    * one ignored of a flood) or null (ignored silently).
    */
-  private throttled(chatId: string): ChatReply | null | undefined {
-    const r = this.rate.take(chatId);
+  private throttled(chatId: string, kind: 'reads' | 'steering'): ChatReply | null | undefined {
+    const rate = this.rates[kind];
+    const r = rate.take(chatId);
     switch (r.verdict) {
       case 'take':
         return undefined;
       case 'tell': {
-        const { max, windowMs } = this.rate.limits;
-        return { text: `too many commands (more than ${max} in ${windowMs / 1000} s): ignoring them for ${Math.max(1, Math.ceil(r.waitMs / 1000))} s` };
+        const { max, windowMs } = rate.limits;
+        const what = kind === 'reads' ? 'commands' : 'trading commands (/pause /resume /forceexit /halt /flatten /confirm)';
+        return { text: `too many ${what} (more than ${max} in ${windowMs / 1000} s): ignoring them for ${Math.max(1, Math.ceil(r.waitMs / 1000))} s` };
       }
       case 'ignore':
         return null;
@@ -136,9 +142,9 @@ export class ChatCommands {
   async handle(chatId: string, text: string): Promise<ChatReply | null> {
     const parsed = parseCommand(text);
     if (!parsed) return null;
-    const limited = this.throttled(chatId);
-    if (limited !== undefined) return limited;
     const { command, args } = parsed;
+    const limited = this.throttled(chatId, STEERING.has(command) ? 'steering' : 'reads');
+    if (limited !== undefined) return limited;
     try {
       switch (command) {
         case 'start':
@@ -190,7 +196,7 @@ export class ChatCommands {
 
   /** A confirmation button pressed (its code, from CONFIRM_BUTTON): counted like a command, then as /confirm CODE. */
   async pressed(chatId: string, code: string): Promise<ChatReply | null> {
-    const limited = this.throttled(chatId);
+    const limited = this.throttled(chatId, 'steering');
     if (limited !== undefined) return limited;
     return this.confirm(chatId, code);
   }

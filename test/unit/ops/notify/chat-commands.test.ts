@@ -124,29 +124,37 @@ describe('/forceexit', () => {
 });
 
 describe('a flood of commands', () => {
-  it('is told once, ignored (nothing reaches the Control), and takes commands again once the window has room', async () => {
-    // 10 commands, one every 2 s: the window (60 s) is full from t0 + 18 s until the first leaves it at t0 + 60 s.
+  it('reads and trading commands have a window each: a flood of either is told once and ignored, and a flood of reads never holds up a halt', async () => {
+    // 10 reads, one every 2 s: their window (60 s) is full from t0 + 18 s until the first leaves it at t0 + 60 s.
     for (let i = 0; i < 10; i++) {
       expect((await chat.handle('1001', '/status'))!.text).toContain('Trading: active');
       clock.advance(2000);
     }
     clock.advance(2000); // t0 + 22 s
-    expect((await chat.handle('1001', '/resume mm'))!.text).toBe('too many commands (more than 10 in 60 s): ignoring them for 38 s');
-    for (let i = 0; i < 5; i++) expect(await chat.handle('1001', '/resume mm')).toBeNull();
-    expect(await chat.pressed('1001', '123456')).toBeNull();
-    expect(control.commands).toEqual([]);
-    // Another chat has its own window.
-    expect((await chat.handle('1002', '/resume mm'))!.text).toBe('mm resumed');
+    expect((await chat.handle('1001', '/status'))!.text).toBe('too many commands (more than 10 in 60 s): ignoring them for 38 s');
+    for (let i = 0; i < 5; i++) expect(await chat.handle('1001', '/balance')).toBeNull();
+    // A trading command is not held up by the reads.
+    expect((await chat.handle('1001', '/resume mm'))!.text).toBe('mm resumed');
+    // Another chat has its own windows.
+    expect((await chat.handle('1002', '/status'))!.text).toContain('Trading: active');
     // Not a command: not counted, not answered.
     expect(await chat.handle('1001', 'hello')).toBeNull();
 
     clock.advance(37_999); // t0 + 59.999 s: still full
     expect(await chat.handle('1001', '/status')).toBeNull();
-    clock.advance(1); // t0 + 60 s: the first command has left the window
-    expect((await chat.handle('1001', '/resume mm'))!.text).toBe('mm resumed');
+    clock.advance(1); // t0 + 60 s: the first read has left the window
+    expect((await chat.handle('1001', '/status'))!.text).toContain('Trading: active');
     // The window is full again: a new flood, told again (once).
     expect((await chat.handle('1001', '/status'))!.text).toBe('too many commands (more than 10 in 60 s): ignoring them for 2 s');
     expect(await chat.handle('1001', '/status')).toBeNull();
+
+    // Trading commands: 9 more fill their window (the resume at t0 + 22 s was the first); then told once, ignored.
+    for (let i = 0; i < 9; i++) expect((await chat.handle('1001', '/resume mm'))!.text).toBe('mm resumed');
+    expect((await chat.handle('1001', '/halt'))!.text).toBe('too many trading commands (/pause /resume /forceexit /halt /flatten /confirm) (more than 10 in 60 s): ignoring them for 22 s');
+    expect(await chat.handle('1001', '/halt')).toBeNull();
+    expect(await chat.pressed('1001', '123456')).toBeNull();
+    expect(control.commands.filter((c) => c.command !== 'resume')).toEqual([]);
+    expect(control.commands).toHaveLength(10);
   });
 
   it('is counted in a sliding window of the limits given', () => {
