@@ -105,30 +105,43 @@ export class ForceExits {
     if (mine.length) await this.core.tracker.settle(mine);
   }
 
-  /** What the strategy's fills hold of a symbol (bought less sold; a short grows with sells): per futures position side, or the spot net. */
-  private ownHolding(id: string, instrument: Instrument): Map<PositionSide | 'spot', Decimal> {
+  /**
+   * What each strategy's fills hold of a symbol (bought less sold; a short grows with sells): per futures position
+   * side, or the spot net; by strategy id (those no longer configured too).
+   */
+  private holdings(instrument: Instrument): Map<string, Map<PositionSide | 'spot', Decimal>> {
     const { journal } = this.core;
     const futures = instrument.surface === 'futures';
-    const held = new Map<PositionSide | 'spot', Decimal>();
-    for (const f of journal.fills({ strategyId: id })) {
-      if (f.symbol !== instrument.symbol || !f.side) continue;
+    const all = new Map<string, Map<PositionSide | 'spot', Decimal>>();
+    for (const f of journal.fills()) {
+      if (f.symbol !== instrument.symbol || !f.side || !f.strategyId) continue;
       const row = journal.order(f.clientOid);
       const key: PositionSide | 'spot' = futures ? ((row?.positionSide as PositionSide | null) ?? (f.side === 'buy' ? 'long' : 'short')) : 'spot';
       const grows = key === 'short' ? f.side === 'sell' : f.side === 'buy';
       const size = Decimal.from(f.size);
+      const held = all.get(f.strategyId) ?? new Map<PositionSide | 'spot', Decimal>();
       held.set(key, (held.get(key) ?? Decimal.ZERO).add(grows ? size : size.neg()));
+      all.set(f.strategyId, held);
     }
-    return held;
+    return all;
+  }
+
+  /** What one strategy's fills hold of a symbol (see holdings). */
+  private ownHolding(id: string, instrument: Instrument): Map<PositionSide | 'spot', Decimal> {
+    return this.holdings(instrument).get(id) ?? new Map();
   }
 
   /**
    * What closes the strategy's holding of a symbol: per futures position side, what its fills hold there, capped by
-   * the account's position on that side as read now, a reduce-only market order; on spot, what its fills bought less
-   * sold, capped by the base asset available now, a market sell. Sizes rounded down to the step; below the minimum
-   * size, nothing. Several strategies on one symbol share the account's holding: each closes its own part only.
+   * what the account holds on that side as read now less what the other strategies' fills hold there, a reduce-only
+   * market order; on spot the same with the base asset available, a market sell. A holding closed outside a
+   * strategy's own orders (a flatten through the venue's close-all, a liquidation, a hand on the venue) leaves its
+   * fills saying more than is there: the other strategies' parts are never taken for it. Sizes rounded down to the
+   * step; below the minimum size, nothing.
    */
   private async closePlan(id: string, instrument: Instrument): Promise<ClosePlan> {
-    const held = this.ownHolding(id, instrument);
+    const all = this.holdings(instrument);
+    const held = all.get(id) ?? new Map<PositionSide | 'spot', Decimal>();
     const plan: ClosePlan = { orders: [], found: [] };
     const keys: Array<PositionSide | 'spot'> = instrument.surface === 'futures' ? ['long', 'short'] : ['spot'];
     const own = keys.map((key) => ({ key, size: held.get(key) ?? Decimal.ZERO })).filter((x) => x.size.gt(Decimal.ZERO));
@@ -139,8 +152,15 @@ export class ForceExits {
     const account = instrument.surface === 'futures' ? await this.positionSizes(instrument.symbol) : await this.availableBase(instrument);
     for (const { key, size } of own) {
       const there = account.get(key) ?? Decimal.ZERO;
-      const capped = (size.lt(there) ? size : there).roundToStep(instrument.stepSize, 'down');
-      const what = key === 'spot' ? `${id} bought ${size.toString()} ${instrument.base} more than it sold, ${there.toString()} available` : `${id} holds ${key} ${size.toString()}, the account ${there.toString()}`;
+      let others = Decimal.ZERO;
+      for (const [other, holding] of all) {
+        const part = holding.get(key);
+        if (other !== id && part?.gt(Decimal.ZERO)) others = others.add(part);
+      }
+      const free = there.sub(others).gt(Decimal.ZERO) ? there.sub(others) : Decimal.ZERO;
+      const capped = (size.lt(free) ? size : free).roundToStep(instrument.stepSize, 'down');
+      const accountHolds = key === 'spot' ? `${there.toString()} available` : `the account ${there.toString()}`;
+      const what = `${key === 'spot' ? `${id} bought ${size.toString()} ${instrument.base} more than it sold` : `${id} holds ${key} ${size.toString()}`}, ${accountHolds}${others.isZero() ? '' : `, other strategies' fills ${others.toString()}`}`;
       if (capped.isZero() || capped.lt(instrument.minSize)) {
         plan.found.push(`${what}: nothing to close${capped.isZero() ? '' : ` (${capped.toString()} is below the minimum size ${instrument.minSize.toString()})`}`);
         continue;

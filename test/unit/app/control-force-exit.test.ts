@@ -148,6 +148,26 @@ describe('force exit, over the real core', () => {
     core.stopIntake();
   });
 
+  it('never takes another strategy\'s part: fills that say more than the account holds (closed outside its orders) close only what is left over, here nothing', async () => {
+    const { venue, core, service, tick } = await setup();
+    await tick();
+    await core.reconcile();
+    expect(longSize(venue).toString()).toBe('0.01');
+    // Another strategy (since taken out of the config) bought a long of 0.01 on the symbol: the account's 0.01 is
+    // its part, however fut's fills read (fut's long was closed outside its own orders: a close-all, a hand).
+    core.journal.insertOrders([journalRow('sx_gone_1', {
+      strategyId: 'gone', surface: 'futures', symbol: FUT, side: 'buy', kind: 'market', timeInForce: 'ioc', price: null, size: '0.01', positionSide: 'long', orderId: '990001', state: 'filled', filledSize: '0.01',
+    })]);
+    expect(core.journal.recordFill({ clientOid: 'sx_gone_1', orderId: '990001', fillId: 'gone-fill-1', price: '90000', size: '0.01', fee: '0', atMs: venue.clock.now() })).toBe(true);
+    const result = await service.forceExit('fut', FUT, ACTOR);
+    // Refused before anything changes: it keeps running, its orders there stay.
+    expect(result).toEqual({ ok: false, status: 409, error: 'nothing to close: fut holds long 0.01, the account 0.01, other strategies\' fills 0.01: nothing to close' });
+    expect(service.strategies().find((s) => s.id === 'fut')!.state).toBe('running');
+    expect(longSize(venue).toString()).toBe('0.01');
+    expect(ordersOf(core, 'fut').filter((r) => r.reduceOnly && !r.isTrigger)).toEqual([]);
+    core.stopIntake();
+  });
+
   it('answers 404 for an unknown strategy or a symbol it does not trade, 409 with nothing to close, and changes nothing then', async () => {
     const { core, service, tick } = await setup();
     await tick();
