@@ -198,8 +198,16 @@ function addEvent(e) {
   for (const gone of pushBounded(eventItems, { li: li, entry: entry }, EVENTS_MAX)) gone.li.remove();
 }
 
+const TRADING_STATES = ['active', 'reducing', 'halted'];
+
 function onEvent(e) {
   addEvent(e);
+  // A change of trading state shows at once; the latches and the rest come with the refresh that follows.
+  if (e.kind === 'state' && e.data && TRADING_STATES.includes(e.data.state)) {
+    const el = document.getElementById('trading-state');
+    el.dataset.state = e.data.state;
+    el.textContent = e.data.state;
+  }
   if (e.kind === 'equity') onEquity(e);
   else refreshSoon();
 }
@@ -222,7 +230,11 @@ function handleMessage(data) {
 function connect() {
   const source = new EventSource(API + '/stream');
   stream = source;
-  source.onopen = () => setStream('live', 'live');
+  // Read again once subscribed: a change between the page's first read and the subscription is not missed.
+  source.onopen = () => {
+    setStream('live', 'live');
+    refreshSoon();
+  };
   source.onerror = () => {
     setStream('connecting', 'reconnecting');
     // A refused stream (not a dropped connection) is not retried by the browser: once more shortly.
@@ -354,12 +366,11 @@ document.addEventListener('click', (ev) => {
 
 // ---- start --------------------------------------------------------------------------------------------------
 
-// The first read first: it offers the sign-in if the page has none, before the stream and the log need it.
-void refresh().then(() => {
-  connect();
-  void loadEvents();
-  setInterval(() => void refresh(), REFRESH_MS);
-});
+// The event stream and the log at once, beside the first read (the session cookie goes with each): a change that
+// happens while the page loads is not left to the next periodic refresh.
+connect();
+void loadEvents();
+void refresh().then(() => setInterval(() => void refresh(), REFRESH_MS));
 `;
 
 /** The page's script, served at `/dashboard/app.js`: helpers, views and the page's wiring in one strict scope. */
