@@ -255,14 +255,20 @@ export class HookWatchdog {
     this.close();
   }
 
-  /** A SIGINT that no claim sent: the moved listeners are called (a `once` one leaves); with none, the default action. */
+  /**
+   * A SIGINT that no claim sent: the moved listeners are called (a `once` one leaves), and those still on the process
+   * (added before the keeper's run was open and not moved yet: no hook has run since) too; with none, the default
+   * action.
+   */
   private userSigint(): void {
     const listeners = [...this.sigintListeners];
     for (const l of listeners) {
       if ((l as { listener?: unknown }).listener !== undefined) this.sigintListeners.splice(this.sigintListeners.indexOf(l), 1);
     }
-    if (listeners.length > 0) {
+    const onProcess = process.listenerCount('SIGINT') > 0;
+    if (listeners.length > 0 || onProcess) {
       for (const l of listeners) l.call(process, 'SIGINT');
+      if (onProcess) process.emit('SIGINT', 'SIGINT');
       return;
     }
     this.close();

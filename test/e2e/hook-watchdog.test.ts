@@ -17,6 +17,7 @@ describe('hook watchdog', () => {
     const steps = new Map(out.trim().split('\n').filter(Boolean).map((l) => { const s = JSON.parse(l) as Step; return [s.step, s]; }));
     expect(err).toBe('');
     // node:vm's watchdog runs a thread during the call; the keeper's run costs none.
+    expect(steps.get('sigint-before-any-hook')).toEqual({ step: 'sigint-before-any-hook', heard: 1, onProcess: 0 });
     expect(steps.get('kept')).toEqual({ step: 'kept', keeping: true, extra: 0, vmExtra: 1 });
     // Stopped at its budget: never before, and well before a hang.
     for (const s of ['loop', 'loop-after-adopting']) {
