@@ -1,6 +1,7 @@
 // The integer arithmetic under Decimal: powers of ten, rounding division and plain-notation text, in BigInt and in
 // plain numbers (exact for safe integers; the callers check the range and fall back to BigInt beyond it).
-import type { RoundingMode } from './decimal.js';
+/** How a division or a step rounds its last digit (Decimal's, here where the rounding is done). */
+export type RoundingMode = 'down' | 'up' | 'half-up';
 
 const POW10: bigint[] = [];
 export function pow10(n: number): bigint {

@@ -1,9 +1,9 @@
 // Exact decimal numbers for prices, sizes, fees and balances: a BigInt mantissa and a base-10 scale, never a float.
 // Mantissas within the safe-integer range are normalised and parsed in plain numbers (exact there), which spares the
 // BigInt allocations of the common case; the value and its text are the same either way.
-import { POW10_NUM, format, formatDigits, pow10, roundDiv, roundDivSafe, scaleUp } from './decimal-integers.js';
+import { POW10_NUM, format, formatDigits, pow10, roundDiv, roundDivSafe, scaleUp, type RoundingMode } from './decimal-integers.js';
 
-export type RoundingMode = 'down' | 'up' | 'half-up';
+export type { RoundingMode };
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d*))?$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

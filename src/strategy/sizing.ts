@@ -2,8 +2,7 @@
 // instrument's step, exactly (Decimal throughout; ratios given as floats are read as written).
 import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
-import type { Balance, Instrument, Position, Surface } from '../domain/market.js';
-import type { MarketUpdate } from './api.js';
+import type { Balance, Instrument, Position, Surface, Ticker } from '../domain/market.js';
 import { decimalFromFloat } from './numbers.js';
 
 type Sized = Pick<Instrument, 'symbol' | 'stepSize' | 'minSize' | 'maxSize'>;
@@ -50,13 +49,20 @@ export function sizeFromRisk(risk: Decimal, entry: Decimal, stop: Decimal, inst:
   return stepsWorth(risk, distance, inst);
 }
 
+/** What equityOf reads of a market update (api.ts's MarketUpdate is one). */
+export interface PricedAccount {
+  tickers: ReadonlyMap<string, Ticker>;
+  positions: readonly Position[];
+  balances: readonly Balance[];
+}
+
 /**
  * The account's equity in USDT as the update shows it (domain/equity.ts): USDT balances, other assets at their
  * USDT pair's last price when the update has its ticker, futures collateral plus the unrealised PnL of the update's
  * positions (the instance's symbols) at their last prices. One surface's, or both; null while a position's price is
  * unknown.
  */
-export function equityOf(update: MarketUpdate, instruments: ReadonlyMap<string, Instrument>, surface?: Surface): Decimal | null {
+export function equityOf(update: PricedAccount, instruments: ReadonlyMap<string, Instrument>, surface?: Surface): Decimal | null {
   const priceOf = (symbol: string) => update.tickers.get(symbol)?.last;
   const e = equity(update.balances as Balance[], update.positions as Position[], priceOf, instruments as Map<string, Instrument>);
   if (!e) return null;
