@@ -7,7 +7,8 @@
 // Origin is refused with the token too; a POST without the credential is refused on loopback; in Chromium, the printed
 // link opens the dashboard signed in and its commands work, while a rebinding page and a page on another local port
 // (the session cookie present) change nothing; the CLI's commands reach the daemon through the token file, and
-// `sextant risk kill` through the journal; a stop removes the token file.
+// `sextant risk kill` through the journal; halted, its denials are counted, not logged one by one; a stop removes
+// the token file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -235,8 +236,21 @@ fetch('http://127.0.0.1:${port}/api/v1/trading/halt', { method: 'POST', mode: 'n
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/trading\s+halted/);
     expect(status.stdout + status.stderr).not.toContain(token);
+    // Halted, the strategies' intents are denied: the first of each strategy and symbol is logged, the rest counted.
+    const haltedFrom = output.length;
+    const deniedHalted = async () => {
+      const text = (await rawRequest(port, 'GET', '/metrics', { authorization: `Bearer ${token}` })).body;
+      return Number(/sextant_risk_denials_total\{reason="halted"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await deniedHalted();
+    await waitFor('ten denials while halted', async () => ((await deniedHalted()) >= before + 10 ? true : undefined), 30_000);
     expect((await cli('reset', '--reason', 'all clear')).code).toBe(0);
     expect((await state(token)).tradingState).toBe('active');
+    const summary = await waitFor('the denials summary', () => output.slice(haltedFrom).split('\n').find((l) => l.includes('"event":"denials"')), 10_000);
+    const logLines = output.slice(haltedFrom).split('\n');
+    expect(logLines.filter((l) => l.includes('"msg":"order denied"') && l.includes('"reason":"halted"')).length).toBeLessThanOrEqual(2);
+    expect(JSON.parse(summary.trim())).toMatchObject({ cause: 'trading-state', byReason: { halted: expect.any(Number) } });
+    expect((JSON.parse(summary.trim()) as { byReason: { halted: number } }).byReason.halted).toBeGreaterThanOrEqual(10);
     // A wrong token is refused and said so.
     const wrong = await runCli(['status', '--config', cfgFile, '--token', 'x'.repeat(32)], env);
     expect(wrong.code).toBe(1);
