@@ -97,6 +97,8 @@ interface Pending {
   /** The command as the chat would send it again (`/halt`). */
   command: string;
   expiresAtMs: number;
+  /** Who asked (the sender's user id, where the chat says it): in a group, only they can confirm. */
+  from: string | undefined;
   act: () => Promise<CommandResult>;
 }
 
@@ -139,7 +141,7 @@ export class ChatCommands {
   }
 
   /** The answer to a message from an allowed chat; null when the message is not a command, or is ignored. */
-  async handle(chatId: string, text: string): Promise<ChatReply | null> {
+  async handle(chatId: string, text: string, from?: string): Promise<ChatReply | null> {
     const parsed = parseCommand(text);
     if (!parsed) return null;
     const { command, args } = parsed;
@@ -164,26 +166,26 @@ export class ChatCommands {
         case 'performance':
           return { text: this.performance() };
         case 'pause':
-          return this.askPause(chatId, args);
+          return this.askPause(chatId, args, from);
         case 'resume': {
           if (!args[0]) return { text: 'usage: /resume ID [reason]' };
           const reason = args.slice(1).join(' ');
           return { text: resultText(reason ? await this.control.resume(args[0], this.actor(chatId), reason) : await this.control.resume(args[0], this.actor(chatId))) };
         }
         case 'forceexit':
-          return this.askForceExit(chatId, args);
+          return this.askForceExit(chatId, args, from);
         case 'halt': {
           const reason = args.join(' ') || `halted from Telegram chat ${chatId}`;
-          return this.ask(chatId, '/halt', `Halt trading (cancels only, until reset)?\nReason: ${reason}`, 'Confirm halt', () => this.control.halt(reason, this.actor(chatId)));
+          return this.ask(chatId, from, '/halt', `Halt trading (cancels only, until reset)?\nReason: ${reason}`, 'Confirm halt', () => this.control.halt(reason, this.actor(chatId)));
         }
         case 'flatten': {
           const reason = args.join(' ') || `flattened from Telegram chat ${chatId}`;
           const open = this.control.positions().filter((p) => !(Decimal.parse(p.size)?.isZero() ?? false)).length;
           const question = `Halt trading and flatten now: cancel every own order and close ${plural(open, 'futures position')} at market (spot holdings are not sold)?\nReason: ${reason}`;
-          return this.ask(chatId, '/flatten', question, 'Confirm flatten', () => this.control.flatten(reason, this.actor(chatId)));
+          return this.ask(chatId, from, '/flatten', question, 'Confirm flatten', () => this.control.flatten(reason, this.actor(chatId)));
         }
         case 'confirm':
-          return this.confirm(chatId, args[0] ?? '');
+          return this.confirm(chatId, args[0] ?? '', from);
         case 'daily':
           return { text: dailySummary(this.control, this.clock.now()) };
         default:
@@ -195,18 +197,18 @@ export class ChatCommands {
   }
 
   /** A confirmation button pressed (its code, from CONFIRM_BUTTON): counted like a command, then as /confirm CODE. */
-  async pressed(chatId: string, code: string): Promise<ChatReply | null> {
+  async pressed(chatId: string, code: string, from?: string): Promise<ChatReply | null> {
     const limited = this.throttled(chatId, 'steering');
     if (limited !== undefined) return limited;
-    return this.confirm(chatId, code);
+    return this.confirm(chatId, code, from);
   }
 
   /** Says what `command` will do and waits for its confirmation; replaces this chat's confirmation waiting, if any. */
-  private ask(chatId: string, command: string, question: string, label: string, act: () => Promise<CommandResult>): ChatReply {
+  private ask(chatId: string, from: string | undefined, command: string, question: string, label: string, act: () => Promise<CommandResult>): ChatReply {
     const now = this.clock.now();
     const code = String(randomInt(100_000, 1_000_000));
     const before = this.pending.get(chatId);
-    this.pending.set(chatId, { code, command, expiresAtMs: now + CONFIRM_TTL_MS, act });
+    this.pending.set(chatId, { code, command, expiresAtMs: now + CONFIRM_TTL_MS, from, act });
     const replaced = before && now <= before.expiresAtMs ? `\n(This replaces the ${before.command} waiting for its confirmation.)` : '';
     return {
       text: `${question}\nSend /confirm ${code} within ${CONFIRM_TTL_MS / 1000} s, or press the button.${replaced}`,
@@ -214,16 +216,18 @@ export class ChatCommands {
     };
   }
 
-  /** Confirms this chat's command waiting for it, with its code (typed, or from the button). */
-  async confirm(chatId: string, code: string): Promise<ChatReply> {
+  /** Confirms this chat's command waiting for it, with its code (typed, or from the button), by whoever asked for it. */
+  async confirm(chatId: string, code: string, from?: string): Promise<ChatReply> {
     const pending = this.pending.get(chatId);
     if (!pending || pending.code !== code) return { text: 'nothing to confirm with that code' };
+    // In a group chat another member's confirmation is not the asker's: the command keeps waiting for theirs.
+    if (pending.from !== undefined && from !== pending.from) return { text: `only the one who sent ${pending.command} can confirm it` };
     this.pending.delete(chatId);
     if (this.clock.now() > pending.expiresAtMs) return { text: `that confirmation expired (${CONFIRM_TTL_MS / 1000} s): nothing was done; send ${pending.command} again` };
     return { text: resultText(await pending.act()) };
   }
 
-  private askPause(chatId: string, args: string[]): ChatReply {
+  private askPause(chatId: string, args: string[], from: string | undefined): ChatReply {
     const id = args[0];
     if (!id) return { text: 'usage: /pause ID [cancel] [reason]' };
     const strategy = this.control.strategies().find((s) => s.id === id);
@@ -233,10 +237,10 @@ export class ChatCommands {
     const orders = plural(strategy.openOrders, 'open order');
     const stay = strategy.openOrders === 1 ? 'stays' : 'stay';
     const question = `${cancelOrders ? `Pause ${id} (no new intents) and cancel its ${orders}?` : `Pause ${id} (no new intents; its ${orders} ${stay})?`}${reason ? `\nReason: ${reason}` : ''}`;
-    return this.ask(chatId, `/pause ${id}`, question, `Confirm pause ${id}`, () => this.control.pause(id, { cancelOrders, ...(reason ? { reason } : {}) }, this.actor(chatId)));
+    return this.ask(chatId, from, `/pause ${id}`, question, `Confirm pause ${id}`, () => this.control.pause(id, { cancelOrders, ...(reason ? { reason } : {}) }, this.actor(chatId)));
   }
 
-  private askForceExit(chatId: string, args: string[]): ChatReply {
+  private askForceExit(chatId: string, args: string[], from: string | undefined): ChatReply {
     const [id, typed] = args;
     if (!id || !typed) return { text: 'usage: /forceexit ID SYMBOL [reason]' };
     const strategy = this.control.strategies().find((s) => s.id === id);
@@ -255,7 +259,7 @@ export class ChatCommands {
       `Force exit ${id} on ${symbol}: pause ${id} (it stays paused until /resume ${id}), cancel its ${plural(orders, 'open order')} on ${symbol} and ${close}?`,
       ...(reason ? [`Reason: ${reason}`] : []),
     ].join('\n');
-    return this.ask(chatId, `/forceexit ${id} ${symbol}`, question, `Confirm force exit ${id}`, () => this.control.forceExit(id, symbol, this.actor(chatId), reason || undefined));
+    return this.ask(chatId, from, `/forceexit ${id} ${symbol}`, question, `Confirm force exit ${id}`, () => this.control.forceExit(id, symbol, this.actor(chatId), reason || undefined));
   }
 
   private status(): string {

@@ -110,12 +110,12 @@ export class TelegramBot {
       const m = CONFIRM_BUTTON.exec(ctx.callbackQuery.data);
       await ctx.answerCallbackQuery();
       if (!m) return;
-      const reply = await this.commands.pressed(chatId, m[1]!);
+      const reply = await this.commands.pressed(chatId, m[1]!, ctx.from?.id !== undefined ? String(ctx.from.id) : undefined);
       if (reply) await this.reply(chatId, reply);
     });
     this.bot.on('message:text', async (ctx) => {
       const chatId = String(ctx.chat.id);
-      const reply = await this.commands.handle(chatId, ctx.message.text);
+      const reply = await this.commands.handle(chatId, ctx.message.text, ctx.from?.id !== undefined ? String(ctx.from.id) : undefined);
       if (reply) await this.reply(chatId, reply);
     });
     this.bot.catch((err) => this.log.warn({ err: errorText(err.error) }, 'chat command failed'));

@@ -75,6 +75,17 @@ describe('commands that change trading wait for their confirmation', () => {
     expect((await chat.handle('1001', `/confirm ${code}`))!.text).toBe('halted: halted from Telegram chat 1001');
   });
 
+  it('in a group chat, wait for the member who asked: another member\'s confirmation does nothing, typed or pressed', async () => {
+    const asked = await chat.handle('-100200', '/halt incident', 'u-alice');
+    const code = codeOf(asked);
+    expect((await chat.handle('-100200', `/confirm ${code}`, 'u-bob'))!.text).toBe('only the one who sent /halt can confirm it');
+    expect((await chat.pressed('-100200', code, 'u-bob'))!.text).toBe('only the one who sent /halt can confirm it');
+    expect((await chat.pressed('-100200', code))!.text).toBe('only the one who sent /halt can confirm it');
+    expect(control.commands).toEqual([]);
+    expect((await chat.pressed('-100200', code, 'u-alice'))!.text).toBe('halted: incident');
+    expect(control.commands.map((c) => c.command)).toEqual(['halt']);
+  });
+
   it('wait one per chat: a new ask replaces the one before, whose code then does nothing', async () => {
     const first = await chat.handle('1001', '/halt');
     let second = await chat.handle('1001', '/pause mm');
