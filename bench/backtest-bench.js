@@ -25,15 +25,18 @@ export function prepare(n, strategy, timeframes) {
   }
   writeFileSync(data, lines.join('\n') + '\n');
   const cfg = join(dir, 'bench.yaml');
-  writeFileSync(cfg, [
-    'mode: backtest',
-    `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
-    'strategyDirs: [bench/strategies]',
-    `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt]${timeframes ? `, timeframes: [${timeframes.join(', ')}]` : ''} }]`,
-    'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
-    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',
-    'log: { level: error }',
-  ].join('\n') + '\n');
+  writeFileSync(
+    cfg,
+    [
+      'mode: backtest',
+      `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
+      'strategyDirs: [bench/strategies]',
+      `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt]${timeframes ? `, timeframes: [${timeframes.join(', ')}]` : ''} }]`,
+      'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
+      'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',
+      'log: { level: error }',
+    ].join('\n') + '\n',
+  );
   return { dir, cfg, prices: lines.map((l) => l.slice(l.indexOf('"price":"') + 9, l.indexOf('","size"'))) };
 }
 

@@ -33,15 +33,18 @@ export function prepareLarge(n, strategy) {
   }
   closeSync(fd);
   const cfg = join(dir, 'bench.yaml');
-  writeFileSync(cfg, [
-    'mode: backtest',
-    `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
-    'strategyDirs: [bench/strategies]',
-    `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt] }]`,
-    'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
-    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',
-    'log: { level: error }',
-  ].join('\n') + '\n');
+  writeFileSync(
+    cfg,
+    [
+      'mode: backtest',
+      `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
+      'strategyDirs: [bench/strategies]',
+      `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt] }]`,
+      'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
+      'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',
+      'log: { level: error }',
+    ].join('\n') + '\n',
+  );
   return { dir, data, cfg };
 }
 
@@ -88,7 +91,13 @@ if (entry) {
     let parsed = 0;
     eachReplayRecord(p.data, () => parsed++);
     const bare = ms(t0);
-    emit('backtest_cache_load_1m_events_ms', median(loads), 'ms', bare, 'open a warm cache of 1M one-second futures ticks and read every chunk; bare: parse the JSON lines file');
+    emit(
+      'backtest_cache_load_1m_events_ms',
+      median(loads),
+      'ms',
+      bare,
+      'open a warm cache of 1M one-second futures ticks and read every chunk; bare: parse the JSON lines file',
+    );
     emit('backtest_cache_build_1m_events_ms', build.buildMs, 'ms', undefined, 'build the cache once from the JSON lines file (fresh process)');
   } finally {
     rmSync(p.dir, { recursive: true, force: true });
@@ -102,10 +111,21 @@ if (entry) {
   try {
     // The cache built in one process; the run measured in a fresh one.
     execFileSync(process.execPath, ['bench/data-bench.js', 'build', p.data], { encoding: 'utf8' });
-    const out = JSON.parse(execFileSync(process.execPath, ['bench/backtest-bench.js', p.cfg], { encoding: 'utf8', maxBuffer: 1 << 24 }).trim().split('\n').pop());
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['bench/backtest-bench.js', p.cfg], { encoding: 'utf8', maxBuffer: 1 << 24 })
+        .trim()
+        .split('\n')
+        .pop(),
+    );
     if (out.events !== n) throw new Error(`the backtest replayed ${out.events} events of ${n}`);
     const name = quick ? 'backtest_memory_peak_1m_events' : 'backtest_memory_peak_10m_events';
-    emit(name, out.maxRssMiB, 'MiB', undefined, `peak RSS of a backtest process over ${n / 1e6}M one-second futures ticks from a warm cache (strategy bench-watch, no orders); run ${Math.round(out.timings.runMs / 1000)} s`);
+    emit(
+      name,
+      out.maxRssMiB,
+      'MiB',
+      undefined,
+      `peak RSS of a backtest process over ${n / 1e6}M one-second futures ticks from a warm cache (strategy bench-watch, no orders); run ${Math.round(out.timings.runMs / 1000)} s`,
+    );
   } finally {
     rmSync(p.dir, { recursive: true, force: true });
   }

@@ -11,7 +11,6 @@ import { emit } from './emit.js';
 const quick = process.argv.includes('--quick');
 const N = quick ? 20_000 : 100_000;
 
-
 /** Median nanoseconds per call of `fn` over `n` calls (5 rounds, after a warm-up). */
 function nsPerCall(n, fn) {
   for (let i = 0; i < Math.min(n, 2000); i++) fn(i);
@@ -31,23 +30,47 @@ const hook = (ctx, update) => {
 };
 const ctx = { state: { high: 0 } };
 const update = { nowMs: 0, price: 1 };
-const direct = nsPerCall(N * 10, (i) => { update.price = i % 1000; hook(ctx, update); });
+const direct = nsPerCall(N * 10, (i) => {
+  update.price = i % 1000;
+  hook(ctx, update);
+});
 
 // node:vm: one context, one compiled script calling a function from outside the context.
 let pending;
 const context = vm.createContext({ run: () => pending() });
 const script = new vm.Script('run()');
-const vmPlain = nsPerCall(N, (i) => { update.price = i % 1000; pending = () => hook(ctx, update); return script.runInContext(context); });
-const vmTimeout = nsPerCall(N / 5, (i) => { update.price = i % 1000; pending = () => hook(ctx, update); return script.runInContext(context, { timeout: 1000 }); });
-emit('hook_call_vm_context_ns', vmPlain, 'ns/call', direct, 'vm Script.runInContext without timeout (entering the context only: cannot stop anything); bare: the plain call');
-emit('hook_call_vm_timeout_ns', vmTimeout, 'ns/call', direct, 'vm Script.runInContext with timeout: a watchdog thread per call interrupts the hook; bare: the plain call');
+const vmPlain = nsPerCall(N, (i) => {
+  update.price = i % 1000;
+  pending = () => hook(ctx, update);
+  return script.runInContext(context);
+});
+const vmTimeout = nsPerCall(N / 5, (i) => {
+  update.price = i % 1000;
+  pending = () => hook(ctx, update);
+  return script.runInContext(context, { timeout: 1000 });
+});
+emit(
+  'hook_call_vm_context_ns',
+  vmPlain,
+  'ns/call',
+  direct,
+  'vm Script.runInContext without timeout (entering the context only: cannot stop anything); bare: the plain call',
+);
+emit(
+  'hook_call_vm_timeout_ns',
+  vmTimeout,
+  'ns/call',
+  direct,
+  'vm Script.runInContext with timeout: a watchdog thread per call interrupts the hook; bare: the plain call',
+);
 
 // A worker thread holding the strategy: the update cloned over a MessagePort, the caller blocked on Atomics.wait
 // with the deadline (terminate() and a new worker when it passes), the answer read with receiveMessageOnPort.
 {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(`
+  const worker = new Worker(
+    `
     const { workerData } = require('node:worker_threads');
     const flag = new Int32Array(workerData.sab);
     const ctx = { state: { high: 0 } };
@@ -56,7 +79,9 @@ emit('hook_call_vm_timeout_ns', vmTimeout, 'ns/call', direct, 'vm Script.runInCo
       workerData.port.postMessage(null);
       Atomics.store(flag, 0, 1);
       Atomics.notify(flag, 0);
-    });`, { eval: true, workerData: { port: port2, sab: flag.buffer }, transferList: [port2] });
+    });`,
+    { eval: true, workerData: { port: port2, sab: flag.buffer }, transferList: [port2] },
+  );
   await new Promise((resolve) => worker.once('online', resolve));
   const call = (i) => {
     Atomics.store(flag, 0, 0);
@@ -64,7 +89,13 @@ emit('hook_call_vm_timeout_ns', vmTimeout, 'ns/call', direct, 'vm Script.runInCo
     if (Atomics.wait(flag, 0, 0, 1000) === 'timed-out') throw new Error('deadline');
     return receiveMessageOnPort(port1);
   };
-  emit('hook_call_worker_rpc_ns', nsPerCall(N / 5, call), 'ns/call', direct, 'synchronous call into a worker thread (structured clone of a 2-field update; real updates carry Maps of Decimals, which lose their class); bare: the plain call');
+  emit(
+    'hook_call_worker_rpc_ns',
+    nsPerCall(N / 5, call),
+    'ns/call',
+    direct,
+    'synchronous call into a worker thread (structured clone of a 2-field update; real updates carry Maps of Decimals, which lose their class); bare: the plain call',
+  );
   port1.close();
   await worker.terminate();
 }
@@ -78,15 +109,35 @@ const { Deadline } = await import('../dist/strategy/deadline.js');
   for (let i = 0; i < 200 && !watchdog?.keeping; i++) await new Promise((r) => setTimeout(r, 10));
   if (!watchdog?.keeping) throw new Error('the hook watchdog did not start');
   const d = new Deadline(1000);
-  const perCall = nsPerCall(N / 5, (i) => { update.price = i % 1000; return d.run(() => hook(ctx, update)); });
-  emit('hook_call_watchdog_ns', perCall, 'ns/call', vmTimeout, 'the process hook watchdog (hook-watchdog.ts, the daemon\'s): a keeper thread samples the running hook; bare: vm timeout (a thread per call)');
+  const perCall = nsPerCall(N / 5, (i) => {
+    update.price = i % 1000;
+    return d.run(() => hook(ctx, update));
+  });
+  emit(
+    'hook_call_watchdog_ns',
+    perCall,
+    'ns/call',
+    vmTimeout,
+    "the process hook watchdog (hook-watchdog.ts, the daemon's): a keeper thread samples the running hook; bare: vm timeout (a thread per call)",
+  );
   const p99 = (f) => {
     const t = [];
-    for (let i = 0; i < 20_000; i++) { const a = process.hrtime.bigint(); f(i); t.push(Number(process.hrtime.bigint() - a)); }
+    for (let i = 0; i < 20_000; i++) {
+      const a = process.hrtime.bigint();
+      f(i);
+      t.push(Number(process.hrtime.bigint() - a));
+    }
     return t.sort((a, b) => a - b)[Math.floor(t.length * 0.99)];
   };
-  const wdP99 = p99((i) => { update.price = i % 1000; return d.run(() => hook(ctx, update)); });
-  const vmP99 = p99((i) => { update.price = i % 1000; pending = () => hook(ctx, update); return script.runInContext(context, { timeout: 1000 }); });
+  const wdP99 = p99((i) => {
+    update.price = i % 1000;
+    return d.run(() => hook(ctx, update));
+  });
+  const vmP99 = p99((i) => {
+    update.price = i % 1000;
+    pending = () => hook(ctx, update);
+    return script.runInContext(context, { timeout: 1000 });
+  });
   emit('hook_call_watchdog_p99_ns', wdP99, 'ns/call', vmP99, 'p99 of 20,000 single calls under the hook watchdog; bare: the same under vm timeout');
   watchdog.close();
 }
@@ -95,14 +146,41 @@ const { Deadline } = await import('../dist/strategy/deadline.js');
 // no watchdog enabled here).
 {
   const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
-  const def = { name: 'bench-hook', params: z.strictObject({}), onMarket: (c, u) => { if (!(u.nowMs <= (c.state.high ?? -1))) c.state.high = u.nowMs; } };
-  const make = (opts) => new StrategyRunner([{ cfg: { id: 'b', name: 'bench-hook', symbols: ['cmt_btcusdt'], params: {} }, def }], instruments, silentLogger, 5, undefined, undefined, opts);
+  const def = {
+    name: 'bench-hook',
+    params: z.strictObject({}),
+    onMarket: (c, u) => {
+      if (!(u.nowMs <= (c.state.high ?? -1))) c.state.high = u.nowMs;
+    },
+  };
+  const make = (opts) =>
+    new StrategyRunner(
+      [{ cfg: { id: 'b', name: 'bench-hook', symbols: ['cmt_btcusdt'], params: {} }, def }],
+      instruments,
+      silentLogger,
+      5,
+      undefined,
+      undefined,
+      opts,
+    );
   const u = { nowMs: 0, tickers: new Map(), openOrders: [], positions: [], balances: [] };
   const build = () => u;
   const plain = make({});
   const timed = make({ hookTimeoutMs: 1000 });
-  const without = nsPerCall(N * 2, (i) => { u.nowMs = i; plain.onMarket(build); });
-  const withTimeout = nsPerCall(N / 5, (i) => { u.nowMs = i; timed.onMarket(build); });
+  const without = nsPerCall(N * 2, (i) => {
+    u.nowMs = i;
+    plain.onMarket(build);
+  });
+  const withTimeout = nsPerCall(N / 5, (i) => {
+    u.nowMs = i;
+    timed.onMarket(build);
+  });
   emit('runner_on_market_ns', without, 'ns/call', direct, 'StrategyRunner.onMarket, one instance, no hookTimeoutMs; bare: the plain hook call');
-  emit('runner_on_market_hook_timeout_ns', withTimeout, 'ns/call', without, `StrategyRunner.onMarket with hookTimeoutMs; bare: the same without it; a 1M-call backtest would spend ${((withTimeout - without) / 1000).toFixed(1)} s more`);
+  emit(
+    'runner_on_market_hook_timeout_ns',
+    withTimeout,
+    'ns/call',
+    without,
+    `StrategyRunner.onMarket with hookTimeoutMs; bare: the same without it; a 1M-call backtest would spend ${((withTimeout - without) / 1000).toFixed(1)} s more`,
+  );
 }

@@ -11,9 +11,31 @@ import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
 const N = Number(process.argv[2] ?? 2000);
 const PG = process.env.SEXTANT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const row = (clientOid, t) => ({
-  clientOid, strategyId: 's', intentId: 1, surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '100.5', size: '0.01',
-  positionSide: null, reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'sending', filledSize: '0', avgPrice: null, fee: null,
-  createdAtMs: t, updatedAtMs: t, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
+  clientOid,
+  strategyId: 's',
+  intentId: 1,
+  surface: 'spot',
+  symbol: 'BTCUSDT_SPBL',
+  side: 'buy',
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: '100.5',
+  size: '0.01',
+  positionSide: null,
+  reduceOnly: false,
+  isTrigger: false,
+  triggerPrice: null,
+  orderId: null,
+  state: 'sending',
+  filledSize: '0',
+  avgPrice: null,
+  fee: null,
+  createdAtMs: t,
+  updatedAtMs: t,
+  seenAtMs: null,
+  absentChecks: 0,
+  absentSinceMs: null,
+  lastError: null,
 });
 
 function measure(name, journal) {

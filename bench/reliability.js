@@ -24,7 +24,12 @@ const MINUTES = minutesAt >= 0 ? Number(args[minutesAt + 1]) : 60;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-reliability-'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const emit = (name, value, unit, note = '') => console.log(JSON.stringify({ scenario, name, value, unit, note }));
-const ENV = { PATH: process.env.PATH, SEXTANT_API_KEY: SIM_DEMO_CREDENTIALS.apiKey, SEXTANT_API_SECRET: SIM_DEMO_CREDENTIALS.apiSecret, SEXTANT_API_PASSPHRASE: SIM_DEMO_CREDENTIALS.passphrase };
+const ENV = {
+  PATH: process.env.PATH,
+  SEXTANT_API_KEY: SIM_DEMO_CREDENTIALS.apiKey,
+  SEXTANT_API_SECRET: SIM_DEMO_CREDENTIALS.apiSecret,
+  SEXTANT_API_PASSPHRASE: SIM_DEMO_CREDENTIALS.passphrase,
+};
 // What the shipped strategies want resting at most: the market maker a bid and an ask; the grid its levels, a
 // take-profit and a stop-loss trigger. The grid's position is at most levels × size.
 const WANT = { 'mm-btc': 2, 'grid-eth': 4 + 1 + 1 };
@@ -54,7 +59,13 @@ function child(argv, ready, name) {
     for (let i = 0; i < 600; i++) {
       const hit = lines.find(ready);
       if (hit) return hit;
-      if (p.exitCode !== null) throw new Error(`${name} exited (${p.exitCode}): ${lines.slice(-5).map((l) => l.msg).join(' | ')}`);
+      if (p.exitCode !== null)
+        throw new Error(
+          `${name} exited (${p.exitCode}): ${lines
+            .slice(-5)
+            .map((l) => l.msg)
+            .join(' | ')}`,
+        );
       await sleep(100);
     }
     throw new Error(`${name} did not start`);
@@ -120,7 +131,9 @@ async function audit(simUrl, journalPath) {
   }
   const states = {};
   for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
-  const overWanted = Object.entries(perStrategy).filter(([s, n]) => n > (WANT[s] ?? 0)).map(([s, n]) => `${s}: ${n}`);
+  const overWanted = Object.entries(perStrategy)
+    .filter(([s, n]) => n > (WANT[s] ?? 0))
+    .map(([s, n]) => `${s}: ${n}`);
   return { venueResting: resting.length, untracked: untracked.length, perStrategy, overWanted, position, states };
 }
 
@@ -218,7 +231,10 @@ async function rate() {
   emit('daemon_exit', await stop(daemon, 'SIGTERM'), 'code');
   const db = new Database(journal, { readonly: true });
   // Orders that reached the venue: every row the executor sent (not the ones still being written).
-  const times = db.prepare("SELECT created_at AS t FROM orders WHERE state != 'sending' ORDER BY created_at").all().map((r) => r.t);
+  const times = db
+    .prepare("SELECT created_at AS t FROM orders WHERE state != 'sending' ORDER BY created_at")
+    .all()
+    .map((r) => r.t);
   db.close();
   let peak = 0;
   for (let i = 0, j = 0; i < times.length; i++) {

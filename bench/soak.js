@@ -34,15 +34,31 @@ const instruments = new Map();
 for (const s of ['spot', 'futures']) for (const i of await sim.instruments(s)) instruments.set(i.symbol, i);
 const streams = { tickers$: new Subject(), openOrders$: new Subject(), balances$: new Subject(), positions$: new Subject() };
 const core = await buildCore({
-  instruments, bind: () => ({ trading: sim, streams }), journal, clock, logger: silentLogger,
-  limits: { maxNotionalPerOrder: d('1000000'), maxNotionalPerSymbol: d('100000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100, priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1_000_000, maxDrawdownPct: d('99'), maxOrdersPerIntent: 1000, outlierPct: d('20') },
+  instruments,
+  bind: () => ({ trading: sim, streams }),
+  journal,
+  clock,
+  logger: silentLogger,
+  limits: {
+    maxNotionalPerOrder: d('1000000'),
+    maxNotionalPerSymbol: d('100000000'),
+    maxOpenOrdersPerSymbol: 100,
+    maxOpenOrdersPerStrategy: 100,
+    priceBandPct: d('5'),
+    staleAfterMs: 10_000,
+    maxOrdersPerMinute: 1_000_000,
+    maxDrawdownPct: d('99'),
+    maxOrdersPerIntent: 1000,
+    outlierPct: d('20'),
+  },
   tracking: { graceMs: 0, lostAfterChecks: 2 },
   strategies: {
     instances: [
       { id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 4, size: '0.002', maxInventory: '0.05' } },
       { id: 'grid', name: 'futures-grid', symbols: ['cmt_ethusdt'], params: { levels: 4, stepBps: 5, size: '0.05' } },
     ],
-    dirs: ['strategies'], maxErrors: 1_000_000,
+    dirs: ['strategies'],
+    maxErrors: 1_000_000,
   },
 });
 const { tracker } = core;
@@ -57,7 +73,19 @@ async function cycle() {
   streams.positions$.next({ ...at, value: await sim.positions('cmt_ethusdt') });
   const spot = (await sim.recentTrades('BTCUSDT_SPBL', 1))[0];
   const tickers = new Map([['cmt_ethusdt', (await sim.tickers()).find((t) => t.symbol === 'cmt_ethusdt')]]);
-  tickers.set('BTCUSDT_SPBL', { symbol: 'BTCUSDT_SPBL', last: spot.price, bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: spot.timestampMs });
+  tickers.set('BTCUSDT_SPBL', {
+    symbol: 'BTCUSDT_SPBL',
+    last: spot.price,
+    bestBid: null,
+    bestAsk: null,
+    markPrice: null,
+    indexPrice: null,
+    high24h: null,
+    low24h: null,
+    volume24h: null,
+    baseVolume24h: null,
+    timestampMs: spot.timestampMs,
+  });
   streams.tickers$.next({ ...at, value: tickers });
   while (core.inFlight.size > 0 || core.queued() > 0) await Promise.all([...core.inFlight, nextTurn()]);
 }
@@ -73,7 +101,9 @@ for (let n = 1; n <= CYCLES; n++) {
     global.gc();
     const m = process.memoryUsage();
     samples.push({ cycle: n, rss: mib(m.rss), heap: mib(m.heapUsed) });
-    console.log(`${String(n).padStart(8)} cycles  rss ${mib(m.rss).toFixed(1)} MiB  heap ${mib(m.heapUsed).toFixed(1)} MiB  active ${journal.activeOrders().length}  ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `${String(n).padStart(8)} cycles  rss ${mib(m.rss).toFixed(1)} MiB  heap ${mib(m.heapUsed).toFixed(1)} MiB  active ${journal.activeOrders().length}  ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
   }
 }
 // Slope after warm-up (the first sample): least squares, MiB per 100k cycles.
@@ -87,6 +117,8 @@ const slope = (key) => {
   const den = xs.reduce((a, s) => a + (s.cycle - mx) ** 2, 0);
   return (num / den) * 100_000;
 };
-console.log(`slope after warm-up: rss ${slope('rss').toFixed(3)} MiB / 100k cycles, heap ${slope('heap').toFixed(3)} MiB / 100k cycles (target <= 1); ${(CYCLES / ((performance.now() - t0) / 1000)).toFixed(0)} cycles/s; engine ticks ${sim.engine.stats.ticks}, fills ${sim.engine.stats.fills}`);
+console.log(
+  `slope after warm-up: rss ${slope('rss').toFixed(3)} MiB / 100k cycles, heap ${slope('heap').toFixed(3)} MiB / 100k cycles (target <= 1); ${(CYCLES / ((performance.now() - t0) / 1000)).toFixed(0)} cycles/s; engine ticks ${sim.engine.stats.ticks}, fills ${sim.engine.stats.fills}`,
+);
 core.stopIntake();
 journal.close();

@@ -19,7 +19,10 @@ import { silentLogger } from '../dist/util/logger.js';
 import { emit } from './emit.js';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
 
 /** Orders sent before the measured ones, while the JIT compiles the path (and the bare requests' likewise). */
 const WARM_UP = 50;
@@ -49,22 +52,25 @@ export async function tickToRequest({ n, notifyDown }) {
   const cfgFile = join(dir, 'live.yaml');
   const notifyLines = notifyDown
     ? [
-      'notify:',
-      `  webhooks: [{ name: down, url: "http://127.0.0.1:${await closedPort()}/hook", secretEnv: BENCH_HOOK_SECRET, maxPerMinute: 600, burst: { max: 100000 }, events: [fill, rejection, kill-switch, strategy-fault, strategy, reconciliation, unknown-order, command] }]`,
-      RETRY[notifyDown],
-    ]
+        'notify:',
+        `  webhooks: [{ name: down, url: "http://127.0.0.1:${await closedPort()}/hook", secretEnv: BENCH_HOOK_SECRET, maxPerMinute: 600, burst: { max: 100000 }, events: [fill, rejection, kill-switch, strategy-fault, strategy, reconciliation, unknown-order, command] }]`,
+        RETRY[notifyDown],
+      ]
     : [];
-  writeFileSync(cfgFile, [
-    'mode: live',
-    `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
-    'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
-    'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
-    'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 1000000 }',
-    'strategyDirs: [bench/strategies]',
-    'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
-    'log: { level: error }',
-    ...notifyLines,
-  ].join('\n') + '\n');
+  writeFileSync(
+    cfgFile,
+    [
+      'mode: live',
+      `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
+      'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
+      'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
+      'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 1000000 }',
+      'strategyDirs: [bench/strategies]',
+      'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
+      'log: { level: error }',
+      ...notifyLines,
+    ].join('\n') + '\n',
+  );
   const loaded = loadConfig(cfgFile, {});
   let arrived;
   let failed;
@@ -78,7 +84,11 @@ export async function tickToRequest({ n, notifyDown }) {
   sim.on('message', (m) => {
     if (m.arrivedAtMs !== undefined) arrived?.(m.arrivedAtMs - performance.timeOrigin);
   });
-  const effective = { ...loaded, credentials: SIM_DEMO_CREDENTIALS, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } } };
+  const effective = {
+    ...loaded,
+    credentials: SIM_DEMO_CREDENTIALS,
+    config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: url, futuresBaseUrl: url } },
+  };
   const client = createLiveClient(effective, silentLogger, systemClock);
   const journal = openJournal(loaded);
   const instruments = new Map();
@@ -88,7 +98,13 @@ export async function tickToRequest({ n, notifyDown }) {
   const { HookWatchdog } = await import('../dist/strategy/hook-watchdog.js');
   HookWatchdog.enable();
   const core = await buildCore({
-    instruments, bind: () => ({ trading: client, streams }), journal, clock: systemClock, logger: silentLogger, limits: riskLimits(loaded), tracking: loaded.config.execution,
+    instruments,
+    bind: () => ({ trading: client, streams }),
+    journal,
+    clock: systemClock,
+    logger: silentLogger,
+    limits: riskLimits(loaded),
+    tracking: loaded.config.execution,
     strategies: { instances: loaded.config.strategies, dirs: loaded.config.strategyDirs, maxErrors: 5, hookTimeoutMs: loaded.config.daemon.hookTimeoutMs },
     fencedUntilReconciled: false,
   });
@@ -98,12 +114,21 @@ export async function tickToRequest({ n, notifyDown }) {
   if (notifyDown) {
     const { ControlService } = await import('../dist/app/control-service.js');
     const { startNotifiers } = await import('../dist/ops/notify/notifiers.js');
-    control = new ControlService({ core, clock: systemClock, logger: silentLogger, mode: 'live', lastPolled: new Map(), reload: async () => [], flatten: async () => 'not here' });
+    control = new ControlService({
+      core,
+      clock: systemClock,
+      logger: silentLogger,
+      mode: 'live',
+      lastPolled: new Map(),
+      reload: async () => [],
+      flatten: async () => 'not here',
+    });
     notifiers = startNotifiers(loaded.config.notify, control, { clock: systemClock, logger: silentLogger, env: { BENCH_HOOK_SECRET: 'bench-secret' } });
     // Fills reach the core through the order polls, which this bench does not run: each accepted order stands for
     // its fill, a notice offered from a listener on the Control as the notifiers' own (the channel has work).
     control.onEvent((e) => {
-      if (e.kind === 'order' && e.data.type === 'accepted') for (const ch of notifiers.channels) ch.offer({ topic: 'fill', text: `Fill: ${e.text}`, atMs: e.atMs, strategyId: 'tick', event: e });
+      if (e.kind === 'order' && e.data.type === 'accepted')
+        for (const ch of notifiers.channels) ch.offer({ topic: 'fill', text: `Fill: ${e.text}`, atMs: e.atMs, strategyId: 'tick', event: e });
     });
   }
   const { executor } = core;
@@ -115,7 +140,10 @@ export async function tickToRequest({ n, notifyDown }) {
   const ours = [];
   for (let k = 0; k < WARM_UP + n; k++) {
     const t = (await client.tickers()).find((x) => x.symbol === 'cmt_btcusdt');
-    const at = new Promise((resolve, reject) => { arrived = resolve; failed = reject; });
+    const at = new Promise((resolve, reject) => {
+      arrived = resolve;
+      failed = reject;
+    });
     const t0 = performance.now();
     streams.tickers$.next({ value: new Map([[t.symbol, t]]), atMs: Date.now() });
     const took = (await at) - t0;
@@ -127,11 +155,16 @@ export async function tickToRequest({ n, notifyDown }) {
   }
   const bare = [];
   const agent = new http.Agent({ keepAlive: true });
-  const order = JSON.stringify({ symbol: 'cmt_btcusdt', orderDataList: [{ client_oid: 'bare', size: '0.0001', type: '1', order_type: '0', match_price: '1', price: '' }] });
+  const order = JSON.stringify({
+    symbol: 'cmt_btcusdt',
+    orderDataList: [{ client_oid: 'bare', size: '0.0001', type: '1', order_type: '0', match_price: '1', price: '' }],
+  });
   for (let k = 0; k < WARM_UP + n; k++) {
     const at = new Promise((resolve) => (arrived = resolve));
     const t0 = performance.now();
-    const req = http.request(`${url}/capi/v2/order/batchOrders`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => res.resume());
+    const req = http.request(`${url}/capi/v2/order/batchOrders`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) =>
+      res.resume(),
+    );
     req.on('error', () => undefined); // unsigned: the simulator refuses it, after it arrived
     req.end(order);
     const took = (await at) - t0;
@@ -156,12 +189,26 @@ export async function tickToRequest({ n, notifyDown }) {
 export async function runTickToRequest({ quick }) {
   const n = quick ? 100 : 1000;
   const plain = await tickToRequest({ n });
-  emit('tick_to_request_p50', median(plain.ours), 'ms', median(plain.bare), `live path against sextant sim over loopback, ${plain.ours.length} orders after ${WARM_UP} to warm up; bare: plain http.request POST to the same server`);
+  emit(
+    'tick_to_request_p50',
+    median(plain.ours),
+    'ms',
+    median(plain.bare),
+    `live path against sextant sim over loopback, ${plain.ours.length} orders after ${WARM_UP} to warm up; bare: plain http.request POST to the same server`,
+  );
   emit('tick_to_request_p99', quantile(plain.ours, 0.99), 'ms', quantile(plain.bare, 0.99));
-  for (const [suffix, retry, how] of [['', 'defaults', 'retried as notify.retry defaults: 5 tries, 1 s doubling'], ['_hard', 'hard', 'retried every 100 ms, the most the config allows, 20 tries each']]) {
+  for (const [suffix, retry, how] of [
+    ['', 'defaults', 'retried as notify.retry defaults: 5 tries, 1 s doubling'],
+    ['_hard', 'hard', 'retried every 100 ms, the most the config allows, 20 tries each'],
+  ]) {
     const down = await tickToRequest({ n, notifyDown: retry });
-    emit(`tick_to_request_notify_down${suffix}_p50`, median(down.ours), 'ms', median(plain.ours),
-      `as tick_to_request with notifications on: a fill notice per order to a webhook whose receiver is down (closed port, ${how}); bare: tick_to_request_p50 of the same run; notifier ${JSON.stringify(down.counts)}`);
+    emit(
+      `tick_to_request_notify_down${suffix}_p50`,
+      median(down.ours),
+      'ms',
+      median(plain.ours),
+      `as tick_to_request with notifications on: a fill notice per order to a webhook whose receiver is down (closed port, ${how}); bare: tick_to_request_p50 of the same run; notifier ${JSON.stringify(down.counts)}`,
+    );
     emit(`tick_to_request_notify_down${suffix}_p99`, quantile(down.ours, 0.99), 'ms', quantile(plain.ours, 0.99));
   }
 }

@@ -66,7 +66,11 @@ async function ensureRedis() {
   }
   // A fresh private folder: a predictable path in /tmp could be planted by another user.
   const dir = mkdtempSync(join(tmpdir(), 'sextant-test-redis-'));
-  execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' });
+  execFileSync(
+    'redis-server',
+    ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers()) {
       say('started redis-server on 127.0.0.1:6379');
@@ -99,7 +103,9 @@ function postgresAnswers(host, port) {
 function postgresBin() {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const version = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))[0];
+  const version = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a))[0];
   return version ? join(root, version, 'bin') : undefined;
 }
 

@@ -12,9 +12,13 @@ export default defineStrategy({
     const symbol = ctx.symbols[0]!;
     const inst = ctx.instruments.get(symbol)!;
     const open = (n / ctx.params.every) % 2 === 1;
-    return [{
-      kind: 'place', surface: 'futures', symbol,
-      orders: [{ side: open ? 'buy' : 'sell', kind: 'market', timeInForce: 'ioc', size: inst.minSize, positionSide: 'long', reduceOnly: !open }],
-    }];
+    return [
+      {
+        kind: 'place',
+        surface: 'futures',
+        symbol,
+        orders: [{ side: open ? 'buy' : 'sell', kind: 'market', timeInForce: 'ioc', size: inst.minSize, positionSide: 'long', reduceOnly: !open }],
+      },
+    ];
   },
 });

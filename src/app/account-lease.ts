@@ -82,7 +82,11 @@ export class AccountLease {
         }
         const current = await store.current(account);
         const now = current ? `${current.holder}#${current.token}` : 'none';
-        if (now !== told) this.log.info({ heldBy: current?.holder, fencingToken: current?.token, ttlLeftMs: current?.ttlLeftMs }, 'standby: the account lease is held by another daemon');
+        if (now !== told)
+          this.log.info(
+            { heldBy: current?.holder, fencingToken: current?.token, ttlLeftMs: current?.ttlLeftMs },
+            'standby: the account lease is held by another daemon',
+          );
         told = now;
         onWaiting?.(current);
       } catch (err) {
@@ -109,7 +113,10 @@ export class AccountLease {
     };
     const armDeadline = () => {
       this.deadline?.cancel();
-      this.deadline = clock.setTimer(() => lose(`no renewal succeeded within ${Math.round(ttlMs * HOLD_FRACTION)} ms`), Math.max(0, this.sentAtMs + ttlMs * HOLD_FRACTION - clock.now()));
+      this.deadline = clock.setTimer(
+        () => lose(`no renewal succeeded within ${Math.round(ttlMs * HOLD_FRACTION)} ms`),
+        Math.max(0, this.sentAtMs + ttlMs * HOLD_FRACTION - clock.now()),
+      );
     };
     const renew = async () => {
       const sentAtMs = clock.now();
@@ -148,7 +155,9 @@ export class AccountLease {
     const token = this.token;
     this.token = undefined;
     if (token !== undefined && !this.lost) {
-      await this.opts.store.release(this.opts.account, this.holder, token).catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'lease release failed: it lapses on its own'));
+      await this.opts.store
+        .release(this.opts.account, this.holder, token)
+        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'lease release failed: it lapses on its own'));
     }
     await this.opts.store.close();
   }

@@ -72,7 +72,10 @@ export class ActivityLog {
   private lastAtMs = 0;
 
   /** Without a clock, counts are summed up only when a run ends and at close. */
-  constructor(logger: Logger, private readonly clock?: Clock) {
+  constructor(
+    logger: Logger,
+    private readonly clock?: Clock,
+  ) {
     this.log = logger.child({ component: 'activity' });
   }
 
@@ -85,7 +88,10 @@ export class ActivityLog {
       return;
     }
     const orders = orderCount(intent);
-    this.log.info({ event: 'intent', strategy: intent.strategyId, kind: intent.kind, surface, symbol: intent.symbol, ...(orders === undefined ? {} : { orders }) }, 'intent taken up');
+    this.log.info(
+      { event: 'intent', strategy: intent.strategyId, kind: intent.kind, surface, symbol: intent.symbol, ...(orders === undefined ? {} : { orders }) },
+      'intent taken up',
+    );
   };
 
   /** An execution event (the executor's and the order tracker's) or a change of the risk gate's trading state. */
@@ -109,7 +115,10 @@ export class ActivityLog {
         return;
       case 'partially-filled':
       case 'filled':
-        this.log.info({ ...order, clientOid: e.clientOid, orderId: e.orderId, filledSize: e.filledSize.toString(), avgPrice: e.avgPrice?.toString() ?? null }, e.type === 'filled' ? 'order filled' : 'order partially filled');
+        this.log.info(
+          { ...order, clientOid: e.clientOid, orderId: e.orderId, filledSize: e.filledSize.toString(), avgPrice: e.avgPrice?.toString() ?? null },
+          e.type === 'filled' ? 'order filled' : 'order partially filled',
+        );
         return;
       case 'canceled':
         this.log.info({ ...order, clientOid: e.clientOid, orderId: e.orderId }, 'order canceled');
@@ -198,6 +207,9 @@ export class ActivityLog {
     if (!tally || (tally.folded === 0 && tally.intentsFolded === 0)) return;
     this.tally = undefined;
     const { sinceMs, denied, folded, intentsFolded, byReason, byStrategy } = tally;
-    this.log.info({ event: 'denials', cause, sinceMs, denied, folded, ...(intentsFolded ? { intentsFolded } : {}), byReason, byStrategy }, 'orders denied since the previous summary');
+    this.log.info(
+      { event: 'denials', cause, sinceMs, denied, folded, ...(intentsFolded ? { intentsFolded } : {}), byReason, byStrategy },
+      'orders denied since the previous summary',
+    );
   }
 }

@@ -3,7 +3,18 @@
 // market events and timers in time order. Nothing real is awaited, so runs repeat exactly.
 import type { Stamped } from '../data/poll.js';
 import { BarFeed } from '../data/bar-feed.js';
-import { POLLS, activeReads, pollCycle, pollNamed, symbolsOf, type PollChoices, type PolledSymbols, type PollName, type PollPeriodKey, type PollValues } from '../data/polls.js';
+import {
+  POLLS,
+  activeReads,
+  pollCycle,
+  pollNamed,
+  symbolsOf,
+  type PollChoices,
+  type PolledSymbols,
+  type PollName,
+  type PollPeriodKey,
+  type PollValues,
+} from '../data/polls.js';
 import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
@@ -110,7 +121,12 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
     };
   };
   return {
-    market, simulator, metered, clock, startMs, endMs: market.lastTs,
+    market,
+    simulator,
+    metered,
+    clock,
+    startMs,
+    endMs: market.lastTs,
     pollsSkipped: () => skipped,
     instruments: async () => {
       const out = new Map<string, Instrument>();

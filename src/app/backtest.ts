@@ -60,7 +60,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const outDir = opts.outDir ?? bt.out;
   const elapsed = stopwatch();
   const dataFile = opts.dataFile ?? bt.data;
-  const venue = await openVenue(loaded, { backtest: { dataFile, logger: parentLogger, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}) } });
+  const venue = await openVenue(loaded, {
+    backtest: {
+      dataFile,
+      logger: parentLogger,
+      ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}),
+      ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+    },
+  });
   const { clock, simulator, metered, startMs: start, endMs: end } = venue;
   const engine = simulator.engine;
   opts.onVenue?.(venue);
@@ -71,7 +78,14 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // run; research jobs, run side by side on every core already, keep it on theirs (no second thread each).
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix, thread: opts.writeFiles !== false });
   const core = await buildCore({
-    instruments: await venue.instruments(), bind: venue.bind, journal, clock, logger, limits: riskLimits(loaded), tracking: cfg.execution, margin: marginSettingsOf(loaded.config.exchange.margin),
+    instruments: await venue.instruments(),
+    bind: venue.bind,
+    journal,
+    clock,
+    logger,
+    limits: riskLimits(loaded),
+    tracking: cfg.execution,
+    margin: marginSettingsOf(loaded.config.exchange.margin),
     strategies: { instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors },
     // A backtest starts from an empty journal and a fresh simulator: nothing to settle, trading starts with the data
     // (the startup reconciliation still runs, and is charged, as live).
@@ -82,7 +96,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // The data must be what the strategies ask for (its symbols; candles no coarser than their bars): checked before
   // anything is written.
   const pairing = checkDataFiles(dataFile, {
-    ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+    ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}),
+    ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
     symbols: cfg.strategies.flatMap((s) => s.symbols.map((symbol) => ({ strategy: s.id, symbol }))),
     timeframes: runner.timeframes(),
   });
@@ -107,7 +122,8 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   const replay = new Replay(venue, () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0));
   runner.intents$.subscribe(replay.touch);
   const decisions: Decision[] = [];
-  if (opts.collect?.decisions) runner.intents$.subscribe((intent) => decisions.push({ ts: clock.now(), strategy: intent.strategyId, intent: JSON.stringify(intent) }));
+  if (opts.collect?.decisions)
+    runner.intents$.subscribe((intent) => decisions.push({ ts: clock.now(), strategy: intent.strategyId, intent: JSON.stringify(intent) }));
   // Reconciliation first, before any order is answered; then on daemon.reconcileCron, with the strategies' schedules.
   clock.at(start, () => {
     replay.touch();
@@ -155,7 +171,10 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
   // report. A fill's owner is known once the venue's answer to its order has come back (an event says it, or the
   // journal); a market order fills before that.
   const fills = new BacktestFills({
-    futures: new Set(symbols.futures), marks: samples.marks, chart: samples.prices, keepTripPnls: opts.collect?.trades === true,
+    futures: new Set(symbols.futures),
+    marks: samples.marks,
+    chart: samples.prices,
+    keepTripPnls: opts.collect?.trades === true,
     // Spilled to hidden files in the output folder (`.trades.csv.part`, `.round-trips.csv.part`), merged at the end.
     ...(writeFiles ? { spillTo: `${join(outDir, '.')}${sep}.` } : {}),
   });
@@ -207,9 +226,11 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
 
     const metrics = computeMetrics(samples.points, fills.ledger.totals(), samples.exposed, YEAR_MS / sampleMs);
     const status = new Map(runner.status().map((s) => [s.id, s]));
-    const faults: BacktestFault[] = runner.status().flatMap((s) =>
-      s.faulted ? [{ strategy: s.id, atMs: s.atMs!, at: new Date(s.atMs!).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }] : [],
-    );
+    const faults: BacktestFault[] = runner
+      .status()
+      .flatMap((s) =>
+        s.faulted ? [{ strategy: s.id, atMs: s.atMs!, at: new Date(s.atMs!).toISOString(), hook: s.hook!, error: s.error!, reason: s.reason! }] : [],
+      );
     const rejected = tally.rejected();
     const denied = tally.denied();
     const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
@@ -217,16 +238,40 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
     const report: Omit<BacktestReport, 'trades'> = {
       data: { file: dataFilesName(dataFile), records: events, fromMs: start, toMs: end },
       strategies: cfg.strategies.map((s) => ({
-        id: s.id, name: s.name, symbols: s.symbols, params: s.params, pnl: pnls[s.id] ?? noPnl, trades: trips.stats(s.id), errors: status.get(s.id)?.errors ?? 0,
+        id: s.id,
+        name: s.name,
+        symbols: s.symbols,
+        params: s.params,
+        pnl: pnls[s.id] ?? noPnl,
+        trades: trips.stats(s.id),
+        errors: status.get(s.id)?.errors ?? 0,
         rejected: tally.rejected(s.id),
       })),
-      faults, latencyMs: bt.latencyMs, sampleMs, metrics, orders, rejected, denied,
+      faults,
+      latencyMs: bt.latencyMs,
+      sampleMs,
+      metrics,
+      orders,
+      rejected,
+      denied,
       simulated: {
-        ticks: simulator.engine.stats.ticks, fills: simulator.engine.stats.fills, requests: metered.stats.requests, weight: metered.stats.weight,
-        rateLimited429: metered.stats.rateLimited, pollsSkipped: venue.pollsSkipped(),
+        ticks: simulator.engine.stats.ticks,
+        fills: simulator.engine.stats.fills,
+        requests: metered.stats.requests,
+        weight: metered.stats.weight,
+        rateLimited429: metered.stats.rateLimited,
+        pollsSkipped: venue.pollsSkipped(),
       },
       ...(tradesFutures
-        ? { futures: futuresReport({ futures: new Set(symbols.futures), funding: fundingLedger.entries, liquidations: engine.liquidations(), fees: fills.ledger.feesByKind(), equity: samples.points }) }
+        ? {
+            futures: futuresReport({
+              futures: new Set(symbols.futures),
+              funding: fundingLedger.entries,
+              liquidations: engine.liquidations(),
+              fees: fills.ledger.feesByKind(),
+              equity: samples.points,
+            }),
+          }
         : {}),
       monthly: monthlyReturns(samples.points),
     };
@@ -242,7 +287,16 @@ export async function runBacktest(loaded: LoadedConfig, parentLogger: Logger, op
       ...(collect.decisions ? { decisions } : {}),
     };
     const result: BacktestResult = {
-      outDir, metrics, events, orders, rejected, denied, faults, requests: metered.stats.requests, rateLimited: metered.stats.rateLimited, timings,
+      outDir,
+      metrics,
+      events,
+      orders,
+      rejected,
+      denied,
+      faults,
+      requests: metered.stats.requests,
+      rateLimited: metered.stats.rateLimited,
+      timings,
       ...(opts.collect ? { collected } : {}),
     };
     if (faults.length > 0) throw new BacktestFaultError(result);

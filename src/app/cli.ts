@@ -20,7 +20,21 @@ export type { Io } from './commands/io.js';
 
 /** The commands in the order `sextant --help` lists them. */
 const COMMANDS: ReadonlyArray<(program: Command, io: Io, setCode: SetCode) => void> = [
-  registerRun, registerDaemonReads, registerDaemonCommands, registerPlan, registerConfig, registerApi, registerRisk, registerOrders, registerDaemonOrders, registerBacktest, registerOptimize, registerWorker, registerData, registerRecord, registerSim,
+  registerRun,
+  registerDaemonReads,
+  registerDaemonCommands,
+  registerPlan,
+  registerConfig,
+  registerApi,
+  registerRisk,
+  registerOrders,
+  registerDaemonOrders,
+  registerBacktest,
+  registerOptimize,
+  registerWorker,
+  registerData,
+  registerRecord,
+  registerSim,
 ];
 
 export function buildProgram(io: Io, setCode: SetCode): Command {

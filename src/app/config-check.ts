@@ -65,10 +65,15 @@ function leaseProblem(cfg: LoadedConfig['config']): { key?: string; message: str
   const lease = cfg.daemon.lease;
   if (!lease) return undefined;
   if (cfg.mode !== 'live' || cfg.sim.embedded) {
-    return { message: 'an account lease needs a venue that outlives the daemon (mode live, sim.embedded false): the embedded simulator and the paper venue are new at every start' };
+    return {
+      message:
+        'an account lease needs a venue that outlives the daemon (mode live, sim.embedded false): the embedded simulator and the paper venue are new at every start',
+    };
   }
   if (lease.store === 'journal') {
-    return cfg.journal.url === undefined ? { key: 'store', message: '"journal" keeps the lease in the PostgreSQL journal\'s database: set journal.url, or give a Redis URL' } : undefined;
+    return cfg.journal.url === undefined
+      ? { key: 'store', message: '"journal" keeps the lease in the PostgreSQL journal\'s database: set journal.url, or give a Redis URL' }
+      : undefined;
   }
   if (!/^rediss?:\/\/[^\s]+$/.test(lease.store)) return { key: 'store', message: 'a Redis URL (redis://host:6379) or "journal"' };
   return undefined;
@@ -95,7 +100,12 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
   }
 
   const lease = leaseProblem(cfg);
-  if (lease) issues.push({ ...at(['daemon', 'lease', ...(lease.key ? [lease.key] : [])]), path: `daemon.lease${lease.key ? `.${lease.key}` : ''}`, message: lease.message });
+  if (lease)
+    issues.push({
+      ...at(['daemon', 'lease', ...(lease.key ? [lease.key] : [])]),
+      path: `daemon.lease${lease.key ? `.${lease.key}` : ''}`,
+      message: lease.message,
+    });
 
   const list = opts.instruments ?? knownInstruments(cfg);
   if (cfg.strategies.some((s, i) => s.symbols.length > 0 && !opts.skipStrategies?.has(i))) {
@@ -109,7 +119,11 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
     if (list.symbols) {
       s.symbols.forEach((symbol, j) => {
         if (!list.symbols.has(symbol)) {
-          issues.push({ ...at([...base, 'symbols', j]), path: `strategies[${i}].symbols[${j}]`, message: `unknown symbol ${JSON.stringify(symbol)}: not among ${list.from}${didYouMean(symbol, list.symbols)}` });
+          issues.push({
+            ...at([...base, 'symbols', j]),
+            path: `strategies[${i}].symbols[${j}]`,
+            message: `unknown symbol ${JSON.stringify(symbol)}: not among ${list.from}${didYouMean(symbol, list.symbols)}`,
+          });
         }
       });
     }
@@ -130,12 +144,20 @@ export async function checkConfig(loaded: LoadedConfig, opts: ConfigCheckOptions
     for (const hook of Object.keys(s.schedule)) {
       if (hooks.includes(hook)) continue;
       const has = hooks.length ? `its hooks: ${hooks.join(', ')}${didYouMean(hook, hooks)}` : 'it has none';
-      issues.push({ ...at([...base, 'schedule'], hook), path: `strategies[${i}].schedule.${hook}`, message: `${s.name} has no onSchedule hook ${JSON.stringify(hook)} (${has})` });
+      issues.push({
+        ...at([...base, 'schedule'], hook),
+        path: `strategies[${i}].schedule.${hook}`,
+        message: `${s.name} has no onSchedule hook ${JSON.stringify(hook)} (${has})`,
+      });
     }
 
     // Bars: a strategy with an onBar hook needs timeframes, its own or the instance's.
     if (def.onBar && !s.timeframes?.length && !def.timeframes?.length) {
-      issues.push({ ...at(base), path: `strategies[${i}].timeframes`, message: `${s.name} has an onBar hook but no timeframes: name them, e.g. timeframes: [1m]` });
+      issues.push({
+        ...at(base),
+        path: `strategies[${i}].timeframes`,
+        message: `${s.name} has an onBar hook but no timeframes: name them, e.g. timeframes: [1m]`,
+      });
     }
 
     const params = safeParseNumbersAsWritten(def.params, s.params, (p) => source?.numberText([...base, 'params', ...p]));
@@ -175,7 +197,9 @@ export async function loadCheckedConfig(file: string, opts: LoadCheckedOptions =
     if (!withStrategies) return { ok: false, issues: err.issues };
     // The rest of the file is checked too: every problem at once, the schema's and the others.
     const partial = err.partial;
-    const rest = partial ? (await checkConfig(partial.loaded, { instruments: knownInstruments(partial.loaded.config), skipStrategies: partial.skipStrategies })).issues : [];
+    const rest = partial
+      ? (await checkConfig(partial.loaded, { instruments: knownInstruments(partial.loaded.config), skipStrategies: partial.skipStrategies })).issues
+      : [];
     const seen = new Set(err.issues.map(formatIssue));
     return { ok: false, issues: inFileOrder([...err.issues, ...rest.filter((issue) => !seen.has(formatIssue(issue)))]) };
   }

@@ -12,7 +12,17 @@ import { LATCHES } from '../execution/latches.js';
 import { unansweredOrders } from '../execution/order-tracker.js';
 import type { JournalOrder } from '../journal/journal.js';
 import type {
-  Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, RealisedView, StrategyView, SymbolPerformance,
+  Actor,
+  CommandResult,
+  Control,
+  ControlEvent,
+  ControlStatus,
+  FillView,
+  OrderView,
+  ProfitWindow,
+  RealisedView,
+  StrategyView,
+  SymbolPerformance,
 } from '../ops/control.js';
 import { realisedBreakdown, strategyPnls } from '../report/metrics.js';
 import type { StrategyChange } from '../strategy/runner.js';
@@ -84,9 +94,21 @@ function dataOf(e: ExecutionEvent): Record<string, unknown> {
 
 function orderView(r: JournalOrder): OrderView {
   return {
-    clientOid: r.clientOid, orderId: r.orderId, strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, side: r.side,
-    kind: r.isTrigger ? 'trigger' : r.kind, price: r.price ?? (r.isTrigger ? r.triggerPrice : null), size: r.size, filledSize: r.filledSize,
-    avgPrice: r.avgPrice, state: r.state, role: r.role ?? null, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs,
+    clientOid: r.clientOid,
+    orderId: r.orderId,
+    strategyId: r.strategyId,
+    surface: r.surface,
+    symbol: r.symbol,
+    side: r.side,
+    kind: r.isTrigger ? 'trigger' : r.kind,
+    price: r.price ?? (r.isTrigger ? r.triggerPrice : null),
+    size: r.size,
+    filledSize: r.filledSize,
+    avgPrice: r.avgPrice,
+    state: r.state,
+    role: r.role ?? null,
+    createdAtMs: r.createdAtMs,
+    updatedAtMs: r.updatedAtMs,
   };
 }
 
@@ -106,15 +128,25 @@ export class ControlService implements Control {
     this.log = opts.logger.child({ component: 'control' });
     this.exits = new ForceExits(opts.core, this.log, (id, symbol) => this.cancelOwn(id, symbol));
     const { core } = opts;
-    this.subs.add(core.executor.events$.subscribe((e) => this.emit(e.type === 'filled' || e.type === 'partially-filled' ? 'fill' : e.type === 'trading-state' ? 'state' : 'order', e.atMs, textOf(e), dataOf(e))));
+    this.subs.add(
+      core.executor.events$.subscribe((e) =>
+        this.emit(e.type === 'filled' || e.type === 'partially-filled' ? 'fill' : e.type === 'trading-state' ? 'state' : 'order', e.atMs, textOf(e), dataOf(e)),
+      ),
+    );
     this.subs.add(core.risk.tradingStates$.subscribe((e) => this.emit('state', e.atMs, textOf(e), dataOf(e))));
-    this.subs.add(core.runner.changes$.subscribe((c: StrategyChange) => this.emit('strategy', c.atMs ?? opts.clock.now(), `${c.id} ${c.change}${c.reason ? `: ${c.reason}` : ''}`, { ...c })));
+    this.subs.add(
+      core.runner.changes$.subscribe((c: StrategyChange) =>
+        this.emit('strategy', c.atMs ?? opts.clock.now(), `${c.id} ${c.change}${c.reason ? `: ${c.reason}` : ''}`, { ...c }),
+      ),
+    );
   }
 
   /** Equity by surface as valued (the daemon's onEquity): an event when it changed, at most every EQUITY_EVENT_GAP_MS. */
   equityChanged(bySurface: Record<string, Decimal>, atMs: number): void {
     const values = Object.fromEntries(Object.entries(bySurface).map(([surface, value]) => [surface, value.toString()]));
-    const text = Object.entries(values).map(([surface, value]) => `${surface} ${value}`).join(', ');
+    const text = Object.entries(values)
+      .map(([surface, value]) => `${surface} ${value}`)
+      .join(', ');
     if (text === this.lastEquityText || atMs - this.lastEquityEventMs < EQUITY_EVENT_GAP_MS) return;
     this.lastEquityText = text;
     this.lastEquityEventMs = atMs;
@@ -156,11 +188,20 @@ export class ControlService implements Control {
     const { core, clock } = this.opts;
     const now = clock.now();
     const latches = LATCHES.flatMap(({ name }) => core.journal.latch(name) ?? []).map((l) => ({ name: l.name, reason: l.reason, atMs: l.atMs }));
-    const polls = new Map<string, number | null>([['tickers', null], ['orders', null], ['balances', null]]);
+    const polls = new Map<string, number | null>([
+      ['tickers', null],
+      ['orders', null],
+      ['balances', null],
+    ]);
     for (const [poll, at] of this.opts.lastPolled) polls.set(poll, at);
     return {
-      mode: this.opts.mode, venue: core.journal.venueBinding()?.venue ?? 'unknown', startedAtMs: this.startedAtMs, nowMs: now,
-      tradingState: core.risk.state(), latches, fenced: core.executor.fenced,
+      mode: this.opts.mode,
+      venue: core.journal.venueBinding()?.venue ?? 'unknown',
+      startedAtMs: this.startedAtMs,
+      nowMs: now,
+      tradingState: core.risk.state(),
+      latches,
+      fenced: core.executor.fenced,
       reconciliation: { lastAtMs: core.lastReconciledAtMs(), unresolved: unansweredOrders(core.journal, now).length },
       budget: this.budget,
       polls: [...polls].map(([poll, at]) => ({ poll, ageMs: at === null ? null : now - at })),
@@ -176,7 +217,17 @@ export class ControlService implements Control {
       if (!f.strategyId || !f.symbol || !f.side) continue;
       const price = Decimal.from(f.price);
       const size = Decimal.from(f.size);
-      const fill: Fill = { symbol: f.symbol, orderId: f.orderId, fillId: f.fillId, side: f.side, price, size, amount: price.mul(size), fee: Decimal.from(f.fee), timestampMs: f.atMs };
+      const fill: Fill = {
+        symbol: f.symbol,
+        orderId: f.orderId,
+        fillId: f.fillId,
+        side: f.side,
+        price,
+        size,
+        amount: price.mul(size),
+        fee: Decimal.from(f.fee),
+        timestampMs: f.atMs,
+      };
       owner.set(fill, f.strategyId);
       fills.push(fill);
     }
@@ -193,12 +244,18 @@ export class ControlService implements Control {
       const s = status.get(cfg.id);
       const p = pnl[cfg.id];
       return {
-        id: cfg.id, name: cfg.name, symbols: [...cfg.symbols], params: cfg.params ?? {},
+        id: cfg.id,
+        name: cfg.name,
+        symbols: [...cfg.symbols],
+        params: cfg.params ?? {},
         state: s?.paused ? 'paused' : s?.faulted ? 'faulted' : 'running',
-        errors: s?.errors ?? 0, lastError: s?.error ?? null,
+        errors: s?.errors ?? 0,
+        lastError: s?.error ?? null,
         pnl: { realized: p?.realized ?? '0', fees: p?.fees ?? '0', fills: p?.fills ?? 0 },
         openOrders: orders.filter((r) => r.strategyId === cfg.id).length,
-        positions: positions.filter((x) => cfg.symbols.includes(x.symbol)).map((x) => ({ symbol: x.symbol, side: x.side, size: x.size.toString(), entryPrice: str(x.entryPrice), unrealizedPnl: str(x.unrealizedPnl) })),
+        positions: positions
+          .filter((x) => cfg.symbols.includes(x.symbol))
+          .map((x) => ({ symbol: x.symbol, side: x.side, size: x.size.toString(), entryPrice: str(x.entryPrice), unrealizedPnl: str(x.unrealizedPnl) })),
       };
     });
   }
@@ -211,7 +268,11 @@ export class ControlService implements Control {
       { window: 'all', sinceMs: null },
     ];
     const { fills, owner } = this.ownedFills();
-    const breakdown = realisedBreakdown(fills, owner, windows.map((w) => w.sinceMs));
+    const breakdown = realisedBreakdown(
+      fills,
+      owner,
+      windows.map((w) => w.sinceMs),
+    );
     // The configured strategies in their order, then those of the journal's fills no longer configured: the total adds up.
     const configured = this.opts.core.runner.ids;
     const ids = [...configured, ...Object.keys(breakdown.windows[2]!.byStrategy).filter((id) => !configured.includes(id))];
@@ -245,7 +306,17 @@ export class ControlService implements Control {
   fills(query: { strategyId?: string; limit?: number }): FillView[] {
     return this.opts.core.journal
       .fills({ ...(query.strategyId !== undefined ? { strategyId: query.strategyId } : {}), limit: query.limit ?? 100 })
-      .map((f) => ({ clientOid: f.clientOid, orderId: f.orderId, fillId: f.fillId, strategyId: f.strategyId, symbol: f.symbol, price: f.price, size: f.size, fee: f.fee, atMs: f.atMs }));
+      .map((f) => ({
+        clientOid: f.clientOid,
+        orderId: f.orderId,
+        fillId: f.fillId,
+        strategyId: f.strategyId,
+        symbol: f.symbol,
+        price: f.price,
+        size: f.size,
+        fee: f.fee,
+        atMs: f.atMs,
+      }));
   }
 
   balances(): Array<{ surface: string; asset: string; total: string; available: string | null }> {
@@ -254,8 +325,13 @@ export class ControlService implements Control {
 
   positions(): ReturnType<Control['positions']> {
     return this.opts.core.state().positions.map((x) => ({
-      symbol: x.symbol, side: x.side, size: x.size.toString(), entryPrice: str(x.entryPrice), markPrice: str(x.markPrice),
-      unrealizedPnl: str(x.unrealizedPnl), liquidationPrice: str(x.liquidationPrice),
+      symbol: x.symbol,
+      side: x.side,
+      size: x.size.toString(),
+      entryPrice: str(x.entryPrice),
+      markPrice: str(x.markPrice),
+      unrealizedPnl: str(x.unrealizedPnl),
+      liquidationPrice: str(x.liquidationPrice),
     }));
   }
 
@@ -278,7 +354,13 @@ export class ControlService implements Control {
    * Journals the command (who, why, what), runs it, journals the outcome and tells it as an event. A command that
    * throws is an outcome too (409 with its message).
    */
-  private async command(actor: Actor, command: string, args: Record<string, unknown>, reason: string | undefined, act: () => Promise<CommandResult> | CommandResult): Promise<CommandResult> {
+  private async command(
+    actor: Actor,
+    command: string,
+    args: Record<string, unknown>,
+    reason: string | undefined,
+    act: () => Promise<CommandResult> | CommandResult,
+  ): Promise<CommandResult> {
     const { journal } = this.opts.core;
     const clock = this.opts.clock;
     const id = journal.recordCommand({ via: actor.via, who: actor.who, command, args: JSON.stringify(args), reason: reason ?? null, atMs: clock.now() });
@@ -294,7 +376,13 @@ export class ControlService implements Control {
     journal.finishCommand(id, { ok: result.ok, detail, atMs });
     this.log.warn({ command, args, reason, via: actor.via, who: actor.who, ok: result.ok, detail }, 'operator command');
     this.emit('command', atMs, `${command}${args.id ? ` ${String(args.id)}` : ''} by ${actor.via}/${actor.who}: ${result.ok ? '' : 'refused: '}${detail}`, {
-      command, ...args, reason: reason ?? null, via: actor.via, who: actor.who, ok: result.ok, detail,
+      command,
+      ...args,
+      reason: reason ?? null,
+      via: actor.via,
+      who: actor.who,
+      ok: result.ok,
+      detail,
     });
     return result;
   }
@@ -328,7 +416,9 @@ export class ControlService implements Control {
   reload(actor: Actor, reason?: string): Promise<CommandResult> {
     return this.command(actor, 'reload', {}, reason, async () => {
       const problems = await this.opts.reload();
-      return problems.length ? { ok: false, status: 409, error: `config reload refused, the running config stays: ${problems.join('; ')}` } : { ok: true, detail: 'strategy params reloaded' };
+      return problems.length
+        ? { ok: false, status: 409, error: `config reload refused, the running config stays: ${problems.join('; ')}` }
+        : { ok: true, detail: 'strategy params reloaded' };
     });
   }
 
@@ -359,7 +449,9 @@ export class ControlService implements Control {
       events.push(...(await executor.submit({ kind: 'cancel-trigger', strategyId: id, symbol: r.symbol, orderId: r.orderId! })));
     }
     const canceled = events.filter((e) => e.type === 'canceled').length;
-    const left = journal.activeOrders().filter((r) => r.strategyId === id && (symbol === undefined || r.symbol === symbol) && !(r.isTrigger && r.reduceOnly)).length;
+    const left = journal
+      .activeOrders()
+      .filter((r) => r.strategyId === id && (symbol === undefined || r.symbol === symbol) && !(r.isTrigger && r.reduceOnly)).length;
     return `${canceled} order(s) canceled${left ? `, ${left} still open (settled at the next reconciliation)` : ''}`;
   }
 

@@ -78,7 +78,14 @@ export interface CoreOptions {
   /** How the venue margins futures: the positions' distance to liquidation is worked out for the risk gate (absent: not watched). */
   margin?: LiquidationRules;
   tracking: TrackingSettings;
-  strategies?: { instances: StrategyInstanceConfig[]; dirs: string[]; maxErrors: number; store?: StateStore; restartFaultedAfterMs?: number; hookTimeoutMs?: number };
+  strategies?: {
+    instances: StrategyInstanceConfig[];
+    dirs: string[];
+    maxErrors: number;
+    store?: StateStore;
+    restartFaultedAfterMs?: number;
+    hookTimeoutMs?: number;
+  };
   /** Loaded strategy definitions by name, instead of loading them from `strategies.dirs`. */
   definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
   /** New orders wait for the first reconciliation (live); false trades at once (a backtest: nothing to settle). */
@@ -151,7 +158,11 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   const loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }> = [];
   for (const s of st?.instances ?? []) loaded.push({ cfg: s, def: opts.definitions?.get(s.name) ?? (await loadStrategy(s.name, st!.dirs)) });
   const runner = new StrategyRunner(
-    loaded, instruments, logger, st?.maxErrors ?? 0, st?.store,
+    loaded,
+    instruments,
+    logger,
+    st?.maxErrors ?? 0,
+    st?.store,
     st?.restartFaultedAfterMs ? { afterMs: st.restartFaultedAfterMs, clock } : undefined,
     { ...(st?.hookTimeoutMs !== undefined ? { hookTimeoutMs: st.hookTimeoutMs } : {}), clock },
   );
@@ -159,7 +170,13 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   const bars = runner.barNeeds();
   const spot = all.filter((s) => instruments.get(s)?.surface === 'spot');
   const barSymbols = new Set(bars.map((n) => n.symbol));
-  const symbols: TradedSymbols = { all, spot, futures: all.filter((s) => instruments.get(s)?.surface === 'futures'), bars, barSpot: spot.filter((s) => barSymbols.has(s)) };
+  const symbols: TradedSymbols = {
+    all,
+    spot,
+    futures: all.filter((s) => instruments.get(s)?.surface === 'futures'),
+    bars,
+    barSpot: spot.filter((s) => barSymbols.has(s)),
+  };
   const venue = opts.bind(symbols);
   // Bars: the forming one read where it is built; the history warmed before the strategies start.
   if (venue.bars) {
@@ -176,16 +193,31 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   const streams = venue.streams && venue.bars ? { ...venue.streams, bar$: venue.bars.bar$ } : venue.streams;
   const latest = new LatestTickers(opts.limits.outlierPct);
   const executor = new Executor({
-    client: venue.trading, journal, risk, clock, logger, instruments,
-    reference: opts.reference ?? latest.reference, ...(opts.capsCountListed ? { listed: typeof opts.capsCountListed === 'function' ? opts.capsCountListed : () => listed } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    client: venue.trading,
+    journal,
+    risk,
+    clock,
+    logger,
+    instruments,
+    reference: opts.reference ?? latest.reference,
+    ...(opts.capsCountListed ? { listed: typeof opts.capsCountListed === 'function' ? opts.capsCountListed : () => listed } : {}),
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });
   if (opts.fencedUntilReconciled === false) executor.unfence();
   const t = opts.tracking;
   const tracker = new OrderTracker({
-    client: venue.trading, journal, clock, logger, graceMs: t.graceMs, lostAfterChecks: t.lostAfterChecks,
+    client: venue.trading,
+    journal,
+    clock,
+    logger,
+    graceMs: t.graceMs,
+    lostAfterChecks: t.lostAfterChecks,
     ...(t.notPlacedAfterChecks !== undefined ? { notPlacedAfterChecks: t.notPlacedAfterChecks } : {}),
-    ...(t.vanishAfterMs !== undefined ? { vanishAfterMs: t.vanishAfterMs } : {}), ...(t.vanishAfterChecks !== undefined ? { vanishAfterChecks: t.vanishAfterChecks } : {}),
-    symbols: { spot: [...(opts.scanSymbols ?? symbols).spot], futures: [...(opts.scanSymbols ?? symbols).futures] }, events$: executor.events$, ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    ...(t.vanishAfterMs !== undefined ? { vanishAfterMs: t.vanishAfterMs } : {}),
+    ...(t.vanishAfterChecks !== undefined ? { vanishAfterChecks: t.vanishAfterChecks } : {}),
+    symbols: { spot: [...(opts.scanSymbols ?? symbols).spot], futures: [...(opts.scanSymbols ?? symbols).futures] },
+    events$: executor.events$,
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });
   const stops = new StopManager({ executor, tracker, journal, clock, logger, instruments, strategyIds: runner.ids, ...(t.stops ? { settings: t.stops } : {}) });
   executor.keepProtectionWith(stops);
@@ -244,26 +276,48 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
   const inFlight = new Set<Promise<unknown>>();
   const subs = new Subscription();
   return {
-    instruments, symbols, journal, risk, executor, tracker, stops, runner, venue,
+    instruments,
+    symbols,
+    journal,
+    risk,
+    executor,
+    tracker,
+    stops,
+    runner,
+    venue,
     reconcile,
     start: (sched, reconcileCron, strategySchedules = []) => {
       if (streams) {
         subs.add(streams.openOrders$.subscribe((x) => (listed = x.value)));
         // The account as last read: the core's state, and the risk rules' snapshot.
-        subs.add(streams.positions$.subscribe((x) => {
-          positions = x.value;
-          risk.observeAccount({ positions: x.value, atMs: x.atMs });
-        }));
-        subs.add(streams.balances$.subscribe((x) => {
-          balances = x.value;
-          risk.observeAccount({ balances: x.value, atMs: x.atMs });
-        }));
+        subs.add(
+          streams.positions$.subscribe((x) => {
+            positions = x.value;
+            risk.observeAccount({ positions: x.value, atMs: x.atMs });
+          }),
+        );
+        subs.add(
+          streams.balances$.subscribe((x) => {
+            balances = x.value;
+            risk.observeAccount({ balances: x.value, atMs: x.atMs });
+          }),
+        );
         // The distance to liquidation as positions, balances and tickers update (worked out when read).
         if (opts.margin) subs.add(watchLiquidation(streams, instruments, opts.margin, (read, atMs) => risk.observeLiquidation(read, atMs)));
         loop = startTradingLoop({
-          streams, latest, runner, executor, journal, risk, stops, clock, logger, instruments,
+          streams,
+          latest,
+          runner,
+          executor,
+          journal,
+          risk,
+          stops,
+          clock,
+          logger,
+          instruments,
           ...(venue.beforeTickers ? { beforeTickers: venue.beforeTickers } : {}),
-          ...(opts.onIntent ? { onIntent: opts.onIntent } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+          ...(opts.onIntent ? { onIntent: opts.onIntent } : {}),
+          ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
           onEquity: (bySurface, atMs) => {
             equity = { bySurface, atMs };
             opts.onEquity?.(bySurface, atMs);
@@ -274,7 +328,8 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       venue.bars?.start();
       schedules = sched;
       if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => reconcileUnlessIdle({}));
-      for (const s of strategySchedules) for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
+      for (const s of strategySchedules)
+        for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
       runner.start();
     },
     stopIntake: () => {
@@ -294,7 +349,8 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       const byId = new Map(next.map((s) => [s.id, s]));
       for (const s of current) {
         const n = byId.get(s.id);
-        if (!n || n.name !== s.name || JSON.stringify(n.symbols) !== JSON.stringify(s.symbols)) problems.push(`strategies[${s.id}]: only params can change without a restart`);
+        if (!n || n.name !== s.name || JSON.stringify(n.symbols) !== JSON.stringify(s.symbols))
+          problems.push(`strategies[${s.id}]: only params can change without a restart`);
       }
       for (const id of byId.keys()) if (!current.some((s) => s.id === id)) problems.push(`strategies[${id}]: adding a strategy needs a restart`);
       if (problems.length) return problems;
@@ -306,8 +362,14 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
     },
     lastReconciledAtMs: () => reconciledAtMs,
     state: () => ({
-      strategies: runner.status(), orders: journal.activeOrders(), positions, balances, equity,
-      tradingState: risk.state(), fenced: executor.fenced, pending: executor.fenced ? (lastReport?.pending ?? []) : [],
+      strategies: runner.status(),
+      orders: journal.activeOrders(),
+      positions,
+      balances,
+      equity,
+      tradingState: risk.state(),
+      fenced: executor.fenced,
+      pending: executor.fenced ? (lastReport?.pending ?? []) : [],
     }),
   };
 }

@@ -60,12 +60,18 @@ export class Schedules {
     const arm = (atMs: number | null) => {
       if (atMs === null || this.stopped) return;
       const waitMs = atMs - this.clock.now();
-      this.timers.set(name, this.clock.setTimer(() => {
-        if (waitMs > MAX_WAIT_MS) return arm(atMs);
-        run();
-        // From the instant itself: a wall-clock timer may fire a little early, and the same instant must not come twice.
-        arm(next(Math.max(atMs, this.clock.now())));
-      }, Math.min(Math.max(0, waitMs), MAX_WAIT_MS)));
+      this.timers.set(
+        name,
+        this.clock.setTimer(
+          () => {
+            if (waitMs > MAX_WAIT_MS) return arm(atMs);
+            run();
+            // From the instant itself: a wall-clock timer may fire a little early, and the same instant must not come twice.
+            arm(next(Math.max(atMs, this.clock.now())));
+          },
+          Math.min(Math.max(0, waitMs), MAX_WAIT_MS),
+        ),
+      );
     };
     arm(next(this.clock.now()));
   }

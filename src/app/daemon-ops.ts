@@ -24,7 +24,14 @@ export interface DaemonOps {
 }
 
 export async function startDaemonOps(
-  core: Core, venue: Venue, metrics: Metrics, lastPolled: ReadonlyMap<string, number>, cfg: Config, clock: Clock, logger: Logger, control?: Control,
+  core: Core,
+  venue: Venue,
+  metrics: Metrics,
+  lastPolled: ReadonlyMap<string, number>,
+  cfg: Config,
+  clock: Clock,
+  logger: Logger,
+  control?: Control,
 ): Promise<DaemonOps> {
   const http = cfg.daemon.http;
   // Read before anything listens: a token file that cannot be read stops the start.
@@ -43,54 +50,75 @@ export async function startDaemonOps(
     const faulted = status.filter((s) => s.faulted).map((s) => ({ id: s.id, reason: s.reason ?? 'faulted' }));
     return { status, faulted, all: status.length > 0 && faulted.length === status.length };
   };
-  const ops = new OpsServer(metrics, {
-    health: () => {
-      // Before the first poll, the age counts from the start.
-      const age = clock.now() - (lastPolled.get('tickers') ?? startedAtMs);
-      const loopP99Ms = Math.round(loop.percentile(99) / 1e6);
-      loop.reset();
-      // Liveness is the process's: a faulted strategy is shown here, and /ready says when none is left running.
-      const { status, faulted } = faults();
-      return {
-        ok: (core.symbols.all.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000,
-        detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: status, ...(faulted.length ? { faulted } : {}) },
-      };
+  const ops = new OpsServer(
+    metrics,
+    {
+      health: () => {
+        // Before the first poll, the age counts from the start.
+        const age = clock.now() - (lastPolled.get('tickers') ?? startedAtMs);
+        const loopP99Ms = Math.round(loop.percentile(99) / 1e6);
+        loop.reset();
+        // Liveness is the process's: a faulted strategy is shown here, and /ready says when none is left running.
+        const { status, faulted } = faults();
+        return {
+          ok: (core.symbols.all.length === 0 || age <= freshLimitMs) && loopP99Ms < 2000,
+          detail: { tickersAgeMs: age, eventLoopP99Ms: loopP99Ms, strategies: status, ...(faulted.length ? { faulted } : {}) },
+        };
+      },
+      ready: () => {
+        const { tradingState: state, fenced, pending } = core.state();
+        const { faulted, all } = faults();
+        return {
+          ok: !fenced && state !== 'halted' && !all,
+          detail: {
+            fenced,
+            tradingState: state,
+            ...(state === 'halted' ? { halted: core.risk.latchReason() ?? 'halted' } : {}),
+            ...(pending.length ? { pending } : {}),
+            ...(all ? { strategiesFaulted: `every strategy is faulted: ${faulted.map((f) => `${f.id} (${f.reason})`).join('; ')}` } : {}),
+          },
+        };
+      },
+      beforeScrape: async () => {
+        for (const st of await venue.client.limiter.stats()) {
+          metrics.limiterTokens.set({ pool: st.pool }, st.reservoir ?? 0);
+          metrics.limiterQueued.set({ pool: st.pool }, st.queued);
+        }
+        const now = clock.now();
+        for (const [name, at] of lastPolled) metrics.pollAge.set({ poll: name }, (now - at) / 1000);
+        metrics.openOrders.set(core.journal.activeOrders().filter((r) => r.state === 'open').length);
+        metrics.tradingState.set(core.executor.fenced || core.risk.state() === 'halted' ? 1 : 0);
+        for (const s of core.runner.status()) metrics.strategyErrors.set({ strategy: s.id }, s.errors);
+        // The futures positions' distance to liquidation, as the risk gate last took it in (display only: floats).
+        const liquidation = core.risk.account().liquidation;
+        metrics.liquidationDistance.reset();
+        for (const x of liquidation?.distances ?? [])
+          if (x.distancePct) metrics.liquidationDistance.set({ symbol: x.symbol, side: x.side }, x.distancePct.toNumber());
+        for (const [gauge, rate] of [
+          [metrics.marginRate, liquidation?.marginRate],
+          [metrics.maintenanceRate, liquidation?.maintenanceRate],
+        ] as const) {
+          if (rate) gauge.set(rate.toNumber());
+          else gauge.reset();
+        }
+      },
     },
-    ready: () => {
-      const { tradingState: state, fenced, pending } = core.state();
-      const { faulted, all } = faults();
-      return {
-        ok: !fenced && state !== 'halted' && !all,
-        detail: {
-          fenced, tradingState: state, ...(state === 'halted' ? { halted: core.risk.latchReason() ?? 'halted' } : {}), ...(pending.length ? { pending } : {}),
-          ...(all ? { strategiesFaulted: `every strategy is faulted: ${faulted.map((f) => `${f.id} (${f.reason})`).join('; ')}` } : {}),
-        },
-      };
+    credential.token,
+    {
+      ...(control ? { control } : {}),
+      commands: http.commands,
+      clock,
+      plugins,
+      allowedHosts: http.allowedHosts,
+      allowedOrigins: http.allowedOrigins,
+      home: http.dashboard ? '/' : '/api/v1/status',
+      onRefused: (r) =>
+        log.warn(
+          { status: r.status, method: r.method, path: r.path, host: r.host, origin: r.origin, ...(r.suppressed ? { alsoRefused: r.suppressed } : {}) },
+          `request refused: ${r.error}`,
+        ),
     },
-    beforeScrape: async () => {
-      for (const st of await venue.client.limiter.stats()) {
-        metrics.limiterTokens.set({ pool: st.pool }, st.reservoir ?? 0);
-        metrics.limiterQueued.set({ pool: st.pool }, st.queued);
-      }
-      const now = clock.now();
-      for (const [name, at] of lastPolled) metrics.pollAge.set({ poll: name }, (now - at) / 1000);
-      metrics.openOrders.set(core.journal.activeOrders().filter((r) => r.state === 'open').length);
-      metrics.tradingState.set(core.executor.fenced || core.risk.state() === 'halted' ? 1 : 0);
-      for (const s of core.runner.status()) metrics.strategyErrors.set({ strategy: s.id }, s.errors);
-      // The futures positions' distance to liquidation, as the risk gate last took it in (display only: floats).
-      const liquidation = core.risk.account().liquidation;
-      metrics.liquidationDistance.reset();
-      for (const x of liquidation?.distances ?? []) if (x.distancePct) metrics.liquidationDistance.set({ symbol: x.symbol, side: x.side }, x.distancePct.toNumber());
-      for (const [gauge, rate] of [[metrics.marginRate, liquidation?.marginRate], [metrics.maintenanceRate, liquidation?.maintenanceRate]] as const) {
-        if (rate) gauge.set(rate.toNumber());
-        else gauge.reset();
-      }
-    },
-  }, credential.token, {
-    ...(control ? { control } : {}), commands: http.commands, clock, plugins, allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins,
-    home: http.dashboard ? '/' : '/api/v1/status',
-    onRefused: (r) => log.warn({ status: r.status, method: r.method, path: r.path, host: r.host, origin: r.origin, ...(r.suppressed ? { alsoRefused: r.suppressed } : {}) }, `request refused: ${r.error}`),
-  });
+  );
   const url = await ops.listen(http.port, http.host);
   const port = Number(new URL(url).port);
   let removeTokenFile = () => undefined as void;
@@ -101,7 +129,9 @@ export async function startDaemonOps(
       removeTokenFile = writeTokenFile(tokenFile, credential.token);
     } catch (err) {
       await ops.close();
-      throw new Error(`cannot write the HTTP token file ${tokenFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (daemon.http.tokenFile names another)`);
+      throw new Error(
+        `cannot write the HTTP token file ${tokenFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (daemon.http.tokenFile names another)`,
+      );
     }
   }
   return {

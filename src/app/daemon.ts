@@ -81,8 +81,14 @@ function startRiskWatches(core: Core, cfg: Config, metrics: Metrics, lastPolled:
   const streams = core.venue.streams!;
   let positionsRead: Stamped<Position[]> | undefined;
   const killOptions: KillActionOptions = {
-    mode: cfg.risk.onKill, client: core.venue.trading, executor: core.executor, journal: core.journal, clock, logger,
-    symbols: { spot: core.symbols.spot, futures: core.symbols.futures }, positions: () => positionsRead,
+    mode: cfg.risk.onKill,
+    client: core.venue.trading,
+    executor: core.executor,
+    journal: core.journal,
+    clock,
+    logger,
+    symbols: { spot: core.symbols.spot, futures: core.symbols.futures },
+    positions: () => positionsRead,
     afterPass: () => core.reconcile(),
   };
   const kill = new KillAction(killOptions);
@@ -118,10 +124,12 @@ function startRiskWatches(core: Core, cfg: Config, metrics: Metrics, lastPolled:
     await pass;
     return 'flatten pass done (own orders and trigger orders canceled, futures positions closed at market; what is left is looked at again at the next positions reading)';
   };
-  watches.add(streams.positions$.subscribe((p) => {
-    positionsRead = p;
-    lookAtKill();
-  }));
+  watches.add(
+    streams.positions$.subscribe((p) => {
+      positionsRead = p;
+      lookAtKill();
+    }),
+  );
   watches.add(streams.balances$.subscribe(lookAtKill));
   watches.add(core.risk.tradingStates$.subscribe(lookAtKill));
   watches.add(() => {
@@ -137,15 +145,20 @@ function startRiskWatches(core: Core, cfg: Config, metrics: Metrics, lastPolled:
     showTotals();
     const activity = logger.child({ component: 'activity' });
     const ledger$ = poll(() => funding.poll(), {
-      periodMs: cfg.daemon.polls.ledgerMs, retries: 1, retryDelayMs: 1000, clock,
+      periodMs: cfg.daemon.polls.ledgerMs,
+      retries: 1,
+      retryDelayMs: 1000,
+      clock,
       retryable: (e) => e instanceof ExchangeError && e.retryable,
       onError: (e) => log.warn({ poll: 'ledger', err: e instanceof ExchangeError ? e.summary() : String(e) }, 'poll failed: cycle skipped'),
     });
-    watches.add(ledger$.subscribe(({ value, atMs }) => {
-      lastPolled.set('ledger', atMs);
-      for (const r of value) activity.info({ event: 'funding', symbol: r.symbol, amount: r.amount, ref: r.ref, settledAtMs: r.atMs }, 'funding settled');
-      if (value.length) showTotals();
-    }));
+    watches.add(
+      ledger$.subscribe(({ value, atMs }) => {
+        lastPolled.set('ledger', atMs);
+        for (const r of value) activity.info({ event: 'funding', symbol: r.symbol, amount: r.amount, ref: r.ref, settledAtMs: r.atMs }, 'funding settled');
+        if (value.length) showTotals();
+      }),
+    );
   }
   return { subscription: watches, flattenNow };
 }
@@ -165,14 +178,21 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
   // orders are the next holder's now).
   let intake: Pick<Core, 'stopIntake'> | undefined;
   const lease = opts.lease;
-  const leaseLost = lease ? new Promise<string>((resolve) => lease.keep((reason) => {
-    intake?.stopIntake();
-    resolve(reason);
-  })) : undefined;
+  const leaseLost = lease
+    ? new Promise<string>((resolve) =>
+        lease.keep((reason) => {
+          intake?.stopIntake();
+          resolve(reason);
+        }),
+      )
+    : undefined;
   try {
     const lastPolled = new Map<string, number>();
     const venue = await openVenue(loaded, {
-      logger, clock, onPolled: (name, at) => lastPolled.set(name, at), ...(lease ? { writesAllowed: () => lease.held() } : {}),
+      logger,
+      clock,
+      onPolled: (name, at) => lastPolled.set(name, at),
+      ...(lease ? { writesAllowed: () => lease.held() } : {}),
       onAttempt: (endpoint, outcome) => {
         metrics.requests.inc({ endpoint, outcome });
         if (outcome === 'rate-limit') metrics.rateLimited.inc();
@@ -182,11 +202,17 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     });
     closers.push(() => venue.close());
     // The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
-    const journal = openJournal(loaded, venueOf(loaded), (file) => log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'));
+    const journal = openJournal(loaded, venueOf(loaded), (file) =>
+      log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'),
+    );
     closers.unshift(() => journal.close());
     if (lease) {
       const lost = leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
-      await fenceJournal(journal, lease.fencingToken!, { clock, logger, until: Promise.race([lost, ...(opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [])]) });
+      await fenceJournal(journal, lease.fencingToken!, {
+        clock,
+        logger,
+        until: Promise.race([lost, ...(opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [])]),
+      });
     }
     // Order activity (repeated denials folded into counts): subscribed until the very end, so the cancels on shutdown
     // are told too; its counts are summed up after that (closers run in reverse).
@@ -200,9 +226,19 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     let control: ControlService | undefined;
 
     const core = await buildCore({
-      instruments: await venue.instruments(), bind: venue.bind, journal, clock, logger, limits: riskLimits(loaded), tracking: cfg.execution, margin: marginSettingsOf(loaded.config.exchange.margin),
+      instruments: await venue.instruments(),
+      bind: venue.bind,
+      journal,
+      clock,
+      logger,
+      limits: riskLimits(loaded),
+      tracking: cfg.execution,
+      margin: marginSettingsOf(loaded.config.exchange.margin),
       strategies: {
-        instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors, hookTimeoutMs: cfg.daemon.hookTimeoutMs,
+        instances: cfg.strategies,
+        dirs: cfg.strategyDirs,
+        maxErrors: cfg.daemon.maxStrategyErrors,
+        hookTimeoutMs: cfg.daemon.hookTimeoutMs,
         store: { load: (id) => journal.strategyState(id), save: (id, json) => journal.saveStrategyState(id, json, clock.now()) },
         ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
       },
@@ -243,7 +279,14 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     };
     let watches: RiskWatches | undefined;
     const service = new ControlService({
-      core, clock, logger, mode: cfg.mode, limiter: venue.client.limiter, lastPolled, reload: reloadFile, ...(lease ? { lease } : {}),
+      core,
+      clock,
+      logger,
+      mode: cfg.mode,
+      limiter: venue.client.limiter,
+      lastPolled,
+      reload: reloadFile,
+      ...(lease ? { lease } : {}),
       flatten: (latch) => (watches ? watches.flattenNow(latch) : Promise.reject(new Error('the daemon is not trading yet'))),
     });
     control = service;
@@ -284,7 +327,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
 
     const ops = await startDaemonOps(core, venue, metrics, lastPolled, cfg, clock, logger, service);
     closers.push(() => ops.close());
-    log.info({ opsUrl: ops.url, ...(ops.tokenFile ? { tokenFile: ops.tokenFile } : {}), strategies: core.runner.ids, symbols: core.symbols.all }, 'daemon running');
+    log.info(
+      { opsUrl: ops.url, ...(ops.tokenFile ? { tokenFile: ops.tokenFile } : {}), strategies: core.runner.ids, symbols: core.symbols.all },
+      'daemon running',
+    );
 
     return {
       opsUrl: ops.url,

@@ -31,7 +31,10 @@ export class ForceExits {
 
   /** Closes what the (configured) strategy holds of the symbol; one exit at a time. */
   run(id: string, symbol: string): Promise<CommandResult> {
-    const run = this.exiting.then(() => this.exit(id, symbol), () => this.exit(id, symbol));
+    const run = this.exiting.then(
+      () => this.exit(id, symbol),
+      () => this.exit(id, symbol),
+    );
     this.exiting = run.catch(() => undefined);
     return run;
   }
@@ -40,7 +43,8 @@ export class ForceExits {
     const core = this.core;
     const symbols = core.runner.configs().find((c) => c.id === id)!.symbols;
     const instrument = core.instruments.get(symbol);
-    if (!symbols.includes(symbol) || !instrument) return { ok: false, status: 404, error: `${id} does not trade ${symbol} (its symbols: ${symbols.join(', ')})` };
+    if (!symbols.includes(symbol) || !instrument)
+      return { ok: false, status: 404, error: `${id} does not trade ${symbol} (its symbols: ${symbols.join(', ')})` };
     // Nothing to close: refused before anything changes (its orders on the symbol looked up first: fills the
     // journal has not recorded yet count).
     await this.settleOwn(id, symbol);
@@ -57,7 +61,11 @@ export class ForceExits {
     const unsettled = core.journal.activeOrders().filter((r) => r.strategyId === id && r.symbol === symbol && !(r.isTrigger && r.reduceOnly));
     if (unsettled.length) {
       const which = unsettled.map((r) => `${r.clientOid} ${r.state}`).join(', ');
-      return { ok: false, status: 409, error: `${steps.join('; ')}; not closed: its orders on ${symbol} are not all settled (${which}): ask again once the order tracker has settled them; ${id} stays paused` };
+      return {
+        ok: false,
+        status: 409,
+        error: `${steps.join('; ')}; not closed: its orders on ${symbol} are not all settled (${which}): ask again once the order tracker has settled them; ${id} stays paused`,
+      };
     }
     const plan = await this.closePlan(id, instrument);
     if (plan.orders.length === 0) return { ok: true, detail: `${steps.join('; ')}; nothing left to close: ${plan.found.join('; ')}` };
@@ -101,7 +109,10 @@ export class ForceExits {
 
   /** Looks up the strategy's orders of a symbol the journal holds as not final (their fills are recorded). */
   private async settleOwn(id: string, symbol: string): Promise<void> {
-    const mine = this.core.journal.activeOrders().filter((r) => r.strategyId === id && r.symbol === symbol).map((r) => r.clientOid);
+    const mine = this.core.journal
+      .activeOrders()
+      .filter((r) => r.strategyId === id && r.symbol === symbol)
+      .map((r) => r.clientOid);
     if (mine.length) await this.core.tracker.settle(mine);
   }
 
@@ -162,7 +173,9 @@ export class ForceExits {
       const accountHolds = key === 'spot' ? `${there.toString()} available` : `the account ${there.toString()}`;
       const what = `${key === 'spot' ? `${id} bought ${size.toString()} ${instrument.base} more than it sold` : `${id} holds ${key} ${size.toString()}`}, ${accountHolds}${others.isZero() ? '' : `, other strategies' fills ${others.toString()}`}`;
       if (capped.isZero() || capped.lt(instrument.minSize)) {
-        plan.found.push(`${what}: nothing to close${capped.isZero() ? '' : ` (${capped.toString()} is below the minimum size ${instrument.minSize.toString()})`}`);
+        plan.found.push(
+          `${what}: nothing to close${capped.isZero() ? '' : ` (${capped.toString()} is below the minimum size ${instrument.minSize.toString()})`}`,
+        );
         continue;
       }
       if (key === 'spot') {
@@ -179,7 +192,8 @@ export class ForceExits {
   /** The account's futures position sizes of a symbol by side, read from the venue now. */
   private async positionSizes(symbol: string): Promise<Map<PositionSide | 'spot', Decimal>> {
     const sizes = new Map<PositionSide | 'spot', Decimal>();
-    for (const p of await this.core.venue.trading.positions(symbol)) if (p.symbol === symbol) sizes.set(p.side, (sizes.get(p.side) ?? Decimal.ZERO).add(p.size.abs()));
+    for (const p of await this.core.venue.trading.positions(symbol))
+      if (p.symbol === symbol) sizes.set(p.side, (sizes.get(p.side) ?? Decimal.ZERO).add(p.size.abs()));
     return sizes;
   }
 

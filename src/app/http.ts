@@ -12,25 +12,93 @@ import { registerSecret } from '../util/secrets.js';
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'sextant_exchange_requests_total', help: 'Exchange requests by endpoint and outcome', labelNames: ['endpoint', 'outcome'], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: 'sextant_exchange_requests_total',
+    help: 'Exchange requests by endpoint and outcome',
+    labelNames: ['endpoint', 'outcome'],
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({ name: 'sextant_exchange_429_total', help: 'Answers 429 from the venue', registers: [this.registry] });
-  readonly intents = new Counter({ name: 'sextant_intents_total', help: 'Intents by strategy and kind', labelNames: ['strategy', 'kind'], registers: [this.registry] });
+  readonly intents = new Counter({
+    name: 'sextant_intents_total',
+    help: 'Intents by strategy and kind',
+    labelNames: ['strategy', 'kind'],
+    registers: [this.registry],
+  });
   readonly events = new Counter({ name: 'sextant_execution_events_total', help: 'Execution events by type', labelNames: ['type'], registers: [this.registry] });
   readonly denials = new Counter({ name: 'sextant_risk_denials_total', help: 'Risk denials by reason', labelNames: ['reason'], registers: [this.registry] });
-  readonly pollAge = new Gauge({ name: 'sextant_poll_age_seconds', help: 'Age of the latest successful poll', labelNames: ['poll'], registers: [this.registry] });
+  readonly pollAge = new Gauge({
+    name: 'sextant_poll_age_seconds',
+    help: 'Age of the latest successful poll',
+    labelNames: ['poll'],
+    registers: [this.registry],
+  });
   readonly openOrders = new Gauge({ name: 'sextant_open_orders', help: 'Open orders in the journal', registers: [this.registry] });
   readonly tradingState = new Gauge({ name: 'sextant_trading_halted', help: '1 when trading is halted (kill switch or fence)', registers: [this.registry] });
-  readonly strategyErrors = new Gauge({ name: 'sextant_strategy_errors', help: 'Errors per strategy instance', labelNames: ['strategy'], registers: [this.registry] });
-  readonly balance = new Gauge({ name: 'sextant_balance', help: 'Balance (total) by surface and asset', labelNames: ['surface', 'asset'], registers: [this.registry] });
-  readonly position = new Gauge({ name: 'sextant_position_size', help: 'Open position size (base)', labelNames: ['symbol', 'side'], registers: [this.registry] });
-  readonly weight = new Counter({ name: 'sextant_exchange_weight_total', help: 'Weight spent by endpoint and pool', labelNames: ['endpoint', 'pool'], registers: [this.registry] });
-  readonly equity = new Gauge({ name: 'sextant_equity', help: 'Equity in the quote currency: balances at the last prices plus unrealised PnL', labelNames: ['surface'], registers: [this.registry] });
-  readonly limiterTokens = new Gauge({ name: 'sextant_limiter_tokens', help: 'Weight the limiter can start now, per pool', labelNames: ['pool'], registers: [this.registry] });
-  readonly limiterQueued = new Gauge({ name: 'sextant_limiter_queued', help: 'Requests waiting in the limiter, per pool', labelNames: ['pool'], registers: [this.registry] });
-  readonly liquidationDistance = new Gauge({ name: 'sextant_liquidation_distance_pct', help: 'Distance from the mark to the liquidation price, in percent of the mark, per futures position', labelNames: ['symbol', 'side'], registers: [this.registry] });
-  readonly marginRate = new Gauge({ name: 'sextant_margin_rate', help: 'Futures account equity (collateral + unrealised PnL at mark) / position value', registers: [this.registry] });
-  readonly maintenanceRate = new Gauge({ name: 'sextant_maintenance_rate', help: 'Maintenance margin / position value: the margin rate at which the account is liquidated', registers: [this.registry] });
-  readonly fundingTotal = new Gauge({ name: 'sextant_funding_total', help: 'Funding settled per contract over the journal\'s life, as a change of collateral (negative: paid)', labelNames: ['symbol'], registers: [this.registry] });
+  readonly strategyErrors = new Gauge({
+    name: 'sextant_strategy_errors',
+    help: 'Errors per strategy instance',
+    labelNames: ['strategy'],
+    registers: [this.registry],
+  });
+  readonly balance = new Gauge({
+    name: 'sextant_balance',
+    help: 'Balance (total) by surface and asset',
+    labelNames: ['surface', 'asset'],
+    registers: [this.registry],
+  });
+  readonly position = new Gauge({
+    name: 'sextant_position_size',
+    help: 'Open position size (base)',
+    labelNames: ['symbol', 'side'],
+    registers: [this.registry],
+  });
+  readonly weight = new Counter({
+    name: 'sextant_exchange_weight_total',
+    help: 'Weight spent by endpoint and pool',
+    labelNames: ['endpoint', 'pool'],
+    registers: [this.registry],
+  });
+  readonly equity = new Gauge({
+    name: 'sextant_equity',
+    help: 'Equity in the quote currency: balances at the last prices plus unrealised PnL',
+    labelNames: ['surface'],
+    registers: [this.registry],
+  });
+  readonly limiterTokens = new Gauge({
+    name: 'sextant_limiter_tokens',
+    help: 'Weight the limiter can start now, per pool',
+    labelNames: ['pool'],
+    registers: [this.registry],
+  });
+  readonly limiterQueued = new Gauge({
+    name: 'sextant_limiter_queued',
+    help: 'Requests waiting in the limiter, per pool',
+    labelNames: ['pool'],
+    registers: [this.registry],
+  });
+  readonly liquidationDistance = new Gauge({
+    name: 'sextant_liquidation_distance_pct',
+    help: 'Distance from the mark to the liquidation price, in percent of the mark, per futures position',
+    labelNames: ['symbol', 'side'],
+    registers: [this.registry],
+  });
+  readonly marginRate = new Gauge({
+    name: 'sextant_margin_rate',
+    help: 'Futures account equity (collateral + unrealised PnL at mark) / position value',
+    registers: [this.registry],
+  });
+  readonly maintenanceRate = new Gauge({
+    name: 'sextant_maintenance_rate',
+    help: 'Maintenance margin / position value: the margin rate at which the account is liquidated',
+    registers: [this.registry],
+  });
+  readonly fundingTotal = new Gauge({
+    name: 'sextant_funding_total',
+    help: "Funding settled per contract over the journal's life, as a change of collateral (negative: paid)",
+    labelNames: ['symbol'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sextant_' });
@@ -49,7 +117,10 @@ export function reachableUrl(host: string, port: number): string {
 export type { HealthSource } from '../ops/api/server.js';
 
 /** The ops server's extras: the control API (with its commands switch and clock), and more routes (the dashboard). */
-export type OpsServerExtras = Pick<ControlServerOptions, 'control' | 'commands' | 'clock' | 'plugins' | 'version' | 'allowedHosts' | 'allowedOrigins' | 'home' | 'onRefused'>;
+export type OpsServerExtras = Pick<
+  ControlServerOptions,
+  'control' | 'commands' | 'clock' | 'plugins' | 'version' | 'allowedHosts' | 'allowedOrigins' | 'home' | 'onRefused'
+>;
 
 /**
  * The daemon's HTTP server (src/ops/api/server.ts) with the metrics registry: /health, /ready, /metrics, and with
@@ -105,7 +176,9 @@ export function daemonToken(env: Readonly<Record<string, string | undefined>>, t
     return { token: given, generated: false };
   }
   if (!isLoopback(host)) {
-    throw new Error(`binding ${host} needs a token in ${tokenEnv} (or ${tokenEnv}_FILE): /health, /ready, /metrics and the control API would answer the network with one generated anew at every start`);
+    throw new Error(
+      `binding ${host} needs a token in ${tokenEnv} (or ${tokenEnv}_FILE): /health, /ready, /metrics and the control API would answer the network with one generated anew at every start`,
+    );
   }
   const token = randomBytes(32).toString('base64url');
   registerSecret(token);

@@ -27,11 +27,13 @@ export interface NoInstrumentList {
 
 export type SymbolSource = InstrumentList | NoInstrumentList;
 
-
 /** The simulator's instruments: sim.instruments, or the built-in list. */
 export function simulatorInstruments(config: Config): InstrumentList {
   const specs = config.sim.instruments ?? DEFAULT_INSTRUMENTS;
-  return { symbols: new Set(specs.map((s) => s.symbol)), from: `the simulator's instruments (${config.sim.instruments ? 'sim.instruments' : 'its built-in list'})` };
+  return {
+    symbols: new Set(specs.map((s) => s.symbol)),
+    from: `the simulator's instruments (${config.sim.instruments ? 'sim.instruments' : 'its built-in list'})`,
+  };
 }
 
 /** The venue a cached list belongs to: its base URLs as they may be shown. */
@@ -54,8 +56,16 @@ interface InstrumentCache {
 function isCache(x: unknown): x is InstrumentCache {
   const c = x as Partial<InstrumentCache> | null;
   const strings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string');
-  return typeof c === 'object' && c !== null && typeof c.venue === 'string' && typeof c.fetchedAt === 'string' &&
-    typeof c.symbols === 'object' && c.symbols !== null && strings(c.symbols.spot) && strings(c.symbols.futures);
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.venue === 'string' &&
+    typeof c.fetchedAt === 'string' &&
+    typeof c.symbols === 'object' &&
+    c.symbols !== null &&
+    strings(c.symbols.spot) &&
+    strings(c.symbols.futures)
+  );
 }
 
 /** Writes the list just read from the venue (replacing the file whole: a reader never sees half of it). */
@@ -138,7 +148,13 @@ export async function fetchInstruments(loaded: LoadedConfig, logger: Logger, clo
  * the venue at `where`; undefined, with the reasons told to `err` as `<command>: …` lines, when the venue cannot be
  * read or does not list a symbol.
  */
-export async function symbolsAtVenue(command: string, client: Pick<ExchangeClient, 'instruments'>, symbols: readonly string[], where: string, err: (line: string) => void): Promise<Record<Surface, string[]> | undefined> {
+export async function symbolsAtVenue(
+  command: string,
+  client: Pick<ExchangeClient, 'instruments'>,
+  symbols: readonly string[],
+  where: string,
+  err: (line: string) => void,
+): Promise<Record<Surface, string[]> | undefined> {
   let surfaces: Record<Surface | 'unknown', string[]>;
   try {
     surfaces = bySurface(symbols, await readVenueInstruments(client));

@@ -43,8 +43,10 @@ async function checkFiles(job: BacktestJob): Promise<void> {
   ];
   for (const [what, file, hash] of wanted) {
     const here = await hashOf(file);
-    if (here === undefined) throw new JobError(job.id, `${what} ${file} is missing here (working directory ${process.cwd()}): a worker runs in the same file tree as the submitter`);
-    if (here !== hash) throw new JobError(job.id, `${what} ${file} differs from the submitter's copy (sha256 ${here.slice(0, 12)}… here, ${hash.slice(0, 12)}… submitted)`);
+    if (here === undefined)
+      throw new JobError(job.id, `${what} ${file} is missing here (working directory ${process.cwd()}): a worker runs in the same file tree as the submitter`);
+    if (here !== hash)
+      throw new JobError(job.id, `${what} ${file} differs from the submitter's copy (sha256 ${here.slice(0, 12)}… here, ${hash.slice(0, 12)}… submitted)`);
   }
 }
 
@@ -54,7 +56,9 @@ const faultOf = (r: BacktestResult): string => r.faults.map((f) => `strategy ${f
 function resultOf(id: string, r: BacktestResult): JobResult {
   const collected = r.collected ?? {};
   return {
-    id, metrics: r.metrics, events: r.events,
+    id,
+    metrics: r.metrics,
+    events: r.events,
     ...(collected.tradePnls ? { tradePnls: collected.tradePnls } : {}),
     ...(collected.equity ? { equity: collected.equity } : {}),
     ...(collected.decisions ? { decisions: collected.decisions } : {}),
@@ -71,7 +75,10 @@ export const runJob: RunJob = async (job) => {
   instance.params = { ...instance.params, ...job.params };
   try {
     const result = await runBacktest(loaded, silentLogger, {
-      ...job.range, ...(job.outDir ? { outDir: job.outDir } : {}), writeFiles: job.outDir !== undefined, ...(job.collect ? { collect: job.collect } : {}),
+      ...job.range,
+      ...(job.outDir ? { outDir: job.outDir } : {}),
+      writeFiles: job.outDir !== undefined,
+      ...(job.collect ? { collect: job.collect } : {}),
     });
     return resultOf(job.id, result);
   } catch (err) {

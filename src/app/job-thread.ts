@@ -9,6 +9,10 @@ const port = parentPort!;
 port.on('message', (job: BacktestJob) => {
   runJob(job).then(
     (result): void => port.postMessage({ id: job.id, result } satisfies ThreadReply),
-    (err: unknown): void => port.postMessage({ id: job.id, ...(err instanceof JobError ? { refused: err.reason } : { error: err instanceof Error ? err.message : String(err) }) } satisfies ThreadReply),
+    (err: unknown): void =>
+      port.postMessage({
+        id: job.id,
+        ...(err instanceof JobError ? { refused: err.reason } : { error: err instanceof Error ? err.message : String(err) }),
+      } satisfies ThreadReply),
   );
 });

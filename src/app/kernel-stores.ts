@@ -75,7 +75,10 @@ function isPerStart(binding: VenueBinding | undefined): boolean {
 export function openJournal(loaded: LoadedConfig, venue?: VenueBinding & { perStart: boolean }, onMovedAside?: (file: string) => void): Journal {
   const j = loaded.config.journal;
   if (j.url !== undefined) {
-    if (venue?.perStart) throw new Error('a PostgreSQL journal (journal.url) is for a real venue: the embedded simulator and dry-run start a new venue every time, keep their journal in a SQLite file (journal.path)');
+    if (venue?.perStart)
+      throw new Error(
+        'a PostgreSQL journal (journal.url) is for a real venue: the embedded simulator and dry-run start a new venue every time, keep their journal in a SQLite file (journal.path)',
+      );
     const journal = new PostgresJournal(journalUrl(loaded)!, { clientOidPrefix: j.clientOidPrefix });
     try {
       if (venue) bindJournal(journal, venue, journal.where, systemClock.now());

@@ -26,7 +26,13 @@ import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import type { BoundVenue, TradedSymbols } from './core.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
 
-export function createLiveClient(loaded: LoadedConfig, logger: Logger, clock: Clock, onAttempt?: (endpoint: string, outcome: string) => void, writesAllowed?: () => boolean): LiveClient {
+export function createLiveClient(
+  loaded: LoadedConfig,
+  logger: Logger,
+  clock: Clock,
+  onAttempt?: (endpoint: string, outcome: string) => void,
+  writesAllowed?: () => boolean,
+): LiveClient {
   const ex = loaded.config.exchange;
   const creds = loaded.credentials;
   return new LiveClient({
@@ -64,9 +70,14 @@ function simAccounts(sim: SimConfig): SimAccounts {
   return { spot: sim.accounts.spot, futuresCollateral: sim.accounts.futuresCollateral, leverage: sim.accounts.leverage };
 }
 
-
 /** The bar feed of the series the strategies asked for (none: undefined), as `wrap` makes it a venue's bar source. */
-function barsOf(symbols: TradedSymbols, units: ReadonlyMap<string, Pick<Instrument, 'tickSize' | 'stepSize'>>, cfg: Config, clock: Clock, wrap: (feed: BarFeed) => BarSource): BarSource | undefined {
+function barsOf(
+  symbols: TradedSymbols,
+  units: ReadonlyMap<string, Pick<Instrument, 'tickSize' | 'stepSize'>>,
+  cfg: Config,
+  clock: Clock,
+  wrap: (feed: BarFeed) => BarSource,
+): BarSource | undefined {
   if (symbols.bars.length === 0) return undefined;
   return wrap(new BarFeed({ needs: symbols.bars, units, clock, closeDelayMs: cfg.daemon.bars.closeDelayMs }));
 }
@@ -82,7 +93,8 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     clock,
     logger,
     retain: sim.retainOrders,
-    futures: simFuturesOptionsOf(loaded.config.exchange.margin, sim.futures), fundingFeeSign: loaded.config.exchange.fundingFeeSign,
+    futures: simFuturesOptionsOf(loaded.config.exchange.margin, sim.futures),
+    fundingFeeSign: loaded.config.exchange.fundingFeeSign,
     ...(onRequest ? { onRequest } : {}),
   });
 }
@@ -101,7 +113,11 @@ export async function startEmbeddedSimulator(loaded: LoadedConfig, logger: Logge
   const url = await sim.listen(port, '127.0.0.1');
   const cfg = loaded.config;
   return {
-    loaded: { ...loaded, credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS, config: { ...cfg, exchange: { ...cfg.exchange, spotBaseUrl: url, futuresBaseUrl: url } } },
+    loaded: {
+      ...loaded,
+      credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS,
+      config: { ...cfg, exchange: { ...cfg.exchange, spotBaseUrl: url, futuresBaseUrl: url } },
+    },
     url,
     close: () => sim.close(),
   };
@@ -111,10 +127,16 @@ export async function startEmbeddedSimulator(loaded: LoadedConfig, logger: Logge
 export function riskLimits(loaded: LoadedConfig): RiskLimits {
   const r = loaded.config.risk;
   return {
-    maxNotionalPerOrder: Decimal.from(r.maxNotionalPerOrder), maxNotionalPerSymbol: Decimal.from(r.maxNotionalPerSymbol),
-    maxOpenOrdersPerSymbol: r.maxOpenOrdersPerSymbol, maxOpenOrdersPerStrategy: r.maxOpenOrdersPerStrategy,
-    priceBandPct: Decimal.from(r.priceBandPct), staleAfterMs: r.staleAfterMs, maxOrdersPerMinute: r.maxOrdersPerMinute,
-    maxDrawdownPct: Decimal.from(r.maxDrawdownPct), maxOrdersPerIntent: r.maxOrdersPerIntent, outlierPct: Decimal.from(r.outlierPct),
+    maxNotionalPerOrder: Decimal.from(r.maxNotionalPerOrder),
+    maxNotionalPerSymbol: Decimal.from(r.maxNotionalPerSymbol),
+    maxOpenOrdersPerSymbol: r.maxOpenOrdersPerSymbol,
+    maxOpenOrdersPerStrategy: r.maxOpenOrdersPerStrategy,
+    priceBandPct: Decimal.from(r.priceBandPct),
+    staleAfterMs: r.staleAfterMs,
+    maxOrdersPerMinute: r.maxOrdersPerMinute,
+    maxDrawdownPct: Decimal.from(r.maxDrawdownPct),
+    maxOrdersPerIntent: r.maxOrdersPerIntent,
+    outlierPct: Decimal.from(r.outlierPct),
     ...(r.reduceDrawdownPct !== undefined ? { reduceDrawdownPct: Decimal.from(r.reduceDrawdownPct) } : {}),
     ...(r.minLiquidationDistancePct !== undefined ? { minLiquidationDistancePct: Decimal.from(r.minLiquidationDistancePct) } : {}),
     ...(r.reduceLiquidationDistancePct !== undefined ? { reduceLiquidationDistancePct: Decimal.from(r.reduceLiquidationDistancePct) } : {}),
@@ -160,7 +182,9 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
   if ('backtest' in opts) return backtestVenue(loaded, opts.backtest);
   const { logger, clock } = opts;
   if (missingCredentials(loaded)) {
-    throw new Error('live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run');
+    throw new Error(
+      'live mode needs credentials: set SEXTANT_API_KEY, SEXTANT_API_SECRET and SEXTANT_API_PASSPHRASE (or their *_FILE variants), or use mode dry-run',
+    );
   }
   const sim = cfg.sim.embedded ? await startEmbeddedSimulator(loaded, logger, clock, cfg.sim.port) : undefined;
   if (sim) logger.child({ component: 'daemon' }).info({ url: sim.url }, 'trading against the embedded simulator');
@@ -175,27 +199,51 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
     },
     bind: (symbols) => {
       // Dry-run: market data from the venue, orders matched by the simulator's engine following that data.
-      const paper = cfg.mode === 'dry-run'
-        ? new PaperVenue(symbols.all.map((s) => instruments.get(s)!), simAccounts(cfg.sim), cfg.sim.retainOrders, client, simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures))
-        : undefined;
+      const paper =
+        cfg.mode === 'dry-run'
+          ? new PaperVenue(
+              symbols.all.map((s) => instruments.get(s)!),
+              simAccounts(cfg.sim),
+              cfg.sim.retainOrders,
+              client,
+              simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures),
+            )
+          : undefined;
       if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
       const streams = new MarketData(client, {
-        spotSymbols: symbols.spot, futuresSymbols: symbols.futures, barSpotSymbols: symbols.barSpot, polls: cfg.daemon.polls, clock, logger,
+        spotSymbols: symbols.spot,
+        futuresSymbols: symbols.futures,
+        barSpotSymbols: symbols.barSpot,
+        polls: cfg.daemon.polls,
+        clock,
+        logger,
         choices: pollChoices(cfg, symbols.futures.length),
-        ...(paper ? { trading: paper } : {}), ...(opts.onPolled ? { onPolled: opts.onPolled } : {}),
+        ...(paper ? { trading: paper } : {}),
+        ...(opts.onPolled ? { onPolled: opts.onPolled } : {}),
       });
-      const bars = barsOf(symbols, instruments, cfg, clock, (feed) => liveBars(
-        feed,
-        { tickers$: streams.tickers$, ...(symbols.barSpot.length ? { trades$: streams.trades$ } : {}), futuresSymbols: symbols.futures.filter((s) => symbols.bars.some((n) => n.symbol === s)) },
-        cfg.daemon.bars.warmup ? () => warmFromVenue(feed, client, instruments, clock, logger) : undefined,
-      ));
+      const bars = barsOf(symbols, instruments, cfg, clock, (feed) =>
+        liveBars(
+          feed,
+          {
+            tickers$: streams.tickers$,
+            ...(symbols.barSpot.length ? { trades$: streams.trades$ } : {}),
+            futuresSymbols: symbols.futures.filter((s) => symbols.bars.some((n) => n.symbol === s)),
+          },
+          cfg.daemon.bars.warmup ? () => warmFromVenue(feed, client, instruments, clock, logger) : undefined,
+        ),
+      );
       const withBars = bars ? { bars } : {};
       if (paper) return { trading: paper, streams, ...withBars, beforeTickers: (tickers) => paper.follow(tickers.value.values(), clock.now()) };
       return {
-        trading: client, streams, ...withBars,
-        keys: { authHalt: () => client.authHalt(), probe: async (surfaces) => {
-          for (const s of surfaces) await client.balances(s);
-        } },
+        trading: client,
+        streams,
+        ...withBars,
+        keys: {
+          authHalt: () => client.authHalt(),
+          probe: async (surfaces) => {
+            for (const s of surfaces) await client.balances(s);
+          },
+        },
       };
     },
     close: async () => {
@@ -211,7 +259,9 @@ function backtestVenue(loaded: LoadedConfig, opts: BacktestVenueOptions['backtes
   const cfg = loaded.config;
   const log = opts.logger?.child({ component: 'backtest' });
   const market = replayMarket(simSpecs(cfg.sim), opts.dataFile, {
-    cache: cfg.backtest.cache, ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}), ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
+    cache: cfg.backtest.cache,
+    ...(opts.fromMs !== undefined ? { fromMs: opts.fromMs } : {}),
+    ...(opts.toMs !== undefined ? { toMs: opts.toMs } : {}),
     ...(log ? { onNote: (message: string) => log.warn(message) } : {}),
   });
   if (market.length === 0) throw new Error('no market data in the chosen range');
@@ -220,8 +270,14 @@ function backtestVenue(loaded: LoadedConfig, opts: BacktestVenueOptions['backtes
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
   const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
   return virtualVenue({
-    market, simulator, metered, clock, latencyMs: cfg.backtest.latencyMs, polls: cfg.daemon.polls,
-    choices: pollChoices(cfg, futuresTraded(cfg, market)), closeDelayMs: cfg.daemon.bars.closeDelayMs,
+    market,
+    simulator,
+    metered,
+    clock,
+    latencyMs: cfg.backtest.latencyMs,
+    polls: cfg.daemon.polls,
+    choices: pollChoices(cfg, futuresTraded(cfg, market)),
+    closeDelayMs: cfg.daemon.bars.closeDelayMs,
   });
 }
 
@@ -256,7 +312,11 @@ export function missingCredentials(loaded: LoadedConfig): boolean {
 
 /** The credentials line of `plan`: where the keys come from for the venue in use. */
 export function describeCredentials(loaded: LoadedConfig): string {
-  return loaded.credentials ? 'set (from the environment)' : loaded.config.sim.embedded ? 'not set (the simulator\'s demo keys)' : 'not set (public endpoints only)';
+  return loaded.credentials
+    ? 'set (from the environment)'
+    : loaded.config.sim.embedded
+      ? "not set (the simulator's demo keys)"
+      : 'not set (public endpoints only)';
 }
 
 export interface CommandVenue {
@@ -281,8 +341,10 @@ export function describeVenue(loaded: LoadedConfig): string[] {
       `           \`api\` and \`record\` start one of their own on a free port (a fresh market: not the one a running daemon trades)`,
     ];
   }
-  if (cfg.mode === 'dry-run') return ['  venue    market data from the venue\'s public endpoints; orders filled by a paper venue (the simulator\'s engine): none is sent', ...urls];
-  if (cfg.mode === 'backtest') return ['  venue    `sextant backtest` replays backtest.data against the in-process simulator; `run` would trade the venue:', ...urls];
+  if (cfg.mode === 'dry-run')
+    return ["  venue    market data from the venue's public endpoints; orders filled by a paper venue (the simulator's engine): none is sent", ...urls];
+  if (cfg.mode === 'backtest')
+    return ['  venue    `sextant backtest` replays backtest.data against the in-process simulator; `run` would trade the venue:', ...urls];
   return ['  venue    the exchange at the base URLs:', ...urls];
 }
 
@@ -295,7 +357,10 @@ export async function openCommandVenue(loaded: LoadedConfig, logger: Logger, clo
   const cfg = loaded.config;
   if (!cfg.sim.embedded) {
     const ex = cfg.exchange;
-    const where = ex.spotBaseUrl === ex.futuresBaseUrl ? redactUrlCredentials(ex.spotBaseUrl) : `${redactUrlCredentials(ex.spotBaseUrl)} (spot), ${redactUrlCredentials(ex.futuresBaseUrl)} (futures)`;
+    const where =
+      ex.spotBaseUrl === ex.futuresBaseUrl
+        ? redactUrlCredentials(ex.spotBaseUrl)
+        : `${redactUrlCredentials(ex.spotBaseUrl)} (spot), ${redactUrlCredentials(ex.futuresBaseUrl)} (futures)`;
     return { loaded, where, embedded: false, close: async () => {} };
   }
   const sim = await startEmbeddedSimulator(loaded, logger, clock, 0);

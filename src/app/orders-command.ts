@@ -14,11 +14,24 @@ export function listOrders(journal: Journal, nowMs: number, all: boolean): strin
   const rows = all ? journal.allOrders() : journal.activeOrders();
   if (rows.length === 0) return [all ? 'the journal holds no orders' : 'no orders in flight: every order in the journal is final'];
   const cells = rows.map((r) => [
-    r.clientOid, r.strategyId, r.symbol, r.isTrigger ? `${r.side} (trigger ${r.triggerPrice})` : r.side, r.price ?? 'market', r.size, r.filledSize, r.state,
-    r.orderId ?? '-', String(Math.round((nowMs - r.createdAtMs) / 1000)), String(r.absentChecks),
+    r.clientOid,
+    r.strategyId,
+    r.symbol,
+    r.isTrigger ? `${r.side} (trigger ${r.triggerPrice})` : r.side,
+    r.price ?? 'market',
+    r.size,
+    r.filledSize,
+    r.state,
+    r.orderId ?? '-',
+    String(Math.round((nowMs - r.createdAtMs) / 1000)),
+    String(r.absentChecks),
   ]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (xs: string[]) => xs.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (xs: string[]) =>
+    xs
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(COLUMNS), ...cells.map(line)];
 }
 
@@ -37,7 +50,7 @@ export function settleOrder(journal: Journal, id: string, as: SettleAs, reason: 
   const next = transition(row.state, { type: 'operator-settled', as });
   // The lifecycle refuses only a final order: the venue answered for it.
   if (!next.ok) throw new Error(`order ${row.clientOid} is already final (${row.state}): nothing to settle`);
-  if (reason.trim() === '') throw new Error('--reason is required: say why, it is kept in the order\'s history');
+  if (reason.trim() === '') throw new Error("--reason is required: say why, it is kept in the order's history");
   const state = next.to;
   const patch: Partial<JournalOrder> = as === 'filled' ? { state, filledSize: Decimal.from(row.size).toString() } : { state };
   journal.updateOrder(row.clientOid, patch, `settled by an operator as ${as}: ${reason.trim()}`, nowMs);

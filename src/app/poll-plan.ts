@@ -2,7 +2,16 @@
 import type { ConfigIssue, LoadedConfig } from '../config/load.js';
 import { surfaceOfSymbol, type Surface } from '../domain/market.js';
 import { ENDPOINTS, chargesOf, type EndpointId } from '../exchange/endpoints.js';
-import { POLLS, WATCH_POLLS, chooseFuturesTickers, pollCycle, type PollChoices, type PolledSymbols, type PollPeriodKey, type WatchPeriodKey } from '../data/polls.js';
+import {
+  POLLS,
+  WATCH_POLLS,
+  chooseFuturesTickers,
+  pollCycle,
+  type PollChoices,
+  type PolledSymbols,
+  type PollPeriodKey,
+  type WatchPeriodKey,
+} from '../data/polls.js';
 import type { Config } from '../config/schema.js';
 
 interface Use {
@@ -130,12 +139,17 @@ export function describePollingPlan(loaded: LoadedConfig): string[] {
   for (const u of uses) {
     const e = ENDPOINTS[u.endpoint];
     const uid = perWindow(cfg, u, 'uid');
-    lines.push(`  ${u.poll.padEnd(12)} ${u.endpoint.padEnd(4)} ${String(u.times).padStart(3)} request(s) per ${cfg.daemon.polls[u.poll]} ms: ${Math.ceil(perWindow(cfg, u, 'ip'))} IP${uid > 0 ? ` / ${Math.ceil(uid)} UID` : ''} weight per ${rl[e.surface].ip.windowMs} ms on ${e.surface}`);
+    lines.push(
+      `  ${u.poll.padEnd(12)} ${u.endpoint.padEnd(4)} ${String(u.times).padStart(3)} request(s) per ${cfg.daemon.polls[u.poll]} ms: ${Math.ceil(perWindow(cfg, u, 'ip'))} IP${uid > 0 ? ` / ${Math.ceil(uid)} UID` : ''} weight per ${rl[e.surface].ip.windowMs} ms on ${e.surface}`,
+    );
   }
   for (const surface of ['spot', 'futures'] as const) {
     for (const pool of ['ip', 'uid'] as const) {
       const used = uses.filter((u) => ENDPOINTS[u.endpoint].surface === surface).reduce((sum, u) => sum + perWindow(cfg, u, pool), 0);
-      if (used > 0) lines.push(`  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(allowedOf(cfg, surface, pool))} allowed per ${rl[surface][pool].windowMs} ms (${shareText(cfg)})`);
+      if (used > 0)
+        lines.push(
+          `  ${surface.padEnd(8)} ${pool.toUpperCase().padEnd(3)} polls take ${Math.ceil(used)} of ${Math.floor(allowedOf(cfg, surface, pool))} allowed per ${rl[surface][pool].windowMs} ms (${shareText(cfg)})`,
+        );
     }
   }
   return lines;

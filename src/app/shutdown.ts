@@ -30,7 +30,11 @@ export async function shutdownCore(core: Core, settings: ShutdownSettings, clock
         log.warn({ err: String(err), symbol }, 'cancel on shutdown failed');
         return undefined;
       });
-      if (r) log.info({ symbol, canceled: r.events.filter((e) => e.type === 'canceled').length, triggersKept: r.keptTriggers.length }, 'open orders canceled on shutdown');
+      if (r)
+        log.info(
+          { symbol, canceled: r.events.filter((e) => e.type === 'canceled').length, triggersKept: r.keptTriggers.length },
+          'open orders canceled on shutdown',
+        );
     }
     // Cancels answered "not found" may have filled: one last look settles them.
     await core.tracker.reconcile().catch((err: unknown) => log.warn({ err: String(err) }, 'final reconciliation failed'));
@@ -38,10 +42,24 @@ export async function shutdownCore(core: Core, settings: ShutdownSettings, clock
   // Everything not final: resting, unanswered (it may rest), being canceled, lost (still checked next start).
   const left = core.journal.activeOrders();
   if (left.length) {
-    const show = (r: JournalOrder) => ({ clientOid: r.clientOid, symbol: r.symbol, side: r.side, price: r.price, state: r.state, ...(r.isTrigger ? { triggerPrice: r.triggerPrice } : {}) });
+    const show = (r: JournalOrder) => ({
+      clientOid: r.clientOid,
+      symbol: r.symbol,
+      side: r.side,
+      price: r.price,
+      state: r.state,
+      ...(r.isTrigger ? { triggerPrice: r.triggerPrice } : {}),
+    });
     const triggers = left.filter((r) => r.isTrigger).map(show);
     const kept = triggers.length && settings.cancelOpenOrders && !settings.cancelTriggers;
-    log.info({ open: left.filter((r) => !r.isTrigger).map(show), triggers, ...(kept ? { kept: 'trigger orders stay by choice (daemon.shutdown.cancelTriggers: false)' } : {}) }, 'orders left at the venue');
+    log.info(
+      {
+        open: left.filter((r) => !r.isTrigger).map(show),
+        triggers,
+        ...(kept ? { kept: 'trigger orders stay by choice (daemon.shutdown.cancelTriggers: false)' } : {}),
+      },
+      'orders left at the venue',
+    );
   }
   return drained;
 }

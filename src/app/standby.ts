@@ -20,24 +20,35 @@ export async function takeAccountLease(loaded: LoadedConfig, logger: Logger, clo
   const store = openLeaseStore(loaded);
   const venue = venueOf(loaded);
   const lease = new AccountLease({
-    store, account: leaseAccountKey(venue), ttlMs: cfg.daemon.lease.ttlMs, clock, logger,
+    store,
+    account: leaseAccountKey(venue),
+    ttlMs: cfg.daemon.lease.ttlMs,
+    clock,
+    logger,
     ...(cfg.daemon.lease.holder ? { holder: cfg.daemon.lease.holder } : {}),
   });
   let waiting: { holder: LeaseHolder | null; error?: string } = { holder: null };
   const http = cfg.daemon.http;
-  const ops = new OpsServer(new Metrics(), {
-    health: () => ({ ok: true, detail: { standby: true, holder: lease.holder } }),
-    ready: () => ({
-      ok: false,
-      detail: {
-        standby: waiting.holder
-          ? `the account lease is held by ${waiting.holder.holder} (token ${waiting.holder.token}, ${waiting.holder.ttlLeftMs} ms left)`
-          : waiting.error ? `the lease store does not answer: ${waiting.error}` : 'taking the account lease',
-        account: venue.account,
-      },
-    }),
-  // A generated token is not written: the standby serves only /health and /ready (the daemon it becomes writes its own).
-  }, daemonToken(process.env, http.tokenEnv, http.host).token, { allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins });
+  const ops = new OpsServer(
+    new Metrics(),
+    {
+      health: () => ({ ok: true, detail: { standby: true, holder: lease.holder } }),
+      ready: () => ({
+        ok: false,
+        detail: {
+          standby: waiting.holder
+            ? `the account lease is held by ${waiting.holder.holder} (token ${waiting.holder.token}, ${waiting.holder.ttlLeftMs} ms left)`
+            : waiting.error
+              ? `the lease store does not answer: ${waiting.error}`
+              : 'taking the account lease',
+          account: venue.account,
+        },
+      }),
+      // A generated token is not written: the standby serves only /health and /ready (the daemon it becomes writes its own).
+    },
+    daemonToken(process.env, http.tokenEnv, http.host).token,
+    { allowedHosts: http.allowedHosts, allowedOrigins: http.allowedOrigins },
+  );
   const url = await ops.listen(http.port, http.host);
   logger.child({ component: 'daemon' }).info({ opsUrl: url, holder: lease.holder, account: venue.account }, 'taking the account lease before trading');
   try {
@@ -74,7 +85,11 @@ export class StartAbandonedError extends Error {
  * ends (PostgreSQL, after 5 s). Meanwhile the lease is kept (renewed on this process's timers) and the question asked
  * again every JOURNAL_ASK_MS. Rejects with what `until` resolves to when it does first (the lease lost, a stop).
  */
-export async function fenceJournal(journal: Pick<Journal, 'tryFence'>, token: number, opts: { clock: Clock; logger: Logger; until: Promise<StartAbandonedError> }): Promise<void> {
+export async function fenceJournal(
+  journal: Pick<Journal, 'tryFence'>,
+  token: number,
+  opts: { clock: Clock; logger: Logger; until: Promise<StartAbandonedError> },
+): Promise<void> {
   const log = opts.logger.child({ component: 'lease' });
   let ended: StartAbandonedError | undefined;
   void opts.until.then((why) => (ended = why));
@@ -85,7 +100,8 @@ export async function fenceJournal(journal: Pick<Journal, 'tryFence'>, token: nu
       if (told) log.info({ fencingToken: token, waitedMs: opts.clock.now() - sinceMs }, 'journal fenced: another process no longer holds its lock');
       return;
     }
-    if (!told) log.warn({ fencingToken: token }, 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept');
+    if (!told)
+      log.warn({ fencingToken: token }, 'the journal is locked by another process (a previous holder that stopped mid-write): waiting for it, the lease kept');
     await sleepUnless(opts.clock, JOURNAL_ASK_MS, opts.until);
   }
 }

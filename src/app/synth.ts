@@ -11,9 +11,23 @@ export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; t
   const records: ReplayRecord[] = [];
   const price = (ticks: number, tickSize: Decimal) => tickSize.mul(Decimal.fromInt(ticks)).toString();
   market.advanceTo(opts.toMs, (tick) => {
-    records.push({ ts: tick.ts, symbol: tick.spec.symbol, price: price(tick.last, tick.tickSize), size: tick.stepSize.mul(Decimal.fromInt(tick.tradeSize)).toString(), bid: price(tick.bid, tick.tickSize), ask: price(tick.ask, tick.tickSize), buyerMaker: tick.buyerMaker });
+    records.push({
+      ts: tick.ts,
+      symbol: tick.spec.symbol,
+      price: price(tick.last, tick.tickSize),
+      size: tick.stepSize.mul(Decimal.fromInt(tick.tradeSize)).toString(),
+      bid: price(tick.bid, tick.tickSize),
+      ask: price(tick.ask, tick.tickSize),
+      buyerMaker: tick.buyerMaker,
+    });
   });
-  const meta = dataFileMeta({ kind: 'ticks', symbols: specs.map((spec) => spec.symbol), source: `synth seed ${opts.seed}`, fromMs: opts.fromMs, toMs: opts.toMs });
+  const meta = dataFileMeta({
+    kind: 'ticks',
+    symbols: specs.map((spec) => spec.symbol),
+    source: `synth seed ${opts.seed}`,
+    fromMs: opts.fromMs,
+    toMs: opts.toMs,
+  });
   writeReplayFile(opts.out, meta, records);
   return records.length;
 }

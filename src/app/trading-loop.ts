@@ -133,17 +133,37 @@ class PerInstance<T> {
   }
 }
 
-const STATUS_OF_ROW: Partial<Record<OrderState, OrderStatus>> = { sending: 'pending', unknown: 'pending', open: 'open', canceling: 'canceling', untriggered: 'untriggered' };
+const STATUS_OF_ROW: Partial<Record<OrderState, OrderStatus>> = {
+  sending: 'pending',
+  unknown: 'pending',
+  open: 'open',
+  canceling: 'canceling',
+  untriggered: 'untriggered',
+};
 
 /** A resting journal row as a strategy sees an order (no venue id yet while it is being sent: ''). */
 function orderOfRow(r: JournalOrder): Order {
   return {
-    surface: r.surface, symbol: r.symbol, orderId: r.orderId ?? '', clientOid: r.clientOid, side: r.side,
-    positionSide: r.positionSide as PositionSide | null, reduceOnly: r.reduceOnly, kind: r.kind, timeInForce: r.timeInForce as TimeInForce,
-    price: r.price === null ? null : Decimal.from(r.price), size: Decimal.from(r.size), filledSize: Decimal.from(r.filledSize),
-    avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice), fee: r.fee === null ? null : Decimal.from(r.fee),
+    surface: r.surface,
+    symbol: r.symbol,
+    orderId: r.orderId ?? '',
+    clientOid: r.clientOid,
+    side: r.side,
+    positionSide: r.positionSide as PositionSide | null,
+    reduceOnly: r.reduceOnly,
+    kind: r.kind,
+    timeInForce: r.timeInForce as TimeInForce,
+    price: r.price === null ? null : Decimal.from(r.price),
+    size: Decimal.from(r.size),
+    filledSize: Decimal.from(r.filledSize),
+    avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice),
+    fee: r.fee === null ? null : Decimal.from(r.fee),
     // A trigger waits for its price whatever the answer to its placing: a strategy keeps it apart from resting orders.
-    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'), rawStatus: `journal:${r.state}`, rawType: r.kind, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs,
+    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'),
+    rawStatus: `journal:${r.state}`,
+    rawType: r.kind,
+    createdAtMs: r.createdAtMs,
+    updatedAtMs: r.updatedAtMs,
   };
 }
 
@@ -196,7 +216,14 @@ class RestingRows {
 
   private order(r: JournalOrder): Order {
     const held = this.converted.get(r.clientOid);
-    const same = held && held.row.state === r.state && held.row.updatedAtMs === r.updatedAtMs && held.row.filledSize === r.filledSize && held.row.orderId === r.orderId && held.row.avgPrice === r.avgPrice && held.row.fee === r.fee;
+    const same =
+      held &&
+      held.row.state === r.state &&
+      held.row.updatedAtMs === r.updatedAtMs &&
+      held.row.filledSize === r.filledSize &&
+      held.row.orderId === r.orderId &&
+      held.row.avgPrice === r.avgPrice &&
+      held.row.fee === r.fee;
     if (same) return held.order;
     const order = orderOfRow(r);
     this.converted.set(r.clientOid, { row: r, order });
@@ -215,7 +242,9 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
   let queued = 0;
   // An instance's orders are those the journal says it placed: the polled ones (whatever state the journal holds
   // them in: the venue says they rest), and the resting rows the poll does not list yet.
-  const ownOrders = new PerInstance<Order>((id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id);
+  const ownOrders = new PerInstance<Order>(
+    (id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id,
+  );
   const resting = new RestingRows();
   const ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
 
@@ -341,7 +370,8 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
       const now = opts.clock.now();
       for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
       opts.onEquity?.(eq.bySurface, now);
-      if (opts.risk.onEquity(eq.total, now)) log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
+      if (opts.risk.onEquity(eq.total, now))
+        log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
     }),
   );
 

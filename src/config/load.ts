@@ -26,7 +26,10 @@ export interface PartialConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly issues: ConfigIssue[], readonly partial?: PartialConfig) {
+  constructor(
+    readonly issues: ConfigIssue[],
+    readonly partial?: PartialConfig,
+  ) {
     super(`invalid configuration:\n${issues.map(formatIssue).join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -37,11 +40,13 @@ export function inFileOrder(issues: ConfigIssue[]): ConfigIssue[] {
   const files = [...new Set(issues.map((i) => i.file))];
   return issues
     .map((issue, n) => ({ issue, n }))
-    .sort((a, b) =>
-      files.indexOf(a.issue.file) - files.indexOf(b.issue.file) ||
-      (a.issue.line ?? Infinity) - (b.issue.line ?? Infinity) ||
-      (a.issue.col ?? 0) - (b.issue.col ?? 0) ||
-      a.n - b.n)
+    .sort(
+      (a, b) =>
+        files.indexOf(a.issue.file) - files.indexOf(b.issue.file) ||
+        (a.issue.line ?? Infinity) - (b.issue.line ?? Infinity) ||
+        (a.issue.col ?? 0) - (b.issue.col ?? 0) ||
+        a.n - b.n,
+    )
     .map((x) => x.issue);
 }
 
@@ -72,7 +77,10 @@ export interface LoadedConfig {
 type Env = Record<string, string | undefined>;
 
 export function dotted(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 /** The node at `path`, through aliases at any step (`params: *shared`): `getIn` stops at an alias. */
@@ -149,11 +157,17 @@ export function readCredentials(env: Env, issues: ConfigIssue[]): Credentials | 
     apiSecret: readSecret(env, SECRET_VARS.apiSecret, issues),
     passphrase: readSecret(env, SECRET_VARS.passphrase, issues),
   };
-  const set = Object.entries(values).filter(([, v]) => v !== undefined).map(([k]) => k);
+  const set = Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
   if (set.length === 0) return undefined;
   if (set.length < 3) {
     const missing = (Object.keys(values) as Array<keyof typeof values>).filter((k) => values[k] === undefined).map((k) => SECRET_VARS[k]);
-    issues.push({ file: 'environment', path: missing.join(', '), message: `API credentials are incomplete: set ${missing.join(' and ')} (or their _FILE variants)` });
+    issues.push({
+      file: 'environment',
+      path: missing.join(', '),
+      message: `API credentials are incomplete: set ${missing.join(' and ')} (or their _FILE variants)`,
+    });
     return undefined;
   }
   return values as Credentials;
@@ -214,7 +228,12 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
       const ex = data.exchange as Record<string, unknown> | undefined;
       if (ex && typeof ex === 'object' && secret in ex) {
         const pos = source.locate(['exchange'], secret);
-        issues.push({ file, ...pos, path: `exchange.${secret}`, message: 'secrets never live in YAML: use SEXTANT_API_KEY / SEXTANT_API_SECRET / SEXTANT_API_PASSPHRASE or their _FILE variants' });
+        issues.push({
+          file,
+          ...pos,
+          path: `exchange.${secret}`,
+          message: 'secrets never live in YAML: use SEXTANT_API_KEY / SEXTANT_API_SECRET / SEXTANT_API_PASSPHRASE or their _FILE variants',
+        });
         delete ex[secret];
       }
     }
@@ -277,7 +296,10 @@ function salvage(data: Record<string, unknown>, textAt: NumberTextAt): { config:
  * Schema issues as config issues, each with its file, line and column: `base` is where the parsed value sits in
  * the file (a strategy's params: `strategies[i].params`).
  */
-export function locatedIssues(list: z.core.$ZodIssue[], at: { file: string; source?: ConfigSource; base?: ReadonlyArray<PropertyKey>; env?: Env }): ConfigIssue[] {
+export function locatedIssues(
+  list: z.core.$ZodIssue[],
+  at: { file: string; source?: ConfigSource; base?: ReadonlyArray<PropertyKey>; env?: Env },
+): ConfigIssue[] {
   const { file, source, base = [], env = {} } = at;
   const out: ConfigIssue[] = [];
   for (const iss of list) {
@@ -289,7 +311,12 @@ export function locatedIssues(list: z.core.$ZodIssue[], at: { file: string; sour
       continue;
     }
     const p = dotted(path);
-    const fromEnv = p === 'exchange.spotBaseUrl' && env.SEXTANT_SPOT_BASE_URL ? 'SEXTANT_SPOT_BASE_URL' : p === 'exchange.futuresBaseUrl' && env.SEXTANT_FUTURES_BASE_URL ? 'SEXTANT_FUTURES_BASE_URL' : undefined;
+    const fromEnv =
+      p === 'exchange.spotBaseUrl' && env.SEXTANT_SPOT_BASE_URL
+        ? 'SEXTANT_SPOT_BASE_URL'
+        : p === 'exchange.futuresBaseUrl' && env.SEXTANT_FUTURES_BASE_URL
+          ? 'SEXTANT_FUTURES_BASE_URL'
+          : undefined;
     if (fromEnv) {
       out.push({ file: 'environment', path: fromEnv, message: iss.message });
       continue;

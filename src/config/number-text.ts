@@ -57,7 +57,10 @@ export function safeParseNumbersAsWritten<T>(schema: z.ZodType<T>, input: unknow
         fixes.push([issue.path as PropertyKey[], text]);
         return issue;
       }
-      return { ...issue, message: `a number where text is expected: write it quoted, as plain digits, e.g. "${example(text)}" (an unquoted number is read as written only when it is plain digits like 0.002; ${text} is not)` };
+      return {
+        ...issue,
+        message: `a number where text is expected: write it quoted, as plain digits, e.g. "${example(text)}" (an unquoted number is read as written only when it is plain digits like 0.002; ${text} is not)`,
+      };
     });
     if (fixes.length === 0) return { success: false, issues, input: value };
     if (!copied) {

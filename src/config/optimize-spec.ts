@@ -51,7 +51,9 @@ const specSchema = z.strictObject(
         /** Each rung keeps the best 1/eta of the candidates. */
         eta: z.number().int().min(2).default(3),
         /** The first rung's share of the in-sample window (0 < x <= 1), or its length as a duration. */
-        minBudget: z.union([z.number().gt(0).lte(1), duration], { error: `expected a share of the in-sample window (0 < x <= 1), or ${DURATION_HELP}` }).default(0.25),
+        minBudget: z
+          .union([z.number().gt(0).lte(1), duration], { error: `expected a share of the in-sample window (0 < x <= 1), or ${DURATION_HELP}` })
+          .default(0.25),
       })
       .default({ enabled: false, eta: 3, minBudget: 0.25 }),
     objective: z
@@ -72,8 +74,10 @@ const specSchema = z.strictObject(
       })
       .superRefine((w, ctx) => {
         const given = [w.inSample !== undefined, w.outOfSample !== undefined, w.folds !== undefined].filter(Boolean).length;
-        if (w.folds === undefined && given < 2) ctx.addIssue({ code: 'custom', message: 'give inSample and outOfSample, or folds (with one of them, or alone)', path: [] });
-        if (given === 3) ctx.addIssue({ code: 'custom', message: 'inSample, outOfSample and folds together say too much: give two of them, or folds alone', path: ['folds'] });
+        if (w.folds === undefined && given < 2)
+          ctx.addIssue({ code: 'custom', message: 'give inSample and outOfSample, or folds (with one of them, or alone)', path: [] });
+        if (given === 3)
+          ctx.addIssue({ code: 'custom', message: 'inSample, outOfSample and folds together say too much: give two of them, or folds alone', path: ['folds'] });
         if (w.ratio !== undefined && given !== 1) ctx.addIssue({ code: 'custom', message: 'ratio applies only with folds alone', path: ['ratio'] });
       }),
     monteCarlo: z
@@ -121,7 +125,12 @@ export interface OptimizeSpec {
 }
 
 /** A range's values, counted in exact decimals; text in, text out when written as text, numbers when written as numbers. */
-function expandRange(r: { from: unknown; to: unknown; step: unknown }, at: string[], source: ConfigSource, problem: (path: PropertyKey[], message: string) => void): unknown[] | undefined {
+function expandRange(
+  r: { from: unknown; to: unknown; step: unknown },
+  at: string[],
+  source: ConfigSource,
+  problem: (path: PropertyKey[], message: string) => void,
+): unknown[] | undefined {
   const keys = ['from', 'to', 'step'] as const;
   const quoted = keys.map((k) => typeof r[k] === 'string');
   if (quoted.some((q) => q !== quoted[0])) {
@@ -184,7 +193,8 @@ function normalise(raw: RawSpec, source: ConfigSource, file: string): { spec: Op
     params,
     search: { method: raw.search.method, seed: raw.search.seed, ...(raw.search.samples !== undefined ? { samples: raw.search.samples } : {}) },
     halving: {
-      enabled: raw.halving.enabled, eta: raw.halving.eta,
+      enabled: raw.halving.enabled,
+      eta: raw.halving.eta,
       minBudget: typeof raw.halving.minBudget === 'number' ? { share: raw.halving.minBudget } : { ms: durationMs(raw.halving.minBudget)! },
     },
     objective: raw.objective,
@@ -196,7 +206,11 @@ function normalise(raw: RawSpec, source: ConfigSource, file: string): { spec: Op
       ...(w.ratio !== undefined ? { ratio: w.ratio } : {}),
     },
     monteCarlo: raw.monteCarlo,
-    lookahead: { enabled: raw.lookahead.enabled, cuts: raw.lookahead.cuts, ...(raw.lookahead.margin !== undefined ? { marginMs: durationMs(raw.lookahead.margin)! } : {}) },
+    lookahead: {
+      enabled: raw.lookahead.enabled,
+      cuts: raw.lookahead.cuts,
+      ...(raw.lookahead.margin !== undefined ? { marginMs: durationMs(raw.lookahead.margin)! } : {}),
+    },
     heatmap,
   };
   return { spec, issues };

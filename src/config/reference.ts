@@ -69,7 +69,7 @@ function typeOf(n: Node): string {
 function defaultOf(n: Node, required: boolean): string {
   if ('default' in n) {
     // An object whose keys all have defaults is written as {}: its keys' own defaults say what it holds.
-    if (n.properties && typeof n.default === 'object' && n.default !== null && Object.keys(n.default).length === 0) return '(its keys\' defaults)';
+    if (n.properties && typeof n.default === 'object' && n.default !== null && Object.keys(n.default).length === 0) return "(its keys' defaults)";
     return `\`${JSON.stringify(n.default)}\``;
   }
   return required ? 'required' : 'not set';
@@ -118,12 +118,12 @@ export function configReference(): string {
   const lines = [
     '# Configuration reference',
     '',
-    '<!-- Generated from src/config/schema.ts by `npm run docs:config`: edit the schema\'s descriptions, not this file. -->',
+    "<!-- Generated from src/config/schema.ts by `npm run docs:config`: edit the schema's descriptions, not this file. -->",
     '',
     'A configuration is one YAML file (`config/default.yaml`, `config/live.example.yaml`, `config/backtest.yaml`).',
     'Keys are checked strictly: an unknown key is an error. `sextant config check FILE` reports every problem at once,',
     'each as `file:line:col: path: message`, and `sextant run` refuses to start on any of them: the schema below, strategy',
-    'names not found in `strategyDirs`, params their strategy\'s own schema refuses, schedule names no `onSchedule` hook',
+    "names not found in `strategyDirs`, params their strategy's own schema refuses, schedule names no `onSchedule` hook",
     'defines, invalid cron expressions, duplicate strategy ids, unknown symbols, and a polling plan beyond its share of',
     'the rate budget.',
     '',
@@ -131,8 +131,8 @@ export function configReference(): string {
     '  exactly as written, never through a binary float; a number written otherwise (`1e-3`, `.5`) is refused with a',
     '  message that says to quote it. The same holds for strategy params whose schema expects a decimal string.',
     '- Durations are in milliseconds (keys ending in `Ms`). Cron expressions have 5 fields, or 6 with seconds first, in UTC.',
-    '- Symbols are checked against the simulator\'s instruments when the configuration trades it (`sim.embedded`, backtests),',
-    '  otherwise against the venue\'s list, read by `run` and `plan` and cached beside the journal (`<journal.path>.instruments.json`).',
+    "- Symbols are checked against the simulator's instruments when the configuration trades it (`sim.embedded`, backtests),",
+    "  otherwise against the venue's list, read by `run` and `plan` and cached beside the journal (`<journal.path>.instruments.json`).",
     '',
     '## Environment',
     '',
@@ -142,9 +142,9 @@ export function configReference(): string {
     '|---|---|',
     `| \`${SECRET_VARS.apiKey}\`, \`${SECRET_VARS.apiSecret}\`, \`${SECRET_VARS.passphrase}\` | The API key, secret and passphrase: all three or none (public endpoints only). |`,
     ...ENV_OVERRIDES.map(([name, key]) => `| \`${name}\` | Replaces \`exchange.${key}\`. |`),
-    '| the variable named by `daemon.http.tokenEnv` | The token of the ops server: `Authorization: Bearer` for the control API and /metrics, and the dashboard\'s sign-in link (`SEXTANT_HTTP_TOKEN` by default; unset: generated at every start and written, mode 0600, to daemon.http.tokenFile). |',
+    "| the variable named by `daemon.http.tokenEnv` | The token of the ops server: `Authorization: Bearer` for the control API and /metrics, and the dashboard's sign-in link (`SEXTANT_HTTP_TOKEN` by default; unset: generated at every start and written, mode 0600, to daemon.http.tokenFile). |",
     '| the variable named by `notify.telegram.tokenEnv` | The Telegram bot token (`SEXTANT_TELEGRAM_TOKEN` by default). |',
-    '| the variables named by `notify.webhooks[].secretEnv` and `notify.discord[].urlEnv` | A webhook\'s HMAC secret; a Discord webhook URL (it carries the webhook\'s token). |',
+    "| the variables named by `notify.webhooks[].secretEnv` and `notify.discord[].urlEnv` | A webhook's HMAC secret; a Discord webhook URL (it carries the webhook's token). |",
     '',
   ];
   for (const [key, node] of Object.entries(root.properties ?? {})) {

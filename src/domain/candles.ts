@@ -11,9 +11,18 @@ const MINUTE_MS = 60_000;
 
 /** Length of each timeframe in ms. */
 export const TIMEFRAME_MS: Readonly<Record<Timeframe, number>> = {
-  '1m': MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS,
-  '1h': 60 * MINUTE_MS, '2h': 120 * MINUTE_MS, '4h': 240 * MINUTE_MS, '6h': 360 * MINUTE_MS, '8h': 480 * MINUTE_MS, '12h': 720 * MINUTE_MS,
-  '1d': 1440 * MINUTE_MS, '1w': 7 * 1440 * MINUTE_MS,
+  '1m': MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '30m': 30 * MINUTE_MS,
+  '1h': 60 * MINUTE_MS,
+  '2h': 120 * MINUTE_MS,
+  '4h': 240 * MINUTE_MS,
+  '6h': 360 * MINUTE_MS,
+  '8h': 480 * MINUTE_MS,
+  '12h': 720 * MINUTE_MS,
+  '1d': 1440 * MINUTE_MS,
+  '1w': 7 * 1440 * MINUTE_MS,
 };
 
 export function isTimeframe(text: string): text is Timeframe {

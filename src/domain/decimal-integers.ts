@@ -63,7 +63,6 @@ export function formatDigits(neg: boolean, digits: string, s: number): string {
   return neg ? '-' + text : text;
 }
 
-
 export function roundDiv(num: bigint, den: bigint, mode: RoundingMode): bigint {
   if (den < 0n) {
     num = -num;

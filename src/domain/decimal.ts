@@ -322,7 +322,8 @@ export class Decimal {
 
   /** Plain decimal notation, never exponent notation; `fixed` pads (or rounds half-up) to that many places. */
   toString(fixed?: number): string {
-    if (fixed === undefined) return (this.#text ??= this.big === null ? formatDigits(this.m < 0, String(this.m < 0 ? -this.m : this.m), this.scale) : format(this.big, this.scale));
+    if (fixed === undefined)
+      return (this.#text ??= this.big === null ? formatDigits(this.m < 0, String(this.m < 0 ? -this.m : this.m), this.scale) : format(this.big, this.scale));
     let m = this.mantissa;
     const s = this.scale;
     if (fixed < s) m = roundDiv(m, pow10(s - fixed), 'half-up');

@@ -165,4 +165,3 @@ export function diffTargets(targets: OrderSpec[], open: Order[]): { cancel: Orde
   const cancel = [...pool.values()].flat();
   return { cancel, place };
 }
-

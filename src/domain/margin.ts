@@ -176,5 +176,8 @@ export interface MarginConfig {
 
 /** The configured tiers and trigger, for the arithmetic here (the simulator and the risk gate read the same). */
 export function marginSettingsOf(m: MarginConfig): { tiers: MaintenanceTier[]; trigger: LiquidationTrigger } {
-  return { tiers: m.maintenanceTiers.map((t) => ({ upToContracts: t.upToContracts, rate: Decimal.from(t.rate), maxLeverage: t.maxLeverage })), trigger: m.liquidationTrigger };
+  return {
+    tiers: m.maintenanceTiers.map((t) => ({ upToContracts: t.upToContracts, rate: Decimal.from(t.rate), maxLeverage: t.maxLeverage })),
+    trigger: m.liquidationTrigger,
+  };
 }

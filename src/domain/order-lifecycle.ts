@@ -19,7 +19,18 @@ export type OrderState =
   | 'vanished'; // was open, and the venue has not known it for a bounded time and number of lookups: final
 
 export const ORDER_STATES: readonly OrderState[] = [
-  'sending', 'open', 'untriggered', 'unknown', 'canceling', 'rejected', 'canceled', 'filled', 'closed', 'lost', 'not-placed', 'vanished',
+  'sending',
+  'open',
+  'untriggered',
+  'unknown',
+  'canceling',
+  'rejected',
+  'canceled',
+  'filled',
+  'closed',
+  'lost',
+  'not-placed',
+  'vanished',
 ];
 
 /** Every order is written down in this state before it is sent. */
@@ -77,7 +88,10 @@ export type OrderEventType = OrderEvent['type'];
 export type Transition = { ok: true; to: OrderState } | { ok: false; refusal: string };
 
 const to = (state: OrderState): Transition => ({ ok: true, to: state });
-const refuse = (from: OrderState, event: OrderEvent, why: string): Transition => ({ ok: false, refusal: `${event.type} does not apply to an order ${from}: ${why}` });
+const refuse = (from: OrderState, event: OrderEvent, why: string): Transition => ({
+  ok: false,
+  refusal: `${event.type} does not apply to an order ${from}: ${why}`,
+});
 
 /**
  * The next state of an order in state `from` after `event`, or a refusal: the change does not apply, and the

@@ -56,7 +56,17 @@ export class PriceSanity {
     let s = this.bySymbol.get(t.symbol);
     let advanced = true;
     if (!s) {
-      s = { accepted: null, latestAccepted: false, readAtMs: atMs, sourceMs: t.timestampMs, sourceAdvancedAtMs: atMs, acceptedNum: 0, candidate: null, fromTrade: false, lastNum: 0 };
+      s = {
+        accepted: null,
+        latestAccepted: false,
+        readAtMs: atMs,
+        sourceMs: t.timestampMs,
+        sourceAdvancedAtMs: atMs,
+        acceptedNum: 0,
+        candidate: null,
+        fromTrade: false,
+        lastNum: 0,
+      };
       this.bySymbol.set(t.symbol, s);
     } else {
       // Compared with the previous reading, not the highest seen: a venue whose clock stepped back recovers.

@@ -2,7 +2,22 @@
 // client or simulated exchange) stands behind it. Writes answer per item: accepted, rejected or unknown.
 import type { Decimal } from '../domain/decimal.js';
 import type { CandlePriceType, Timeframe, VenueCandle } from '../domain/candles.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, LedgerKind, OrderBook, Position, PositionSide, PriceIndex, PublicTrade, Surface, Ticker } from '../domain/market.js';
+import type {
+  Balance,
+  Fill,
+  FundingRate,
+  FundingSettlement,
+  Instrument,
+  LedgerEntry,
+  LedgerKind,
+  OrderBook,
+  Position,
+  PositionSide,
+  PriceIndex,
+  PublicTrade,
+  Surface,
+  Ticker,
+} from '../domain/market.js';
 import type { OrderSpec } from '../domain/intent.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeError } from './errors.js';

@@ -4,8 +4,19 @@ import { scrubSecrets } from '../util/secrets.js';
 import { ENDPOINTS, type EndpointId } from './endpoints.js';
 
 export type ErrorCategory =
-  | 'auth' | 'permission' | 'bad-request' | 'invalid-order' | 'not-found' | 'insufficient-funds'
-  | 'timestamp' | 'rate-limit' | 'network' | 'timeout' | 'unavailable' | 'bad-response' | 'unknown';
+  | 'auth'
+  | 'permission'
+  | 'bad-request'
+  | 'invalid-order'
+  | 'not-found'
+  | 'insufficient-funds'
+  | 'timestamp'
+  | 'rate-limit'
+  | 'network'
+  | 'timeout'
+  | 'unavailable'
+  | 'bad-response'
+  | 'unknown';
 
 interface CategoryTraits {
   retryable: boolean;
@@ -84,34 +95,82 @@ export class ExchangeError extends Error {
 
   toJSON(): Record<string, unknown> {
     return {
-      name: this.name, category: this.category, message: this.message, endpoint: this.endpoint,
-      httpStatus: this.httpStatus, code: this.code, field: this.field, retryable: this.retryable, outcomeUnknown: this.outcomeUnknown,
+      name: this.name,
+      category: this.category,
+      message: this.message,
+      endpoint: this.endpoint,
+      httpStatus: this.httpStatus,
+      code: this.code,
+      field: this.field,
+      retryable: this.retryable,
+      outcomeUnknown: this.outcomeUnknown,
     };
   }
 }
 
 const CLASS_NAMES: Record<ErrorCategory, string> = {
-  auth: 'AuthenticationError', permission: 'PermissionDeniedError', 'bad-request': 'BadRequestError',
-  'invalid-order': 'InvalidOrderError', 'not-found': 'OrderNotFoundError', 'insufficient-funds': 'InsufficientFundsError',
-  timestamp: 'TimestampError', 'rate-limit': 'RateLimitError', network: 'NetworkError', timeout: 'RequestTimeoutError',
-  unavailable: 'ExchangeUnavailableError', 'bad-response': 'BadResponseError', unknown: 'UnknownExchangeError',
+  auth: 'AuthenticationError',
+  permission: 'PermissionDeniedError',
+  'bad-request': 'BadRequestError',
+  'invalid-order': 'InvalidOrderError',
+  'not-found': 'OrderNotFoundError',
+  'insufficient-funds': 'InsufficientFundsError',
+  timestamp: 'TimestampError',
+  'rate-limit': 'RateLimitError',
+  network: 'NetworkError',
+  timeout: 'RequestTimeoutError',
+  unavailable: 'ExchangeUnavailableError',
+  'bad-response': 'BadResponseError',
+  unknown: 'UnknownExchangeError',
 };
 
 /** Venue error codes (futures v2 official table; spot v2 codes as reported) -> category. */
 export const ERROR_CODES: Readonly<Record<string, ErrorCategory>> = {
-  '40001': 'auth', '40002': 'auth', '40003': 'auth', '40005': 'auth', '40006': 'auth', '40009': 'auth',
-  '40011': 'auth', '40012': 'auth', '40013': 'auth', '40018': 'auth',
+  '40001': 'auth',
+  '40002': 'auth',
+  '40003': 'auth',
+  '40005': 'auth',
+  '40006': 'auth',
+  '40009': 'auth',
+  '40011': 'auth',
+  '40012': 'auth',
+  '40013': 'auth',
+  '40018': 'auth',
   '40008': 'timestamp',
-  '40014': 'permission', '40022': 'permission', '40753': 'permission', '50003': 'permission', '50004': 'permission',
-  '40007': 'bad-request', '40017': 'bad-request', '40019': 'bad-request', '40020': 'bad-request', '40102': 'bad-request',
-  '40305': 'bad-request', '40409': 'bad-request', '40704': 'bad-request', '40707': 'bad-request', '40724': 'bad-request',
-  '40912': 'bad-request', '40913': 'bad-request', '50007': 'bad-request',
-  '43002': 'invalid-order', '43005': 'invalid-order', '43006': 'invalid-order', '43007': 'invalid-order',
-  '43009': 'invalid-order', '43010': 'invalid-order', '43011': 'invalid-order',
-  '50005': 'not-found', '43001': 'not-found', '43004': 'not-found', FAILED_ORDER_NOT_FOUND: 'not-found',
+  '40014': 'permission',
+  '40022': 'permission',
+  '40753': 'permission',
+  '50003': 'permission',
+  '50004': 'permission',
+  '40007': 'bad-request',
+  '40017': 'bad-request',
+  '40019': 'bad-request',
+  '40020': 'bad-request',
+  '40102': 'bad-request',
+  '40305': 'bad-request',
+  '40409': 'bad-request',
+  '40704': 'bad-request',
+  '40707': 'bad-request',
+  '40724': 'bad-request',
+  '40912': 'bad-request',
+  '40913': 'bad-request',
+  '50007': 'bad-request',
+  '43002': 'invalid-order',
+  '43005': 'invalid-order',
+  '43006': 'invalid-order',
+  '43007': 'invalid-order',
+  '43009': 'invalid-order',
+  '43010': 'invalid-order',
+  '43011': 'invalid-order',
+  '50005': 'not-found',
+  '43001': 'not-found',
+  '43004': 'not-found',
+  FAILED_ORDER_NOT_FOUND: 'not-found',
   '429': 'rate-limit',
   // 40015 "System error" arrives with HTTP 400 but does not prove the request was rejected.
-  '40015': 'unavailable', '40200': 'unavailable', '40725': 'unavailable',
+  '40015': 'unavailable',
+  '40200': 'unavailable',
+  '40725': 'unavailable',
 };
 
 const INSUFFICIENT_RE = /insufficient|not enough|balance not/i;

@@ -37,7 +37,10 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
     fail(`limit must be one of ${e.limitChoices.join(', ')}, got ${String(limit)}`);
   }
   const [start, end] = [countOf(p.startTime), countOf(p.endTime)];
-  for (const [key, v] of [['startTime', start], ['endTime', end]] as const) {
+  for (const [key, v] of [
+    ['startTime', start],
+    ['endTime', end],
+  ] as const) {
     if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)) fail(`${key} must be a millisecond time, got ${String(v)}`);
   }
   if (typeof start === 'number' && typeof end === 'number' && start > end) fail(`startTime ${start} is after endTime ${end}`);
@@ -51,10 +54,13 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
   if (Array.isArray(p.orderDataList)) for (const item of p.orderDataList as Array<Record<string, unknown>>) oids.push(item.client_oid);
   if (id === 'F8' || id === 'F25') oids.push(p.client_oid);
   if (id === 'F23') oids.push(p.clientOrderId);
-  for (const oid of oids) if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
+  for (const oid of oids)
+    if (typeof oid !== 'string' || !CLIENT_OID_RE.test(oid)) fail(`client id ${JSON.stringify(oid)} is not 1-40 characters of [A-Za-z0-9_]`);
   if (
-    (id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) || ((id === 'F18' || id === 'F24') && !p.orderId) ||
-    (id === 'F26' && !p.orderId && !p.clientOid) || ((id === 'S4' || id === 'F7') && batch === undefined)
+    (id === 'S3' && p.orderId === undefined && p.clientOrderId === undefined) ||
+    ((id === 'F18' || id === 'F24') && !p.orderId) ||
+    (id === 'F26' && !p.orderId && !p.clientOid) ||
+    ((id === 'S4' || id === 'F7') && batch === undefined)
   ) {
     fail('an order id or a client id is required');
   }
@@ -66,8 +72,15 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
  * serves: spot has no history candles in v2 (S10 serves the latest rows only), F10/F11 have no 2h, 6h or 8h, and
  * mark or index price candles exist for futures only.
  */
-export function candleEndpoint(surface: Surface, symbol: string, timeframe: Timeframe, history: boolean, priceType: CandlePriceType = 'last'): 'S10' | 'F10' | 'F11' {
-  if (surface === 'spot' && history) throw refusedBeforeSending('F11', `spot has no history candles in v2 (${symbol} is a spot pair; S10 serves its latest candles only)`);
+export function candleEndpoint(
+  surface: Surface,
+  symbol: string,
+  timeframe: Timeframe,
+  history: boolean,
+  priceType: CandlePriceType = 'last',
+): 'S10' | 'F10' | 'F11' {
+  if (surface === 'spot' && history)
+    throw refusedBeforeSending('F11', `spot has no history candles in v2 (${symbol} is a spot pair; S10 serves its latest candles only)`);
   const id = surface === 'spot' ? 'S10' : history ? 'F11' : 'F10';
   if (!CANDLE_PERIODS[id].has(timeframe)) {
     throw refusedBeforeSending(id, `${id} has no ${timeframe} candles (${id === 'S10' ? 'period' : 'granularity'}: ${[...CANDLE_PERIODS[id]].join(', ')})`);

@@ -49,7 +49,13 @@ function chunks<T>(xs: T[], size: number): T[][] {
  */
 function reachedVenue(r: ItemResult): boolean {
   if (r.outcome !== 'rejected') return true;
-  return r.error.code !== undefined && (r.error.category === 'invalid-order' || r.error.category === 'insufficient-funds' || r.error.category === 'bad-request' || r.error.category === 'not-found');
+  return (
+    r.error.code !== undefined &&
+    (r.error.category === 'invalid-order' ||
+      r.error.category === 'insufficient-funds' ||
+      r.error.category === 'bad-request' ||
+      r.error.category === 'not-found')
+  );
 }
 
 type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
@@ -111,7 +117,11 @@ export class Executor {
           ...(intent.orderIds ?? []).map((id) => ({ ref: `order id ${id}`, row: this.opts.journal.orderByOrderId(id) })),
           ...(intent.clientOids ?? []).map((c) => ({ ref: `client id ${c}`, row: this.opts.journal.order(c) })),
         ]);
-        await this.cancelRows(rows.filter((r) => !r.isTrigger), out, intent.orderIds ? 'named' : 'trusted');
+        await this.cancelRows(
+          rows.filter((r) => !r.isTrigger),
+          out,
+          intent.orderIds ? 'named' : 'trusted',
+        );
         // A trigger named in a plain cancel goes through its own endpoint (F9), not silently nowhere.
         for (const r of rows.filter((x) => x.isTrigger)) await this.cancelTriggerRow(r, out);
         break;
@@ -159,12 +169,38 @@ export class Executor {
    */
   async placeStop(stop: StopOrder, out: ExecutionEvent[]): Promise<ItemResult | undefined> {
     if (this.fencedBy) {
-      this.denyAll(out, 'protect', [{ type: 'denied', strategyId: stop.strategyId, surface: 'futures', symbol: stop.symbol, atMs: this.opts.clock.now(), reason: 'fenced', detail: `${stop.role}: ${this.fencedBy}` }]);
+      this.denyAll(out, 'protect', [
+        {
+          type: 'denied',
+          strategyId: stop.strategyId,
+          surface: 'futures',
+          symbol: stop.symbol,
+          atMs: this.opts.clock.now(),
+          reason: 'fenced',
+          detail: `${stop.role}: ${this.fencedBy}`,
+        },
+      ]);
       return undefined;
     }
-    const spec: OrderSpec = { side: futuresSide(stop.positionSide, true), kind: 'market', timeInForce: 'gtc', size: stop.size, positionSide: stop.positionSide, reduceOnly: true };
+    const spec: OrderSpec = {
+      side: futuresSide(stop.positionSide, true),
+      kind: 'market',
+      timeInForce: 'gtc',
+      size: stop.size,
+      positionSide: stop.positionSide,
+      reduceOnly: true,
+    };
     const row: JournalOrder = Object.assign({}, this.newRows(stop, stop.intentId, 'futures', stop.symbol, [spec], stop.triggerPrice)[0]!, { role: stop.role });
-    return this.sendOne(row, out, (clientOid) => this.opts.client.placeTpSl({ symbol: stop.symbol, clientOid, role: stop.role, positionSide: stop.positionSide, size: stop.size, triggerPrice: stop.triggerPrice }));
+    return this.sendOne(row, out, (clientOid) =>
+      this.opts.client.placeTpSl({
+        symbol: stop.symbol,
+        clientOid,
+        role: stop.role,
+        positionSide: stop.positionSide,
+        size: stop.size,
+        triggerPrice: stop.triggerPrice,
+      }),
+    );
   }
 
   /**
@@ -175,8 +211,20 @@ export class Executor {
   async moveStop(row: JournalOrder, triggerPrice: Decimal, triggerPriceType: NonNullable<TpSlChange['triggerPriceType']>): Promise<ItemResult> {
     const res = await this.opts.client.modifyTpSl({ symbol: row.symbol, orderId: row.orderId!, triggerPrice, triggerPriceType });
     const now = this.opts.clock.now();
-    if (res.outcome === 'accepted') this.opts.journal.updateOrder(row.clientOid, { triggerPrice: triggerPrice.toString(), lastError: null }, `moved to ${triggerPrice.toString()} (${triggerPriceType} price)`, now);
-    else this.opts.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `move to ${triggerPrice.toString()} ${res.outcome === 'unknown' ? 'unanswered' : 'refused'}: ${res.error.category}`, now);
+    if (res.outcome === 'accepted')
+      this.opts.journal.updateOrder(
+        row.clientOid,
+        { triggerPrice: triggerPrice.toString(), lastError: null },
+        `moved to ${triggerPrice.toString()} (${triggerPriceType} price)`,
+        now,
+      );
+    else
+      this.opts.journal.updateOrder(
+        row.clientOid,
+        { lastError: res.error.summary() },
+        `move to ${triggerPrice.toString()} ${res.outcome === 'unknown' ? 'unanswered' : 'refused'}: ${res.error.category}`,
+        now,
+      );
     return res;
   }
 
@@ -192,7 +240,11 @@ export class Executor {
   async cancelAllOwn(surface: Surface, symbol: string, triggers: boolean): Promise<{ events: ExecutionEvent[]; keptTriggers: JournalOrder[] }> {
     const out: ExecutionEvent[] = [];
     const rows = this.opts.journal.activeOrders().filter((r) => r.symbol === symbol && r.surface === surface);
-    await this.cancelRows(rows.filter((r) => !r.isTrigger), out, 'trusted');
+    await this.cancelRows(
+      rows.filter((r) => !r.isTrigger),
+      out,
+      'trusted',
+    );
     const keptTriggers: JournalOrder[] = [];
     for (const r of rows.filter((x) => x.isTrigger)) {
       // A trigger is cancelled by its venue id: one whose placing is unanswered has none, and stays (reported).
@@ -209,7 +261,11 @@ export class Executor {
   }
 
   /** The rows a cancel intent names that belong to the strategy and its symbol; every other one is denied. */
-  private ownRows(intent: Extract<Intent, { kind: 'cancel' | 'cancel-trigger' }>, out: ExecutionEvent[], named: Array<{ ref: string; row: JournalOrder | undefined }>): JournalOrder[] {
+  private ownRows(
+    intent: Extract<Intent, { kind: 'cancel' | 'cancel-trigger' }>,
+    out: ExecutionEvent[],
+    named: Array<{ ref: string; row: JournalOrder | undefined }>,
+  ): JournalOrder[] {
     const surface: Surface = intent.kind === 'cancel' ? intent.surface : 'futures';
     const own: JournalOrder[] = [];
     const denied: Denied[] = [];
@@ -240,10 +296,31 @@ export class Executor {
     const oids = this.opts.journal.nextClientOids(intent.strategyId, specs.length);
     const now = this.opts.clock.now();
     return specs.map((s, i) => ({
-      clientOid: oids[i]!, strategyId: intent.strategyId, intentId, surface, symbol, side: s.side, kind: s.kind, timeInForce: s.timeInForce,
-      price: s.price ? s.price.toString() : null, size: s.size.toString(), positionSide: surface === 'futures' ? (s.positionSide ?? (s.side === 'buy' ? 'long' : 'short')) : null,
-      reduceOnly: s.reduceOnly ?? false, isTrigger: trigger !== undefined, triggerPrice: trigger ? trigger.toString() : null, orderId: null,
-      state: INITIAL_ORDER_STATE, filledSize: '0', avgPrice: null, fee: null, createdAtMs: now, updatedAtMs: now, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
+      clientOid: oids[i]!,
+      strategyId: intent.strategyId,
+      intentId,
+      surface,
+      symbol,
+      side: s.side,
+      kind: s.kind,
+      timeInForce: s.timeInForce,
+      price: s.price ? s.price.toString() : null,
+      size: s.size.toString(),
+      positionSide: surface === 'futures' ? (s.positionSide ?? (s.side === 'buy' ? 'long' : 'short')) : null,
+      reduceOnly: s.reduceOnly ?? false,
+      isTrigger: trigger !== undefined,
+      triggerPrice: trigger ? trigger.toString() : null,
+      orderId: null,
+      state: INITIAL_ORDER_STATE,
+      filledSize: '0',
+      avgPrice: null,
+      fee: null,
+      createdAtMs: now,
+      updatedAtMs: now,
+      seenAtMs: null,
+      absentChecks: 0,
+      absentSinceMs: null,
+      lastError: null,
     }));
   }
 
@@ -254,7 +331,13 @@ export class Executor {
 
   private async place(intent: Extract<Intent, { kind: 'place' }>, intentId: number, out: ExecutionEvent[]): Promise<void> {
     if (this.fencedBy) {
-      this.denyAll(out, intent.kind, this.denials(intent, intent.surface, intent.symbol, [{ reason: 'fenced', detail: `${Array.isArray(intent.orders) ? intent.orders.length : 0} order(s): ${this.fencedBy}` }]));
+      this.denyAll(
+        out,
+        intent.kind,
+        this.denials(intent, intent.surface, intent.symbol, [
+          { reason: 'fenced', detail: `${Array.isArray(intent.orders) ? intent.orders.length : 0} order(s): ${this.fencedBy}` },
+        ]),
+      );
       return;
     }
     const { allowed, denials } = this.opts.risk.checkPlace(intent, this.riskContext());
@@ -288,13 +371,26 @@ export class Executor {
         return;
       }
       case 'rejected':
-        this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-rejected' }), lastError: res.error.summary() }, `rejected: ${res.error.category}`, now);
+        this.opts.journal.updateOrder(
+          row.clientOid,
+          { state: mustTransition(row.state, { type: 'place-rejected' }), lastError: res.error.summary() },
+          `rejected: ${res.error.category}`,
+          now,
+        );
         this.emit(out, { strategyId, surface, symbol, clientOid, atMs: now, type: 'rejected', code: res.error.code, reason: res.error.message });
         return;
       case 'unknown':
-        this.opts.journal.updateOrder(row.clientOid, { state: mustTransition(row.state, { type: 'place-unanswered' }), lastError: res.error.summary() }, `unknown: ${res.error.category}`, now);
+        this.opts.journal.updateOrder(
+          row.clientOid,
+          { state: mustTransition(row.state, { type: 'place-unanswered' }), lastError: res.error.summary() },
+          `unknown: ${res.error.category}`,
+          now,
+        );
         this.emit(out, { strategyId, surface, symbol, clientOid, atMs: now, type: 'unknown', reason: res.error.message });
-        this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, reason: res.error.message }, 'order outcome unknown: resolving by query, not re-sending');
+        this.logger.warn(
+          { clientOid: row.clientOid, symbol: row.symbol, reason: res.error.message },
+          'order outcome unknown: resolving by query, not re-sending',
+        );
         return;
     }
   }
@@ -310,14 +406,24 @@ export class Executor {
       return;
     }
     const spec: OrderSpec = {
-      side: futuresSide(intent.positionSide, intent.reduceOnly), kind: intent.executePrice ? 'limit' : 'market', timeInForce: 'gtc',
-      ...(intent.executePrice ? { price: intent.executePrice } : {}), size: intent.size, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly,
+      side: futuresSide(intent.positionSide, intent.reduceOnly),
+      kind: intent.executePrice ? 'limit' : 'market',
+      timeInForce: 'gtc',
+      ...(intent.executePrice ? { price: intent.executePrice } : {}),
+      size: intent.size,
+      positionSide: intent.positionSide,
+      reduceOnly: intent.reduceOnly,
     };
     const [row] = this.newRows(intent, intentId, 'futures', intent.symbol, [spec], intent.triggerPrice);
     await this.sendOne(row!, out, (clientOid) =>
       this.opts.client.placeTrigger({
-        symbol: intent.symbol, clientOid, positionSide: intent.positionSide, reduceOnly: intent.reduceOnly, size: intent.size,
-        triggerPrice: intent.triggerPrice, ...(intent.executePrice ? { executePrice: intent.executePrice } : {}),
+        symbol: intent.symbol,
+        clientOid,
+        positionSide: intent.positionSide,
+        reduceOnly: intent.reduceOnly,
+        size: intent.size,
+        triggerPrice: intent.triggerPrice,
+        ...(intent.executePrice ? { executePrice: intent.executePrice } : {}),
       }),
     );
   }
@@ -357,7 +463,10 @@ export class Executor {
         const results = await this.opts.client.cancelOrders(surface, symbol, target);
         this.hooks.at('during-cancel');
         results.forEach((res, i) => this.applyCancelResult(batch[i]!, res, out));
-        await this.fillsBeforeCancel(batch.filter((_, i) => results[i]?.outcome === 'accepted'), out);
+        await this.fillsBeforeCancel(
+          batch.filter((_, i) => results[i]?.outcome === 'accepted'),
+          out,
+        );
       }
     }
   }
@@ -373,8 +482,24 @@ export class Executor {
       if (!v || (v.clientOid && v.clientOid !== r.clientOid) || !v.filledSize.gt(Decimal.from(r.filledSize))) continue;
       const now = this.opts.clock.now();
       await recordVenueFills(this.opts.client, this.opts.journal, r, v.orderId).catch(() => 0);
-      this.opts.journal.updateOrder(r.clientOid, { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null }, 'filled before the cancel', now);
-      this.emit(out, { strategyId: r.strategyId, surface: r.surface, symbol: r.symbol, clientOid: r.clientOid, atMs: now, type: 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, ...fillSideOf(r) });
+      this.opts.journal.updateOrder(
+        r.clientOid,
+        { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null },
+        'filled before the cancel',
+        now,
+      );
+      this.emit(out, {
+        strategyId: r.strategyId,
+        surface: r.surface,
+        symbol: r.symbol,
+        clientOid: r.clientOid,
+        atMs: now,
+        type: 'partially-filled',
+        orderId: v.orderId,
+        filledSize: v.filledSize,
+        avgPrice: v.avgFillPrice,
+        ...fillSideOf(r),
+      });
     }
   }
 
@@ -391,8 +516,14 @@ export class Executor {
       const final = FINAL_STATES.has(row.state);
       const orderId = row.orderId ?? res.orderId ?? '';
       const state = mustTransition(row.state, { type: 'cancel-accepted' });
-      this.opts.journal.updateOrder(row.clientOid, { state, ...(orderId ? { orderId } : {}) }, final ? `canceled at the venue, although the journal held it ${row.state}` : 'canceled', now);
-      if (final) this.logger.warn({ clientOid: row.clientOid, orderId, was: row.state }, 'an order the journal held as final was resting at the venue: canceled');
+      this.opts.journal.updateOrder(
+        row.clientOid,
+        { state, ...(orderId ? { orderId } : {}) },
+        final ? `canceled at the venue, although the journal held it ${row.state}` : 'canceled',
+        now,
+      );
+      if (final)
+        this.logger.warn({ clientOid: row.clientOid, orderId, was: row.state }, 'an order the journal held as final was resting at the venue: canceled');
       this.emit(out, { strategyId: row.strategyId, surface: row.surface, symbol: row.symbol, clientOid: row.clientOid, atMs: now, type: 'canceled', orderId });
       return;
     }
@@ -406,7 +537,12 @@ export class Executor {
       this.opts.journal.updateOrder(row.clientOid, { lastError: res.error.summary() }, `cancel not confirmed: ${res.error.category}`, now);
       return;
     }
-    this.opts.journal.updateOrder(row.clientOid, { state: next.to, lastError: res.error.summary() }, `${refused ? 'cancel refused' : 'cancel outcome to resolve'}: ${res.error.category}`, now);
+    this.opts.journal.updateOrder(
+      row.clientOid,
+      { state: next.to, lastError: res.error.summary() },
+      `${refused ? 'cancel refused' : 'cancel outcome to resolve'}: ${res.error.category}`,
+      now,
+    );
   }
 
   private async cancelTriggerRow(row: JournalOrder, out: ExecutionEvent[]): Promise<ItemResult | undefined> {

@@ -110,7 +110,11 @@ export class KillAction {
       // Latched while this process runs: act now. Found set from before: only if something is left.
       const fresh = latch.atMs >= this.startedAtMs;
       this.progress = { key, latch, passes: 0, step: fresh ? 'now' : 'verify', atMs: now, sinceMs: this.startedAtMs - 1, failed: false };
-      if (!fresh) this.log.warn({ latch: latch.name, reason: latch.reason, onKill: this.opts.mode }, 'kill switch latched before this start: acting again only if something is left');
+      if (!fresh)
+        this.log.warn(
+          { latch: latch.name, reason: latch.reason, onKill: this.opts.mode },
+          'kill switch latched before this start: acting again only if something is left',
+        );
     }
     const p = this.progress;
     if (p.step === 'done' || now < p.atMs) return undefined;
@@ -119,7 +123,10 @@ export class KillAction {
       if (left === undefined) return undefined; // no positions read since: look again at the next reading
       if (!p.failed && left.length === 0) {
         p.step = 'done';
-        this.log.info({ latch: latch.name, passes: p.passes }, p.passes ? 'kill action complete: nothing left' : 'kill action: nothing left from before this start');
+        this.log.info(
+          { latch: latch.name, passes: p.passes },
+          p.passes ? 'kill action complete: nothing left' : 'kill action: nothing left from before this start',
+        );
         return undefined;
       }
       if (left.length) this.log.warn({ latch: latch.name, left, passes: p.passes }, 'kill action: something is left: another pass');
@@ -135,7 +142,9 @@ export class KillAction {
    */
   private leftovers(sinceMs: number): string[] | undefined {
     const flatten = this.opts.mode === 'flatten';
-    const own = this.ownResting(flatten ? this.opts.symbols.spot : [...this.opts.symbols.spot, ...this.opts.symbols.futures]).map((r) => `order ${r.clientOid} on ${r.symbol}`);
+    const own = this.ownResting(flatten ? this.opts.symbols.spot : [...this.opts.symbols.spot, ...this.opts.symbols.futures]).map(
+      (r) => `order ${r.clientOid} on ${r.symbol}`,
+    );
     if (!flatten || this.opts.symbols.futures.length === 0) return own;
     const read = this.opts.positions();
     if (!read || read.atMs <= sinceMs) return undefined;
@@ -146,7 +155,9 @@ export class KillAction {
   /** This bot's orders of `symbols` the kill action cancels that still rest: plain orders, and trigger orders that would open a position. */
   private ownResting(symbols: readonly string[]): JournalOrder[] {
     const wanted = new Set(symbols);
-    return this.opts.journal.activeOrders().filter((r) => wanted.has(r.symbol) && (r.isTrigger ? !r.reduceOnly && r.state === 'untriggered' : r.state === 'open'));
+    return this.opts.journal
+      .activeOrders()
+      .filter((r) => wanted.has(r.symbol) && (r.isTrigger ? !r.reduceOnly && r.state === 'untriggered' : r.state === 'open'));
   }
 
   private async pass(p: Progress): Promise<void> {
@@ -156,12 +167,17 @@ export class KillAction {
     const kind = mode === 'flatten' ? 'flatten' : 'kill-cancel';
     const { spot, futures } = this.opts.symbols;
     try {
-      journal.recordIntent(KILL_ACTOR, kind, JSON.stringify({ latch: p.latch.name, reason: p.latch.reason, latchedAtMs: p.latch.atMs, pass: p.passes, spot, futures }), clock.now());
+      journal.recordIntent(
+        KILL_ACTOR,
+        kind,
+        JSON.stringify({ latch: p.latch.name, reason: p.latch.reason, latchedAtMs: p.latch.atMs, pass: p.passes, spot, futures }),
+        clock.now(),
+      );
       this.log.warn(
         { latch: p.latch.name, reason: p.latch.reason, pass: p.passes, onKill: mode },
         mode === 'flatten'
           ? 'kill switch: flattening (own spot orders canceled; futures orders and trigger orders canceled, positions closed at market; spot holdings are not sold)'
-          : 'kill switch: canceling this bot\'s open orders (stops that protect a position stay)',
+          : "kill switch: canceling this bot's open orders (stops that protect a position stay)",
       );
       if (mode === 'flatten') {
         for (const symbol of spot) await this.cancelOwn(p, kind, 'spot', symbol);
@@ -187,7 +203,10 @@ export class KillAction {
       p.step = 'verify';
       p.sinceMs = end;
       p.atMs = end + Math.min(retry.maxMs, retry.firstMs * 2 ** (p.passes - 1));
-      this.log.info({ latch: p.latch.name, pass: p.passes, failed: p.failed }, p.failed ? 'kill action pass ended with a failed step: retried' : 'kill action pass done: checking what is left');
+      this.log.info(
+        { latch: p.latch.name, pass: p.passes, failed: p.failed },
+        p.failed ? 'kill action pass ended with a failed step: retried' : 'kill action pass done: checking what is left',
+      );
     }
   }
 
@@ -195,7 +214,15 @@ export class KillAction {
    * One venue step on a contract: the answers journaled as a risk decision and logged. A failure takes another pass
    * (`retryFailure`), or is left to what the next reading shows.
    */
-  private async step(p: Progress, kind: string, symbol: string, step: string, endpoint: string, run: () => Promise<Answer[]>, retryFailure = true): Promise<void> {
+  private async step(
+    p: Progress,
+    kind: string,
+    symbol: string,
+    step: string,
+    endpoint: string,
+    run: () => Promise<Answer[]>,
+    retryFailure = true,
+  ): Promise<void> {
     const reason = `${kind}:${step}`;
     try {
       const answers = await run();

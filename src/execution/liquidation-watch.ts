@@ -6,8 +6,14 @@
 import { Subscription, type Observable } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import {
-  crossMargin, liquidationDistancePct, liquidationPrice, roundLiquidationPrice,
-  type LiquidationTrigger, type MaintenanceTier, type MarginPosition, type MarginRules,
+  crossMargin,
+  liquidationDistancePct,
+  liquidationPrice,
+  roundLiquidationPrice,
+  type LiquidationTrigger,
+  type MaintenanceTier,
+  type MarginPosition,
+  type MarginRules,
 } from '../domain/margin.js';
 import type { Balance, Instrument, Position, PositionSide, Ticker } from '../domain/market.js';
 
@@ -83,7 +89,15 @@ export function liquidationView(inputs: LiquidationInputs, atMs: number): Liquid
     const m = mark(p.symbol);
     // The venue's 0 means no liquidation price (low risk); a parser may pass it on as it is.
     const price = p.liquidationPrice && p.liquidationPrice.gt(Decimal.ZERO) ? p.liquidationPrice : null;
-    if (m) distances.push({ symbol: p.symbol, side: p.side, mark: m, liquidationPrice: price, distancePct: liquidationDistancePct(m, price, p.side), source: 'venue' });
+    if (m)
+      distances.push({
+        symbol: p.symbol,
+        side: p.side,
+        mark: m,
+        liquidationPrice: price,
+        distancePct: liquidationDistancePct(m, price, p.side),
+        source: 'venue',
+      });
   }
 
   // The cross account at mark: every position, whether or not it carries the venue's estimate.
@@ -100,11 +114,18 @@ export function liquidationView(inputs: LiquidationInputs, atMs: number): Liquid
     }
     if (inst && inst.takerFeeRate.gt(closeFeeRate)) closeFeeRate = inst.takerFeeRate;
     // Tiers count contracts; an instrument without a contract value counts one base unit a contract.
-    held.push({ symbol: p.symbol, position: { side: p.side, size: p.size, openValue: p.openValue, mark: m, contractValue: inst?.contractValue ?? Decimal.fromInt(1) } });
+    held.push({
+      symbol: p.symbol,
+      position: { side: p.side, size: p.size, openValue: p.openValue, mark: m, contractValue: inst?.contractValue ?? Decimal.fromInt(1) },
+    });
   }
   if (!complete || collateral === null) return { distances, marginRate: null, maintenanceRate: null, atMs };
   const rules: MarginRules = { tiers: inputs.rules.tiers, trigger: inputs.rules.trigger, closeFeeRate };
-  const account = crossMargin(collateral, held.map((h) => h.position), rules);
+  const account = crossMargin(
+    collateral,
+    held.map((h) => h.position),
+    rules,
+  );
 
   const estimated = new Set(positions.filter((p) => p.liquidationPrice === undefined).map((p) => p.symbol));
   for (const symbol of estimated) {
@@ -161,18 +182,24 @@ export function watchLiquidation(
   let balances: Read<Balance[]> | undefined;
   let tickers: Read<Map<string, Ticker>> | undefined;
   const sub = new Subscription();
-  sub.add(streams.positions$.subscribe((x) => {
-    positions = x;
-    if (balances && tickers) update(x, balances, tickers);
-  }));
-  sub.add(streams.balances$.subscribe((x) => {
-    balances = x;
-    if (positions && tickers) update(positions, x, tickers);
-  }));
-  sub.add(streams.tickers$.subscribe((x) => {
-    tickers = x;
-    if (positions && balances) update(positions, balances, x);
-  }));
+  sub.add(
+    streams.positions$.subscribe((x) => {
+      positions = x;
+      if (balances && tickers) update(x, balances, tickers);
+    }),
+  );
+  sub.add(
+    streams.balances$.subscribe((x) => {
+      balances = x;
+      if (positions && tickers) update(positions, x, tickers);
+    }),
+  );
+  sub.add(
+    streams.tickers$.subscribe((x) => {
+      tickers = x;
+      if (positions && balances) update(positions, balances, x);
+    }),
+  );
   return sub;
 
   function update(positions: Read<Position[]>, balances: Read<Balance[]>, tickers: Read<Map<string, Ticker>>): void {

@@ -112,7 +112,12 @@ export class OrderTracker {
    */
   async settle(clientOids: readonly string[]): Promise<ReconcileReport> {
     const wanted = new Set(clientOids);
-    return this.exclusive(() => this.pass(this.opts.journal.activeOrders().filter((r) => wanted.has(r.clientOid)), {}));
+    return this.exclusive(() =>
+      this.pass(
+        this.opts.journal.activeOrders().filter((r) => wanted.has(r.clientOid)),
+        {},
+      ),
+    );
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -171,7 +176,15 @@ export class OrderTracker {
         this.logger.warn({ clientOid: first.clientOid, symbol: first.symbol, err: msg }, 'order lookup failed: tried again next pass');
         if (UNANSWERED_STATES.has(first.state)) {
           report.unresolved++;
-          report.pending.push({ clientOid: first.clientOid, strategyId: first.strategyId, symbol: first.symbol, state: first.state, ageMs: this.opts.clock.now() - first.createdAtMs, absentChecks: first.absentChecks, error: msg });
+          report.pending.push({
+            clientOid: first.clientOid,
+            strategyId: first.strategyId,
+            symbol: first.symbol,
+            state: first.state,
+            ageMs: this.opts.clock.now() - first.createdAtMs,
+            absentChecks: first.absentChecks,
+            error: msg,
+          });
         }
       }
     }
@@ -205,7 +218,10 @@ export class OrderTracker {
     const same = (v: Order | null | undefined): Order | undefined => {
       if (!v) return undefined;
       if (v.clientOid && v.clientOid !== row.clientOid) {
-        this.logger.warn({ clientOid: row.clientOid, orderId: v.orderId, venueClientOid: v.clientOid }, 'the venue gives this order id to another order: not ours');
+        this.logger.warn(
+          { clientOid: row.clientOid, orderId: v.orderId, venueClientOid: v.clientOid },
+          'the venue gives this order id to another order: not ours',
+        );
         return undefined;
       }
       return v;
@@ -244,13 +260,26 @@ export class OrderTracker {
     // Fills first: if reading them fails, the row stays as it was and the next pass reads them again.
     const fills = filled !== row.filledSize ? await recordVenueFills(this.opts.client, this.opts.journal, row, v.orderId) : 0;
     const patch: Partial<JournalOrder> = {
-      state: next, orderId: v.orderId, filledSize: filled, avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null, absentChecks: 0, absentSinceMs: null, seenAtMs: now,
+      state: next,
+      orderId: v.orderId,
+      filledSize: filled,
+      avgPrice: v.avgFillPrice?.toString() ?? null,
+      fee: v.fee?.toString() ?? null,
+      absentChecks: 0,
+      absentSinceMs: null,
+      seenAtMs: now,
     };
     if (triggerMoved) patch.triggerPrice = venueTrigger;
     this.opts.journal.updateOrder(
       row.clientOid,
       patch,
-      !changed ? 'seen at the venue' : wasPending ? `resolved from ${row.state}` : triggerMoved && next === row.state && filled === row.filledSize ? `venue holds the trigger at ${venueTrigger}` : `venue says ${v.status}`,
+      !changed
+        ? 'seen at the venue'
+        : wasPending
+          ? `resolved from ${row.state}`
+          : triggerMoved && next === row.state && filled === row.filledSize
+            ? `venue holds the trigger at ${venueTrigger}`
+            : `venue says ${v.status}`,
       now,
     );
     if (!changed) return;
@@ -261,11 +290,25 @@ export class OrderTracker {
     }
     // Canceled while it waited (the venue's cancel of a flat position's stops, say) is not triggered.
     const fired = next !== 'canceled' || !v.filledSize.isZero() || ('triggeredAtMs' in v && (v as TriggerOrder).triggeredAtMs !== null);
-    if (row.state === 'untriggered' && next !== 'untriggered' && fired) this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'triggered', orderId: v.orderId });
+    if (row.state === 'untriggered' && next !== 'untriggered' && fired)
+      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'triggered', orderId: v.orderId });
     if (filled !== row.filledSize) {
       report.fills += fills;
       const { side, positionSide, reduceOnly } = fillSideOf(row);
-      this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: next === 'filled' ? 'filled' : 'partially-filled', orderId: v.orderId, filledSize: v.filledSize, avgPrice: v.avgFillPrice, side, positionSide, reduceOnly });
+      this.emit({
+        strategyId,
+        surface,
+        symbol,
+        clientOid,
+        atMs: now,
+        type: next === 'filled' ? 'filled' : 'partially-filled',
+        orderId: v.orderId,
+        filledSize: v.filledSize,
+        avgPrice: v.avgFillPrice,
+        side,
+        positionSide,
+        reduceOnly,
+      });
     }
     if (next === 'canceled' && row.state !== 'canceled') this.emit({ strategyId, surface, symbol, clientOid, atMs: now, type: 'canceled', orderId: v.orderId });
   }
@@ -277,7 +320,14 @@ export class OrderTracker {
     const holds = () => {
       if (again) return; // looked up again at once: counted when it is concluded or left
       report.unresolved++;
-      report.pending.push({ clientOid: row.clientOid, strategyId: row.strategyId, symbol: row.symbol, state: row.state, ageMs, absentChecks: row.absentChecks });
+      report.pending.push({
+        clientOid: row.clientOid,
+        strategyId: row.strategyId,
+        symbol: row.symbol,
+        state: row.state,
+        ageMs,
+        absentChecks: row.absentChecks,
+      });
     };
     // Read-after-write lag: absence inside the grace window proves nothing, whatever the order's state.
     if (ageMs < this.opts.graceMs) {
@@ -291,8 +341,16 @@ export class OrderTracker {
     if (!concluded.ok) return; // final (only orders not final are looked up)
     if (concluded.to === 'lost') {
       if (checks >= this.opts.lostAfterChecks) {
-        this.opts.journal.updateOrder(row.clientOid, { state: concluded.to, absentChecks: checks }, `not found ${checks} times: lost (treated as not placed, still checked)`, now);
-        this.logger.warn({ clientOid: row.clientOid, symbol: row.symbol, checks }, 'order lost: not found at the venue after the grace window; treated as not placed, still checked');
+        this.opts.journal.updateOrder(
+          row.clientOid,
+          { state: concluded.to, absentChecks: checks },
+          `not found ${checks} times: lost (treated as not placed, still checked)`,
+          now,
+        );
+        this.logger.warn(
+          { clientOid: row.clientOid, symbol: row.symbol, checks },
+          'order lost: not found at the venue after the grace window; treated as not placed, still checked',
+        );
         this.emit({ ...base, type: 'lost', reason: `not found at the venue ${checks} times after ${this.opts.graceMs} ms` });
         report.lost++;
         return;
@@ -321,12 +379,20 @@ export class OrderTracker {
       const unseenMs = now - (row.seenAtMs ?? row.createdAtMs);
       const reason = `unknown to the venue in ${checks} lookups in a row over ${Math.round(absentMs / 1000)} s${row.orderId ? ` by order id ${row.orderId}` : ''}, unseen for ${Math.round(unseenMs / 1000)} s`;
       this.opts.journal.updateOrder(row.clientOid, { state: concluded.to, absentChecks: checks }, `${reason}: vanished (final)`, now);
-      this.logger.warn({ clientOid: row.clientOid, orderId: row.orderId, symbol: row.symbol, was: row.state, checks, unseenMs }, 'order vanished: the venue does not know it any more');
+      this.logger.warn(
+        { clientOid: row.clientOid, orderId: row.orderId, symbol: row.symbol, was: row.state, checks, unseenMs },
+        'order vanished: the venue does not know it any more',
+      );
       this.emit({ ...base, type: 'vanished', state: 'vanished', reason });
       report.vanished++;
       return;
     }
-    this.opts.journal.updateOrder(row.clientOid, { absentChecks: checks, absentSinceMs: since }, `not found at the venue (${checks} of ${this.vanishAfterChecks})`, now);
+    this.opts.journal.updateOrder(
+      row.clientOid,
+      { absentChecks: checks, absentSinceMs: since },
+      `not found at the venue (${checks} of ${this.vanishAfterChecks})`,
+      now,
+    );
   }
 }
 
@@ -335,7 +401,14 @@ export function unansweredOrders(journal: Journal, nowMs: number): PendingOrder[
   return journal
     .activeOrders()
     .filter((r) => UNANSWERED_STATES.has(r.state))
-    .map((r) => ({ clientOid: r.clientOid, strategyId: r.strategyId, symbol: r.symbol, state: r.state, ageMs: nowMs - r.createdAtMs, absentChecks: r.absentChecks }));
+    .map((r) => ({
+      clientOid: r.clientOid,
+      strategyId: r.strategyId,
+      symbol: r.symbol,
+      state: r.state,
+      ageMs: nowMs - r.createdAtMs,
+      absentChecks: r.absentChecks,
+    }));
 }
 
 /** Says what holds the fence, in a line a person can act on. */
@@ -348,7 +421,12 @@ export function describePending(pending: PendingOrder[]): string {
  * One reconciliation; new orders are allowed once no order with an unknown outcome is left (the fence stays
  * otherwise, and says which orders hold it). A failed reconciliation keeps the fence of a start with its reason.
  */
-export async function reconcileAndOpen(tracker: OrderTracker, executor: Executor, logger: Logger, opts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<ReconcileReport | undefined> {
+export async function reconcileAndOpen(
+  tracker: OrderTracker,
+  executor: Executor,
+  logger: Logger,
+  opts: { scanForeign?: boolean; startup?: boolean } = {},
+): Promise<ReconcileReport | undefined> {
   let r: ReconcileReport;
   try {
     r = await tracker.reconcile(opts);
@@ -361,7 +439,8 @@ export async function reconcileAndOpen(tracker: OrderTracker, executor: Executor
     return undefined;
   }
   const changed = r.resolved + r.lost + r.notPlaced + r.vanished + r.fills;
-  if (changed > 0) logger.info({ resolved: r.resolved, lost: r.lost, notPlaced: r.notPlaced, vanished: r.vanished, fills: r.fills }, 'reconciliation changed orders');
+  if (changed > 0)
+    logger.info({ resolved: r.resolved, lost: r.lost, notPlaced: r.notPlaced, vanished: r.vanished, fills: r.fills }, 'reconciliation changed orders');
   if (!executor.fenced) return r;
   if (r.unresolved === 0) {
     executor.unfence();

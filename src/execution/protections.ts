@@ -40,8 +40,15 @@ const dec = (s: string | null | undefined): Decimal | null => (s == null ? null 
 
 function serialise(protections: readonly Protection[]): string {
   const saved: SavedProtection[] = protections.map((p) => ({
-    strategyId: p.strategyId, symbol: p.symbol, positionSide: p.positionSide, stopLoss: text(p.stopLoss), takeProfit: text(p.takeProfit),
-    trailing: p.trailing ? { distance: p.trailing.distance.toString(), step: p.trailing.step.toString() } : null, intentId: p.intentId, extreme: text(p.extreme), trail: text(p.trail),
+    strategyId: p.strategyId,
+    symbol: p.symbol,
+    positionSide: p.positionSide,
+    stopLoss: text(p.stopLoss),
+    takeProfit: text(p.takeProfit),
+    trailing: p.trailing ? { distance: p.trailing.distance.toString(), step: p.trailing.step.toString() } : null,
+    intentId: p.intentId,
+    extreme: text(p.extreme),
+    trail: text(p.trail),
   }));
   return JSON.stringify({ protections: saved });
 }
@@ -52,8 +59,15 @@ export function loadProtections(journal: Journal): { protections: Protection[]; 
   if (!json) return { protections: [], saved: serialise([]) };
   const doc = JSON.parse(json) as { protections?: SavedProtection[] };
   const protections = (doc.protections ?? []).map((s) => ({
-    strategyId: s.strategyId, symbol: s.symbol, positionSide: s.positionSide, stopLoss: dec(s.stopLoss), takeProfit: dec(s.takeProfit),
-    trailing: s.trailing ? { distance: Decimal.from(s.trailing.distance), step: Decimal.from(s.trailing.step) } : null, intentId: s.intentId, extreme: dec(s.extreme), trail: dec(s.trail),
+    strategyId: s.strategyId,
+    symbol: s.symbol,
+    positionSide: s.positionSide,
+    stopLoss: dec(s.stopLoss),
+    takeProfit: dec(s.takeProfit),
+    trailing: s.trailing ? { distance: Decimal.from(s.trailing.distance), step: Decimal.from(s.trailing.step) } : null,
+    intentId: s.intentId,
+    extreme: dec(s.extreme),
+    trail: dec(s.trail),
   }));
   return { protections, saved: json };
 }

@@ -30,7 +30,11 @@ export function riskContextOf(src: RiskContextSources, nowMs: number): RiskConte
     if (v.kind === 'market' || (v.clientOid && held.has(v.clientOid)) || held.has(`#${v.orderId}`)) continue;
     const row = v.clientOid ? src.journal.order(v.clientOid) : undefined;
     const left = v.size.sub(v.filledSize);
-    counted.push({ symbol: v.symbol, strategyId: row?.strategyId ?? null, notional: !reducesExposure(v, v.surface) && v.price ? v.price.mul(left) : Decimal.ZERO });
+    counted.push({
+      symbol: v.symbol,
+      strategyId: row?.strategyId ?? null,
+      notional: !reducesExposure(v, v.surface) && v.price ? v.price.mul(left) : Decimal.ZERO,
+    });
   }
   return {
     now: nowMs,
@@ -47,7 +51,13 @@ const EMPTY = new WeakMap<RiskContextSources, Omit<RiskContext, 'now'>>();
 function nothingOpen(src: RiskContextSources): Omit<RiskContext, 'now'> {
   let fns = EMPTY.get(src);
   if (!fns) {
-    fns = { instrument: (s) => src.instruments.get(s), reference: (s) => src.reference(s), openCount: () => 0, openCountByStrategy: () => 0, openNotional: () => Decimal.ZERO };
+    fns = {
+      instrument: (s) => src.instruments.get(s),
+      reference: (s) => src.reference(s),
+      openCount: () => 0,
+      openCountByStrategy: () => 0,
+      openNotional: () => Decimal.ZERO,
+    };
     EMPTY.set(src, fns);
   }
   return fns;

@@ -43,10 +43,29 @@ export interface RiskLimits {
 }
 
 export type DenialReason =
-  | 'halted' | 'reducing' | 'fenced' | 'unknown-symbol' | 'no-reference-price' | 'stale-price' | 'off-tick' | 'off-step'
-  | 'below-min-size' | 'above-max-size' | 'price-band' | 'max-notional-order' | 'max-notional-symbol'
-  | 'max-open-orders-symbol' | 'max-open-orders-strategy' | 'order-rate' | 'missing-price' | 'side-mismatch'
-  | 'malformed-order' | 'too-many-orders' | 'non-positive-price' | 'non-positive-size' | 'liquidation-distance';
+  | 'halted'
+  | 'reducing'
+  | 'fenced'
+  | 'unknown-symbol'
+  | 'no-reference-price'
+  | 'stale-price'
+  | 'off-tick'
+  | 'off-step'
+  | 'below-min-size'
+  | 'above-max-size'
+  | 'price-band'
+  | 'max-notional-order'
+  | 'max-notional-symbol'
+  | 'max-open-orders-symbol'
+  | 'max-open-orders-strategy'
+  | 'order-rate'
+  | 'missing-price'
+  | 'side-mismatch'
+  | 'malformed-order'
+  | 'too-many-orders'
+  | 'non-positive-price'
+  | 'non-positive-size'
+  | 'liquidation-distance';
 
 export interface Problem {
   reason: DenialReason;
@@ -193,12 +212,17 @@ export const stepRule: OrderRule = (c) =>
     : undefined;
 
 export const minSizeRule: OrderRule = (c) =>
-  c.instrument && c.order.size.lt(c.instrument.minSize) ? problem('below-min-size', `${c.order.size.toString()} < ${c.instrument.minSize.toString()}`) : undefined;
+  c.instrument && c.order.size.lt(c.instrument.minSize)
+    ? problem('below-min-size', `${c.order.size.toString()} < ${c.instrument.minSize.toString()}`)
+    : undefined;
 
 export const maxSizeRule: OrderRule = (c) =>
-  c.instrument?.maxSize && c.order.size.gt(c.instrument.maxSize) ? problem('above-max-size', `${c.order.size.toString()} > ${c.instrument.maxSize.toString()}`) : undefined;
+  c.instrument?.maxSize && c.order.size.gt(c.instrument.maxSize)
+    ? problem('above-max-size', `${c.order.size.toString()} > ${c.instrument.maxSize.toString()}`)
+    : undefined;
 
-export const missingPriceRule: OrderRule = (c) => (c.order.kind !== 'market' && !c.order.price ? problem('missing-price', 'a limit order needs a price') : undefined);
+export const missingPriceRule: OrderRule = (c) =>
+  c.order.kind !== 'market' && !c.order.price ? problem('missing-price', 'a limit order needs a price') : undefined;
 
 export const tickRule: OrderRule = (c) => {
   const { order, instrument } = c;
@@ -214,7 +238,9 @@ export const priceBandRule: OrderRule = (c) => {
   const venuePct = (order.side === 'buy' ? instrument.buyLimitPriceRatio : instrument.sellLimitPriceRatio)?.mul(HUNDRED);
   const bandPct = venuePct && venuePct.lt(c.limits.priceBandPct) ? venuePct : c.limits.priceBandPct;
   const distPct = order.price.sub(ref).abs().mul(HUNDRED).div(ref, 8);
-  return distPct.gt(bandPct) ? problem('price-band', `price ${order.price.toString()} is ${distPct.toString()} % from ${ref.toString()} (band ${bandPct.toString()} %)`) : undefined;
+  return distPct.gt(bandPct)
+    ? problem('price-band', `price ${order.price.toString()} is ${distPct.toString()} % from ${ref.toString()} (band ${bandPct.toString()} %)`)
+    : undefined;
 };
 
 export const maxNotionalOrderRule: OrderRule = (c) => {
@@ -227,11 +253,15 @@ export const maxNotionalOrderRule: OrderRule = (c) => {
 export const maxNotionalSymbolRule: OrderRule = (c) => {
   if (!c.reference || reducesExposure(c.order, c.intent.surface)) return undefined;
   const total = c.openNotional.add(orderValue(c));
-  return total.gt(c.limits.maxNotionalPerSymbol) ? problem('max-notional-symbol', `${total.toString()} > ${c.limits.maxNotionalPerSymbol.toString()}`) : undefined;
+  return total.gt(c.limits.maxNotionalPerSymbol)
+    ? problem('max-notional-symbol', `${total.toString()} > ${c.limits.maxNotionalPerSymbol.toString()}`)
+    : undefined;
 };
 
 export const maxOpenSymbolRule: OrderRule = (c) =>
-  c.order.kind === 'limit' && c.openCount + 1 > c.limits.maxOpenOrdersPerSymbol ? problem('max-open-orders-symbol', `${c.openCount + 1} > ${c.limits.maxOpenOrdersPerSymbol}`) : undefined;
+  c.order.kind === 'limit' && c.openCount + 1 > c.limits.maxOpenOrdersPerSymbol
+    ? problem('max-open-orders-symbol', `${c.openCount + 1} > ${c.limits.maxOpenOrdersPerSymbol}`)
+    : undefined;
 
 export const maxOpenStrategyRule: OrderRule = (c) =>
   c.order.kind === 'limit' && c.openCountByStrategy + 1 > c.limits.maxOpenOrdersPerStrategy
@@ -242,7 +272,11 @@ export const maxOpenStrategyRule: OrderRule = (c) =>
 export const orderRateRule: OrderRule = (c) => {
   const max = c.limits.maxOrdersPerMinute;
   if (c.sentCount + 1 <= max) return undefined;
-  return { reason: 'order-rate', detail: `more than ${max} orders in a minute: halted`, latch: { name: LATCH_ORDER_RATE, reason: `more than ${max} orders in a minute` } };
+  return {
+    reason: 'order-rate',
+    detail: `more than ${max} orders in a minute: halted`,
+    latch: { name: LATCH_ORDER_RATE, reason: `more than ${max} orders in a minute` },
+  };
 };
 
 /** The order rules, in the order they are applied. */

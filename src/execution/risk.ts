@@ -12,11 +12,28 @@ import { futuresSide } from '../domain/order.js';
 import type { ReferencePrice } from '../domain/price-sanity.js';
 import type { Journal } from '../journal/journal.js';
 import type { TimeSource } from '../util/clock.js';
-import { LATCH_DRAWDOWN, LATCH_KILL_OPERATOR, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_LIQUIDATION, LATCH_REDUCE_OPERATOR, LATCHES, strictest } from './latches.js';
+import {
+  LATCH_DRAWDOWN,
+  LATCH_KILL_OPERATOR,
+  LATCH_ORDER_RATE,
+  LATCH_REDUCE_DRAWDOWN,
+  LATCH_REDUCE_LIQUIDATION,
+  LATCH_REDUCE_OPERATOR,
+  LATCHES,
+  strictest,
+} from './latches.js';
 import { closest, type LiquidationView } from './liquidation-watch.js';
 import {
-  firstProblem, INTENT_RULES, ORDER_RULES, orderValue, referenceProblem,
-  type AccountView, type DenialReason, type OrderCheck, type PlaceIntent, type RiskLimits,
+  firstProblem,
+  INTENT_RULES,
+  ORDER_RULES,
+  orderValue,
+  referenceProblem,
+  type AccountView,
+  type DenialReason,
+  type OrderCheck,
+  type PlaceIntent,
+  type RiskLimits,
 } from './risk-rules.js';
 
 export { LATCH_DRAWDOWN, LATCH_KILL_OPERATOR, LATCH_ORDER_RATE, LATCH_REDUCE_DRAWDOWN, LATCH_REDUCE_LIQUIDATION, LATCH_REDUCE_OPERATOR } from './latches.js';
@@ -274,7 +291,13 @@ export class RiskGate {
   /** The account as last observed, with the distance to liquidation worked out from it now. */
   private accountNow(): AccountView {
     const v = this.accountView;
-    return { positions: v.positions, balances: v.balances, positionsAtMs: v.positionsAtMs, balancesAtMs: v.balancesAtMs, liquidation: this.liquidationRead?.() ?? null };
+    return {
+      positions: v.positions,
+      balances: v.balances,
+      positionsAtMs: v.positionsAtMs,
+      balancesAtMs: v.balancesAtMs,
+      liquidation: this.liquidationRead?.() ?? null,
+    };
   }
 
   /** The account as last observed. */
@@ -306,8 +329,20 @@ export class RiskGate {
     const account = this.limits.minLiquidationDistancePct && intent.surface === 'futures' ? this.accountNow() : this.accountView;
     for (const order of intent.orders) {
       const check: OrderCheck = {
-        order, intent, limits: this.limits, state, haltReason, instrument, reference, referenceProblem: refProblem,
-        openCount, openCountByStrategy, openNotional, sentCount: this.sentInWindow + allowed.length, account, value: undefined,
+        order,
+        intent,
+        limits: this.limits,
+        state,
+        haltReason,
+        instrument,
+        reference,
+        referenceProblem: refProblem,
+        openCount,
+        openCountByStrategy,
+        openNotional,
+        sentCount: this.sentInWindow + allowed.length,
+        account,
+        value: undefined,
       };
       const problem = firstProblem(ORDER_RULES, check);
       if (problem) {
@@ -329,7 +364,8 @@ export class RiskGate {
   checkTrigger(intent: Extract<Intent, { kind: 'place-trigger' }>, ctx: RiskContext): Denial[] {
     const shape = malformedTrigger(intent);
     if (shape) return [{ order: null, reason: 'malformed-order', detail: shape }];
-    if (!intent.triggerPrice.gt(Decimal.ZERO)) return [{ order: null, reason: 'non-positive-price', detail: `trigger price ${intent.triggerPrice.toString()}` }];
+    if (!intent.triggerPrice.gt(Decimal.ZERO))
+      return [{ order: null, reason: 'non-positive-price', detail: `trigger price ${intent.triggerPrice.toString()}` }];
     const spec: OrderSpec = {
       side: futuresSide(intent.positionSide, intent.reduceOnly),
       kind: 'limit',
@@ -354,17 +390,23 @@ export class RiskGate {
     const shape = malformedProtect(intent);
     if (shape) return deny('malformed-order', shape);
     const instrument = ctx.instrument(intent.symbol);
-    if (!instrument || instrument.surface !== 'futures') return deny('unknown-symbol', `${intent.symbol} is not a futures contract: protection is for futures positions`);
+    if (!instrument || instrument.surface !== 'futures')
+      return deny('unknown-symbol', `${intent.symbol} is not a futures contract: protection is for futures positions`);
     const prices: Array<[string, Decimal | null | undefined, boolean]> = [
-      ['stopLoss', intent.stopLoss, true], ['takeProfit', intent.takeProfit, true], ['trailing.distance', intent.trailing?.distance, false], ['trailing.step', intent.trailing?.step, false],
+      ['stopLoss', intent.stopLoss, true],
+      ['takeProfit', intent.takeProfit, true],
+      ['trailing.distance', intent.trailing?.distance, false],
+      ['trailing.step', intent.trailing?.step, false],
     ];
     for (const [name, price, onTick] of prices) {
       if (price == null) continue;
       if (!price.gt(Decimal.ZERO)) return deny('non-positive-price', `${name} ${price.toString()}`);
-      if (onTick && !price.isMultipleOf(instrument.tickSize)) return deny('off-tick', `${name} ${price.toString()} is not a multiple of ${instrument.tickSize.toString()}`);
+      if (onTick && !price.isMultipleOf(instrument.tickSize))
+        return deny('off-tick', `${name} ${price.toString()} is not a multiple of ${instrument.tickSize.toString()}`);
     }
     this.lastSeenMs = ctx.now;
-    if (this.state() === 'halted' && !removesProtection(intent)) return deny('halted', `new protection refused (removal allowed): ${this.latchReason() ?? 'trading halted'}`);
+    if (this.state() === 'halted' && !removesProtection(intent))
+      return deny('halted', `new protection refused (removal allowed): ${this.latchReason() ?? 'trading halted'}`);
     return [];
   }
 

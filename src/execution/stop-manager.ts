@@ -92,7 +92,8 @@ interface Stop {
 
 const keyOf = (strategyId: string, symbol: string, side: string): string => `${strategyId}|${symbol}|${side}`;
 const sameDecimal = (a: Decimal | null, b: Decimal | null): boolean => (a === null || b === null ? a === b : a.eq(b));
-const sameTrailing = (a: TrailingStop | null, b: TrailingStop | null): boolean => (a === null || b === null ? a === b : a.distance.eq(b.distance) && a.step.eq(b.step));
+const sameTrailing = (a: TrailingStop | null, b: TrailingStop | null): boolean =>
+  a === null || b === null ? a === b : a.distance.eq(b.distance) && a.step.eq(b.step);
 /** A decimal a strategy handed over (maybe another copy of the class), as this module's own. */
 const own = (x: Decimal | null | undefined): Decimal | null => (x == null ? null : Decimal.from(x.toString()));
 
@@ -119,7 +120,11 @@ export class StopManager implements ProtectionKeeper {
     this.protections = new Map();
     for (const p of protections) {
       if (this.running.has(p.strategyId)) this.protections.set(keyOf(p.strategyId, p.symbol, p.positionSide), p);
-      else this.logger.info({ strategy: p.strategyId, symbol: p.symbol, positionSide: p.positionSide }, 'protection of a strategy no longer running dropped: its stops are canceled');
+      else
+        this.logger.info(
+          { strategy: p.strategyId, symbol: p.symbol, positionSide: p.positionSide },
+          'protection of a strategy no longer running dropped: its stops are canceled',
+        );
     }
     this.save();
   }
@@ -139,8 +144,15 @@ export class StopManager implements ProtectionKeeper {
     } else {
       const trailing = intent.trailing ? { distance: own(intent.trailing.distance)!, step: own(intent.trailing.step)! } : null;
       const next: Protection = {
-        strategyId: intent.strategyId, symbol: intent.symbol, positionSide: intent.positionSide, stopLoss: own(intent.stopLoss), takeProfit: own(intent.takeProfit), trailing, intentId,
-        extreme: was?.extreme ?? null, trail: null,
+        strategyId: intent.strategyId,
+        symbol: intent.symbol,
+        positionSide: intent.positionSide,
+        stopLoss: own(intent.stopLoss),
+        takeProfit: own(intent.takeProfit),
+        trailing,
+        intentId,
+        extreme: was?.extreme ?? null,
+        trail: null,
       };
       const same = was && sameDecimal(was.stopLoss, next.stopLoss) && sameDecimal(was.takeProfit, next.takeProfit) && sameTrailing(was.trailing, next.trailing);
       if (same) return this.sync(out); // the same protection asked for again: nothing changes
@@ -149,7 +161,17 @@ export class StopManager implements ProtectionKeeper {
       const pos = this.positions.get(`${next.symbol}|${next.positionSide}`);
       if (pos) this.follow(next, bestOf(next.positionSide, pos.entryPrice, this.prices.get(next.symbol) ?? null));
       this.protections.set(key, next);
-      this.logger.info({ strategy: next.strategyId, symbol: next.symbol, positionSide: next.positionSide, stopLoss: next.stopLoss?.toString() ?? null, takeProfit: next.takeProfit?.toString() ?? null, trailing: trailing ? { distance: trailing.distance.toString(), step: trailing.step.toString() } : null }, 'protection set');
+      this.logger.info(
+        {
+          strategy: next.strategyId,
+          symbol: next.symbol,
+          positionSide: next.positionSide,
+          stopLoss: next.stopLoss?.toString() ?? null,
+          takeProfit: next.takeProfit?.toString() ?? null,
+          trailing: trailing ? { distance: trailing.distance.toString(), step: trailing.step.toString() } : null,
+        },
+        'protection set',
+      );
     }
     this.save();
     return this.sync(out);
@@ -226,7 +248,10 @@ export class StopManager implements ProtectionKeeper {
           try {
             await this.perform(stop, action, out);
           } catch (err) {
-            this.logger.error({ strategy: stop.strategyId, symbol: stop.symbol, positionSide: stop.positionSide, role: stop.role, action: action.type, err: String(err) }, 'stop request failed: tried again later');
+            this.logger.error(
+              { strategy: stop.strategyId, symbol: stop.symbol, positionSide: stop.positionSide, role: stop.role, action: action.type, err: String(err) },
+              'stop request failed: tried again later',
+            );
             break;
           }
           stop.rows = this.rowsOf(stop);
@@ -247,7 +272,11 @@ export class StopManager implements ProtectionKeeper {
     const stopOf = (strategyId: string, symbol: string, side: PositionSide, role: Role): Stop => {
       const key = `${keyOf(strategyId, symbol, side)}|${role}`;
       let s = byKey.get(key);
-      if (!s) byKey.set(key, (s = { key, strategyId, symbol, positionSide: side, role, protection: this.protections.get(keyOf(strategyId, symbol, side)), rows: [] }));
+      if (!s)
+        byKey.set(
+          key,
+          (s = { key, strategyId, symbol, positionSide: side, role, protection: this.protections.get(keyOf(strategyId, symbol, side)), rows: [] }),
+        );
       return s;
     };
     for (const p of this.protections.values()) for (const role of ROLES) stopOf(p.strategyId, p.symbol, p.positionSide, role);
@@ -259,7 +288,9 @@ export class StopManager implements ProtectionKeeper {
   }
 
   private rowsOf(stop: Stop): JournalOrder[] {
-    return this.opts.journal.activeOrders().filter((r) => r.role === stop.role && r.strategyId === stop.strategyId && r.symbol === stop.symbol && r.positionSide === stop.positionSide);
+    return this.opts.journal
+      .activeOrders()
+      .filter((r) => r.role === stop.role && r.strategyId === stop.strategyId && r.symbol === stop.symbol && r.positionSide === stop.positionSide);
   }
 
   private runtime(key: string): StopRuntime {
@@ -286,9 +317,11 @@ export class StopManager implements ProtectionKeeper {
     const row = stop.rows[0];
     if (!row) {
       if (this.opts.executor.fenced) return { type: 'wait', why: 'trading fenced' };
-      if (rt.positionsAfterMs !== undefined && this.positionsAtMs! <= rt.positionsAfterMs) return { type: 'wait', why: 'the position as it is since the stop ended' };
+      if (rt.positionsAfterMs !== undefined && this.positionsAtMs! <= rt.positionsAfterMs)
+        return { type: 'wait', why: 'the position as it is since the stop ended' };
       const refused = rt.refused;
-      if (refused && refused.price === price.toString() && refused.size === size.toString() && now - refused.atMs < RETRY_REFUSED_MS) return { type: 'wait', why: 'refused a moment ago' };
+      if (refused && refused.price === price.toString() && refused.size === size.toString() && now - refused.atMs < RETRY_REFUSED_MS)
+        return { type: 'wait', why: 'refused a moment ago' };
       return { type: 'place', size, price };
     }
     if (row.state === 'canceling') return this.verifyOrWait(row, rt, now);
@@ -334,11 +367,22 @@ export class StopManager implements ProtectionKeeper {
       case 'place': {
         this.mayHaveOrders = true;
         const res = await this.opts.executor.placeStop(
-          { strategyId: stop.strategyId, intentId: stop.protection!.intentId, symbol: stop.symbol, positionSide: stop.positionSide, role: stop.role, size: action.size, triggerPrice: action.price },
+          {
+            strategyId: stop.strategyId,
+            intentId: stop.protection!.intentId,
+            symbol: stop.symbol,
+            positionSide: stop.positionSide,
+            role: stop.role,
+            size: action.size,
+            triggerPrice: action.price,
+          },
           out,
         );
         if (res?.outcome === 'rejected') rt.refused = { price: action.price.toString(), size: action.size.toString(), atMs: this.opts.clock.now() };
-        this.logger.info({ ...fields, size: action.size.toString(), triggerPrice: action.price.toString(), outcome: res?.outcome ?? 'not sent' }, 'stop placed');
+        this.logger.info(
+          { ...fields, size: action.size.toString(), triggerPrice: action.price.toString(), outcome: res?.outcome ?? 'not sent' },
+          'stop placed',
+        );
         return;
       }
       case 'move': {

@@ -7,7 +7,18 @@ import type { Journal, JournalOrder } from '../journal/journal.js';
 export async function recordVenueFills(client: ExchangeClient, journal: Journal, row: JournalOrder, orderId: string): Promise<number> {
   let added = 0;
   for (const f of await client.fills(row.surface, row.symbol, orderId)) {
-    if (journal.recordFill({ clientOid: row.clientOid, orderId, fillId: f.fillId, price: f.price.toString(), size: f.size.toString(), fee: f.fee.toString(), atMs: f.timestampMs })) added++;
+    if (
+      journal.recordFill({
+        clientOid: row.clientOid,
+        orderId,
+        fillId: f.fillId,
+        price: f.price.toString(),
+        size: f.size.toString(),
+        fee: f.fee.toString(),
+        atMs: f.timestampMs,
+      })
+    )
+      added++;
   }
   return added;
 }

@@ -19,11 +19,32 @@ const RECENT_FINALS = 4096;
  */
 export function withRole(r: JournalOrder): JournalOrder {
   return {
-    clientOid: r.clientOid, strategyId: r.strategyId, intentId: r.intentId, surface: r.surface, symbol: r.symbol, side: r.side, kind: r.kind,
-    timeInForce: r.timeInForce, price: r.price, size: r.size, positionSide: r.positionSide, reduceOnly: r.reduceOnly, isTrigger: r.isTrigger,
-    triggerPrice: r.triggerPrice, orderId: r.orderId, state: r.state, filledSize: r.filledSize, avgPrice: r.avgPrice, fee: r.fee,
-    createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs, seenAtMs: r.seenAtMs, absentChecks: r.absentChecks, absentSinceMs: r.absentSinceMs,
-    lastError: r.lastError, role: r.role ?? null,
+    clientOid: r.clientOid,
+    strategyId: r.strategyId,
+    intentId: r.intentId,
+    surface: r.surface,
+    symbol: r.symbol,
+    side: r.side,
+    kind: r.kind,
+    timeInForce: r.timeInForce,
+    price: r.price,
+    size: r.size,
+    positionSide: r.positionSide,
+    reduceOnly: r.reduceOnly,
+    isTrigger: r.isTrigger,
+    triggerPrice: r.triggerPrice,
+    orderId: r.orderId,
+    state: r.state,
+    filledSize: r.filledSize,
+    avgPrice: r.avgPrice,
+    fee: r.fee,
+    createdAtMs: r.createdAtMs,
+    updatedAtMs: r.updatedAtMs,
+    seenAtMs: r.seenAtMs,
+    absentChecks: r.absentChecks,
+    absentSinceMs: r.absentSinceMs,
+    lastError: r.lastError,
+    role: r.role ?? null,
   };
 }
 

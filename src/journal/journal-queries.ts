@@ -26,15 +26,19 @@ export function fillsQuery(sql: Sql, query: { strategyId?: string; limit?: numbe
 
 export function recentOrdersQuery(sql: Sql, query: { strategyId?: string; limit: number }): JournalOrder[] {
   const limit = Math.max(0, Math.floor(query.limit));
-  const rows = query.strategyId !== undefined
-    ? sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
-    : sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
+  const rows =
+    query.strategyId !== undefined
+      ? sql('SELECT * FROM orders WHERE strategy_id = ? ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(query.strategyId, limit)
+      : sql('SELECT * FROM orders ORDER BY created_at DESC, client_oid DESC LIMIT ?').all(limit);
   return (rows as Row[]).map(fromRow);
 }
 
 export function equitySeriesQuery(sql: Sql, query: { sinceMs?: number; limit?: number } = {}): EquityRecord[] {
   const limit = query.limit !== undefined ? Math.max(0, Math.floor(query.limit)) : NO_LIMIT;
-  const rows = sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(query.sinceMs ?? -Number.MAX_SAFE_INTEGER, limit) as Array<{ surface: string; value: string; at_ms: number }>;
+  const rows = sql('SELECT surface, value, at_ms FROM equity WHERE at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?').all(
+    query.sinceMs ?? -Number.MAX_SAFE_INTEGER,
+    limit,
+  ) as Array<{ surface: string; value: string; at_ms: number }>;
   return rows.reverse().map((r) => ({ surface: r.surface as Surface, value: r.value, atMs: r.at_ms }));
 }
 
@@ -45,12 +49,22 @@ export function commandsQuery(sql: Sql, query: { limit?: number } = {}): Command
 }
 
 export function fundingQuery(sql: Sql): FundingRecord[] {
-  const rows = sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{ ref: string; symbol: string; amount: string; at_ms: number }>;
+  const rows = sql('SELECT ref, symbol, amount, at_ms FROM funding ORDER BY at_ms, ref').all() as Array<{
+    ref: string;
+    symbol: string;
+    amount: string;
+    at_ms: number;
+  }>;
   return rows.map((r) => ({ ref: r.ref, symbol: r.symbol, amount: r.amount, atMs: r.at_ms }));
 }
 
 export function riskDecisionsQuery(sql: Sql): Array<{ strategyId: string; reason: string; detail: string; atMs: number }> {
-  const rows = sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{ strategy_id: string; reason: string; detail: string; at_ms: number }>;
+  const rows = sql('SELECT strategy_id, reason, detail, at_ms FROM risk_decisions ORDER BY id').all() as Array<{
+    strategy_id: string;
+    reason: string;
+    detail: string;
+    at_ms: number;
+  }>;
   return rows.map((r) => ({ strategyId: r.strategy_id, reason: r.reason, detail: r.detail, atMs: r.at_ms }));
 }
 

@@ -28,8 +28,12 @@ let names = new Map<string, string>();
 async function connection(): Promise<pg.Client> {
   if (client) return client;
   const c = new pg.Client({
-    connectionString: start.url, types, application_name: 'sextant journal', keepAlive: true,
-    connectionTimeoutMillis: 10_000, query_timeout: 60_000,
+    connectionString: start.url,
+    types,
+    application_name: 'sextant journal',
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 60_000,
   });
   c.on('error', () => {
     if (client === c) client = undefined;

@@ -46,7 +46,10 @@ export class RedisLeaseStore implements LeaseStore {
   private readonly where: string;
   private connecting: Promise<void> | undefined;
 
-  constructor(url: string, private readonly keyPrefix: string) {
+  constructor(
+    url: string,
+    private readonly keyPrefix: string,
+  ) {
     // Commands fail fast while Redis is away (a renewal that cannot be made must say so, not wait in a queue).
     // A command unanswered in 5 s fails (a frozen Redis must not hold a renewal, a standby's wait or a stop).
     this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5000, commandTimeout: 5000 });
@@ -87,7 +90,10 @@ export class RedisLeaseStore implements LeaseStore {
 
   async current(account: string): Promise<LeaseHolder | null> {
     const redis = await this.ready();
-    const [[, fields], [, ttl]] = (await redis.multi().hmget(this.key(account), 'holder', 'token').pttl(this.key(account)).exec()) as [[unknown, [string | null, string | null]], [unknown, number]];
+    const [[, fields], [, ttl]] = (await redis.multi().hmget(this.key(account), 'holder', 'token').pttl(this.key(account)).exec()) as [
+      [unknown, [string | null, string | null]],
+      [unknown, number],
+    ];
     if (!fields[0] || !fields[1] || ttl < 0) return null;
     return { holder: fields[0], token: Number(fields[1]), ttlLeftMs: ttl };
   }

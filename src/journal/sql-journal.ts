@@ -8,7 +8,16 @@ import { HeldWrites, withRole } from './held-writes.js';
 import { SqlWrites, type SqlJournalStore } from './sql-writes.js';
 import { COLUMNS, fromRow, toDb, type Row } from './sqlite-rows.js';
 import type { CommandRecord, EquityRecord, FundingRecord, Journal, JournalFill, JournalOrder, Latch, VenueBinding } from './journal.js';
-import { commandsQuery, countByStateQuery, equitySeriesQuery, fillsQuery, fundingQuery, recentOrdersQuery, riskDecisionsQuery, venueBindingQuery } from './journal-queries.js';
+import {
+  commandsQuery,
+  countByStateQuery,
+  equitySeriesQuery,
+  fillsQuery,
+  fundingQuery,
+  recentOrdersQuery,
+  riskDecisionsQuery,
+  venueBindingQuery,
+} from './journal-queries.js';
 
 /** Writes an in-memory journal on a thread holds at most. */
 const THREAD_MAX_PENDING = 5_000;
@@ -45,7 +54,10 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
         prepare: thread ? (sql) => ({ run: (...params: unknown[]) => thread.later(sql, params) }) : (sql) => this.prepared(sql),
         // On a thread, held writes go in smaller batches: the thread writes them while the run goes on.
         ...(thread ? { flushed: () => thread.send(), maxPending: THREAD_MAX_PENDING } : {}),
-        active: this.activeSet, orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>, orderColumns: Object.values(COLUMNS), toDb,
+        active: this.activeSet,
+        orderKeys: Object.keys(COLUMNS) as Array<keyof JournalOrder>,
+        orderColumns: Object.values(COLUMNS),
+        toDb,
       });
     }
   }
@@ -95,13 +107,16 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
    */
   private readonly activeSet = new Map<string, JournalOrder>();
 
-
   /** Housekeeping of the store. */
   abstract maintain(): void;
 
   recordIntent(strategyId: string, kind: string, json: string, atMs: number): number {
     if (this.held) return this.held.recordIntent(strategyId, kind, json, atMs);
-    return this.writingUnflushed(() => (this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?) RETURNING id').get(strategyId, kind, json, atMs) as { id: number }).id);
+    return this.writingUnflushed(
+      () =>
+        (this.sql('INSERT INTO intents (strategy_id, kind, json, at_ms) VALUES (?, ?, ?, ?) RETURNING id').get(strategyId, kind, json, atMs) as { id: number })
+          .id,
+    );
   }
 
   /** Each strategy's client id prefix: the journal's, and the strategy's tag. */
@@ -116,7 +131,14 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     // One statement, unflushed (in memory: counted, written later).
     const start = this.held
       ? this.held.reserveClientOids(strategyId, n)
-      : this.writingUnflushed(() => (this.sql('INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = sequences.next + excluded.next - 1 RETURNING next').get(strategyId, n) as { next: number }).next) - n;
+      : this.writingUnflushed(
+          () =>
+            (
+              this.sql(
+                'INSERT INTO sequences (strategy_id, next) VALUES (?, 1 + ?) ON CONFLICT(strategy_id) DO UPDATE SET next = sequences.next + excluded.next - 1 RETURNING next',
+              ).get(strategyId, n) as { next: number }
+            ).next,
+        ) - n;
     if (n === 1) return [prefix + start.toString(36)];
     const out: string[] = [];
     for (let i = 0; i < n; i++) out.push(prefix + (start + i).toString(36));
@@ -149,7 +171,13 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
     }
     // Handed over without waiting (a thread, a connection): the state is read by the insert itself.
     if (known === undefined && this.db.later) {
-      this.write("INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, COALESCE((SELECT state FROM orders WHERE client_oid = ?), '?'), ?)", clientOid, event, clientOid, atMs);
+      this.write(
+        "INSERT INTO order_events (client_oid, event, state, at_ms) VALUES (?, ?, COALESCE((SELECT state FROM orders WHERE client_oid = ?), '?'), ?)",
+        clientOid,
+        event,
+        clientOid,
+        atMs,
+      );
       return;
     }
     const state = known ?? (this.sql('SELECT state FROM orders WHERE client_oid = ?').get(clientOid) as { state: string } | undefined)?.state ?? '?';
@@ -178,7 +206,8 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   }
 
   orderByOrderId(orderId: string): JournalOrder | undefined {
-    const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as Row | undefined;
+    const r = this.sql(`SELECT * FROM orders WHERE order_id = ? ORDER BY state IN (${this.active}) DESC, created_at DESC LIMIT 1`).get(orderId) as
+      Row | undefined;
     return r ? fromRow(r) : undefined;
   }
 
@@ -200,7 +229,13 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   }
 
   history(clientOid: string): Array<{ event: string; state: string; atMs: number }> {
-    return (this.sql('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{ event: string; state: string; at_ms: number }>).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
+    return (
+      this.sql('SELECT event, state, at_ms FROM order_events WHERE client_oid = ? ORDER BY id').all(clientOid) as Array<{
+        event: string;
+        state: string;
+        at_ms: number;
+      }>
+    ).map((r) => ({ event: r.event, state: r.state, atMs: r.at_ms }));
   }
 
   recordFill(f: { clientOid: string; orderId: string; fillId: string; price: string; size: string; fee: string; atMs: number }): boolean {
@@ -218,7 +253,11 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   }
 
   recordFunding(f: FundingRecord): boolean {
-    return this.writing(() => this.sql('INSERT INTO funding (ref, symbol, amount, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(f.ref, f.symbol, f.amount, f.atMs).changes === 1);
+    return this.writing(
+      () =>
+        this.sql('INSERT INTO funding (ref, symbol, amount, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(f.ref, f.symbol, f.amount, f.atMs)
+          .changes === 1,
+    );
   }
 
   funding(): FundingRecord[] {
@@ -226,7 +265,16 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   }
 
   recordRiskDecision(strategyId: string, intentKind: string, reason: string, detail: string, atMs: number): void {
-    this.writing(() => this.write('INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)', strategyId, intentKind, reason, detail, atMs));
+    this.writing(() =>
+      this.write(
+        'INSERT INTO risk_decisions (strategy_id, intent_kind, reason, detail, at_ms) VALUES (?, ?, ?, ?, ?)',
+        strategyId,
+        intentKind,
+        reason,
+        detail,
+        atMs,
+      ),
+    );
   }
 
   recordRiskDecisions(rows: Array<{ strategyId: string; intentKind: string; reason: string; detail: string; atMs: number }>): void {
@@ -285,7 +333,14 @@ export abstract class SqlJournal extends SqlWrites implements Journal {
   }
 
   saveStrategyState(strategyId: string, json: string, atMs: number): void {
-    this.writing(() => this.write('INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms', strategyId, json, atMs));
+    this.writing(() =>
+      this.write(
+        'INSERT INTO strategy_state (strategy_id, json, at_ms) VALUES (?, ?, ?) ON CONFLICT(strategy_id) DO UPDATE SET json = excluded.json, at_ms = excluded.at_ms',
+        strategyId,
+        json,
+        atMs,
+      ),
+    );
     if (this.inMemory) this.states.set(strategyId, json);
   }
 

@@ -17,7 +17,16 @@ export class SqliteJournal extends SqlJournal {
     opts: SqliteJournalOptions,
   ) {
     checkClientOidPrefix(opts.clientOidPrefix);
-    super({ ...openDatabase(path, opts.thread !== false), inMemory: path === ':memory:', unflushed: SQLITE_UNFLUSHED, beforeSend: SQLITE_BEFORE_SEND, noWait: SQLITE_NO_WAIT }, opts);
+    super(
+      {
+        ...openDatabase(path, opts.thread !== false),
+        inMemory: path === ':memory:',
+        unflushed: SQLITE_UNFLUSHED,
+        beforeSend: SQLITE_BEFORE_SEND,
+        noWait: SQLITE_NO_WAIT,
+      },
+      opts,
+    );
   }
 
   /** data_version moves only when another connection commits. */
@@ -32,7 +41,9 @@ export class SqliteJournal extends SqlJournal {
     // file journal is copied compacted.
     // On a thread, the thread writes them.
     const thread = this.thread;
-    this.outsideTransaction(() => (thread ? thread.saveTo(file) : this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file)));
+    this.outsideTransaction(() =>
+      thread ? thread.saveTo(file) : this.inMemory ? writeFileSync(file, this.db.serialize()) : this.db.prepare('VACUUM INTO ?').run(file),
+    );
   }
 
   /** Runs `fn` with the in-memory journal's long transaction committed (what needs no transaction open). */

@@ -23,7 +23,10 @@ const WAL_AUTOCHECKPOINT_PAGES = 1000;
  * crosses the threshold runs it instead: an order's answer, a fill, an equity reading, all after the send. The
  * setting is the connection's, said outside the transaction.
  */
-export const SQLITE_BEFORE_SEND: TransactionSettings = { before: 'PRAGMA wal_autocheckpoint = 0', after: `PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}` };
+export const SQLITE_BEFORE_SEND: TransactionSettings = {
+  before: 'PRAGMA wal_autocheckpoint = 0',
+  after: `PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`,
+};
 
 /**
  * A commit left unflushed (sql-journal.ts), before a send as well (SQLITE_BEFORE_SEND): NORMAL, not OFF. OFF would

@@ -89,7 +89,10 @@ function answer(call: Call): void {
     a = { error: unopened };
   } else if (failure) {
     // A write that failed is told first; what was asked is not done (it would see what the failure left).
-    a = { error: moreFailures === 0 ? failure : { ...failure, message: `${failure.message} (and ${moreFailures} more write${moreFailures === 1 ? '' : 's'} failed)` } };
+    a = {
+      error:
+        moreFailures === 0 ? failure : { ...failure, message: `${failure.message} (and ${moreFailures} more write${moreFailures === 1 ? '' : 's'} failed)` },
+    };
     failure = undefined;
     moreFailures = 0;
     Atomics.store(state, SLOT.failed, 0);

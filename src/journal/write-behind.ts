@@ -124,7 +124,7 @@ export class WriteBehind {
       q.values = [];
       q.rows = 0;
       const width = q.columns.length;
-      for (let i = 0; i < rows; ) {
+      for (let i = 0; i < rows;) {
         let n = BATCH_ROWS;
         while (n > rows - i) n >>= 1;
         // Order rows are queued as the objects themselves: their values now.

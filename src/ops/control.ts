@@ -128,7 +128,15 @@ export interface Control {
   order(clientOid: string): { order: OrderView; history: Array<{ event: string; state: string; atMs: number }> } | undefined;
   fills(query: { strategyId?: string; limit?: number }): FillView[];
   balances(): Array<{ surface: string; asset: string; total: string; available: string | null }>;
-  positions(): Array<{ symbol: string; side: string; size: string; entryPrice: string | null; markPrice: string | null; unrealizedPnl: string | null; liquidationPrice: string | null }>;
+  positions(): Array<{
+    symbol: string;
+    side: string;
+    size: string;
+    entryPrice: string | null;
+    markPrice: string | null;
+    unrealizedPnl: string | null;
+    liquidationPrice: string | null;
+  }>;
   /** The journal's equity series of each surface, oldest first, from `sinceMs`. */
   equity(query: { sinceMs?: number }): Array<{ surface: string; value: string; atMs: number }>;
   /** Realised PnL and fees per strategy today (since 00:00 UTC), over the last 7 days and all time, each with its total. */

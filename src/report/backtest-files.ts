@@ -29,7 +29,16 @@ export interface BacktestFault {
 /** report.json: what was replayed, per strategy, the metrics, and what the simulated venue saw. */
 export interface BacktestReport {
   data: { file: string; records: number; fromMs: number; toMs: number };
-  strategies: Array<{ id: string; name: string; symbols: string[]; params: unknown; pnl: StrategyPnl; trades: TradeStats; errors: number; rejected: Record<string, number> }>;
+  strategies: Array<{
+    id: string;
+    name: string;
+    symbols: string[];
+    params: unknown;
+    pnl: StrategyPnl;
+    trades: TradeStats;
+    errors: number;
+    rejected: Record<string, number>;
+  }>;
   faults: BacktestFault[];
   latencyMs: number;
   sampleMs: number;
@@ -75,7 +84,14 @@ export function writeReportJson(file: string, report: object, trips: TripLog): v
   }
 }
 
-export function writeBacktestFiles(outDir: string, report: Omit<BacktestReport, 'trades'>, parts: BacktestFileParts, equity: EquityPoint[], prices: Record<string, Array<[number, number]>>, title: string): void {
+export function writeBacktestFiles(
+  outDir: string,
+  report: Omit<BacktestReport, 'trades'>,
+  parts: BacktestFileParts,
+  equity: EquityPoint[],
+  prices: Record<string, Array<[number, number]>>,
+  title: string,
+): void {
   const futures = report.futures !== undefined;
   const { trips } = parts;
   writeReportJson(join(outDir, 'report.json'), report, trips);
@@ -100,17 +116,38 @@ export function writeBacktestFiles(outDir: string, report: Omit<BacktestReport, 
   writeFileSync(
     join(outDir, 'report.html'),
     renderReport({
-      title, period: { fromMs: report.data.fromMs, toMs: report.data.toMs }, metrics: report.metrics, orders: report.orders, rejected: report.rejected, denied: report.denied, prices, equity: equityChart, hold: holdChart,
+      title,
+      period: { fromMs: report.data.fromMs, toMs: report.data.toMs },
+      metrics: report.metrics,
+      orders: report.orders,
+      rejected: report.rejected,
+      denied: report.denied,
+      prices,
+      equity: equityChart,
+      hold: holdChart,
       strategies: report.strategies.map((s) => ({
-        id: s.id, pnl: s.pnl.pnl, realized: s.pnl.realized, unrealized: s.pnl.unrealized, fees: s.pnl.fees, funding: s.pnl.funding, fills: s.pnl.fills,
-        trades: s.trades.trades, winRatePct: s.trades.winRatePct, profitFactor: s.trades.profitFactor, errors: s.errors,
+        id: s.id,
+        pnl: s.pnl.pnl,
+        realized: s.pnl.realized,
+        unrealized: s.pnl.unrealized,
+        fees: s.pnl.fees,
+        funding: s.pnl.funding,
+        fills: s.pnl.fills,
+        trades: s.trades.trades,
+        winRatePct: s.trades.winRatePct,
+        profitFactor: s.trades.profitFactor,
+        errors: s.errors,
       })),
-      trades: trips.newest(), tradeCount: trips.count, monthly: report.monthly,
+      trades: trips.newest(),
+      tradeCount: trips.count,
+      monthly: report.monthly,
       faults: report.faults,
       venue: {
-        'round trip (ms)': report.latencyMs, requests: sim.requests,
+        'round trip (ms)': report.latencyMs,
+        requests: sim.requests,
         ...Object.fromEntries(Object.entries(sim.weight).map(([pool, w]) => [`weight used ${pool}`, w])),
-        '429s simulated': sim.rateLimited429, 'polls skipped': sim.pollsSkipped,
+        '429s simulated': sim.rateLimited429,
+        'polls skipped': sim.pollsSkipped,
       },
       markers: parts.markers,
       ...(report.futures ? { futures: { report: report.futures, margin: marginChart } } : {}),

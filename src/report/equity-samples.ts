@@ -71,7 +71,8 @@ export class EquitySamples {
   private read(now: AccountNow): { counted: Balance[]; exposed: boolean } {
     const last = this.last;
     if (last && last.balances === now.balances && last.positions === now.positions) return last;
-    const exposed = now.positions.length > 0 || now.balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(this.startBase.get(b.asset) ?? b.total));
+    const exposed =
+      now.positions.length > 0 || now.balances.some((b) => b.surface === 'spot' && b.asset !== 'USDT' && !b.total.eq(this.startBase.get(b.asset) ?? b.total));
     this.last = { balances: now.balances, positions: now.positions, counted: this.counted(now.balances), exposed };
     return this.last;
   }

@@ -20,7 +20,12 @@ export class ExecutionLedger implements RealizedText {
   private readonly grossWin = new SafeTotal();
   private readonly grossLoss = new SafeTotal();
   private readonly fees = new SafeTotal();
-  private readonly kindFees: Record<FeeKind, SafeTotal> = { maker: new SafeTotal(), taker: new SafeTotal(), liquidation: new SafeTotal(), unclassified: new SafeTotal() };
+  private readonly kindFees: Record<FeeKind, SafeTotal> = {
+    maker: new SafeTotal(),
+    taker: new SafeTotal(),
+    liquidation: new SafeTotal(),
+    unclassified: new SafeTotal(),
+  };
   /** The realised PnL of the last execution booked: in safe units, or (NaN) in BigInt units. */
   private last = 0;
   private lastBig = 0n;

@@ -32,7 +32,18 @@ export interface FundingTotals {
 /** report.json's futures section: only in a run that trades futures. */
 export interface FuturesReport {
   funding: FundingTotals & { bySymbol: Record<string, FundingTotals> };
-  liquidations: Array<{ at: string; atMs: number; symbol: string; side: PositionSide; size: string; price: string; mark: string; pnl: string; fee: string; orderId: string }>;
+  liquidations: Array<{
+    at: string;
+    atMs: number;
+    symbol: string;
+    side: PositionSide;
+    size: string;
+    price: string;
+    mark: string;
+    pnl: string;
+    fee: string;
+    orderId: string;
+  }>;
   /**
    * Fees of futures executions by kind: trading as maker or taker, and liquidation closes; `total` is their sum
    * (and any whose kind the venue did not say, `unclassified`, shown only when there are some).
@@ -55,7 +66,8 @@ function totals(amounts: readonly Decimal[]): FundingTotals {
   return { paid: paid.toString(8), received: received.toString(8), net: received.sub(paid).toString(8), settlements: amounts.length };
 }
 
-const byBillId = (a: LedgerEntry, b: LedgerEntry) => a.timestampMs - b.timestampMs || (BigInt(a.billId) < BigInt(b.billId) ? -1 : BigInt(a.billId) > BigInt(b.billId) ? 1 : 0);
+const byBillId = (a: LedgerEntry, b: LedgerEntry) =>
+  a.timestampMs - b.timestampMs || (BigInt(a.billId) < BigInt(b.billId) ? -1 : BigInt(a.billId) > BigInt(b.billId) ? 1 : 0);
 
 /**
  * Funding entries as trades.csv rows, in time order, each with the settlement's rate where it is certain and the
@@ -73,10 +85,12 @@ export function fundingRows(entries: readonly LedgerEntry[], rateAt: (symbol: st
   }
   return sorted.map((e) => {
     const group = groups.get(`${e.symbol ?? ''}\u0000${e.timestampMs}`)!;
-    const oneSettlement = group.length === 1 || (group.length === 2 && group[0]!.amount.isNegative() !== group[1]!.amount.isNegative() && !group.some((g) => g.amount.isZero()));
+    const oneSettlement =
+      group.length === 1 || (group.length === 2 && group[0]!.amount.isNegative() !== group[1]!.amount.isNegative() && !group.some((g) => g.amount.isZero()));
     const rate = oneSettlement && e.symbol ? rateAt(e.symbol, e.timestampMs) : null;
     // Positive rate: longs pay (a debit), shorts receive; negative: the reverse.
-    const positionSide: PositionSide | null = rate && !rate.isZero() && !e.amount.isZero() ? (rate.isNegative() === e.amount.isNegative() ? 'short' : 'long') : null;
+    const positionSide: PositionSide | null =
+      rate && !rate.isZero() && !e.amount.isZero() ? (rate.isNegative() === e.amount.isNegative() ? 'short' : 'long') : null;
     return { kind: 'funding' as const, symbol: e.symbol ?? '', timestampMs: e.timestampMs, amount: e.amount, rate, positionSide };
   });
 }
@@ -106,7 +120,8 @@ export type FeesByKind = Record<FeeKind, Decimal>;
 export type FeeKind = 'maker' | 'taker' | 'liquidation' | 'unclassified';
 
 /** Which fee total an execution's fee goes to. */
-export const feeKindOf = (kind: FillKind | undefined): FeeKind => (kind?.liquidation ? 'liquidation' : kind?.taker === true ? 'taker' : kind?.taker === false ? 'maker' : 'unclassified');
+export const feeKindOf = (kind: FillKind | undefined): FeeKind =>
+  kind?.liquidation ? 'liquidation' : kind?.taker === true ? 'taker' : kind?.taker === false ? 'maker' : 'unclassified';
 
 /** The fees by kind of the executions of `futures` contracts. */
 export function feesByKind(trades: readonly TradeRow[], kinds: ReadonlyMap<string, FillKind>, futures: ReadonlySet<string>): FeesByKind {
@@ -150,12 +165,25 @@ export function futuresReport(
   }
   return {
     funding: { ...totals(funding.map((e) => e.amount)), bySymbol },
-    liquidations: [...input.liquidations].sort((a, b) => a.atMs - b.atMs).map((l) => ({
-      at: new Date(l.atMs).toISOString(), atMs: l.atMs, symbol: l.symbol, side: l.side, size: l.size.toString(), price: l.price.toString(), mark: l.mark.toString(),
-      pnl: l.pnl.toString(8), fee: l.fee.toString(8), orderId: l.orderId,
-    })),
+    liquidations: [...input.liquidations]
+      .sort((a, b) => a.atMs - b.atMs)
+      .map((l) => ({
+        at: new Date(l.atMs).toISOString(),
+        atMs: l.atMs,
+        symbol: l.symbol,
+        side: l.side,
+        size: l.size.toString(),
+        price: l.price.toString(),
+        mark: l.mark.toString(),
+        pnl: l.pnl.toString(8),
+        fee: l.fee.toString(8),
+        orderId: l.orderId,
+      })),
     fees: {
-      maker: fees.maker.toString(8), taker: fees.taker.toString(8), liquidation: fees.liquidation.toString(8), total: total.toString(8),
+      maker: fees.maker.toString(8),
+      taker: fees.taker.toString(8),
+      liquidation: fees.liquidation.toString(8),
+      total: total.toString(8),
       ...(fees.unclassified.isZero() ? {} : { unclassified: fees.unclassified.toString(8) }),
     },
     margin: { samples, tightest },
@@ -180,7 +208,12 @@ export class FundingCollector {
   collect(nowMs: number): void {
     let endMs: number | undefined;
     for (;;) {
-      const page = this.read({ kind: 'funding', ...(this.sinceMs !== undefined ? { startMs: this.sinceMs } : {}), ...(endMs !== undefined ? { endMs } : {}), limit: 100 });
+      const page = this.read({
+        kind: 'funding',
+        ...(this.sinceMs !== undefined ? { startMs: this.sinceMs } : {}),
+        ...(endMs !== undefined ? { endMs } : {}),
+        limit: 100,
+      });
       let added = 0;
       let oldestMs = Number.POSITIVE_INFINITY;
       for (const e of page.entries) {

@@ -46,7 +46,11 @@ export function utcText(ms: number): string {
 export function durationText(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
-  const parts: Array<[number, string]> = [[Math.floor(s / 86_400), 'd'], [Math.floor((s % 86_400) / 3600), 'h'], [Math.floor((s % 3600) / 60), 'min']];
+  const parts: Array<[number, string]> = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'min'],
+  ];
   const first = parts.findIndex(([n]) => n > 0);
   const shown = parts.slice(first, first + 2).filter(([n]) => n > 0);
   const text = shown.map(([n, u]) => `${n} ${u}`).join(' ');
@@ -75,17 +79,45 @@ export interface StrategyLine {
   errors: number;
 }
 
-const STRATEGY_HEAD = ['Strategy', 'PnL (USDT)', 'Realised (USDT)', 'Unrealised (USDT)', 'Fees (USDT)', 'Funding (USDT)', 'Fills', 'Trades', 'Win rate (%)', 'Profit factor', 'Errors'];
+const STRATEGY_HEAD = [
+  'Strategy',
+  'PnL (USDT)',
+  'Realised (USDT)',
+  'Unrealised (USDT)',
+  'Fees (USDT)',
+  'Funding (USDT)',
+  'Fills',
+  'Trades',
+  'Win rate (%)',
+  'Profit factor',
+  'Errors',
+];
 
 const head = (cells: string[]) => `<tr>${cells.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
 const cells = (first: string, rest: Array<string | number>) => `<tr><th>${esc(first)}</th>${rest.map((v) => `<td>${esc(String(v))}</td>`).join('')}</tr>`;
 
 export function strategiesTable(lines: readonly StrategyLine[]): string {
-  const body = lines.map((s) => cells(s.id, [s.pnl, s.realized, s.unrealized, s.fees, s.funding, s.fills, s.trades, s.winRatePct, s.profitFactor, s.errors])).join('');
+  const body = lines
+    .map((s) => cells(s.id, [s.pnl, s.realized, s.unrealized, s.fees, s.funding, s.fills, s.trades, s.winRatePct, s.profitFactor, s.errors]))
+    .join('');
   return `<table id="strategies">${head(STRATEGY_HEAD)}${body}</table>`;
 }
 
-const TRADE_HEAD = ['Strategy', 'Symbol', 'Side', 'Entry (UTC)', 'Entry price', 'Exit (UTC)', 'Exit price', 'Duration', 'Size', 'PnL (USDT)', 'Fees (USDT)', 'MAE (USDT)', 'MFE (USDT)'];
+const TRADE_HEAD = [
+  'Strategy',
+  'Symbol',
+  'Side',
+  'Entry (UTC)',
+  'Entry price',
+  'Exit (UTC)',
+  'Exit price',
+  'Duration',
+  'Size',
+  'PnL (USDT)',
+  'Fees (USDT)',
+  'MAE (USDT)',
+  'MFE (USDT)',
+];
 
 /**
  * The newest trades (by entry), newest first; an open one shows "open" for its exit. `trips`: all of them, or the
@@ -95,7 +127,22 @@ export function tradesSection(trips: readonly RoundTrip[], total = trips.length)
   if (total === 0) return '<p id="trades">No round trip.</p>';
   const shown = trips.slice(-MAX_TRADES_SHOWN).reverse();
   const body = shown
-    .map((t) => cells(t.strategy, [t.symbol, t.side, utcText(t.entryMs), t.entryPrice, t.exitMs === null ? 'open' : utcText(t.exitMs), t.exitPrice ?? '', t.durationMs === null ? '' : durationText(t.durationMs), t.size, t.pnl, t.fees, t.mae, t.mfe]))
+    .map((t) =>
+      cells(t.strategy, [
+        t.symbol,
+        t.side,
+        utcText(t.entryMs),
+        t.entryPrice,
+        t.exitMs === null ? 'open' : utcText(t.exitMs),
+        t.exitPrice ?? '',
+        t.durationMs === null ? '' : durationText(t.durationMs),
+        t.size,
+        t.pnl,
+        t.fees,
+        t.mae,
+        t.mfe,
+      ]),
+    )
     .join('');
   const note = `${total > MAX_TRADES_SHOWN ? `The newest ${MAX_TRADES_SHOWN} of ${total} (all in report.json and round-trips.csv). ` : ''}PnL at average cost, fees included; MAE/MFE: the worst and best unrealised PnL while open, measured on the report's price samples (a move between two samples is not seen).`;
   return `<p class="note">${esc(note)}</p><div class="scroll"><table id="trades">${head(TRADE_HEAD)}${body}</table></div>`;

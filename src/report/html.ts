@@ -93,7 +93,11 @@ export function snapToPoint(points: ReadonlyArray<readonly [number, number]>, t:
  */
 export function fillMarkers(points: Array<[number, number]>, fills: ReadonlyArray<{ time: number; side: 'buy' | 'sell' }>): Marker[] {
   if (points.length === 0 || fills.length === 0) return [];
-  return groupMarkers(points, fills.map((f) => [snapToPoint(points, f.time), f.side, 1] as const), fills.length);
+  return groupMarkers(
+    points,
+    fills.map((f) => [snapToPoint(points, f.time), f.side, 1] as const),
+    fills.length,
+  );
 }
 
 /**
@@ -101,7 +105,11 @@ export function fillMarkers(points: Array<[number, number]>, fills: ReadonlyArra
  * `total` fills in all: one marker per point and side, or per stretch of time and side when there are more fills
  * than MAX_MARKERS (placed at the first point of the stretch that has some).
  */
-export function groupMarkers(points: ReadonlyArray<readonly [number, number]>, counts: Iterable<readonly [number, 'buy' | 'sell', number]>, total: number): Marker[] {
+export function groupMarkers(
+  points: ReadonlyArray<readonly [number, number]>,
+  counts: Iterable<readonly [number, 'buy' | 'sell', number]>,
+  total: number,
+): Marker[] {
   if (points.length === 0 || total === 0) return [];
   const first = points[0]![0];
   const span = points[points.length - 1]![0] - first + 1;
@@ -118,7 +126,10 @@ export function groupMarkers(points: ReadonlyArray<readonly [number, number]>, c
   return [...byKey.values()]
     .sort((a, b) => a.time - b.time || (a.side < b.side ? -1 : 1))
     .map((g) => ({
-      time: g.time, position: g.side === 'buy' ? 'belowBar' : 'aboveBar', color: g.side === 'buy' ? '#089981' : '#f23645', shape: g.side === 'buy' ? 'arrowUp' : 'arrowDown',
+      time: g.time,
+      position: g.side === 'buy' ? 'belowBar' : 'aboveBar',
+      color: g.side === 'buy' ? '#089981' : '#f23645',
+      shape: g.side === 'buy' ? 'arrowUp' : 'arrowDown',
       ...(g.n > 1 ? { text: String(g.n) } : {}),
     }));
 }
@@ -127,24 +138,43 @@ export function groupMarkers(points: ReadonlyArray<readonly [number, number]>, c
 function futuresTables(f: FuturesReport): { figures: string; liquidations: string } {
   const fu = f.funding;
   const figures = [
-    row('funding paid', fu.paid), row('funding received', fu.received), row('funding net', fu.net), row('funding settlements', fu.settlements),
+    row('funding paid', fu.paid),
+    row('funding received', fu.received),
+    row('funding net', fu.net),
+    row('funding settlements', fu.settlements),
     ...Object.entries(fu.bySymbol).map(([symbol, t]) => row(`funding net ${symbol}`, `${t.net} (paid ${t.paid}, received ${t.received})`)),
-    row('fees maker', f.fees.maker), row('fees taker', f.fees.taker), row('fees liquidation', f.fees.liquidation), row('fees total', f.fees.total),
+    row('fees maker', f.fees.maker),
+    row('fees taker', f.fees.taker),
+    row('fees liquidation', f.fees.liquidation),
+    row('fees total', f.fees.total),
     ...(f.fees.unclassified ? [row('fees unclassified', f.fees.unclassified)] : []),
     row('liquidations', f.liquidations.length),
-    ...(f.margin.tightest ? [row('tightest margin rate', `${f.margin.tightest.marginRate} (maintenance ${f.margin.tightest.maintenanceRate}) at ${f.margin.tightest.at}`)] : []),
+    ...(f.margin.tightest
+      ? [row('tightest margin rate', `${f.margin.tightest.marginRate} (maintenance ${f.margin.tightest.maintenanceRate}) at ${f.margin.tightest.at}`)]
+      : []),
   ].join('');
   const head = '<tr><th>time</th><th>symbol</th><th>side</th><th>size</th><th>price</th><th>mark</th><th>PnL</th><th>fee</th></tr>';
-  const rows = f.liquidations.map((l) => `<tr><th>${esc(l.at)}</th>${[l.symbol, l.side, l.size, l.price, l.mark, l.pnl, l.fee].map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('');
+  const rows = f.liquidations
+    .map((l) => `<tr><th>${esc(l.at)}</th>${[l.symbol, l.side, l.size, l.price, l.mark, l.pnl, l.fee].map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`)
+    .join('');
   return { figures, liquidations: f.liquidations.length ? `<table id="liquidations">${head}${rows}</table>` : '<p id="liquidations">None.</p>' };
 }
 
 export function renderReport(d: ReportData): string {
   const rows = metricsRows(d.metrics);
-  const orderRows = Object.entries(d.orders).map(([k, v]) => row(`Orders ${k} (count)`, v)).join('');
-  const refusalRows = [...Object.entries(d.rejected).map(([k, v]) => row(`Rejected by the venue: ${k} (count)`, v)), ...Object.entries(d.denied).map(([k, v]) => row(`Denied before sending: ${k} (count)`, v))].join('');
-  const faults = d.faults.map((f) => `<p><b>Strategy ${esc(f.strategy)} faulted</b> at ${esc(f.at)} in ${esc(f.hook)}: ${esc(f.error)} (${esc(f.reason)}). The run failed.</p>`).join('');
-  const venueRows = Object.entries(d.venue).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('');
+  const orderRows = Object.entries(d.orders)
+    .map(([k, v]) => row(`Orders ${k} (count)`, v))
+    .join('');
+  const refusalRows = [
+    ...Object.entries(d.rejected).map(([k, v]) => row(`Rejected by the venue: ${k} (count)`, v)),
+    ...Object.entries(d.denied).map(([k, v]) => row(`Denied before sending: ${k} (count)`, v)),
+  ].join('');
+  const faults = d.faults
+    .map((f) => `<p><b>Strategy ${esc(f.strategy)} faulted</b> at ${esc(f.at)} in ${esc(f.hook)}: ${esc(f.error)} (${esc(f.reason)}). The run failed.</p>`)
+    .join('');
+  const venueRows = Object.entries(d.venue)
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`)
+    .join('');
   const markers = Object.fromEntries(Object.keys(d.prices).map((symbol) => [symbol, d.markers[symbol] ?? []]));
   const futures = d.futures ? futuresTables(d.futures.report) : undefined;
   // JSON inside a script: close tags cannot appear in it.
@@ -169,8 +199,12 @@ ${faults ? `<div id="faults" class="faults">${faults}</div>` : ''}
 <div id="prices"></div>
 <h2>Equity <small>(USDT)</small></h2><div id="equity-legend" class="legend"><span></span>Equity<span class="hold"></span>Buy-and-hold of the starting account</div><div id="equity" class="chart"></div>
 <h2>Drawdown</h2><div id="drawdown" class="chart" style="height:180px"></div>
-${futures ? `<h2>Margin rate <small>(% of the position value at mark; dashed: the maintenance rate; log scale; blank while flat)</small></h2><div id="margin" class="chart" style="height:220px"></div>
-<h2>Liquidations</h2>${futures.liquidations}` : ''}
+${
+  futures
+    ? `<h2>Margin rate <small>(% of the position value at mark; dashed: the maintenance rate; log scale; blank while flat)</small></h2><div id="margin" class="chart" style="height:220px"></div>
+<h2>Liquidations</h2>${futures.liquidations}`
+    : ''
+}
 <h2>Strategies</h2>${strategiesTable(d.strategies)}
 <h2>Trades <small>(round trips)</small></h2>${tradesSection(d.trades, d.tradeCount)}
 <h2>Monthly returns</h2>${monthlyTable(d.monthly)}

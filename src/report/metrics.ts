@@ -113,7 +113,12 @@ export function strategyPnls(
   lastPrice: (symbol: string) => Decimal | null | undefined,
   funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = [],
 ): Record<string, StrategyPnl> {
-  const fx = FixedPoint.forPlaces(placesOf(fills, funding.map((f) => f.amount)));
+  const fx = FixedPoint.forPlaces(
+    placesOf(
+      fills,
+      funding.map((f) => f.amount),
+    ),
+  );
   const acc = new Map<string, StrategyBooks>();
   const of = (id: string) => {
     let a = acc.get(id);
@@ -138,7 +143,11 @@ export interface StrategyBooks {
 }
 
 /** The strategies' PnL from their books (amounts in units of `fx`), by strategy id; unrealised at `lastPrice`. */
-export function strategyPnlsOf(fx: FixedPoint, acc: ReadonlyMap<string, StrategyBooks>, lastPrice: (symbol: string) => Decimal | null | undefined): Record<string, StrategyPnl> {
+export function strategyPnlsOf(
+  fx: FixedPoint,
+  acc: ReadonlyMap<string, StrategyBooks>,
+  lastPrice: (symbol: string) => Decimal | null | undefined,
+): Record<string, StrategyPnl> {
   const out: Record<string, StrategyPnl> = {};
   for (const [id, a] of [...acc].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     let unrealized = Decimal.ZERO;
@@ -154,7 +163,14 @@ export function strategyPnlsOf(fx: FixedPoint, acc: ReadonlyMap<string, Strategy
     }
     const realized = fx.decimal(a.realized);
     const fundingSum = fx.decimal(a.funding);
-    out[id] = { realized: realized.toString(8), unrealized: unrealized.toString(8), fees: fx.text(a.fees, 8), funding: fundingSum.toString(8), pnl: realized.add(unrealized).add(fundingSum).toString(8), fills: a.fills };
+    out[id] = {
+      realized: realized.toString(8),
+      unrealized: unrealized.toString(8),
+      fees: fx.text(a.fees, 8),
+      funding: fundingSum.toString(8),
+      pnl: realized.add(unrealized).add(fundingSum).toString(8),
+      fills: a.fills,
+    };
   }
   return out;
 }
@@ -224,7 +240,12 @@ export function realisedBreakdown(fills: readonly Fill[], strategyOf: (f: Fill) 
     if (!s) bySymbol.set(f.symbol, (s = zero()));
     add(s, realized, fee, closed);
   }
-  const figures = (s: RealisedSum): RealisedFigures => ({ realized: fx.text(s.realized, 8), fees: fx.text(s.fees, 8), fills: s.fills, roundTrips: s.roundTrips });
+  const figures = (s: RealisedSum): RealisedFigures => ({
+    realized: fx.text(s.realized, 8),
+    fees: fx.text(s.fees, 8),
+    fills: s.fills,
+    roundTrips: s.roundTrips,
+  });
   const record = (m: ReadonlyMap<string, RealisedSum>): Record<string, RealisedFigures> =>
     Object.fromEntries([...m].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, s]) => [k, figures(s)]));
   return {
@@ -334,8 +355,18 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[] | Trade
     fills,
     trades: closes,
     feesPaid: fees.toString(8),
-    winRatePct: closes === 0 ? '0' : Decimal.fromInt(wins * 100).div(Decimal.fromInt(closes), 4).toString(),
+    winRatePct:
+      closes === 0
+        ? '0'
+        : Decimal.fromInt(wins * 100)
+            .div(Decimal.fromInt(closes), 4)
+            .toString(),
     profitFactor: grossLoss.isZero() ? (grossWin.isZero() ? '0' : 'inf') : grossWin.div(grossLoss, 4).toString(),
-    exposurePct: exposed.length === 0 ? '0' : Decimal.fromInt(exposed.filter(Boolean).length * 100).div(Decimal.fromInt(exposed.length), 4).toString(),
+    exposurePct:
+      exposed.length === 0
+        ? '0'
+        : Decimal.fromInt(exposed.filter(Boolean).length * 100)
+            .div(Decimal.fromInt(exposed.length), 4)
+            .toString(),
   };
 }

@@ -25,7 +25,10 @@ export function monthlyReturns(points: readonly EquityPoint[]): MonthlyReturn[] 
   const close = () => {
     const pnl = last.sub(base);
     out.push({
-      month, startEquity: base.toString(8), endEquity: last.toString(8), pnl: pnl.toString(8),
+      month,
+      startEquity: base.toString(8),
+      endEquity: last.toString(8),
+      pnl: pnl.toString(8),
       returnPct: base.isZero() ? '0' : pnl.mul(Decimal.fromInt(100)).div(base, 4).toString(),
     });
   };

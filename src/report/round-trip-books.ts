@@ -145,7 +145,8 @@ export class RoundTripBooks {
       while (n < closed.length && closed[n]!.trip.entryMs < bound) this.sink.append(closed[n++]!.trip);
       if (n > 0) closed.splice(0, n);
       // Held back by an open trip (not by fills still to come, not by a tie): give it its place now.
-      if (closed.length <= this.holdBack || !first || first.trip.entryMs >= limitMs || closed[0]!.trip.entryMs <= first.trip.entryMs || this.tiedWith(first)) return;
+      if (closed.length <= this.holdBack || !first || first.trip.entryMs >= limitMs || closed[0]!.trip.entryMs <= first.trip.entryMs || this.tiedWith(first))
+        return;
       first.slot = this.sink.reserve();
     }
   }
@@ -185,7 +186,22 @@ export class RoundTripBooks {
   /** A trip opened by (what is left of) a fill: its size and fee in safe units (not NaN), or in BigInt units. */
   private start(f: Fill, strategy: string, sides: Sides, side: keyof Sides, selling: boolean, seq: number, opening: Opening): void {
     const trip = { strategy, symbol: f.symbol, side: selling ? ('short' as const) : ('long' as const), entryMs: f.timestampMs, fills: 1 };
-    const o: Book = { trip, qty: 0, cost: 0, openedSize: 0, openedValue: 0, closedSize: 0, closedValue: 0, realized: 0, fees: 0, mae: 0, mfe: 0, seq, slot: null, big: null };
+    const o: Book = {
+      trip,
+      qty: 0,
+      cost: 0,
+      openedSize: 0,
+      openedValue: 0,
+      closedSize: 0,
+      closedValue: 0,
+      realized: 0,
+      fees: 0,
+      mae: 0,
+      mfe: 0,
+      seq,
+      slot: null,
+      big: null,
+    };
     const scale = this.scale;
     if (opening.safe) {
       const value = scale.sf.times(opening.size, f.price);
@@ -203,7 +219,19 @@ export class RoundTripBooks {
     }
     const { size, fee } = opening;
     const value = scale.fx.mul(scale.fx.of(f.price), size);
-    o.big = { trip, qty: selling ? -size : size, cost: value, openedSize: size, openedValue: value, closedSize: 0n, closedValue: 0n, realized: 0n, fees: fee, mae: 0n, mfe: 0n };
+    o.big = {
+      trip,
+      qty: selling ? -size : size,
+      cost: value,
+      openedSize: size,
+      openedValue: value,
+      closedSize: 0n,
+      closedValue: 0n,
+      realized: 0n,
+      fees: fee,
+      mae: 0n,
+      mfe: 0n,
+    };
     sides[side] = o;
     this.open.add(o);
   }
@@ -218,8 +246,17 @@ export class RoundTripBooks {
     if (o.big) return o.big;
     const scale = this.scale;
     return (o.big = {
-      trip: o.trip, qty: scale.big(o.qty), cost: scale.big(o.cost), openedSize: scale.big(o.openedSize), openedValue: scale.big(o.openedValue), closedSize: scale.big(o.closedSize),
-      closedValue: scale.big(o.closedValue), realized: scale.big(o.realized), fees: scale.big(o.fees), mae: scale.big(o.mae), mfe: scale.big(o.mfe),
+      trip: o.trip,
+      qty: scale.big(o.qty),
+      cost: scale.big(o.cost),
+      openedSize: scale.big(o.openedSize),
+      openedValue: scale.big(o.openedValue),
+      closedSize: scale.big(o.closedSize),
+      closedValue: scale.big(o.closedValue),
+      realized: scale.big(o.realized),
+      fees: scale.big(o.fees),
+      mae: scale.big(o.mae),
+      mfe: scale.big(o.mfe),
     });
   }
 
@@ -305,12 +342,32 @@ export class RoundTripBooks {
         continue;
       }
       const w = scale.widened.bind(scale);
-      const next = [w(o.qty), w(o.cost), w(o.openedSize), w(o.openedValue), w(o.closedSize), w(o.closedValue), w(o.realized), w(o.fees), w(o.mae), w(o.mfe)] as const;
+      const next = [
+        w(o.qty),
+        w(o.cost),
+        w(o.openedSize),
+        w(o.openedValue),
+        w(o.closedSize),
+        w(o.closedValue),
+        w(o.realized),
+        w(o.fees),
+        w(o.mae),
+        w(o.mfe),
+      ] as const;
       if (next.some((x) => x !== x)) {
         const b = scale.bigBefore.bind(scale);
         o.big = {
-          trip: o.trip, qty: b(o.qty), cost: b(o.cost), openedSize: b(o.openedSize), openedValue: b(o.openedValue), closedSize: b(o.closedSize), closedValue: b(o.closedValue),
-          realized: b(o.realized), fees: b(o.fees), mae: b(o.mae), mfe: b(o.mfe),
+          trip: o.trip,
+          qty: b(o.qty),
+          cost: b(o.cost),
+          openedSize: b(o.openedSize),
+          openedValue: b(o.openedValue),
+          closedSize: b(o.closedSize),
+          closedValue: b(o.closedValue),
+          realized: b(o.realized),
+          fees: b(o.fees),
+          mae: b(o.mae),
+          mfe: b(o.mfe),
         };
       } else [o.qty, o.cost, o.openedSize, o.openedValue, o.closedSize, o.closedValue, o.realized, o.fees, o.mae, o.mfe] = next;
     }

@@ -107,7 +107,12 @@ export function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTri
   // Written out whole, in the order of the spread it stands for (report.json keeps it): a spread first in a literal
   // costs microseconds.
   return {
-    strategy: t.strategy, symbol: t.symbol, side: t.side, entryMs: t.entryMs, entryAt: iso(t.entryMs), fills: t.fills,
+    strategy: t.strategy,
+    symbol: t.symbol,
+    side: t.side,
+    entryMs: t.entryMs,
+    entryAt: iso(t.entryMs),
+    fills: t.fills,
     entryPrice: fx.text(fx.div(o.openedValue, o.openedSize, 18), 8),
     exitMs,
     exitAt: closed ? iso(exitMs) : null,
@@ -127,7 +132,12 @@ export function finish(fx: FixedPoint, o: Open, exitMs: number | null): RoundTri
  * fills; a backtest builds the same list as it goes (RoundTripBooks).
  */
 export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {}): RoundTrip[] {
-  const fx = FixedPoint.forPlaces(placesOf(fills.map((f) => f.fill), Object.values(prices).flatMap((series) => series.map(([, price]) => price))));
+  const fx = FixedPoint.forPlaces(
+    placesOf(
+      fills.map((f) => f.fill),
+      Object.values(prices).flatMap((series) => series.map(([, price]) => price)),
+    ),
+  );
   const books = new Map<string, Open>();
   /** Per symbol: how far its samples have been read. */
   const cursor = new Map<string, number>();
@@ -180,9 +190,16 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
     const value = fx.mul(price, opening);
     books.set(key, {
       trip: { strategy, symbol: f.symbol, side: signed < 0n ? 'short' : 'long', entryMs: f.timestampMs, fills: 1 },
-      qty: signed < 0n ? -opening : opening, cost: value,
-      openedSize: opening, openedValue: value, closedSize: 0n, closedValue: 0n,
-      realized: 0n, fees: openingFee, mae: 0n, mfe: 0n,
+      qty: signed < 0n ? -opening : opening,
+      cost: value,
+      openedSize: opening,
+      openedValue: value,
+      closedSize: 0n,
+      closedValue: 0n,
+      realized: 0n,
+      fees: openingFee,
+      mae: 0n,
+      mfe: 0n,
     });
   }
   for (const symbol of Object.keys(prices)) advance(symbol, Number.POSITIVE_INFINITY);
@@ -212,7 +229,12 @@ export function tradeStatsOf(c: { closed: number; open: number; wins: number; wo
   return {
     trades: c.closed,
     open: c.open,
-    winRatePct: c.closed === 0 ? '0' : Decimal.fromInt(c.wins * 100).div(Decimal.fromInt(c.closed), 4).toString(),
+    winRatePct:
+      c.closed === 0
+        ? '0'
+        : Decimal.fromInt(c.wins * 100)
+            .div(Decimal.fromInt(c.closed), 4)
+            .toString(),
     profitFactor: c.lost.isZero() ? (c.won.isZero() ? '0' : 'inf') : c.won.div(c.lost, 4).toString(),
   };
 }
@@ -222,5 +244,20 @@ export const ROUND_TRIPS_CSV_HEADER = 'strategy,symbol,side,entry_ts,entry_price
 
 /** A round-trips.csv line (an open trade: exit columns empty). */
 export function roundTripCsvLine(t: RoundTrip): string {
-  return [t.strategy, t.symbol, t.side, t.entryMs, t.entryPrice, t.exitMs ?? '', t.exitPrice ?? '', t.durationMs ?? '', t.size, t.pnl, t.fees, t.mae, t.mfe, t.fills].join(',');
+  return [
+    t.strategy,
+    t.symbol,
+    t.side,
+    t.entryMs,
+    t.entryPrice,
+    t.exitMs ?? '',
+    t.exitPrice ?? '',
+    t.durationMs ?? '',
+    t.size,
+    t.pnl,
+    t.fees,
+    t.mae,
+    t.mfe,
+    t.fills,
+  ].join(',');
 }

@@ -70,7 +70,12 @@ export class SafeTrip {
     const t = o.trip;
     const closed = exitMs !== null;
     return (this.text = {
-      strategy: t.strategy, symbol: t.symbol, side: t.side, entryMs: t.entryMs, entryAt: isoTime(t.entryMs), fills: t.fills,
+      strategy: t.strategy,
+      symbol: t.symbol,
+      side: t.side,
+      entryMs: t.entryMs,
+      entryAt: isoTime(t.entryMs),
+      fills: t.fills,
       entryPrice: sf.ratioText(o.openedValue, o.openedSize, 8),
       exitMs,
       exitAt: closed ? isoTime(exitMs) : null,

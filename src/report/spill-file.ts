@@ -5,7 +5,7 @@ import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'no
 
 /** Writes all of `buf` to `fd`. */
 export function writeAll(fd: number, buf: Uint8Array): void {
-  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
+  for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at);
 }
 
 export class SpillFile {
@@ -74,7 +74,7 @@ export class SpillFile {
     if (to <= from) return;
     const src = openSync(this.path, 'r');
     try {
-      for (let at = from; at < to; ) {
+      for (let at = from; at < to;) {
         const n = readSync(src, this.buf, 0, Math.min(this.buf.length, to - at), at);
         if (n === 0) throw new Error(`${this.path} ends at ${at}, before ${to}`);
         writeAll(fd, this.buf.subarray(0, n));
@@ -93,7 +93,7 @@ export class SpillFile {
     this.close();
     const src = openSync(this.path, 'r');
     try {
-      for (let at = from; at < to; ) {
+      for (let at = from; at < to;) {
         const n = readSync(src, this.buf, 0, Math.min(this.buf.length, to - at), at);
         if (n === 0) return;
         visit(this.buf.subarray(0, n), at);

@@ -44,7 +44,10 @@ export class StrategyPnlBooks {
    * The strategies' PnL: what the books hold, unrealised at `lastPrice`, plus `funding` (each settlement's amount
    * and the strategy it belongs to).
    */
-  result(lastPrice: (symbol: string) => Decimal | null | undefined, funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = []): Record<string, StrategyPnl> {
+  result(
+    lastPrice: (symbol: string) => Decimal | null | undefined,
+    funding: ReadonlyArray<{ strategy: string; amount: Decimal }> = [],
+  ): Record<string, StrategyPnl> {
     const scale = this.scale;
     for (const f of funding) if (f.amount.scale > scale.places) this.widen(f.amount.scale);
     const fx = scale.fx;

@@ -38,7 +38,14 @@ export interface RealizedText {
 
 /** The most bytes an execution's line (and its newline) takes, its realised PnL's apart. */
 export const executionCsvBytes = (f: Fill): number =>
-  textBytes(f.symbol) + textBytes(f.orderId) + textBytes(f.fillId) + textBytes(f.price.toString()) + textBytes(f.size.toString()) + textBytes(f.amount.toString()) + textBytes(f.fee.toString()) + 64;
+  textBytes(f.symbol) +
+  textBytes(f.orderId) +
+  textBytes(f.fillId) +
+  textBytes(f.price.toString()) +
+  textBytes(f.size.toString()) +
+  textBytes(f.amount.toString()) +
+  textBytes(f.fee.toString()) +
+  64;
 
 /** executionCsvLine() and its newline, the realised PnL as `realized` writes it, into `buf` at `at`; the offset after it. */
 export function putExecutionCsvLine(buf: Buffer, at: number, f: Fill, realized: RealizedText, kind: FillKind | undefined): number {
@@ -102,7 +109,10 @@ function cutPoints(executions: SpillFile, times: readonly number[]): number[] {
  */
 export function writeTradesCsv(file: string, executions: SpillFile, funding: readonly TradeCsvRow[]): void {
   if (funding.length === 0) return executions.moveTo(file);
-  const cuts = cutPoints(executions, funding.map((r) => (r.kind === 'funding' ? r.timestampMs : r.trade.timestampMs)));
+  const cuts = cutPoints(
+    executions,
+    funding.map((r) => (r.kind === 'funding' ? r.timestampMs : r.trade.timestampMs)),
+  );
   const fd = openSync(file, 'w');
   try {
     let from = 0;

@@ -129,7 +129,8 @@ export class TripJsonWriter {
   private name(buf: Uint8Array, from: number, to: number, at: number): number {
     for (let i = from; i < to; i++) {
       const b = buf[i]!;
-      if (b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c) return putText(this.out, at, JSON.stringify(Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8')));
+      if (b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c)
+        return putText(this.out, at, JSON.stringify(Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8')));
     }
     return put(this.out, copy(this.out, at, buf, from, to, QUOTE), QUOTE);
   }

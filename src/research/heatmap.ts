@@ -22,7 +22,13 @@ export interface HeatmapGrid {
 const key = (v: unknown) => JSON.stringify(v);
 
 /** The grid for params `names` (one or two) from the candidates' scores. */
-export function heatmapGrid(space: ParamSpace, names: readonly string[], cands: readonly Candidate[], scores: ReadonlyMap<string, Score>, metric: ObjectiveName): HeatmapGrid {
+export function heatmapGrid(
+  space: ParamSpace,
+  names: readonly string[],
+  cands: readonly Candidate[],
+  scores: ReadonlyMap<string, Score>,
+  metric: ObjectiveName,
+): HeatmapGrid {
   const [x, y = ''] = names;
   if (x === undefined) return { x: '', y: '', xs: [], ys: [], rows: [] };
   const xs = [...space[x]!];
@@ -38,7 +44,8 @@ export function heatmapGrid(space: ParamSpace, names: readonly string[], cands: 
     const j = y ? yAt.get(key(c.params[y])) : 0;
     if (i === undefined || j === undefined) continue;
     const held = rows[j]![i];
-    if (!held || compareScores(metric, { ...s, index: c.index }, { ...held.score, index: indexOf.get(held.candidate)! }) < 0) rows[j]![i] = { candidate: c.id, score: s };
+    if (!held || compareScores(metric, { ...s, index: c.index }, { ...held.score, index: indexOf.get(held.candidate)! }) < 0)
+      rows[j]![i] = { candidate: c.id, score: s };
   }
   return { x, y, xs, ys, rows };
 }

@@ -49,7 +49,11 @@ export function cutPoints(span: Window, count: number): number[] {
 const same = (a: Decision, b: Decision) => a.ts === b.ts && a.strategy === b.strategy && a.intent === b.intent;
 
 /** Compares the decisions made up to `untilMs` (included) of two runs, in order; the first that differs, if any. */
-export function firstDifference(full: readonly Decision[], cut: readonly Decision[], untilMs: number): { compared: number; difference?: LookaheadCut['difference'] } {
+export function firstDifference(
+  full: readonly Decision[],
+  cut: readonly Decision[],
+  untilMs: number,
+): { compared: number; difference?: LookaheadCut['difference'] } {
   const a = full.filter((d) => d.ts <= untilMs);
   const b = cut.filter((d) => d.ts <= untilMs);
   const n = Math.max(a.length, b.length);
@@ -91,14 +95,19 @@ export async function checkLookahead(runner: JobRunner, plan: LookaheadPlan, onP
   for (const [i, cutMs] of times.entries()) {
     const copy = data && plan.cutData ? await plan.cutData(cutMs) : undefined;
     const params = data && copy ? paramsForCut(plan.params, data, copy) : plan.params;
-    jobs.push(plan.job(`lookahead-cut-${i + 1}`, params, { ...(copy ?? data ? { dataFile: copy ?? data } : {}), fromMs: plan.span.fromMs, toMs: cutMs }));
+    jobs.push(plan.job(`lookahead-cut-${i + 1}`, params, { ...((copy ?? data) ? { dataFile: copy ?? data } : {}), fromMs: plan.span.fromMs, toMs: cutMs }));
   }
   const results = await runner.run(jobs, onProgress);
   return lookaheadVerdict({ ...plan, copies: !!(data && plan.cutData) }, times, results[0]!, results.slice(1));
 }
 
 /** The verdict from the whole run and the cut runs (in the order of `times`). */
-export function lookaheadVerdict(plan: Pick<LookaheadPlan, 'params' | 'marginMs'> & { copies: boolean }, times: readonly number[], full: JobResult, cutRuns: readonly JobResult[]): LookaheadVerdict {
+export function lookaheadVerdict(
+  plan: Pick<LookaheadPlan, 'params' | 'marginMs'> & { copies: boolean },
+  times: readonly number[],
+  full: JobResult,
+  cutRuns: readonly JobResult[],
+): LookaheadVerdict {
   const decisions = full.decisions ?? [];
   const cuts = times.map((cutMs, i): LookaheadCut => {
     const run = cutRuns[i]!;
@@ -106,5 +115,12 @@ export function lookaheadVerdict(plan: Pick<LookaheadPlan, 'params' | 'marginMs'
     const { compared, difference } = firstDifference(decisions, run.decisions ?? [], untilMs);
     return { cutMs, untilMs, compared, ...(difference ? { difference } : {}), ...(run.fault ? { fault: run.fault } : {}) };
   });
-  return { params: plan.params, marginMs: plan.marginMs, decisions: decisions.length, cuts, peeks: cuts.some((c) => c.difference !== undefined), copies: plan.copies };
+  return {
+    params: plan.params,
+    marginMs: plan.marginMs,
+    decisions: decisions.length,
+    cuts,
+    peeks: cuts.some((c) => c.difference !== undefined),
+    copies: plan.copies,
+  };
 }

@@ -93,8 +93,14 @@ export function monteCarlo(tradePnls: readonly string[], startEquity: string, sp
   const [start, ...pnls] = decimals.map((d) => d.toUnits(scale));
   const startUnits = start!;
   const money = (units: bigint) => Decimal.of(units, scale).toString();
-  const pct = (units: bigint) => (startUnits === 0n ? '0' : Decimal.of(units, scale).mul(Decimal.fromInt(100)).div(Decimal.of(startUnits, scale), PCT_DIGITS).toString());
-  const figures = (p: { pnl: bigint; dd: bigint; ddPct: bigint }): PathFigures => ({ finalPnl: money(p.pnl), returnPct: pct(p.pnl), maxDrawdown: money(p.dd), maxDrawdownPct: Decimal.of(p.ddPct, PCT_DIGITS).toString() });
+  const pct = (units: bigint) =>
+    startUnits === 0n ? '0' : Decimal.of(units, scale).mul(Decimal.fromInt(100)).div(Decimal.of(startUnits, scale), PCT_DIGITS).toString();
+  const figures = (p: { pnl: bigint; dd: bigint; ddPct: bigint }): PathFigures => ({
+    finalPnl: money(p.pnl),
+    returnPct: pct(p.pnl),
+    maxDrawdown: money(p.dd),
+    maxDrawdownPct: Decimal.of(p.ddPct, PCT_DIGITS).toString(),
+  });
   const actual = walk(startUnits, pnls.length, (i) => pnls[i]!);
   const runs = pnls.length === 0 ? 0 : spec.runs;
   const random = new Prng(spec.seed);
@@ -105,16 +111,33 @@ export function monteCarlo(tradePnls: readonly string[], startEquity: string, sp
   }
   const byPnl = paths.map((p) => p.pnl).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const byDd = [...paths].sort((a, b) => (a.ddPct < b.ddPct ? -1 : a.ddPct > b.ddPct ? 1 : 0));
-  const percentiles = runs === 0
-    ? spec.percentiles.map((p) => ({ p, ...figures({ pnl: 0n, dd: 0n, ddPct: 0n }) }))
-    : spec.percentiles.map((p) => {
-        const d = percentileOf(byDd, p);
-        return { p, finalPnl: money(percentileOf(byPnl, p)), returnPct: pct(percentileOf(byPnl, p)), maxDrawdown: money(d.dd), maxDrawdownPct: Decimal.of(d.ddPct, PCT_DIGITS).toString() };
-      });
+  const percentiles =
+    runs === 0
+      ? spec.percentiles.map((p) => ({ p, ...figures({ pnl: 0n, dd: 0n, ddPct: 0n }) }))
+      : spec.percentiles.map((p) => {
+          const d = percentileOf(byDd, p);
+          return {
+            p,
+            finalPnl: money(percentileOf(byPnl, p)),
+            returnPct: pct(percentileOf(byPnl, p)),
+            maxDrawdown: money(d.dd),
+            maxDrawdownPct: Decimal.of(d.ddPct, PCT_DIGITS).toString(),
+          };
+        });
   const losses = byPnl.filter((x) => x < 0n).length;
   return {
-    trades: n, runs, seed: spec.seed, startEquity, actual: figures(actual), percentiles,
-    lossProbabilityPct: runs === 0 ? '0' : Decimal.fromInt(losses * 100).div(Decimal.fromInt(runs), 4).toString(),
+    trades: n,
+    runs,
+    seed: spec.seed,
+    startEquity,
+    actual: figures(actual),
+    percentiles,
+    lossProbabilityPct:
+      runs === 0
+        ? '0'
+        : Decimal.fromInt(losses * 100)
+            .div(Decimal.fromInt(runs), 4)
+            .toString(),
     histogram: histogram(byPnl, scale),
   };
 }
@@ -128,5 +151,9 @@ function histogram(sorted: readonly bigint[], scale: number): MonteCarloResult['
   const width = lo === hi ? 1n : (hi - lo + BigInt(bins) - 1n) / BigInt(bins);
   const counts = new Array<number>(bins).fill(0);
   for (const x of sorted) counts[Math.min(bins - 1, Number((x - lo) / width))]!++;
-  return counts.map((count, i) => ({ from: Decimal.of(lo + BigInt(i) * width, scale).toString(), to: Decimal.of(lo === hi ? hi : lo + BigInt(i + 1) * width, scale).toString(), count }));
+  return counts.map((count, i) => ({
+    from: Decimal.of(lo + BigInt(i) * width, scale).toString(),
+    to: Decimal.of(lo === hi ? hi : lo + BigInt(i + 1) * width, scale).toString(),
+    count,
+  }));
 }

@@ -20,16 +20,32 @@ const OBJECTIVE_LABELS: Record<string, string> = {
 };
 
 const th = (cells: string[]) => `<tr>${cells.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
-const td = (v: unknown) => `<td>${esc(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}</td>`;
-const paramsText = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+const td = (v: unknown) => `<td>${esc(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}</td>`;
+const paramsText = (p: Record<string, unknown>) =>
+  Object.entries(p)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
 const ratio = (x: number | null) => (x === null ? 'n/a' : numberText(x));
 
 function foldsTable(r: OptimizeResult): string {
   const metric = r.spec.objective.metric;
   const perWindow = metric === 'strategyPnl' ? 'per day' : 'as is';
-  const head = th(['Fold', 'In sample (UTC)', 'Out of sample (UTC)', 'Chosen params', `In-sample objective`, `Out-of-sample objective`, 'Out-of-sample strategy PnL (USDT)', 'Out-of-sample trades (count)', `Efficiency (out / in, ${perWindow})`]);
+  const head = th([
+    'Fold',
+    'In sample (UTC)',
+    'Out of sample (UTC)',
+    'Chosen params',
+    `In-sample objective`,
+    `Out-of-sample objective`,
+    'Out-of-sample strategy PnL (USDT)',
+    'Out-of-sample trades (count)',
+    `Efficiency (out / in, ${perWindow})`,
+  ]);
   const body = r.folds
-    .map((f) => `<tr data-fold="${f.index + 1}"><th>${f.index + 1}</th>${td(periodText(f.inSample.fromMs, f.inSample.toMs))}${td(periodText(f.outOfSample.fromMs, f.outOfSample.toMs))}${td(paramsText(f.best.params))}${td(f.inSampleRun.score.text)}${td(f.outOfSampleRun.score.text)}${td(f.outOfSampleRun.metrics.strategyPnl)}${td(f.outOfSampleRun.tradePnls.length)}${td(ratio(f.efficiency))}</tr>`)
+    .map(
+      (f) =>
+        `<tr data-fold="${f.index + 1}"><th>${f.index + 1}</th>${td(periodText(f.inSample.fromMs, f.inSample.toMs))}${td(periodText(f.outOfSample.fromMs, f.outOfSample.toMs))}${td(paramsText(f.best.params))}${td(f.inSampleRun.score.text)}${td(f.outOfSampleRun.score.text)}${td(f.outOfSampleRun.metrics.strategyPnl)}${td(f.outOfSampleRun.tradePnls.length)}${td(ratio(f.efficiency))}</tr>`,
+    )
     .join('');
   const o = r.outOfSample;
   const summary = `<tr class="total"><th>All</th><td colspan="3">stitched out of sample: max drawdown ${esc(o.maxDrawdownPct)} % of peak equity</td>${td(numberText(o.meanInSample))}${td(numberText(o.meanOutOfSample))}${td(o.strategyPnl)}${td(o.trades)}${td(ratio(o.efficiency))}</tr>`;
@@ -41,7 +57,9 @@ function lookaheadSection(v: LookaheadVerdict | null): string {
   const rows = v.cuts
     .map((c) => {
       const d = c.difference;
-      const what = d ? `decision ${d.index + 1} differs: whole data ${d.full ? `${utcText(d.full.ts)} ${d.full.intent}` : '(none)'}; cut data ${d.cut ? `${utcText(d.cut.ts)} ${d.cut.intent}` : '(none)'}` : 'the same';
+      const what = d
+        ? `decision ${d.index + 1} differs: whole data ${d.full ? `${utcText(d.full.ts)} ${d.full.intent}` : '(none)'}; cut data ${d.cut ? `${utcText(d.cut.ts)} ${d.cut.intent}` : '(none)'}`
+        : 'the same';
       return `<tr data-peeks="${d ? 'yes' : 'no'}"><th>${esc(utcText(c.cutMs))}</th>${td(utcText(c.untilMs))}${td(c.compared)}<td class="diff">${esc(what)}</td></tr>`;
     })
     .join('');
@@ -58,19 +76,24 @@ function heatmapTable(g: HeatmapGrid, fold: FoldResult, label: string): string {
   const colour = (v: number) => {
     const t = values.length < 2 ? 0.5 : values.indexOf(v) / (values.length - 1);
     const mix = (a: number, b: number, k: number) => Math.round(a + (b - a) * k);
-    return t < 0.5 ? `rgb(${mix(242, 255, t * 2)},${mix(54, 255, t * 2)},${mix(69, 255, t * 2)})` : `rgb(${mix(255, 8, (t - 0.5) * 2)},${mix(255, 153, (t - 0.5) * 2)},${mix(255, 129, (t - 0.5) * 2)})`;
+    return t < 0.5
+      ? `rgb(${mix(242, 255, t * 2)},${mix(54, 255, t * 2)},${mix(69, 255, t * 2)})`
+      : `rgb(${mix(255, 8, (t - 0.5) * 2)},${mix(255, 153, (t - 0.5) * 2)},${mix(255, 129, (t - 0.5) * 2)})`;
   };
   const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
   const head = `<tr><th class="corner">${esc(g.y ? `${g.y} ↓ / ${g.x} →` : `${g.x} →`)}</th>${g.xs.map((x) => `<th>${esc(show(x))}</th>`).join('')}</tr>`;
   const body = g.rows
-    .map((row, j) => `<tr><th>${esc(show(g.ys[j]))}</th>${row
-      .map((c) => {
-        if (!c) return '<td class="heat-cell empty" title="not drawn">–</td>';
-        const note = c.score.fault ? 'faulted' : !c.score.qualified ? 'too few trades' : '';
-        const style = c.score.fault ? '' : ` style="background:${colour(c.score.value)}"`;
-        return `<td class="heat-cell${note ? ' weak' : ''}"${style} data-candidate="${esc(c.candidate)}" data-value="${esc(c.score.text)}" title="${esc(`${c.candidate}: ${c.score.text}${note ? ` (${note})` : ''}`)}">${esc(c.score.text)}${note ? '*' : ''}</td>`;
-      })
-      .join('')}</tr>`)
+    .map(
+      (row, j) =>
+        `<tr><th>${esc(show(g.ys[j]))}</th>${row
+          .map((c) => {
+            if (!c) return '<td class="heat-cell empty" title="not drawn">–</td>';
+            const note = c.score.fault ? 'faulted' : !c.score.qualified ? 'too few trades' : '';
+            const style = c.score.fault ? '' : ` style="background:${colour(c.score.value)}"`;
+            return `<td class="heat-cell${note ? ' weak' : ''}"${style} data-candidate="${esc(c.candidate)}" data-value="${esc(c.score.text)}" title="${esc(`${c.candidate}: ${c.score.text}${note ? ` (${note})` : ''}`)}">${esc(c.score.text)}${note ? '*' : ''}</td>`;
+          })
+          .join('')}</tr>`,
+    )
     .join('');
   return `<figure class="heatmap" data-fold="${fold.index + 1}"><figcaption>Fold ${fold.index + 1}: ${esc(label)} over ${esc(g.x)}${g.y ? ` and ${esc(g.y)}` : ''}, in sample ${esc(periodText(fold.rungs[0]!.window.fromMs, fold.rungs[0]!.window.toMs))}</figcaption><table>${head}${body}</table></figure>`;
 }
@@ -90,10 +113,27 @@ function rankingSection(r: OptimizeResult): string {
   const params = new Map(r.candidates.map((c) => [c.id, c.params]));
   return r.folds
     .map((f, i) => {
-      const head = th(['Rank', 'Candidate', ...names, 'Rung (window)', 'Objective', 'Strategy PnL (USDT)', 'Sharpe (annualised)', 'Max drawdown (%)', 'Closing fills (count)', 'Note']);
+      const head = th([
+        'Rank',
+        'Candidate',
+        ...names,
+        'Rung (window)',
+        'Objective',
+        'Strategy PnL (USDT)',
+        'Sharpe (annualised)',
+        'Max drawdown (%)',
+        'Closing fills (count)',
+        'Note',
+      ]);
       const body = f.ranking
         .map((c) => {
-          const note = [c.candidate === f.best.candidate ? 'chosen' : '', c.score.fault ? `faulted: ${c.score.fault}` : '', !c.score.qualified ? 'too few trades' : ''].filter(Boolean).join('; ');
+          const note = [
+            c.candidate === f.best.candidate ? 'chosen' : '',
+            c.score.fault ? `faulted: ${c.score.fault}` : '',
+            !c.score.qualified ? 'too few trades' : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
           return `<tr data-candidate="${esc(c.candidate)}"${c.candidate === f.best.candidate ? ' class="chosen"' : ''}><th>${c.rank}</th>${td(c.candidate)}${names.map((n) => td(params.get(c.candidate)![n])).join('')}${td(`${c.rung + 1} (${periodText(c.window.fromMs, c.window.toMs)})`)}${td(c.score.text)}${td(c.metrics.strategyPnl)}${td(c.metrics.sharpe)}${td(c.metrics.maxDrawdownPct)}${td(c.metrics.trades)}${td(note)}</tr>`;
         })
         .join('');
@@ -119,7 +159,12 @@ export function renderOptimizeReport(r: OptimizeResult, title: string): string {
   const label = OBJECTIVE_LABELS[metric] ?? metric;
   const oos = chartPoints(r.outOfSample.equity, r.outOfSample.equity[0]?.[1]);
   const inSample = r.folds.map((f) => chartPoints(f.inSampleRun.equity, f.inSampleRun.equity[0]?.[1]));
-  const data = JSON.stringify({ oos, inSample, histogram: r.monteCarlo?.histogram ?? [], percentiles: r.monteCarlo?.runs ? r.monteCarlo.percentiles.map((p) => ({ p: p.p, pnl: Number(p.finalPnl) })) : [] }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({
+    oos,
+    inSample,
+    histogram: r.monteCarlo?.histogram ?? [],
+    percentiles: r.monteCarlo?.runs ? r.monteCarlo.percentiles.map((p) => ({ p: p.p, pnl: Number(p.finalPnl) })) : [],
+  }).replace(/</g, '\\u003c');
   const s = r.spec;
   const searchText = `${r.candidates.length} candidates (${s.search.method === 'grid' ? 'the whole grid' : `random, seed ${s.search.seed}`})${s.halving.enabled ? `, successive halving (eta ${s.halving.eta})` : ''}, ${r.folds.length} ${s.walkForward.mode} walk-forward fold${r.folds.length === 1 ? '' : 's'}, ${r.jobs} backtests`;
   return `<!doctype html>

@@ -109,8 +109,15 @@ export async function optimize(runner: JobRunner, plan: OptimizePlan): Promise<O
 
   // In sample: the rungs of every fold, batch by batch.
   const states = folds.map((fold) => ({
-    fold, budgets: rungBudgets(spec.halving, windowMs(fold.inSample)), rung: 0, alive: cands, done: false,
-    rungs: [] as FoldResult['rungs'], reached: new Map<string, CandidateRun>(), final: [] as CandidateRun[], first: new Map<string, Score>(),
+    fold,
+    budgets: rungBudgets(spec.halving, windowMs(fold.inSample)),
+    rung: 0,
+    alive: cands,
+    done: false,
+    rungs: [] as FoldResult['rungs'],
+    reached: new Map<string, CandidateRun>(),
+    final: [] as CandidateRun[],
+    first: new Map<string, Score>(),
   }));
   const maxRungs = Math.max(...states.map((s) => s.budgets.length));
   for (let step = 0; states.some((s) => !s.done); step++) {
@@ -157,16 +164,30 @@ export async function optimize(runner: JobRunner, plan: OptimizePlan): Promise<O
     plan.job(`f${pad(s.fold.index)}-out-of-sample`, chosen[i]!.params, range(s.fold.outOfSample), collect),
   ]);
   const finals = await run('chosen params in and out of sample', finalJobs);
-  const chosenRun = (r: JobResult, w: Window): ChosenRun => ({ window: w, score: score(r, spec.objective, windowMs(w)), metrics: r.metrics, equity: r.equity ?? [], tradePnls: r.tradePnls ?? [] });
+  const chosenRun = (r: JobResult, w: Window): ChosenRun => ({
+    window: w,
+    score: score(r, spec.objective, windowMs(w)),
+    metrics: r.metrics,
+    equity: r.equity ?? [],
+    tradePnls: r.tradePnls ?? [],
+  });
   const foldResults = states.map((s, i): FoldResult => {
     const inSampleRun = chosenRun(finals[2 * i]!, s.fold.inSample);
     const outOfSampleRun = chosenRun(finals[2 * i + 1]!, s.fold.outOfSample);
     const inSampleValue = perWindow(spec.objective.metric, inSampleRun.score, windowMs(s.fold.inSample));
     const outOfSampleValue = perWindow(spec.objective.metric, outOfSampleRun.score, windowMs(s.fold.outOfSample));
     return {
-      index: s.fold.index, inSample: s.fold.inSample, outOfSample: s.fold.outOfSample, rungs: s.rungs, ranking: rankFold(s.reached, cands, spec),
+      index: s.fold.index,
+      inSample: s.fold.inSample,
+      outOfSample: s.fold.outOfSample,
+      rungs: s.rungs,
+      ranking: rankFold(s.reached, cands, spec),
       heatmap: heatmapGrid(spec.params, spec.heatmap, cands, s.first, spec.objective.metric),
-      best: { candidate: chosen[i]!.id, params: chosen[i]!.params }, inSampleRun, outOfSampleRun, inSampleValue, outOfSampleValue,
+      best: { candidate: chosen[i]!.id, params: chosen[i]!.params },
+      inSampleRun,
+      outOfSampleRun,
+      inSampleValue,
+      outOfSampleValue,
       efficiency: efficiency(inSampleValue, outOfSampleValue),
     };
   });
@@ -178,15 +199,30 @@ export async function optimize(runner: JobRunner, plan: OptimizePlan): Promise<O
   let lookahead: LookaheadVerdict | null = null;
   if (spec.lookahead.enabled) {
     const params = { ...plan.baseParams, ...chosen[chosen.length - 1]!.params };
-    lookahead = await checkLookahead(runner, {
-      span: plan.span, cuts: spec.lookahead.cuts, marginMs: spec.lookahead.marginMs ?? plan.marginMs, params, ...(plan.dataFile ? { dataFile: plan.dataFile } : {}),
-      job: (id, p, r) => plan.job(id, p, r, { decisions: true }),
-      ...(plan.cutData ? { cutData: plan.cutData } : {}),
-    }, plan.onBatch?.('lookahead check'));
+    lookahead = await checkLookahead(
+      runner,
+      {
+        span: plan.span,
+        cuts: spec.lookahead.cuts,
+        marginMs: spec.lookahead.marginMs ?? plan.marginMs,
+        params,
+        ...(plan.dataFile ? { dataFile: plan.dataFile } : {}),
+        job: (id, p, r) => plan.job(id, p, r, { decisions: true }),
+        ...(plan.cutData ? { cutData: plan.cutData } : {}),
+      },
+      plan.onBatch?.('lookahead check'),
+    );
     jobCount += spec.lookahead.cuts + 1;
   }
   return {
-    spec, data: { files: plan.dataFiles, fromMs: plan.span.fromMs, toMs: plan.span.toMs }, candidates: cands, folds: foldResults, outOfSample, monteCarlo: mc, lookahead, jobs: jobCount,
+    spec,
+    data: { files: plan.dataFiles, fromMs: plan.span.fromMs, toMs: plan.span.toMs },
+    candidates: cands,
+    folds: foldResults,
+    outOfSample,
+    monteCarlo: mc,
+    lookahead,
+    jobs: jobCount,
   };
 }
 
@@ -199,7 +235,11 @@ function stripIndex<T extends { index: number }>(r: T): Omit<T, 'index'> {
 function rankFold(reached: Map<string, CandidateRun>, cands: readonly Candidate[], spec: OptimizeSpec): FoldResult['ranking'] {
   const indexOf = new Map(cands.map((c) => [c.id, c.index]));
   return [...reached.values()]
-    .sort((a, b) => b.rung - a.rung || compareScores(spec.objective.metric, { ...a.score, index: indexOf.get(a.candidate)! }, { ...b.score, index: indexOf.get(b.candidate)! }))
+    .sort(
+      (a, b) =>
+        b.rung - a.rung ||
+        compareScores(spec.objective.metric, { ...a.score, index: indexOf.get(a.candidate)! }, { ...b.score, index: indexOf.get(b.candidate)! }),
+    )
     .map((r, i) => ({ ...r, rank: i + 1 }));
 }
 
@@ -210,7 +250,12 @@ function stitched(folds: readonly FoldResult[]): OptimizeResult['outOfSample'] {
   const meanInSample = mean(folds.map((f) => f.inSampleValue));
   const meanOutOfSample = mean(folds.map((f) => f.outOfSampleValue));
   return {
-    equity, strategyPnl: strategyPnl.toString(), maxDrawdownPct: seriesDrawdownPct(equity), trades: folds.reduce((n, f) => n + f.outOfSampleRun.tradePnls.length, 0),
-    meanInSample, meanOutOfSample, efficiency: efficiency(meanInSample, meanOutOfSample),
+    equity,
+    strategyPnl: strategyPnl.toString(),
+    maxDrawdownPct: seriesDrawdownPct(equity),
+    trades: folds.reduce((n, f) => n + f.outOfSampleRun.tradePnls.length, 0),
+    meanInSample,
+    meanOutOfSample,
+    efficiency: efficiency(meanInSample, meanOutOfSample),
   };
 }

@@ -88,7 +88,8 @@ export class QueueRunner implements JobRunner {
       const backoff = { type: 'exponential', delay: this.opts.backoffMs ?? 1000 };
       await queue.addBulk(
         jobs.map((job, index) => ({
-          name: JOB_NAME, data: { batch, job },
+          name: JOB_NAME,
+          data: { batch, job },
           opts: { jobId: bullIds[index]!, attempts: this.opts.attempts ?? 3, backoff, removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED },
         })),
       );

@@ -49,8 +49,14 @@ export class QueueWorker {
       }
     };
     const worker = new Worker<QueuedJob, JobResult>(queue, take, {
-      connection: connectionOf(opts), prefix, name, concurrency: opts.concurrency ?? 1, autorun: false,
-      lockDuration: opts.lockDurationMs ?? 30_000, stalledInterval: opts.stalledIntervalMs ?? 15_000, maxStalledCount: opts.maxStalledCount ?? 2,
+      connection: connectionOf(opts),
+      prefix,
+      name,
+      concurrency: opts.concurrency ?? 1,
+      autorun: false,
+      lockDuration: opts.lockDurationMs ?? 30_000,
+      stalledInterval: opts.stalledIntervalMs ?? 15_000,
+      maxStalledCount: opts.maxStalledCount ?? 2,
     });
     worker.on('error', (err) => logger.warn({ err: err.message }, 'queue error'));
     await worker.waitUntilReady();

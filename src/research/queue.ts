@@ -45,7 +45,13 @@ export function queueNames(address: QueueAddress): { queue: string; prefix: stri
  * queue's own connections retry for ever, and cannot be closed before they have connected once).
  */
 export async function checkRedis(address: QueueAddress, timeoutMs: number): Promise<void> {
-  const redis = new Redis(address.redis, { lazyConnect: true, connectTimeout: timeoutMs, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  const redis = new Redis(address.redis, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
   // The client's own error says why (refused, unknown host, bad password); the rejection only that it closed.
   let cause: Error | undefined;
   redis.on('error', (err: Error) => (cause ??= err));

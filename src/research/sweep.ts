@@ -50,7 +50,15 @@ export async function sweepJobs(plan: SweepPlan): Promise<BacktestJob[]> {
   for (const file of plan.strategyFiles ?? []) strategyHashes[file] = await sha256File(file);
   const outDir = resolve(plan.outDir);
   return combinations(plan.spec.params).map((params, index) => ({
-    id: runDir(index), configFile, configHash, strategy: plan.spec.strategy, params, range: plan.range ?? {}, dataHashes, strategyHashes, outDir: join(outDir, runDir(index)),
+    id: runDir(index),
+    configFile,
+    configHash,
+    strategy: plan.spec.strategy,
+    params,
+    range: plan.range ?? {},
+    dataHashes,
+    strategyHashes,
+    outDir: join(outDir, runDir(index)),
   }));
 }
 
@@ -59,21 +67,46 @@ export function rankSweep(spec: SweepSpec, results: readonly JobResult[]): Sweep
   const combos = combinations(spec.params);
   return results
     .map((result, index) => ({ result, index }))
-    .sort((a, b) => Number(!!a.result.fault) - Number(!!b.result.fault) || Decimal.from(b.result.metrics.strategyPnl).cmp(Decimal.from(a.result.metrics.strategyPnl)) || a.index - b.index)
-    .map(({ result, index }, position): SweepRow => ({ rank: position + 1, params: combos[index]!, metrics: result.metrics, dir: runDir(index), ...(result.fault ? { fault: result.fault } : {}) }));
+    .sort(
+      (a, b) =>
+        Number(!!a.result.fault) - Number(!!b.result.fault) ||
+        Decimal.from(b.result.metrics.strategyPnl).cmp(Decimal.from(a.result.metrics.strategyPnl)) ||
+        a.index - b.index,
+    )
+    .map(({ result, index }, position): SweepRow => ({
+      rank: position + 1,
+      params: combos[index]!,
+      metrics: result.metrics,
+      dir: runDir(index),
+      ...(result.fault ? { fault: result.fault } : {}),
+    }));
 }
 
 /** sweep.csv: one line per run, best first. */
 export function sweepCsv(spec: SweepSpec, rows: readonly SweepRow[]): string {
   const names = Object.keys(spec.params);
   const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`;
-  return [
-    ['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir', 'fault'].join(','),
-    ...rows.map((row) => {
-      const m = row.metrics;
-      return [row.rank, ...names.map((name) => String(row.params[name])), m.strategyPnl, m.strategyReturnPct, m.buyAndHoldPnl, m.maxDrawdownPct, m.sharpe, m.fills, m.feesPaid, row.dir, row.fault ? quoted(row.fault) : ''].join(',');
-    }),
-  ].join('\n') + '\n';
+  return (
+    [
+      ['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir', 'fault'].join(','),
+      ...rows.map((row) => {
+        const m = row.metrics;
+        return [
+          row.rank,
+          ...names.map((name) => String(row.params[name])),
+          m.strategyPnl,
+          m.strategyReturnPct,
+          m.buyAndHoldPnl,
+          m.maxDrawdownPct,
+          m.sharpe,
+          m.fills,
+          m.feesPaid,
+          row.dir,
+          row.fault ? quoted(row.fault) : '',
+        ].join(',');
+      }),
+    ].join('\n') + '\n'
+  );
 }
 
 /** Runs the sweep on `runner`, writes sweep.csv in its folder and returns the ranked rows. */

@@ -46,9 +46,7 @@ export function foldShape(spanMs: number, wf: WalkForwardSpec): { inSampleMs: nu
     throw new WalkForwardError('walk-forward: give inSample and outOfSample, or folds');
   }
   if (shape.folds < 1 || shape.inSampleMs < 1 || shape.outOfSampleMs < 1) {
-    throw new WalkForwardError(
-      `walk-forward: the data spans ${spanMs} ms (${(spanMs / 86_400_000).toFixed(2)} d): too short for ${describeShape(wf)}`,
-    );
+    throw new WalkForwardError(`walk-forward: the data spans ${spanMs} ms (${(spanMs / 86_400_000).toFixed(2)} d): too short for ${describeShape(wf)}`);
   }
   return shape;
 }

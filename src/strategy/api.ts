@@ -11,7 +11,23 @@ import type { BarSeries } from './bar-history.js';
 import type { Holding, PositionHolding } from './inventory.js';
 
 export { z, Decimal, diffTargets, TIMEFRAMES, TIMEFRAME_MS, barOpenMs };
-export type { ExecutionEvent, Intent, OrderSpec, TrailingStop, Instrument, Ticker, Order, Position, Balance, RoundingMode, Bar, Timeframe, BarSeries, Holding, PositionHolding };
+export type {
+  ExecutionEvent,
+  Intent,
+  OrderSpec,
+  TrailingStop,
+  Instrument,
+  Ticker,
+  Order,
+  Position,
+  Balance,
+  RoundingMode,
+  Bar,
+  Timeframe,
+  BarSeries,
+  Holding,
+  PositionHolding,
+};
 export * from './indicators.js';
 export { decimalFromFloat, priceFromFloat } from './numbers.js';
 export { equityOf, sizeFromEquity, sizeFromQuote, sizeFromRisk } from './sizing.js';

@@ -46,7 +46,8 @@ export class BarRing {
     readonly timeframe: Timeframe,
     readonly capacity: number,
   ) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`bar history of ${symbol} ${timeframe}: capacity ${capacity} is not a whole number above 0`);
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError(`bar history of ${symbol} ${timeframe}: capacity ${capacity} is not a whole number above 0`);
     this.bars = new Array<Bar | undefined>(capacity);
     this.opens = new Float64Array(capacity);
     this.highs = new Float64Array(capacity);

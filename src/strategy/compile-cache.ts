@@ -35,10 +35,12 @@ const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
 let override: CacheFolder[] | undefined;
 
 function folders(): CacheFolder[] {
-  return override ?? [
-    { path: join(PROJECT, '.sextant-cache', 'strategies'), shared: false },
-    { path: join(tmpdir(), `sextant-strategies-${process.getuid?.() ?? 'user'}`), shared: true },
-  ];
+  return (
+    override ?? [
+      { path: join(PROJECT, '.sextant-cache', 'strategies'), shared: false },
+      { path: join(tmpdir(), `sextant-strategies-${process.getuid?.() ?? 'user'}`), shared: true },
+    ]
+  );
 }
 
 /** The folders the cache is kept in, in order (none: no cache). For tests. */
@@ -152,7 +154,15 @@ function prune(folder: string): void {
 /** Keeps `compiled` for `entry`; returns the module file, or undefined when no cache folder can be written. */
 export function storeCompiled(entry: string, compiled: Compiled): string | undefined {
   const output = `${sha256(compiled.code).slice(0, 32)}.mjs`;
-  const manifest: Manifest = { format: FORMAT, node: process.versions.node, esbuild: compilerVersion(), entry, inputs: compiled.inputs, imports: compiled.imports, output };
+  const manifest: Manifest = {
+    format: FORMAT,
+    node: process.versions.node,
+    esbuild: compilerVersion(),
+    entry,
+    inputs: compiled.inputs,
+    imports: compiled.imports,
+    output,
+  };
   for (const folder of folders()) {
     try {
       const mode = folder.shared ? 0o600 : 0o666;

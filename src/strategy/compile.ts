@@ -87,7 +87,11 @@ async function build(esbuild: Esbuild, entry: string): Promise<Compiled> {
             sourcefile: args.path,
             sourcesContent: false,
             tsconfigRaw: { compilerOptions: COMPILER_OPTIONS },
-            define: { 'import.meta.url': JSON.stringify(url), 'import.meta.filename': JSON.stringify(args.path), 'import.meta.dirname': JSON.stringify(dirname(args.path)) },
+            define: {
+              'import.meta.url': JSON.stringify(url),
+              'import.meta.filename': JSON.stringify(args.path),
+              'import.meta.dirname': JSON.stringify(dirname(args.path)),
+            },
             logLevel: 'silent',
           });
         } catch (err) {

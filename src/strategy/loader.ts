@@ -38,7 +38,8 @@ export function strategyNames(dirs: string[]): string[] {
     for (const e of entries) {
       const m = /^([A-Za-z0-9._-]+?)(\.m?ts|\.m?js)$/.exec(e.name);
       if (e.isFile() && m && !/\.d$/.test(m[1]!)) names.add(m[1]!);
-      else if (e.isDirectory() && /^[A-Za-z0-9._-]+$/.test(e.name) && CANDIDATES.some((c) => c.startsWith('/') && existsSync(resolve(dir, `${e.name}${c}`)))) names.add(e.name);
+      else if (e.isDirectory() && /^[A-Za-z0-9._-]+$/.test(e.name) && CANDIDATES.some((c) => c.startsWith('/') && existsSync(resolve(dir, `${e.name}${c}`))))
+        names.add(e.name);
     }
   }
   return [...names].sort();
@@ -67,9 +68,11 @@ export function loadStrategy(name: string, dirs: string[]): Promise<StrategyDefi
 function notFound(name: string, dirs: string[]): string {
   const found = strategyNames(dirs);
   const missing = dirs.filter((d) => !existsSync(resolve(d)));
-  return `strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}` +
+  return (
+    `strategy ${JSON.stringify(name)} not found in ${dirs.join(', ')}` +
     (missing.length ? ` (no such folder: ${missing.join(', ')})` : '') +
-    ` (looked for ${name}.ts, .mts, .js, .mjs or ${name}/index.*; ${found.length ? `found: ${found.join(', ')}` : 'no strategies there'})`;
+    ` (looked for ${name}.ts, .mts, .js, .mjs or ${name}/index.*; ${found.length ? `found: ${found.join(', ')}` : 'no strategies there'})`
+  );
 }
 
 /**

@@ -94,7 +94,10 @@ export interface StrategyChange {
   atMs?: number;
 }
 
-const NOTHING: { intents: Intent[]; stateJson: string | undefined } = Object.freeze({ intents: Object.freeze([]) as unknown as Intent[], stateJson: undefined });
+const NOTHING: { intents: Intent[]; stateJson: string | undefined } = Object.freeze({
+  intents: Object.freeze([]) as unknown as Intent[],
+  stateJson: undefined,
+});
 
 /** Where instances keep their state across restarts (the journal, in the daemon). */
 export interface StateStore {
@@ -145,15 +148,35 @@ export class StrategyRunner {
       const bars = (symbol: string, timeframe: Timeframe): BarSeries => {
         const found = series.get(symbol)?.get(timeframe);
         if (found) return found;
-        throw new Error(`bars(${symbol}, ${timeframe}): strategies[${cfg.id}] did not declare them (symbols: ${cfg.symbols.join(', ') || 'none'}; timeframes: ${timeframes.join(', ') || 'none'})`);
+        throw new Error(
+          `bars(${symbol}, ${timeframe}): strategies[${cfg.id}] did not declare them (symbols: ${cfg.symbols.join(', ') || 'none'}; timeframes: ${timeframes.join(', ') || 'none'})`,
+        );
       };
       const holding = (symbol: string) => {
         if (!cfg.symbols.includes(symbol)) throw new Error(`inventory(${symbol}): not among the symbols of strategies[${cfg.id}] (${cfg.symbols.join(', ')})`);
         return inventory.of(symbol);
       };
       this.instances.push({
-        cfg, def, errors: 0, fault: undefined, paused: false, savedState: saved ?? '{}', timeframes, lookback, series, inventory,
-        ctx: { id: cfg.id, params: parsed.data, symbols: cfg.symbols, instruments, state, log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) }, bars, inventory: holding },
+        cfg,
+        def,
+        errors: 0,
+        fault: undefined,
+        paused: false,
+        savedState: saved ?? '{}',
+        timeframes,
+        lookback,
+        series,
+        inventory,
+        ctx: {
+          id: cfg.id,
+          params: parsed.data,
+          symbols: cfg.symbols,
+          instruments,
+          state,
+          log: { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m) },
+          bars,
+          inventory: holding,
+        },
       });
     }
     if (problems.length) throw new StrategyConfigError(problems.join('\n'));
@@ -191,7 +214,13 @@ export class StrategyRunner {
   }
 
   status(): StrategyStatus[] {
-    return this.instances.map((i) => ({ id: i.cfg.id, errors: i.errors, faulted: i.fault !== undefined, ...i.fault, ...(i.paused ? { paused: true as const } : {}) }));
+    return this.instances.map((i) => ({
+      id: i.cfg.id,
+      errors: i.errors,
+      faulted: i.fault !== undefined,
+      ...i.fault,
+      ...(i.paused ? { paused: true as const } : {}),
+    }));
   }
 
   /** Each instance as configured: its strategy's name, its symbols and its params (as given, before parsing). */
@@ -267,7 +296,12 @@ export class StrategyRunner {
    * Everything strategy code does for one hook call, under the deadline when there is one: the call, its
    * intents checked and stamped with the instance id (getters run here too), its state serialised.
    */
-  private produce<A, B>(inst: Instance, fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult, arg: A, arg2: B): { intents: Intent[]; stateJson: string | undefined } {
+  private produce<A, B>(
+    inst: Instance,
+    fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult,
+    arg: A,
+    arg2: B,
+  ): { intents: Intent[]; stateJson: string | undefined } {
     const out = fn.call(inst.def, inst.ctx, arg, arg2);
     // Most calls return nothing and a backtest keeps no state: nothing is allocated for them.
     if (!this.store && (!out || (Array.isArray(out) && out.length === 0))) return NOTHING;
@@ -352,7 +386,10 @@ export class StrategyRunner {
     const route = this.routes.get(bar.symbol)?.get(bar.timeframe);
     if (!route) return;
     if (!route.ring.push(bar)) {
-      this.logger.warn({ symbol: bar.symbol, timeframe: bar.timeframe, openMs: bar.openMs, newestOpenMs: route.ring.lastOpenMs }, 'bar not newer than the history: dropped');
+      this.logger.warn(
+        { symbol: bar.symbol, timeframe: bar.timeframe, openMs: bar.openMs, newestOpenMs: route.ring.lastOpenMs },
+        'bar not newer than the history: dropped',
+      );
       return;
     }
     const takers = route.takers;
@@ -383,7 +420,8 @@ function timeframesOf(cfg: StrategyInstanceConfig, def: StrategyDefinition<unkno
     if (typeof tf !== 'string' || !isTimeframe(tf)) problems.push(`${where}: unknown timeframe ${JSON.stringify(tf)} (one of ${TIMEFRAMES.join(', ')})`);
     else if (!out.includes(tf)) out.push(tf);
   }
-  if (def.onBar && out.length === 0 && problems.length === before) problems.push(`strategies[${cfg.id}].timeframes: strategy ${def.name} has an onBar hook but no timeframes: name them in the config`);
+  if (def.onBar && out.length === 0 && problems.length === before)
+    problems.push(`strategies[${cfg.id}].timeframes: strategy ${def.name} has an onBar hook but no timeframes: name them in the config`);
   return out;
 }
 

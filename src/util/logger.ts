@@ -10,8 +10,20 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 /** Field names whose values never reach the output, at any depth we know of. */
 const SECRET_KEYS = [
-  'apiKey', 'apiSecret', 'passphrase', 'secret', 'key', 'password', 'token', 'authorization',
-  'ACCESS-SIGN', 'ACCESS-KEY', 'ACCESS-PASSPHRASE', 'access-sign', 'access-key', 'access-passphrase',
+  'apiKey',
+  'apiSecret',
+  'passphrase',
+  'secret',
+  'key',
+  'password',
+  'token',
+  'authorization',
+  'ACCESS-SIGN',
+  'ACCESS-KEY',
+  'ACCESS-PASSPHRASE',
+  'access-sign',
+  'access-key',
+  'access-passphrase',
 ];
 
 function redactPaths(): string[] {

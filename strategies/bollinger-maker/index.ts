@@ -1,5 +1,16 @@
 // Bollinger-band market making on spot bars: post-only quotes on the bands, passive, leaning on what it holds.
-import { BollingerBands, Decimal, TIMEFRAMES, defineStrategy, diffTargets, priceFromFloat, roundSize, z, type OrderSpec, type StrategyIntent } from 'sextant/strategy';
+import {
+  BollingerBands,
+  Decimal,
+  TIMEFRAMES,
+  defineStrategy,
+  diffTargets,
+  priceFromFloat,
+  roundSize,
+  z,
+  type OrderSpec,
+  type StrategyIntent,
+} from 'sextant/strategy';
 
 export default defineStrategy({
   name: 'bollinger-maker',
@@ -8,8 +19,14 @@ export default defineStrategy({
     timeframe: z.enum(TIMEFRAMES).default('1m'), // list it in the instance's `timeframes` when not 1m
     period: z.number().int().min(2).max(500).default(20),
     deviations: z.number().gt(0).max(10).default(2),
-    size: z.string().regex(/^\d+(\.\d+)?$/).default('0.01'), // of each quote, base currency
-    maxInventory: z.string().regex(/^\d+(\.\d+)?$/).default('0.03'), // base currency, bought or sold since the start
+    size: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .default('0.01'), // of each quote, base currency
+    maxInventory: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .default('0.03'), // base currency, bought or sold since the start
   }),
   timeframes: ['1m'],
   lookback: (p) => p.period,
@@ -32,7 +49,10 @@ export default defineStrategy({
     const targets: OrderSpec[] = [];
     if (held.lt(max)) targets.push({ side: 'buy', kind: 'limit', timeInForce: 'post_only', price: bid.gt(bidCap) ? bidCap : bid, size });
     if (held.neg().lt(max)) targets.push({ side: 'sell', kind: 'limit', timeInForce: 'post_only', price: ask.lt(askFloor) ? askFloor : ask, size });
-    const { cancel, place } = diffTargets(targets, u.openOrders.filter((o) => o.symbol === symbol && o.status !== 'canceling'));
+    const { cancel, place } = diffTargets(
+      targets,
+      u.openOrders.filter((o) => o.symbol === symbol && o.status !== 'canceling'),
+    );
     const out: StrategyIntent[] = cancel.length ? [{ kind: 'cancel', surface: 'spot', symbol, clientOids: cancel.map((o) => o.clientOid!) }] : [];
     return place.length ? [...out, { kind: 'place', surface: 'spot', symbol, orders: place }] : out;
   },

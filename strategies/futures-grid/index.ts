@@ -13,7 +13,10 @@ export default defineStrategy({
     /** Distance between levels, in basis points of the centre. */
     stepBps: z.number().int().min(1).max(1000).default(20),
     /** Size per level (base currency). */
-    size: z.string().regex(/^\d+(\.\d+)?$/).default('0.01'),
+    size: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .default('0.01'),
     /** The stop-loss sits this many steps below the lowest level. */
     stopLossSteps: z.number().int().min(1).max(20).default(2),
     /** A trailing stop this many basis points of the centre behind the best price since the long opened; absent: none. */
@@ -43,7 +46,10 @@ export default defineStrategy({
     const atLeastTick = (x: Decimal) => (x.lt(tick) ? tick : x);
     const stopLoss = roundPrice(centre.mul(one.sub(step.mul(Decimal.fromInt(ctx.params.levels + ctx.params.stopLossSteps)))), inst, 'down');
     const trailing = ctx.params.trailBps
-      ? { distance: atLeastTick(roundPrice(centre.mul(bps(ctx.params.trailBps)), inst, 'down')), step: atLeastTick(roundPrice(centre.mul(bps(ctx.params.trailStepBps)), inst, 'down')) }
+      ? {
+          distance: atLeastTick(roundPrice(centre.mul(bps(ctx.params.trailBps)), inst, 'down')),
+          step: atLeastTick(roundPrice(centre.mul(bps(ctx.params.trailStepBps)), inst, 'down')),
+        }
       : null;
     // A fill is seen at once (its order leaves our orders), the position it makes only at the next positions poll:
     // until that shows a change (or 15 s pass), nothing new is placed, so a filled level is not bought again and
@@ -97,7 +103,15 @@ export default defineStrategy({
       const uncovered = roundSize(held.sub(covered), inst);
       if (uncovered.gt(Decimal.ZERO)) {
         const tp = roundPrice(long.entryPrice.mul(one.add(step)), inst, 'up');
-        targets.push({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: tp.gt(last) ? tp : roundPrice(last.mul(one.add(step)), inst, 'up'), size: uncovered, positionSide: 'long', reduceOnly: true });
+        targets.push({
+          side: 'sell',
+          kind: 'limit',
+          timeInForce: 'gtc',
+          price: tp.gt(last) ? tp : roundPrice(last.mul(one.add(step)), inst, 'up'),
+          size: uncovered,
+          positionSide: 'long',
+          reduceOnly: true,
+        });
       }
     }
     const { cancel, place } = diffTargets(targets, open);

@@ -6,9 +6,15 @@ export default defineStrategy({
   description: 'Buys `quoteAmount` worth of the base currency at market each time its `buy` schedule fires.',
   params: z.strictObject({
     /** Quote currency spent per purchase. */
-    quoteAmount: z.string().regex(/^\d+(\.\d+)?$/).default('50'),
+    quoteAmount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .default('50'),
     /** Skip a purchase when the last price is above this (optional ceiling). */
-    maxPrice: z.string().regex(/^\d+(\.\d+)?$/).optional(),
+    maxPrice: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .optional(),
   }),
 
   onMarket(ctx, u) {

@@ -9,7 +9,10 @@ export default defineStrategy({
     .strictObject({
       fast: z.number().int().min(2).default(10),
       slow: z.number().int().min(3).default(30),
-      size: z.string().regex(/^\d+(\.\d+)?$/).default('0.01'),
+      size: z
+        .string()
+        .regex(/^\d+(\.\d+)?$/)
+        .default('0.01'),
       stopLossBps: z.number().int().min(1).max(5000).default(150),
       takeProfitBps: z.number().int().min(1).max(5000).default(300),
     })
@@ -37,11 +40,30 @@ export default defineStrategy({
       const bp = (n: number) => Decimal.fromInt(n).div(Decimal.fromInt(10_000), 12);
       const one = Decimal.fromInt(1);
       out.push({ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size, positionSide: 'long' }] });
-      out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size, triggerPrice: roundPrice(last.mul(one.sub(bp(ctx.params.stopLossBps))), inst, 'down') });
-      out.push({ kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size, triggerPrice: roundPrice(last.mul(one.add(bp(ctx.params.takeProfitBps))), inst, 'up') });
+      out.push({
+        kind: 'place-trigger',
+        symbol,
+        positionSide: 'long',
+        reduceOnly: true,
+        size,
+        triggerPrice: roundPrice(last.mul(one.sub(bp(ctx.params.stopLossBps))), inst, 'down'),
+      });
+      out.push({
+        kind: 'place-trigger',
+        symbol,
+        positionSide: 'long',
+        reduceOnly: true,
+        size,
+        triggerPrice: roundPrice(last.mul(one.add(bp(ctx.params.takeProfitBps))), inst, 'up'),
+      });
       ctx.state.triggers = [];
     } else if (!above && wasAbove === true && long) {
-      out.push({ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'sell', kind: 'market', timeInForce: 'ioc', size: long.size, positionSide: 'long', reduceOnly: true }] });
+      out.push({
+        kind: 'place',
+        surface: 'futures',
+        symbol,
+        orders: [{ side: 'sell', kind: 'market', timeInForce: 'ioc', size: long.size, positionSide: 'long', reduceOnly: true }],
+      });
       for (const id of (ctx.state.triggers as string[] | undefined) ?? []) out.push({ kind: 'cancel-trigger', symbol, orderId: id });
       ctx.state.triggers = [];
     }

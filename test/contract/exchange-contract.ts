@@ -171,7 +171,11 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       ];
       for (const [req, category] of cases) {
         const [r] = await c.placeOrders('spot', SPOT, [req]);
-        expect({ clientOid: req.clientOid, outcome: r!.outcome, category: 'error' in r! ? r.error.category : undefined }).toEqual({ clientOid: req.clientOid, outcome: 'rejected', category });
+        expect({ clientOid: req.clientOid, outcome: r!.outcome, category: 'error' in r! ? r.error.category : undefined }).toEqual({
+          clientOid: req.clientOid,
+          outcome: 'rejected',
+          category,
+        });
       }
     });
 
@@ -201,21 +205,36 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
 
     it('futures: open long at market, then closes: larger than the position refused, exact close accepted', async () => {
       const size = '0.5';
-      const [r] = await c.placeOrders('futures', FUT, [{ clientOid: oid('ol'), side: 'buy', kind: 'market', timeInForce: 'ioc', size: d(size), positionSide: 'long' }]);
+      const [r] = await c.placeOrders('futures', FUT, [
+        { clientOid: oid('ol'), side: 'buy', kind: 'market', timeInForce: 'ioc', size: d(size), positionSide: 'long' },
+      ]);
       accepted(r!);
       const [pos] = await c.positions(FUT);
       expect(pos).toMatchObject({ symbol: FUT, side: 'long' });
       expect(pos!.size.eq(d(size))).toBe(true);
       const t = await futTicker();
       expect(pos!.entryPrice!.gt(t.last!.mul(d('0.9')))).toBe(true);
-      const tooBig = await c.placeOrders('futures', FUT, [{ clientOid: oid('cl'), side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.6'), positionSide: 'long', reduceOnly: true }]);
+      const tooBig = await c.placeOrders('futures', FUT, [
+        { clientOid: oid('cl'), side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.6'), positionSide: 'long', reduceOnly: true },
+      ]);
       expect(tooBig[0]!.outcome).toBe('rejected');
       const collateral0 = (await c.balances('futures'))[0]!.total;
-      accepted((await c.placeOrders('futures', FUT, [{ clientOid: oid('cl'), side: 'sell', kind: 'market', timeInForce: 'ioc', size: d(size), positionSide: 'long', reduceOnly: true }]))[0]!);
+      accepted(
+        (
+          await c.placeOrders('futures', FUT, [
+            { clientOid: oid('cl'), side: 'sell', kind: 'market', timeInForce: 'ioc', size: d(size), positionSide: 'long', reduceOnly: true },
+          ])
+        )[0]!,
+      );
       expect(await c.positions(FUT)).toEqual([]);
       const collateral1 = (await c.balances('futures'))[0]!.total;
       // Realised PnL and the closing fee moved the collateral; a round trip of 0.5 ETH cannot move it by 5 %.
-      expect(collateral1.sub(collateral0).abs().lt(collateral0.mul(d('0.05')))).toBe(true);
+      expect(
+        collateral1
+          .sub(collateral0)
+          .abs()
+          .lt(collateral0.mul(d('0.05'))),
+      ).toBe(true);
       expect(collateral1.eq(collateral0)).toBe(false);
     });
 
@@ -244,7 +263,16 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(filled.eq(size)).toBe(true);
       for (const lookup of [{ orderId: mid }, { clientOid: mkt.clientOid }]) {
         const o = (await c.order('futures', FUT, lookup))!;
-        expect(o).toMatchObject({ orderId: mid, clientOid: mkt.clientOid, status: 'filled', kind: 'market', price: null, side: 'buy', positionSide: 'long', reduceOnly: false });
+        expect(o).toMatchObject({
+          orderId: mid,
+          clientOid: mkt.clientOid,
+          status: 'filled',
+          kind: 'market',
+          price: null,
+          side: 'buy',
+          positionSide: 'long',
+          reduceOnly: false,
+        });
         expect(o.filledSize.eq(size)).toBe(true);
         expect(o.avgFillPrice!.eq(value.div(size, 12))).toBe(true);
         expect(o.fee!.eq(fee)).toBe(true);
@@ -259,7 +287,13 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(await c.order('futures', FUT, { orderId: '600000000000999999' })).toBeNull();
       expect(await c.order('futures', FUT, { clientOid: 'ct_never_sent' })).toBeNull();
       // Flat again for the tests after this one.
-      accepted((await c.placeOrders('futures', FUT, [{ clientOid: oid('fc'), side: 'sell', kind: 'market', timeInForce: 'ioc', size, positionSide: 'long', reduceOnly: true }]))[0]!);
+      accepted(
+        (
+          await c.placeOrders('futures', FUT, [
+            { clientOid: oid('fc'), side: 'sell', kind: 'market', timeInForce: 'ioc', size, positionSide: 'long', reduceOnly: true },
+          ])
+        )[0]!,
+      );
       expect(await c.positions(FUT)).toEqual([]);
     });
 
@@ -271,7 +305,13 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(res.map((x) => x.outcome)).toEqual(['accepted', 'rejected']);
       expect(res[1]!.clientOid).toBe(offTick.clientOid);
       const open = await c.openOrders('futures', FUT);
-      expect(open.find((o) => o.clientOid === good.clientOid)).toMatchObject({ status: 'open', side: 'buy', positionSide: 'long', reduceOnly: false, timeInForce: 'gtc' });
+      expect(open.find((o) => o.clientOid === good.clientOid)).toMatchObject({
+        status: 'open',
+        side: 'buy',
+        positionSide: 'long',
+        reduceOnly: false,
+        timeInForce: 'gtc',
+      });
       expect((await c.order('futures', FUT, { clientOid: good.clientOid }))!.orderId).toBe(accepted(res[0]!));
     });
 
@@ -285,7 +325,13 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
 
     it('futures: cancel-all cancels the open orders of the contract', async () => {
       const t = await futTicker();
-      (await c.placeOrders('futures', FUT, [1, 2, 3].map(() => limit('sell', above(t.last!, 3, futInst), '0.01', { positionSide: 'short' })))).forEach(accepted);
+      (
+        await c.placeOrders(
+          'futures',
+          FUT,
+          [1, 2, 3].map(() => limit('sell', above(t.last!, 3, futInst), '0.01', { positionSide: 'short' })),
+        )
+      ).forEach(accepted);
       const out = await c.cancelAll('futures', FUT);
       expect(out.filter((x) => x.outcome === 'accepted').length).toBeGreaterThanOrEqual(3);
       expect((await c.openOrders('futures', FUT)).filter((o) => o.status === 'open')).toEqual([]);
@@ -295,7 +341,15 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
 
     it('futures: a trigger order waits untriggered, and cancels before it fires', async () => {
       const t = await futTicker();
-      const r = await c.placeTrigger({ symbol: FUT, clientOid: oid('tr'), positionSide: 'long', reduceOnly: false, size: d('0.01'), triggerPrice: above(t.last!, 4, futInst), executePrice: above(t.last!, 4, futInst) });
+      const r = await c.placeTrigger({
+        symbol: FUT,
+        clientOid: oid('tr'),
+        positionSide: 'long',
+        reduceOnly: false,
+        size: d('0.01'),
+        triggerPrice: above(t.last!, 4, futInst),
+        executePrice: above(t.last!, 4, futInst),
+      });
       const id = accepted(r);
       expect((await c.openOrders('futures', FUT)).find((o) => o.orderId === id)).toMatchObject({ status: 'untriggered' });
       expect((await c.cancelTrigger(FUT, id)).outcome).toBe('accepted');
@@ -307,7 +361,9 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
     it('futures: a trigger fires when the price crosses it, then trades at market', async () => {
       const t = await futTicker();
       const trigger = above(t.last!, 1, futInst);
-      const id = accepted(await c.placeTrigger({ symbol: FUT, clientOid: oid('tf'), positionSide: 'short', reduceOnly: false, size: d('0.02'), triggerPrice: trigger }));
+      const id = accepted(
+        await c.placeTrigger({ symbol: FUT, clientOid: oid('tf'), positionSide: 'short', reduceOnly: false, size: d('0.02'), triggerPrice: trigger }),
+      );
       const ticks = Number(t.last!.mul(d('0.02')).div(futInst.tickSize, 0).toUnits(0));
       await face.shift(FUT, ticks);
       await face.advance(200);
@@ -329,7 +385,10 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
     });
 
     it('depth: 15 levels a side by default, 200 on request, one tick apart from the top of the book; other gears refused', async () => {
-      for (const [symbol, inst] of [[SPOT, spotInst], [FUT, futInst]] as const) {
+      for (const [symbol, inst] of [
+        [SPOT, spotInst],
+        [FUT, futInst],
+      ] as const) {
         const book = await c.depth(symbol);
         expect([book.symbol, book.bids.length, book.asks.length]).toEqual([symbol, 15, 15]);
         expect(book.bids[0]!.price.lt(book.asks[0]!.price)).toBe(true);
@@ -378,10 +437,13 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect(days).toHaveLength(5);
       consecutive(days, TIMEFRAME_MS['1d']);
       await expect(c.historyCandles(FUT, '1m', { ...window, limit: 101 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F11' });
-      await expect(c.historyCandles(SPOT, '1m', window)).rejects.toMatchObject({ category: 'bad-request', message: expect.stringContaining('spot has no history candles in v2') });
+      await expect(c.historyCandles(SPOT, '1m', window)).rejects.toMatchObject({
+        category: 'bad-request',
+        message: expect.stringContaining('spot has no history candles in v2'),
+      });
     });
 
-    it('funding: every contract\'s current rate on a 480-minute cycle, the next settlement within a cycle, settled rates newest first', async () => {
+    it("funding: every contract's current rate on a 480-minute cycle, the next settlement within a cycle, settled rates newest first", async () => {
       const rates = await c.fundingRates();
       expect(rates.map((r) => r.symbol).sort()).toEqual((await c.instruments('futures')).map((i) => i.symbol).sort());
       for (const r of rates) {
@@ -406,34 +468,80 @@ export function describeExchangeContract(name: string, make: () => Promise<Face>
       expect([mark.symbol, mark.kind, index.kind]).toEqual([FUT, 'mark', 'index']);
       expect(mark.price.isMultipleOf(futInst.tickSize)).toBe(true);
       expect(index.price.isMultipleOf(futInst.tickSize)).toBe(true);
-      expect(mark.price.sub(index.price).abs().lt(mark.price.mul(d('0.01')))).toBe(true);
+      expect(
+        mark.price
+          .sub(index.price)
+          .abs()
+          .lt(mark.price.mul(d('0.01'))),
+      ).toBe(true);
     });
 
     it('trigger orders: F21 lists the untriggered ones with their trigger price; F22 the final ones, newest first, fired ones with their time', async () => {
       const t = await futTicker();
       const up = above(t.last!, 4, futInst);
       const down = below(t.last!, 4, futInst);
-      const limitReq = { symbol: FUT, clientOid: oid('tl'), positionSide: 'long' as const, reduceOnly: false, size: d('0.01'), triggerPrice: up, executePrice: up };
+      const limitReq = {
+        symbol: FUT,
+        clientOid: oid('tl'),
+        positionSide: 'long' as const,
+        reduceOnly: false,
+        size: d('0.01'),
+        triggerPrice: up,
+        executePrice: up,
+      };
       const lid = accepted(await c.placeTrigger(limitReq));
-      const mid = accepted(await c.placeTrigger({ symbol: FUT, clientOid: oid('tm'), positionSide: 'short', reduceOnly: false, size: d('0.01'), triggerPrice: down }));
+      const mid = accepted(
+        await c.placeTrigger({ symbol: FUT, clientOid: oid('tm'), positionSide: 'short', reduceOnly: false, size: d('0.01'), triggerPrice: down }),
+      );
       expect(BigInt(lid) > 2n ** 53n).toBe(true);
       const listed = await c.triggerOrders(FUT);
       const l = listed.find((o) => o.orderId === lid)!;
-      expect(l).toMatchObject({ symbol: FUT, clientOid: limitReq.clientOid, status: 'untriggered', rawStatus: '0', rawType: '1', side: 'buy', positionSide: 'long', reduceOnly: false, kind: 'limit', timeInForce: 'gtc', triggeredAtMs: null });
+      expect(l).toMatchObject({
+        symbol: FUT,
+        clientOid: limitReq.clientOid,
+        status: 'untriggered',
+        rawStatus: '0',
+        rawType: '1',
+        side: 'buy',
+        positionSide: 'long',
+        reduceOnly: false,
+        kind: 'limit',
+        timeInForce: 'gtc',
+        triggeredAtMs: null,
+      });
       expect([l.triggerPrice!.eq(up), l.price!.eq(up), l.size.eq(d('0.01')), l.filledSize.isZero()]).toEqual([true, true, true, true]);
-      expect(listed.find((o) => o.orderId === mid)).toMatchObject({ status: 'untriggered', rawType: '2', side: 'sell', kind: 'market', price: null, timeInForce: 'ioc' });
+      expect(listed.find((o) => o.orderId === mid)).toMatchObject({
+        status: 'untriggered',
+        rawType: '2',
+        side: 'sell',
+        kind: 'market',
+        price: null,
+        timeInForce: 'ioc',
+      });
       expect((await c.triggerOrders()).map((o) => o.orderId)).toEqual(expect.arrayContaining([lid, mid]));
       // Resting orders are not trigger orders.
       expect(listed.every((o) => o.triggerPrice !== null)).toBe(true);
 
       expect((await c.cancelTrigger(FUT, lid)).outcome).toBe('accepted');
-      const fired = accepted(await c.placeTrigger({ symbol: FUT, clientOid: oid('tf'), positionSide: 'short', reduceOnly: false, size: d('0.01'), triggerPrice: above(t.last!, 1, futInst) }));
+      const fired = accepted(
+        await c.placeTrigger({
+          symbol: FUT,
+          clientOid: oid('tf'),
+          positionSide: 'short',
+          reduceOnly: false,
+          size: d('0.01'),
+          triggerPrice: above(t.last!, 1, futInst),
+        }),
+      );
       await face.shift(FUT, Number(t.last!.mul(d('0.02')).div(futInst.tickSize, 0).toUnits(0)));
       await face.advance(200);
       expect((await c.triggerOrders(FUT)).map((o) => o.orderId)).toEqual([mid]);
 
       const history = await c.triggerOrderHistory(FUT);
-      expect(history.slice(0, 2).map((o) => [o.orderId, o.status, o.rawStatus])).toEqual([[fired, 'filled', '2'], [lid, 'canceled', '-1']]);
+      expect(history.slice(0, 2).map((o) => [o.orderId, o.status, o.rawStatus])).toEqual([
+        [fired, 'filled', '2'],
+        [lid, 'canceled', '-1'],
+      ]);
       expect(history[0]!.triggeredAtMs).toBeGreaterThanOrEqual(history[0]!.createdAtMs!);
       expect(history[0]!.filledSize.eq(d('0.01'))).toBe(true);
       expect(history[1]!.triggeredAtMs).toBeNull();

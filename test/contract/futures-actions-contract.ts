@@ -36,13 +36,21 @@ export function describeFuturesActionsContract(name: string, make: () => Promise
 
     const last = async () => (await c.ticker(FUT)).last!;
     const off = (p: Decimal, pct: number) => p.mul(d(String(1 + pct / 100))).roundToStep(inst.tickSize, pct < 0 ? 'down' : 'up');
-    const market = (side: 'buy' | 'sell', size: string, positionSide: 'long' | 'short', reduceOnly = false): OrderRequest => ({ clientOid: oid('m'), side, kind: 'market', timeInForce: 'ioc', size: d(size), positionSide, reduceOnly });
+    const market = (side: 'buy' | 'sell', size: string, positionSide: 'long' | 'short', reduceOnly = false): OrderRequest => ({
+      clientOid: oid('m'),
+      side,
+      kind: 'market',
+      timeInForce: 'ioc',
+      size: d(size),
+      positionSide,
+      reduceOnly,
+    });
     const long = async (): Promise<Position | undefined> => (await c.allPositions()).find((p) => p.symbol === FUT && p.side === 'long');
 
     it('F25 places one order; F29 lists the position with its id, margin, PnL and liquidation price, as F4 does', async () => {
       const id = accepted(await c.placeOrder(FUT, market('buy', '0.5', 'long')));
       expect(BigInt(id) > 2n ** 53n).toBe(true);
-      expect((await c.order('futures', FUT, { orderId: id }))).toMatchObject({ status: 'filled', side: 'buy', positionSide: 'long', reduceOnly: false });
+      expect(await c.order('futures', FUT, { orderId: id })).toMatchObject({ status: 'filled', side: 'buy', positionSide: 'long', reduceOnly: false });
       const p = (await long())!;
       expect(p.size.eq(d('0.5'))).toBe(true);
       expect(p.positionId).toMatch(/^\d+$/);
@@ -52,19 +60,46 @@ export function describeFuturesActionsContract(name: string, make: () => Promise
       // A small long on ample collateral is at low risk: no liquidation price, or one far under the market.
       if (p.liquidationPrice) expect(p.liquidationPrice.lt((await last()).mul(d('0.5')))).toBe(true);
       const [single] = await c.positions(FUT);
-      expect([single!.positionId, String(single!.size), String(single!.margin), String(single!.openValue)]).toEqual([p.positionId, String(p.size), String(p.margin), String(p.openValue)]);
+      expect([single!.positionId, String(single!.size), String(single!.margin), String(single!.openValue)]).toEqual([
+        p.positionId,
+        String(p.size),
+        String(p.margin),
+        String(p.openValue),
+      ]);
     });
 
     it('F23 places a take-profit and a stop-loss on the long; F21 lists them as close-long trigger orders; F24 moves one in place', async () => {
       const price = await last();
-      const tp = accepted(await c.placeTpSl({ symbol: FUT, clientOid: oid('tp'), role: 'take-profit', positionSide: 'long', size: d('0.5'), triggerPrice: off(price, 5) }));
-      const sl = accepted(await c.placeTpSl({ symbol: FUT, clientOid: oid('sl'), role: 'stop-loss', positionSide: 'long', size: d('0.5'), triggerPrice: off(price, -5), executePrice: off(price, -6) }));
+      const tp = accepted(
+        await c.placeTpSl({ symbol: FUT, clientOid: oid('tp'), role: 'take-profit', positionSide: 'long', size: d('0.5'), triggerPrice: off(price, 5) }),
+      );
+      const sl = accepted(
+        await c.placeTpSl({
+          symbol: FUT,
+          clientOid: oid('sl'),
+          role: 'stop-loss',
+          positionSide: 'long',
+          size: d('0.5'),
+          triggerPrice: off(price, -5),
+          executePrice: off(price, -6),
+        }),
+      );
       const listed = await c.triggerOrders(FUT);
-      expect(listed.find((o) => o.orderId === tp)).toMatchObject({ status: 'untriggered', rawType: '3', side: 'sell', positionSide: 'long', reduceOnly: true, kind: 'market' });
+      expect(listed.find((o) => o.orderId === tp)).toMatchObject({
+        status: 'untriggered',
+        rawType: '3',
+        side: 'sell',
+        positionSide: 'long',
+        reduceOnly: true,
+        kind: 'market',
+      });
       expect(listed.find((o) => o.orderId === sl)).toMatchObject({ status: 'untriggered', rawType: '3', kind: 'limit' });
       expect(listed.find((o) => o.orderId === tp)!.triggerPrice!.eq(off(price, 5))).toBe(true);
 
-      expect(await c.modifyTpSl({ symbol: FUT, orderId: tp, triggerPrice: off(price, 8), triggerPriceType: 'mark' })).toMatchObject({ outcome: 'accepted', orderId: tp });
+      expect(await c.modifyTpSl({ symbol: FUT, orderId: tp, triggerPrice: off(price, 8), triggerPriceType: 'mark' })).toMatchObject({
+        outcome: 'accepted',
+        orderId: tp,
+      });
       const moved = (await c.triggerOrders(FUT)).find((o) => o.orderId === tp)!;
       expect([moved.status, moved.triggerPrice!.eq(off(price, 8))]).toEqual(['untriggered', true]);
       const unknown = await c.modifyTpSl({ symbol: FUT, orderId: '600000000000999999', triggerPrice: off(price, 8) });
@@ -72,13 +107,28 @@ export function describeFuturesActionsContract(name: string, make: () => Promise
     });
 
     it('F23 refuses a take-profit of a side with no position', async () => {
-      const r = await c.placeTpSl({ symbol: FUT, clientOid: oid('tpx'), role: 'take-profit', positionSide: 'short', size: d('0.1'), triggerPrice: off(await last(), -5) });
+      const r = await c.placeTpSl({
+        symbol: FUT,
+        clientOid: oid('tpx'),
+        role: 'take-profit',
+        positionSide: 'short',
+        size: d('0.1'),
+        triggerPrice: off(await last(), -5),
+      });
       expect(r.outcome).toBe('rejected');
     });
 
     it('F28 plan cancels every trigger order of the contract (TP/SL included); normal cancels the resting orders only', async () => {
       const price = await last();
-      const rest = [1, 2].map(() => ({ clientOid: oid('r'), side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: off(price, -3), size: d('0.01'), positionSide: 'long' as const }));
+      const rest = [1, 2].map(() => ({
+        clientOid: oid('r'),
+        side: 'buy' as const,
+        kind: 'limit' as const,
+        timeInForce: 'gtc' as const,
+        price: off(price, -3),
+        size: d('0.01'),
+        positionSide: 'long' as const,
+      }));
       const ids = await Promise.all(rest.map(async (o) => accepted(await c.placeOrder(FUT, o))));
       const plan = await c.cancelAllFutures('plan', FUT);
       expect(plan.length).toBe(2);
@@ -91,7 +141,15 @@ export function describeFuturesActionsContract(name: string, make: () => Promise
     });
 
     it('F26 cancels one order by client id or by id, without its symbol; a second cancel is not-found', async () => {
-      const req = { clientOid: oid('c'), side: 'sell' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: off(await last(), 3), size: d('0.01'), positionSide: 'short' as const };
+      const req = {
+        clientOid: oid('c'),
+        side: 'sell' as const,
+        kind: 'limit' as const,
+        timeInForce: 'gtc' as const,
+        price: off(await last(), 3),
+        size: d('0.01'),
+        positionSide: 'short' as const,
+      };
       const id = accepted(await c.placeOrder(FUT, req));
       expect(await c.cancelOrder({ clientOid: req.clientOid })).toMatchObject({ outcome: 'accepted', clientOid: req.clientOid, orderId: id });
       expect((await c.order('futures', FUT, { orderId: id }))!.status).toBe('canceled');
@@ -103,7 +161,12 @@ export function describeFuturesActionsContract(name: string, make: () => Promise
       accepted(await c.placeOrder(FUT, market('sell', '0.2', 'short')));
       const before = await c.allPositions();
       const results = await c.closePositions(FUT);
-      expect(results.map((r) => r.positionId).sort()).toEqual(before.filter((p) => p.symbol === FUT).map((p) => p.positionId).sort());
+      expect(results.map((r) => r.positionId).sort()).toEqual(
+        before
+          .filter((p) => p.symbol === FUT)
+          .map((p) => p.positionId)
+          .sort(),
+      );
       for (const r of results) {
         expect([r.ok, r.error]).toEqual([true, null]);
         expect(await c.order('futures', FUT, { orderId: r.orderId! })).toMatchObject({ status: 'filled', reduceOnly: true, kind: 'market' });

@@ -21,10 +21,32 @@ const asRead = (row: JournalOrder | undefined) => (row ? { ...row, role: row.rol
 /** A row with every optional field set: what must come back exactly. */
 const full = (clientOid: string, over: Partial<JournalOrder> = {}): JournalOrder =>
   journalRow(clientOid, {
-    strategyId: 'mm', intentId: 7, surface: 'futures', symbol: 'cmt_btcusdt', side: 'sell', kind: 'market', timeInForce: 'ioc', price: null, size: '0.015',
-    positionSide: 'long', reduceOnly: true, isTrigger: true, triggerPrice: '91000.5', orderId: '987654321987654321987', state: 'untriggered', filledSize: '0.005',
-    avgPrice: '90999.9', fee: '0.0012', createdAtMs: 1_700_000_000_123, updatedAtMs: 1_700_000_000_456, seenAtMs: 1_700_000_000_400, absentChecks: 2,
-    absentSinceMs: 1_700_000_000_300, lastError: 'ExchangeError timeout', role: 'stop-loss', ...over,
+    strategyId: 'mm',
+    intentId: 7,
+    surface: 'futures',
+    symbol: 'cmt_btcusdt',
+    side: 'sell',
+    kind: 'market',
+    timeInForce: 'ioc',
+    price: null,
+    size: '0.015',
+    positionSide: 'long',
+    reduceOnly: true,
+    isTrigger: true,
+    triggerPrice: '91000.5',
+    orderId: '987654321987654321987',
+    state: 'untriggered',
+    filledSize: '0.005',
+    avgPrice: '90999.9',
+    fee: '0.0012',
+    createdAtMs: 1_700_000_000_123,
+    updatedAtMs: 1_700_000_000_456,
+    seenAtMs: 1_700_000_000_400,
+    absentChecks: 2,
+    absentSinceMs: 1_700_000_000_300,
+    lastError: 'ExchangeError timeout',
+    role: 'stop-loss',
+    ...over,
   });
 
 export function describeJournalContract(name: string, subject: JournalSubject): void {
@@ -74,9 +96,20 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       j.updateOrder('a', { lastError: 'cancel refused' }, 'cancel not confirmed', 30);
       expect(j.order('a')).toMatchObject({ state: 'open', updatedAtMs: 30, lastError: 'cancel refused' });
       j.updateOrder('a', { state: 'filled', filledSize: '1', avgPrice: '1', fee: '0.001' }, 'venue says filled', 40);
-      expect(asRead(j.order('a'))).toEqual(asRead(journalRow('a', {
-        createdAtMs: 10, updatedAtMs: 40, state: 'filled', orderId: '700000000000000001', filledSize: '1', avgPrice: '1', fee: '0.001', lastError: 'cancel refused',
-      })));
+      expect(asRead(j.order('a'))).toEqual(
+        asRead(
+          journalRow('a', {
+            createdAtMs: 10,
+            updatedAtMs: 40,
+            state: 'filled',
+            orderId: '700000000000000001',
+            filledSize: '1',
+            avgPrice: '1',
+            fee: '0.001',
+            lastError: 'cancel refused',
+          }),
+        ),
+      );
       expect(j.history('a')).toEqual([
         { event: 'written', state: 'sending', atMs: 10 },
         { event: 'accepted', state: 'open', atMs: 20 },
@@ -89,13 +122,21 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
     it('lists the orders not final, oldest first (then by client id); a final one leaves, one made active again returns', () => {
       const j = open();
       j.insertOrders([
-        journalRow('c', { createdAtMs: 5 }), journalRow('b', { createdAtMs: 5, state: 'open' }), journalRow('a', { createdAtMs: 9, state: 'lost' }),
-        journalRow('z', { createdAtMs: 1, state: 'filled' }), journalRow('y', { createdAtMs: 2, state: 'unknown' }),
+        journalRow('c', { createdAtMs: 5 }),
+        journalRow('b', { createdAtMs: 5, state: 'open' }),
+        journalRow('a', { createdAtMs: 9, state: 'lost' }),
+        journalRow('z', { createdAtMs: 1, state: 'filled' }),
+        journalRow('y', { createdAtMs: 2, state: 'unknown' }),
       ]);
       expect(j.activeOrders().map((r) => r.clientOid)).toEqual(['y', 'b', 'c', 'a']);
       j.updateOrder('b', { state: 'canceled' }, 'canceled', 10);
       j.updateOrder('z', { state: 'canceling' }, 'cancel outcome to resolve', 11);
-      expect(j.activeOrders().map((r) => [r.clientOid, r.state])).toEqual([['z', 'canceling'], ['y', 'unknown'], ['c', 'sending'], ['a', 'lost']]);
+      expect(j.activeOrders().map((r) => [r.clientOid, r.state])).toEqual([
+        ['z', 'canceling'],
+        ['y', 'unknown'],
+        ['c', 'sending'],
+        ['a', 'lost'],
+      ]);
       expect(j.allOrders().map((r) => r.clientOid)).toEqual(['z', 'y', 'b', 'c', 'a']);
       expect(j.countByState()).toEqual({ canceling: 1, unknown: 1, canceled: 1, sending: 1, lost: 1 });
       j.close();
@@ -115,7 +156,10 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
 
     it('finds an order by venue id: the active one first, then the newest (a replaced venue numbers from 1 again)', () => {
       const j = open();
-      j.insertOrders([journalRow('old', { createdAtMs: 1, orderId: '7', state: 'open' }), journalRow('older', { createdAtMs: 0, orderId: '7', state: 'canceled' })]);
+      j.insertOrders([
+        journalRow('old', { createdAtMs: 1, orderId: '7', state: 'open' }),
+        journalRow('older', { createdAtMs: 0, orderId: '7', state: 'canceled' }),
+      ]);
       j.insertOrders([journalRow('new', { createdAtMs: 5, orderId: '7', state: 'filled' })]);
       expect(j.orderByOrderId('7')!.clientOid).toBe('old');
       j.updateOrder('old', { state: 'vanished' }, 'vanished', 6);
@@ -161,16 +205,38 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       j.close();
     });
 
-    it('lists fills oldest first with their orders\' strategy, symbol and side; of one strategy; the latest few', () => {
+    it("lists fills oldest first with their orders' strategy, symbol and side; of one strategy; the latest few", () => {
       const j = open();
-      j.insertOrders([journalRow('a', { strategyId: 'mm', symbol: 'BTCUSDT', side: 'buy' }), journalRow('b', { strategyId: 'dca', symbol: 'ETHUSDT', side: 'sell' })]);
-      const fill = (clientOid: string, fillId: string, atMs: number) => ({ clientOid, orderId: '700000000000000000123', fillId, price: '100.5', size: '0.25', fee: '0.01', atMs });
+      j.insertOrders([
+        journalRow('a', { strategyId: 'mm', symbol: 'BTCUSDT', side: 'buy' }),
+        journalRow('b', { strategyId: 'dca', symbol: 'ETHUSDT', side: 'sell' }),
+      ]);
+      const fill = (clientOid: string, fillId: string, atMs: number) => ({
+        clientOid,
+        orderId: '700000000000000000123',
+        fillId,
+        price: '100.5',
+        size: '0.25',
+        fee: '0.01',
+        atMs,
+      });
       j.recordFill(fill('a', 'f2', 20));
       j.recordFill(fill('b', 'f1', 10));
       j.recordFill(fill('a', 'f3', 30));
       j.recordFill(fill('gone', 'f4', 40));
       expect(j.fills().map((f) => f.fillId)).toEqual(['f1', 'f2', 'f3', 'f4']);
-      expect(j.fills()[0]).toEqual({ clientOid: 'b', orderId: '700000000000000000123', fillId: 'f1', price: '100.5', size: '0.25', fee: '0.01', atMs: 10, strategyId: 'dca', symbol: 'ETHUSDT', side: 'sell' });
+      expect(j.fills()[0]).toEqual({
+        clientOid: 'b',
+        orderId: '700000000000000000123',
+        fillId: 'f1',
+        price: '100.5',
+        size: '0.25',
+        fee: '0.01',
+        atMs: 10,
+        strategyId: 'dca',
+        symbol: 'ETHUSDT',
+        side: 'sell',
+      });
       expect(j.fills().at(-1)).toMatchObject({ fillId: 'f4', strategyId: null, symbol: null, side: null });
       expect(j.fills({ strategyId: 'mm' }).map((f) => f.fillId)).toEqual(['f2', 'f3']);
       expect(j.fills({ limit: 2 }).map((f) => f.fillId)).toEqual(['f3', 'f4']);
@@ -182,8 +248,10 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
     it('lists recent orders of any state, newest first, of one strategy, at most a limit', () => {
       const j = open();
       j.insertOrders([
-        journalRow('a', { strategyId: 'mm', createdAtMs: 1, state: 'filled' }), journalRow('b', { strategyId: 'dca', createdAtMs: 2, state: 'open' }),
-        journalRow('c', { strategyId: 'mm', createdAtMs: 3 }), journalRow('d', { strategyId: 'mm', createdAtMs: 3, state: 'canceled' }),
+        journalRow('a', { strategyId: 'mm', createdAtMs: 1, state: 'filled' }),
+        journalRow('b', { strategyId: 'dca', createdAtMs: 2, state: 'open' }),
+        journalRow('c', { strategyId: 'mm', createdAtMs: 3 }),
+        journalRow('d', { strategyId: 'mm', createdAtMs: 3, state: 'canceled' }),
       ]);
       expect(j.recentOrders({ limit: 10 }).map((r) => r.clientOid)).toEqual(['d', 'c', 'b', 'a']);
       expect(j.recentOrders({ limit: 2 }).map((r) => r.clientOid)).toEqual(['d', 'c']);
@@ -199,14 +267,16 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       j.recordEquity('spot', '100', 2);
       j.recordEquity('spot', '101.5', 3);
       expect(j.equitySeries()).toEqual([
-        { surface: 'spot', value: '100', atMs: 1 }, { surface: 'futures', value: '50', atMs: 1 }, { surface: 'spot', value: '101.5', atMs: 3 },
+        { surface: 'spot', value: '100', atMs: 1 },
+        { surface: 'futures', value: '50', atMs: 1 },
+        { surface: 'spot', value: '101.5', atMs: 3 },
       ]);
       expect(j.equitySeries({ sinceMs: 2 })).toEqual([{ surface: 'spot', value: '101.5', atMs: 3 }]);
       expect(j.equitySeries({ limit: 2 }).map((p) => p.value)).toEqual(['50', '101.5']);
       j.close();
     });
 
-    it('writes down an operator\'s command before it acts, and its outcome after; lists them oldest first', () => {
+    it("writes down an operator's command before it acts, and its outcome after; lists them oldest first", () => {
       const j = open();
       expect(j.commands()).toEqual([]);
       const a = j.recordCommand({ via: 'api', who: 'token', command: 'halt', args: '{}', reason: 'venue incident', atMs: 10 });
@@ -218,7 +288,10 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       ]);
       j.finishCommand(a, { ok: true, detail: 'halted', atMs: 12 });
       j.finishCommand(b, { ok: false, detail: 'no strategy mm', atMs: 13 });
-      expect(j.commands().map((c) => c.outcome)).toEqual([{ ok: true, detail: 'halted', atMs: 12 }, { ok: false, detail: 'no strategy mm', atMs: 13 }]);
+      expect(j.commands().map((c) => c.outcome)).toEqual([
+        { ok: true, detail: 'halted', atMs: 12 },
+        { ok: false, detail: 'no strategy mm', atMs: 13 },
+      ]);
       expect(j.commands({ limit: 1 }).map((c) => c.id)).toEqual([b]);
       j.close();
     });
@@ -253,7 +326,7 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       j.close();
     });
 
-    it('keeps a strategy instance\'s state, the latest saved', () => {
+    it("keeps a strategy instance's state, the latest saved", () => {
       const j = open();
       expect(j.strategyState('mm')).toBeUndefined();
       j.saveStrategyState('mm', '{"n":1}', 1);
@@ -312,7 +385,18 @@ export function describeJournalContract(name: string, subject: JournalSubject): 
       expect(b.latch('reduce:operator')).toMatchObject({ reason: 'wind down' });
       expect(b.strategyState('mm')).toBe('{"k":1}');
       expect(b.venueBinding()).toEqual({ venue: 'v', account: 'acc' });
-      expect(b.commands()).toEqual([{ id: command, via: 'api', who: 'token', command: 'reduce', args: '{}', reason: 'wind down', atMs: 9, outcome: { ok: true, detail: 'reducing', atMs: 10 } }]);
+      expect(b.commands()).toEqual([
+        {
+          id: command,
+          via: 'api',
+          who: 'token',
+          command: 'reduce',
+          args: '{}',
+          reason: 'wind down',
+          atMs: 9,
+          outcome: { ok: true, detail: 'reducing', atMs: 10 },
+        },
+      ]);
       expect(b.fills().map((f) => f.fillId)).toEqual(['f1']);
       expect(b.recordIntent('mm', 'place', '{}', 7)).toBeGreaterThan(intent);
       const again = b.nextClientOids('mm', 3);

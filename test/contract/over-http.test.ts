@@ -14,7 +14,11 @@ const CREDS = { apiKey: 'contract-key', apiSecret: 'contract-secret', passphrase
 async function overHttp(): Promise<Face> {
   const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 7, startMs: systemClock.now(), tickIntervalMs: 20 });
   const server = new SimServer({
-    market, accounts: ACCOUNTS, credentials: CREDS, clock: systemClock, logger: silentLogger,
+    market,
+    accounts: ACCOUNTS,
+    credentials: CREDS,
+    clock: systemClock,
+    logger: silentLogger,
     budget: { spot: { ip: 1_000_000, uid: 1_000_000 }, futures: { ip: 1_000_000, uid: 1_000_000 }, windowMs: 10_000, orderRequestsPerSecond: 10_000 },
   });
   const url = await server.listen(0, '127.0.0.1');

@@ -24,7 +24,14 @@ afterEach(async () => {
 
 async function sim(): Promise<{ server: SimServer; url: string }> {
   const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: systemClock.now(), tickIntervalMs: 50 });
-  const server = new SimServer({ market, accounts: { spot: { USDT: '1000' }, futuresCollateral: '1000', leverage: 20 }, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger });
+  const server = new SimServer({
+    market,
+    accounts: { spot: { USDT: '1000' }, futuresCollateral: '1000', leverage: 20 },
+    credentials: CREDS,
+    budget: BIG,
+    clock: systemClock,
+    logger: silentLogger,
+  });
   const url = await server.listen(0, '127.0.0.1');
   closers.push(() => server.close());
   return { server, url };
@@ -49,13 +56,23 @@ describe('authentication halt', () => {
     const halt = c.authHalt()!;
     expect(halt.reason).toMatch(/^signed requests stopped after 3 authentication errors in a row \(last: S8 code 40009: API verification failed\)/);
     expect(Math.abs(halt.atMs - Date.now())).toBeLessThan(5000);
-    expect(errors.map((e) => [e.category, e.code])).toEqual([['auth', '40009'], ['auth', '40009'], ['auth', '40009']]);
+    expect(errors.map((e) => [e.category, e.code])).toEqual([
+      ['auth', '40009'],
+      ['auth', '40009'],
+      ['auth', '40009'],
+    ]);
 
     const before = server.snapshot().requests;
-    for (const e of [await caught(c.balances('spot')), await caught(c.fills('futures', 'cmt_btcusdt')), await caught(c.order('futures', 'cmt_btcusdt', { orderId: '1' }))]) {
+    for (const e of [
+      await caught(c.balances('spot')),
+      await caught(c.fills('futures', 'cmt_btcusdt')),
+      await caught(c.order('futures', 'cmt_btcusdt', { orderId: '1' })),
+    ]) {
       expect(e).toMatchObject({ category: 'auth', outcomeUnknown: false, message: halt.reason });
     }
-    const [placed] = await c.placeOrders('futures', 'cmt_btcusdt', [{ clientOid: 'h_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' }]);
+    const [placed] = await c.placeOrders('futures', 'cmt_btcusdt', [
+      { clientOid: 'h_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' },
+    ]);
     // Refused locally, so surely not placed: rejected, never unknown.
     expect(placed).toMatchObject({ outcome: 'rejected', clientOid: 'h_1' });
     const halted = await caught(c.futures.accounts());
@@ -89,11 +106,25 @@ describe('authentication halt', () => {
     const transport = new Transport({ timeoutMs: 2000 });
     closers.push(async () => transport.close());
     const rest = new RestClient({
-      spotBaseUrl: url, futuresBaseUrl: url, credentials: { ...CREDS, passphrase: 'wrong' }, locale: 'en-US', transport, limiter: serial as never,
-      clock: systemClock, logger: silentLogger, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, authFailuresBeforeHalt: 1,
+      spotBaseUrl: url,
+      futuresBaseUrl: url,
+      credentials: { ...CREDS, passphrase: 'wrong' },
+      locale: 'en-US',
+      transport,
+      limiter: serial as never,
+      clock: systemClock,
+      logger: silentLogger,
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      authFailuresBeforeHalt: 1,
     });
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => rest.call('F3', {})));
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as ExchangeError).code ?? 'local' : 'ok'))).toEqual(['40012', 'local', 'local', 'local', 'local']);
+    expect(results.map((r) => (r.status === 'rejected' ? ((r.reason as ExchangeError).code ?? 'local') : 'ok'))).toEqual([
+      '40012',
+      'local',
+      'local',
+      'local',
+      'local',
+    ]);
     expect(server.snapshot().requests.F3).toBe(1);
     expect(rest.authHalt()!.reason).toMatch(/after 1 authentication errors in a row \(last: F3 code 40012: Incorrect API key\/Passphrase\)/);
   });
@@ -116,7 +147,10 @@ describe('what counts', () => {
 
   it('a success clears the count: failures that are not in a row never halt', async () => {
     await fake();
-    const c = connect(venue.url, { authFailuresBeforeHalt: 2, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    const c = connect(venue.url, {
+      authFailuresBeforeHalt: 2,
+      credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase },
+    });
     const denied = { status: 400, body: envelopeError('40014', 'Invalid permissions') };
     for (let i = 0; i < 3; i++) {
       venue.script('F3', denied);
@@ -132,8 +166,17 @@ describe('what counts', () => {
 
   it('other failures neither count nor clear; public answers do not clear either', async () => {
     await fake();
-    const c = connect(venue.url, { authFailuresBeforeHalt: 2, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
-    venue.script('F3', { status: 400, body: envelopeError('40006', 'Invalid ACCESS_KEY') }, { status: 400, body: envelopeError('40020', 'Parameter is invalid') }, { status: 521, body: '<html>down</html>' });
+    const c = connect(venue.url, {
+      authFailuresBeforeHalt: 2,
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase },
+    });
+    venue.script(
+      'F3',
+      { status: 400, body: envelopeError('40006', 'Invalid ACCESS_KEY') },
+      { status: 400, body: envelopeError('40020', 'Parameter is invalid') },
+      { status: 521, body: '<html>down</html>' },
+    );
     await caught(c.futures.accounts());
     await caught(c.futures.accounts());
     await c.futures.tickers();
@@ -143,7 +186,11 @@ describe('what counts', () => {
 
   it('40008 (timestamp expired) goes through the clock resync and is never counted as an authentication failure', async () => {
     await fake();
-    const c = connect(venue.url, { authFailuresBeforeHalt: 1, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    const c = connect(venue.url, {
+      authFailuresBeforeHalt: 1,
+      retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase },
+    });
     const expired = { status: 400, body: envelopeError('40008', 'Request timestamp expired') };
     for (let i = 0; i < 3; i++) {
       venue.script('F3', expired);
@@ -159,7 +206,10 @@ describe('what counts', () => {
   it('the clock resync itself after 40008 on a skewed venue: no halt, the request succeeds', async () => {
     venue = await FakeVenue.start({ clockSkewMs: 45_000 });
     closers.push(() => venue.close());
-    const c = connect(venue.url, { authFailuresBeforeHalt: 1, credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase } });
+    const c = connect(venue.url, {
+      authFailuresBeforeHalt: 1,
+      credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase },
+    });
     await c.futures.accounts();
     await c.spot.assets();
     expect(c.authHalt()).toBeUndefined();

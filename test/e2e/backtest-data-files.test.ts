@@ -58,7 +58,10 @@ describe('backtests over several data files and from tick caches', () => {
     expect(reference.events).toBe(lines.length);
     const report = JSON.parse(reference['report.json']) as { data: { file: string }; strategies: Array<{ id: string; pnl: { fills: number } }> };
     expect(report.data.file).toBe('DATA');
-    expect(report.strategies.map((s) => [s.id, s.pnl.fills > 10])).toEqual([['mm-btc', true], ['grid-eth', true]]);
+    expect(report.strategies.map((s) => [s.id, s.pnl.fills > 10])).toEqual([
+      ['mm-btc', true],
+      ['grid-eth', true],
+    ]);
   });
 
   it('a file per symbol, replayed as a list, gives byte-identical files', async () => {
@@ -95,6 +98,9 @@ describe('backtests over several data files and from tick caches', () => {
     const run = await backtest('read-only', { data: [btc, eth], cache: folder.path, logger: createLogger({ level: 'warn', destination }) });
     expect(run).toEqual(reference);
     const warnings = logged.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => /no tick cache/.test(l.msg));
-    expect(warnings.map((w) => [w.level, w.msg.slice(0, w.msg.indexOf(':'))])).toEqual([['warn', btc], ['warn', eth]]);
+    expect(warnings.map((w) => [w.level, w.msg.slice(0, w.msg.indexOf(':'))])).toEqual([
+      ['warn', btc],
+      ['warn', eth],
+    ]);
   });
 });

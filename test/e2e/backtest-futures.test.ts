@@ -18,7 +18,8 @@ const { silentLogger } = await import('../../src/util/logger.js');
 
 const d = (s: string) => Decimal.from(s);
 
-type TradesColumn = 'ts' | 'symbol' | 'order_id' | 'fill_id' | 'side' | 'price' | 'size' | 'amount' | 'fee' | 'realized_pnl' | 'kind' | 'position_side' | 'rate';
+type TradesColumn =
+  'ts' | 'symbol' | 'order_id' | 'fill_id' | 'side' | 'price' | 'size' | 'amount' | 'fee' | 'realized_pnl' | 'kind' | 'position_side' | 'rate';
 type EquityColumn = 'ts' | 'equity' | 'buy_and_hold' | 'margin_rate' | 'maintenance_rate';
 
 /** A CSV file's rows as objects by header name. */
@@ -29,7 +30,13 @@ function csv<C extends string>(file: string): Array<Record<C, string>> {
 }
 
 interface FuturesSection {
-  funding: { paid: string; received: string; net: string; settlements: number; bySymbol: Record<string, { paid: string; received: string; net: string; settlements: number }> };
+  funding: {
+    paid: string;
+    received: string;
+    net: string;
+    settlements: number;
+    bySymbol: Record<string, { paid: string; received: string; net: string; settlements: number }>;
+  };
   liquidations: Array<{ atMs: number; symbol: string; side: string; size: string; price: string; mark: string; pnl: string; fee: string; orderId: string }>;
   fees: { maker: string; taker: string; liquidation: string; total: string };
   margin: { samples: number; tightest: { atMs: number; marginRate: string; maintenanceRate: string } | null };
@@ -57,9 +64,17 @@ describe('a leveraged long held across funding settlements, then liquidated', ()
   });
 
   it('trades.csv: the open, a funding row per settlement as the ledger booked it, and the liquidation, in time order', () => {
-    expect(trades.map((t) => [t.kind, t.position_side])).toEqual([['fill', 'long'], ['funding', 'long'], ['funding', 'long'], ['funding', 'long'], ['liquidation', 'long']]);
+    expect(trades.map((t) => [t.kind, t.position_side])).toEqual([
+      ['fill', 'long'],
+      ['funding', 'long'],
+      ['funding', 'long'],
+      ['funding', 'long'],
+      ['liquidation', 'long'],
+    ]);
     const booked = ledger.filter((e) => e.kind === 'funding');
-    expect(trades.filter((t) => t.kind === 'funding').map((t) => [Number(t.ts), t.symbol, t.amount])).toEqual(booked.map((e) => [e.timestampMs, e.symbol, e.amount.toString()]));
+    expect(trades.filter((t) => t.kind === 'funding').map((t) => [Number(t.ts), t.symbol, t.amount])).toEqual(
+      booked.map((e) => [e.timestampMs, e.symbol, e.amount.toString()]),
+    );
   });
 
   it('each funding row is the recorded rate × the position × the replayed mark at the settlement, paid when positive', () => {
@@ -76,7 +91,7 @@ describe('a leveraged long held across funding settlements, then liquidated', ()
     });
   });
 
-  it('the liquidation row is the simulator\'s liquidation: its price, size, fee and realised PnL', () => {
+  it("the liquidation row is the simulator's liquidation: its price, size, fee and realised PnL", () => {
     expect(liquidations).toHaveLength(1);
     const l = liquidations[0]!;
     expect(l).toMatchObject({ symbol: SYMBOL, side: 'long', atMs: CRASH_MS });
@@ -94,11 +109,27 @@ describe('a leveraged long held across funding settlements, then liquidated', ()
     const received = amounts.filter((a) => !a.isNegative()).reduce((a, x) => a.add(x), Decimal.ZERO);
     expect(paid.isZero() || received.isZero()).toBe(false);
     expect(f.funding).toEqual({
-      paid: paid.toString(8), received: received.toString(8), net: cumFunding.toString(8), settlements: 3,
+      paid: paid.toString(8),
+      received: received.toString(8),
+      net: cumFunding.toString(8),
+      settlements: 3,
       bySymbol: { [SYMBOL]: { paid: paid.toString(8), received: received.toString(8), net: cumFunding.toString(8), settlements: 3 } },
     });
     const l = liquidations[0]!;
-    expect(f.liquidations).toEqual([{ at: new Date(l.atMs).toISOString(), atMs: l.atMs, symbol: SYMBOL, side: 'long', size: l.size.toString(), price: l.price.toString(), mark: l.mark.toString(), pnl: l.pnl.toString(8), fee: l.fee.toString(8), orderId: l.orderId }]);
+    expect(f.liquidations).toEqual([
+      {
+        at: new Date(l.atMs).toISOString(),
+        atMs: l.atMs,
+        symbol: SYMBOL,
+        side: 'long',
+        size: l.size.toString(),
+        price: l.price.toString(),
+        mark: l.mark.toString(),
+        pnl: l.pnl.toString(8),
+        fee: l.fee.toString(8),
+        orderId: l.orderId,
+      },
+    ]);
     const open = trades.find((t) => t.kind === 'fill')!;
     expect(f.fees).toEqual({ maker: '0.00000000', taker: d(open.fee).toString(8), liquidation: l.fee.toString(8), total: d(open.fee).add(l.fee).toString(8) });
     // Collateral: the start, less the fees, plus funding and the realised PnL (what trades.csv's rows realised, all told).
@@ -131,7 +162,9 @@ describe('funding files and spot-only runs', () => {
   it('without a funding file the simulator charges its own seeded rates', async () => {
     const scenario = writeFuturesScenario(dir, { funding: false });
     await backtest.runBacktest(loadConfig(scenario.config, {}), silentLogger, { definitions });
-    const rates = csv<TradesColumn>(join(scenario.out, 'trades.csv')).filter((t) => t.kind === 'funding').map((t) => t.rate);
+    const rates = csv<TradesColumn>(join(scenario.out, 'trades.csv'))
+      .filter((t) => t.kind === 'funding')
+      .map((t) => t.rate);
     expect(rates).toHaveLength(SETTLEMENTS.length);
     expect(rates).not.toEqual(SETTLEMENTS.map(([, rate]) => rate));
   });
@@ -140,7 +173,9 @@ describe('funding files and spot-only runs', () => {
     const scenario = writeFuturesScenario(join(mkdtempSync(join(dir, 'bad-'))));
     const cfg = loadConfig(scenario.config, {});
     cfg.config.backtest.funding = [scenario.data];
-    await expect(backtest.runBacktest(cfg, silentLogger, { definitions })).rejects.toThrow(`backtest.funding: ${scenario.data}: not a funding file (it holds ticks of ${SYMBOL})`);
+    await expect(backtest.runBacktest(cfg, silentLogger, { definitions })).rejects.toThrow(
+      `backtest.funding: ${scenario.data}: not a funding file (it holds ticks of ${SYMBOL})`,
+    );
     expect(existsSync(join(scenario.out, 'report.json'))).toBe(false);
   });
 
@@ -151,7 +186,9 @@ describe('funding files and spot-only runs', () => {
     await backtest.runBacktest(cfg, silentLogger, { outDir: out, toMs: Date.parse('2026-01-05T00:01:00Z') });
     expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'))).not.toHaveProperty('futures');
     expect(readFileSync(join(out, 'equity.csv'), 'utf8').split('\n')[0]).toBe('ts,equity,buy_and_hold');
-    expect(readFileSync(join(out, 'trades.csv'), 'utf8').split('\n')[0]).toBe('ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl,kind,position_side,rate');
+    expect(readFileSync(join(out, 'trades.csv'), 'utf8').split('\n')[0]).toBe(
+      'ts,symbol,order_id,fill_id,side,price,size,amount,fee,realized_pnl,kind,position_side,rate',
+    );
     expect(readFileSync(join(out, 'report.html'), 'utf8')).not.toContain('id="margin"');
   });
 });

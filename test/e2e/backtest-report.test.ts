@@ -28,7 +28,11 @@ function config(name: string, change: (doc: ReturnType<typeof parseDocument>) =>
 }
 
 function csv(file: string): string[][] {
-  return readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
 }
 
 interface Report {
@@ -47,7 +51,13 @@ describe('the shipped sample (config/backtest.yaml)', () => {
   let during: { parent: string[]; out: string[] } | undefined;
   beforeAll(async () => {
     const onProgress = (done: number, total: number) => {
-      if (done === total && total > 0) during = { parent: readdirSync(dir).filter((f) => f.endsWith('.part')), out: readdirSync(out).filter((f) => f.endsWith('.part')).sort() };
+      if (done === total && total > 0)
+        during = {
+          parent: readdirSync(dir).filter((f) => f.endsWith('.part')),
+          out: readdirSync(out)
+            .filter((f) => f.endsWith('.part'))
+            .sort(),
+        };
     };
     await backtest.runBacktest(loadConfig('config/backtest.yaml', {}), silentLogger, { outDir: out, onProgress });
     journal = new Database(join(out, 'journal.sqlite'), { readonly: true });
@@ -90,7 +100,11 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     const m = report(out).metrics;
     const d = (k: string) => Decimal.from(String(m[k]));
     // Buy-and-hold, recomputed from the data: the account starts with 1 BTC (and USDT, spot and futures).
-    const btc = readFileSync(SAMPLE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { symbol: string; price: string }).filter((r) => r.symbol === 'BTCUSDT_SPBL');
+    const btc = readFileSync(SAMPLE, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { symbol: string; price: string })
+      .filter((r) => r.symbol === 'BTCUSDT_SPBL');
     const lastOf = new Map<string, Decimal>();
     for (const l of readFileSync(SAMPLE, 'utf8').trim().split('\n')) {
       const r = JSON.parse(l) as { symbol: string; price: string };
@@ -113,11 +127,17 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     // equity.csv carries buy-and-hold beside the account.
     const eq = csv(join(out, 'equity.csv'));
     expect(eq[0]![2]).toBe(m.startEquity);
-    expect(Decimal.from(eq[eq.length - 1]![2]!).sub(Decimal.from(eq[0]![2]!)).eq(d('buyAndHoldPnl'))).toBe(true);
+    expect(
+      Decimal.from(eq[eq.length - 1]![2]!)
+        .sub(Decimal.from(eq[0]![2]!))
+        .eq(d('buyAndHoldPnl')),
+    ).toBe(true);
   });
 
-  it('round-trips.csv lists report.json\'s trades; every fill is in one (two when it flips the holding)', () => {
-    const r = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report & { trades: Array<{ strategy: string; symbol: string; exitMs: number | null; pnl: string; fills: number }> };
+  it("round-trips.csv lists report.json's trades; every fill is in one (two when it flips the holding)", () => {
+    const r = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report & {
+      trades: Array<{ strategy: string; symbol: string; exitMs: number | null; pnl: string; fills: number }>;
+    };
     const lines = csv(join(out, 'round-trips.csv'));
     expect(lines).toHaveLength(r.trades.length);
     expect(lines.map((l) => [l[0], l[1], l[9]])).toEqual(r.trades.map((t) => [t.strategy, t.symbol, t.pnl]));
@@ -132,7 +152,15 @@ describe('the shipped sample (config/backtest.yaml)', () => {
   });
 
   it('the summary names the strategy PnL, buy-and-hold and the refusals', () => {
-    const r = { outDir: 'x', events: 3600, requests: 10, rateLimited: 0, metrics: report(out).metrics, rejected: { 'post-only': 2, insufficient: 1 }, denied: {} } as unknown as Parameters<typeof backtest.backtestSummary>[0];
+    const r = {
+      outDir: 'x',
+      events: 3600,
+      requests: 10,
+      rateLimited: 0,
+      metrics: report(out).metrics,
+      rejected: { 'post-only': 2, insufficient: 1 },
+      denied: {},
+    } as unknown as Parameters<typeof backtest.backtestSummary>[0];
     const [, line] = backtest.backtestSummary(r);
     expect(line).toMatch(/^strategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -?\d+\.\d{8} \(-?[\d.]+ %\), max drawdown /);
     expect(line).toMatch(/, rejected: 3 \(post-only 2, insufficient 1\), denied: 0$/);
@@ -150,13 +178,23 @@ describe('a strategy fault', () => {
       ]);
     });
     const out = join(dir, 'faulty');
-    const err = await backtest.runBacktest(loadConfig(cfg, {}), silentLogger, { outDir: out, toMs: START + 180_000 }).then(() => undefined, (e: unknown) => e);
+    const err = await backtest.runBacktest(loadConfig(cfg, {}), silentLogger, { outDir: out, toMs: START + 180_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(backtest.BacktestFaultError);
     const faults = (err as InstanceType<typeof backtest.BacktestFaultError>).result.faults;
     expect(faults).toHaveLength(1);
     const f = faults[0]!;
     // Five errors (daemon.maxStrategyErrors), one a tickers update (each second) from failFromMs on.
-    expect(f).toEqual({ strategy: 'broken', atMs: failFromMs + 4050, at: new Date(failFromMs + 4050).toISOString(), hook: 'onMarket', error: `no price for cmt_ethusdt at ${failFromMs + 4050}`, reason: `5 errors, the last in onMarket: no price for cmt_ethusdt at ${failFromMs + 4050}` });
+    expect(f).toEqual({
+      strategy: 'broken',
+      atMs: failFromMs + 4050,
+      at: new Date(failFromMs + 4050).toISOString(),
+      hook: 'onMarket',
+      error: `no price for cmt_ethusdt at ${failFromMs + 4050}`,
+      reason: `5 errors, the last in onMarket: no price for cmt_ethusdt at ${failFromMs + 4050}`,
+    });
     expect((err as Error).message).toBe(`strategy broken faulted at ${f.at}: ${f.reason} (report in ${out})`);
     expect(report(out).faults).toEqual([f]);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
@@ -181,12 +219,17 @@ describe('strategy logs', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: loggerLevel, destination: { write: (s: string) => void lines.push(s) } });
     await backtest.runBacktest(loadConfig(cfg, {}), logger, { outDir: join(dir, `chatty-${level}-${loggerLevel}`), toMs: START + 10_000 });
-    return lines.map((l) => JSON.parse(l) as { time: string; level: string; strategy?: string; msg: string; nowMs?: number }).filter((l) => l.strategy === 'talk');
+    return lines
+      .map((l) => JSON.parse(l) as { time: string; level: string; strategy?: string; msg: string; nowMs?: number })
+      .filter((l) => l.strategy === 'talk');
   };
 
   it('show at the configured log.level, timed in virtual time', async () => {
     const info = await run('info');
-    expect(info.map((l) => [l.level, l.msg])).toEqual([['info', 'first look'], ['warn', 'nothing to do']]);
+    expect(info.map((l) => [l.level, l.msg])).toEqual([
+      ['info', 'first look'],
+      ['warn', 'nothing to do'],
+    ]);
     // The first tickers update: read 25 ms after the first tick, delivered 25 ms later.
     for (const l of info) expect(l.time).toBe(new Date(START + 50).toISOString());
     expect(info[0]!.nowMs).toBe(START + 50);

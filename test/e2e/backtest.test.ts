@@ -13,7 +13,11 @@ const dir = mkdtempSync(join(tmpdir(), 'sextant-bt-'));
 const FILES = ['report.json', 'trades.csv', 'equity.csv', 'report.html'];
 
 function csv(file: string): string[][] {
-  return readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
 }
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
@@ -34,7 +38,9 @@ describe('backtest', () => {
     expect([a.code, b.code]).toEqual([0, 0]);
     expect(a.out).toMatch(/^3600 market events, \d+ requests \(0 answered 429\)/);
     // The strategy's PnL beside buy-and-hold of the starting account, and the refusals by reason.
-    expect(a.out).toMatch(/\nstrategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -1508\.10000000 \(-?[\d.]+ %\), max drawdown [\d.]+ %, .*, rejected: \d+( \([a-z -]+\d+(, [a-z -]+\d+)*\))?, denied: \d+/);
+    expect(a.out).toMatch(
+      /\nstrategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -1508\.10000000 \(-?[\d.]+ %\), max drawdown [\d.]+ %, .*, rejected: \d+( \([a-z -]+\d+(, [a-z -]+\d+)*\))?, denied: \d+/,
+    );
     expect((JSON.parse(readFileSync(join(dir, 'a', 'report.json'), 'utf8')) as { metrics: { fills: number } }).metrics.fills).toBeGreaterThan(20);
     for (const f of FILES) expect({ f, same: readFileSync(join(dir, 'a', f), 'utf8') === readFileSync(join(dir, 'b', f), 'utf8') }).toEqual({ f, same: true });
   });
@@ -83,7 +89,9 @@ describe('backtest', () => {
     writeFileSync(cfg, doc.toString());
     const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'tight'), '--to', '2026-01-05T00:03:00Z']);
     expect(r.code).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'tight', 'report.json'), 'utf8')) as { simulated: { rateLimited429: number; weight: Record<string, number> } };
+    const report = JSON.parse(readFileSync(join(dir, 'tight', 'report.json'), 'utf8')) as {
+      simulated: { rateLimited429: number; weight: Record<string, number> };
+    };
     // 13 order requests a second against a cap of 10: refused until the risk gate's own order-rate guard stops it.
     expect(report.simulated.rateLimited429).toBeGreaterThan(20);
     const journal = new Database(join(dir, 'tight', 'journal.sqlite'), { readonly: true });
@@ -120,7 +128,11 @@ describe('backtest', () => {
       writeFileSync(cfg, doc.toString());
       const r = await run(['backtest', '--config', cfg, '--out', join(dir, `latency-${latencyMs}`), '--to', '2026-01-05T00:10:00Z']);
       expect(r.code).toBe(0);
-      return JSON.parse(readFileSync(join(dir, `latency-${latencyMs}`, 'report.json'), 'utf8')) as { latencyMs: number; metrics: { strategyPnl: string }; orders: Record<string, number> };
+      return JSON.parse(readFileSync(join(dir, `latency-${latencyMs}`, 'report.json'), 'utf8')) as {
+        latencyMs: number;
+        metrics: { strategyPnl: string };
+        orders: Record<string, number>;
+      };
     };
     const [fast, slow] = await Promise.all([runWith(0), runWith(2400)]);
     expect([fast.latencyMs, slow.latencyMs]).toEqual([0, 2400]);
@@ -134,7 +146,9 @@ describe('backtest', () => {
     writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\n');
     const r = await run(['backtest', '--sweep', spec, '--out', join(dir, 'sweep'), '--to', '2026-01-05T00:05:00Z']);
     expect(r.code).toBe(0);
-    const [header, ...lines] = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8').trim().split('\n');
+    const [header, ...lines] = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8')
+      .trim()
+      .split('\n');
     expect(header!.split(',').slice(0, 4)).toEqual(['rank', 'halfSpreadBps', 'strategy_pnl', 'strategy_return_pct']);
     const rows = lines.map((l) => l.split(','));
     expect(rows.map((x) => x[0])).toEqual(['1', '2']);
@@ -168,7 +182,9 @@ describe('backtest', () => {
     writeFileSync(cfg, doc.toString());
     const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'faulty'), '--to', '2026-01-05T00:03:00Z']);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('backtest failed: strategy broken faulted at 2026-01-05T00:01:04.050Z: 5 errors, the last in onMarket: no price for cmt_ethusdt at 1767571264050');
+    expect(r.out).toContain(
+      'backtest failed: strategy broken faulted at 2026-01-05T00:01:04.050Z: 5 errors, the last in onMarket: no price for cmt_ethusdt at 1767571264050',
+    );
     const report = JSON.parse(readFileSync(join(dir, 'faulty', 'report.json'), 'utf8')) as { faults: Array<{ strategy: string; at: string }> };
     expect(report.faults.map((f) => [f.strategy, f.at])).toEqual([['broken', '2026-01-05T00:01:04.050Z']]);
   });
@@ -185,7 +201,9 @@ describe('backtest', () => {
     writeFileSync(spec, `strategy: broken\nparams:\n  failFromMs: [${Date.parse('2026-01-06T00:00:00Z')}, 0]\n`);
     const r = await run(['backtest', '--config', cfg, '--sweep', spec, '--out', join(dir, 'faulty-sweep'), '--to', '2026-01-05T00:02:00Z']);
     expect(r.code).toBe(0);
-    const [header, ...lines] = readFileSync(join(dir, 'faulty-sweep', 'sweep.csv'), 'utf8').trim().split('\n');
+    const [header, ...lines] = readFileSync(join(dir, 'faulty-sweep', 'sweep.csv'), 'utf8')
+      .trim()
+      .split('\n');
     expect(header!.split(',').at(-1)).toBe('fault');
     expect(lines).toHaveLength(2);
     expect(lines[0]!.endsWith(',')).toBe(true);
@@ -202,8 +220,13 @@ describe('backtest', () => {
     writeFileSync(cfg, doc.toString());
     const r = await run(['backtest', '--config', cfg, '--out', join(dir, 'chatty'), '--to', '2026-01-05T00:01:00Z']);
     expect(r.code).toBe(0);
-    const lines = r.out.split('\n').filter((l) => l.includes('"strategy":"talk"')).map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
-    expect(lines.map((l) => [l.time, l.level, l.msg])).toEqual([['2026-01-05T00:00:01.050Z', 'info', 'first look'], ['2026-01-05T00:00:01.050Z', 'warn', 'nothing to do']]);
+    const lines = r.out
+      .split('\n')
+      .filter((l) => l.includes('"strategy":"talk"'))
+      .map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
+    expect(lines.map((l) => [l.time, l.level, l.msg])).toEqual([
+      ['2026-01-05T00:00:01.050Z', 'info', 'first look'],
+      ['2026-01-05T00:00:01.050Z', 'warn', 'nothing to do'],
+    ]);
   });
 });
-

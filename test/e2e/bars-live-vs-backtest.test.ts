@@ -65,8 +65,11 @@ describe('bars: live and a backtest of the recording', () => {
     const clock = new ScaledClock(60, Date.UTC(2026, 10, 23, 12, 0, 17));
     const venue = new SimServer({
       market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 11, startMs: clock.now(), tickIntervalMs: 1000 }),
-      accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '0', leverage: 1 }, credentials: CREDENTIALS,
-      budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 }, clock, logger: silentLogger,
+      accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '0', leverage: 1 },
+      credentials: CREDENTIALS,
+      budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 },
+      clock,
+      logger: silentLogger,
     });
     const url = await venue.listen(0, '127.0.0.1');
     const tape = join(dir, 'tape.jsonl');
@@ -74,27 +77,36 @@ describe('bars: live and a backtest of the recording', () => {
     const replayed: LoggedBar[] = [];
     try {
       const cfgFile = join(dir, 'bars.yaml');
-      writeFileSync(cfgFile, [
-        'mode: live',
-        `exchange: { spotBaseUrl: "${url}", futuresBaseUrl: "${url}" }`,
-        `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
-        // Polls in wall-clock ms (a fifth of a market minute... 12 market seconds); bars close 30 market seconds late.
-        'daemon: { http: { port: 0 }, polls: { tickersMs: 200, tradesMs: 200, ordersMs: 1000, balancesMs: 1000, positionsMs: 1000 }, bars: { closeDelayMs: 30000 } }',
-        `backtest: { data: ${JSON.stringify(tape)}, out: ${JSON.stringify(join(dir, 'report'))} }`,
-        'strategyDirs: [test/fixtures/strategies]',
-        `strategies: [{ id: bars, name: bar-log, symbols: [${SYMBOL}], timeframes: [1m] }]`,
-        'log: { level: info }',
-      ].join('\n') + '\n');
+      writeFileSync(
+        cfgFile,
+        [
+          'mode: live',
+          `exchange: { spotBaseUrl: "${url}", futuresBaseUrl: "${url}" }`,
+          `journal: { path: ${JSON.stringify(join(dir, 'journal.sqlite'))} }`,
+          // Polls in wall-clock ms (a fifth of a market minute... 12 market seconds); bars close 30 market seconds late.
+          'daemon: { http: { port: 0 }, polls: { tickersMs: 200, tradesMs: 200, ordersMs: 1000, balancesMs: 1000, positionsMs: 1000 }, bars: { closeDelayMs: 30000 } }',
+          `backtest: { data: ${JSON.stringify(tape)}, out: ${JSON.stringify(join(dir, 'report'))} }`,
+          'strategyDirs: [test/fixtures/strategies]',
+          `strategies: [{ id: bars, name: bar-log, symbols: [${SYMBOL}], timeframes: [1m] }]`,
+          'log: { level: info }',
+        ].join('\n') + '\n',
+      );
       const env = { SEXTANT_API_KEY: CREDENTIALS.apiKey, SEXTANT_API_SECRET: CREDENTIALS.apiSecret, SEXTANT_API_PASSPHRASE: CREDENTIALS.passphrase };
       const loaded = loadConfig(cfgFile, env);
       // The recording: the venue's tape, as `sextant record` polls it.
       const client = createLiveClient({ ...loaded, credentials: undefined }, silentLogger, clock);
       const data = new MarketData(client, {
-        spotSymbols: [SYMBOL], futuresSymbols: [], polls: loaded.config.daemon.polls, clock, logger: silentLogger,
+        spotSymbols: [SYMBOL],
+        futuresSymbols: [],
+        polls: loaded.config.daemon.polls,
+        clock,
+        logger: silentLogger,
         choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' },
       });
       let stopRecording!: () => void;
-      const recorded = record(data, tape, new Promise<void>((resolve) => (stopRecording = resolve)), { header: { symbols: [SYMBOL], venue: url, startMs: clock.now() } });
+      const recorded = record(data, tape, new Promise<void>((resolve) => (stopRecording = resolve)), {
+        header: { symbols: [SYMBOL], venue: url, startMs: clock.now() },
+      });
       const daemon = await startDaemon(loaded, barLogger(live), clock, { definitions });
       // Six market minutes.
       await new Promise((resolve) => setTimeout(resolve, 6500));

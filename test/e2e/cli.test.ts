@@ -32,7 +32,14 @@ function sextant(args: string[], extraEnv: Record<string, string> = {}): Promise
 
 describe('sextant api', () => {
   it('prints the validated payload, big integers exactly as received', async () => {
-    const r = await sextant(['api', 'S6', '--config', cfg, '--body', '{"symbol":"BTCUSDT_SPBL","orderList":[{"side":"buy","orderType":"limit","force":"normal","price":"1","quantity":"1","clientOrderId":"sx_a_1"}]}']);
+    const r = await sextant([
+      'api',
+      'S6',
+      '--config',
+      cfg,
+      '--body',
+      '{"symbol":"BTCUSDT_SPBL","orderList":[{"side":"buy","orderType":"limit","force":"normal","price":"1","quantity":"1","clientOrderId":"sx_a_1"}]}',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('"orderId": 602876318261969338');
@@ -100,22 +107,31 @@ describe('sextant config check and --help', () => {
 
   it('with the shipped strategies: names, params, schedules, cron and symbols, every problem at once with its line and column', async () => {
     const f = join(dir, 'strategies.yaml');
-    writeFileSync(f, [
-      'sim: { embedded: true }',
-      'daemon: { reconcileCron: "*/5 * * *" }',
-      'strategies:',
-      '  - { id: mm, name: spot-market-makr, symbols: [BTCUSDT_SPBL] }',
-      '  - { id: mm2, name: spot-market-maker, symbols: [BTCUSDT_SPB], params: { size: 1e-3, halfSpreadBps: 6 } }',
-      '  - { id: dca, name: spot-dca, symbols: [BTCUSDT_SPBL], schedule: { buyy: "0 0 9 * * *" } }',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      f,
+      [
+        'sim: { embedded: true }',
+        'daemon: { reconcileCron: "*/5 * * *" }',
+        'strategies:',
+        '  - { id: mm, name: spot-market-makr, symbols: [BTCUSDT_SPBL] }',
+        '  - { id: mm2, name: spot-market-maker, symbols: [BTCUSDT_SPB], params: { size: 1e-3, halfSpreadBps: 6 } }',
+        '  - { id: dca, name: spot-dca, symbols: [BTCUSDT_SPBL], schedule: { buyy: "0 0 9 * * *" } }',
+        '',
+      ].join('\n'),
+    );
     const r = await sextant(['config', 'check', f]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^${f}:2:26: daemon\\.reconcileCron: invalid cron expression "\\*/5 \\* \\* \\*": expected 5 or 6 fields but got 4`)),
-      expect.stringMatching(new RegExp(`^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower\\)$`,
+        ),
+      ),
       `${f}:5:51: strategies[1].symbols[0]: unknown symbol "BTCUSDT_SPB": not among the simulator's instruments (its built-in list); did you mean "BTCUSDT_SPBL"?`,
-      expect.stringMatching(new RegExp(`^${f}:5:81: strategies\\[1\\]\\.params\\.size: a number where text is expected: write it quoted, as plain digits, e\\.g\\. "0\\.001"`)),
+      expect.stringMatching(
+        new RegExp(`^${f}:5:81: strategies\\[1\\]\\.params\\.size: a number where text is expected: write it quoted, as plain digits, e\\.g\\. "0\\.001"`),
+      ),
       `${f}:6:69: strategies[2].schedule.buyy: spot-dca has no onSchedule hook "buyy" (its hooks: buy; did you mean "buy"?)`,
       `5 errors in ${f}`,
     ]);
@@ -123,7 +139,10 @@ describe('sextant config check and --help', () => {
 
   it('takes unquoted decimals in strategy params exactly as written', async () => {
     const f = join(dir, 'unquoted.yaml');
-    writeFileSync(f, 'sim: { embedded: true }\nstrategies:\n  - { id: mm, name: spot-market-maker, symbols: [BTCUSDT_SPBL], params: { size: 0.002, maxInventory: 0.02 } }\n');
+    writeFileSync(
+      f,
+      'sim: { embedded: true }\nstrategies:\n  - { id: mm, name: spot-market-maker, symbols: [BTCUSDT_SPBL], params: { size: 0.002, maxInventory: 0.02 } }\n',
+    );
     const r = await sextant(['config', 'check', f]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     expect(r.stdout).toBe(`${f}: ok\n  symbols: checked against the simulator's instruments (its built-in list)\n`);
@@ -151,7 +170,11 @@ describe('config/default.yaml trades the embedded simulator: plan and api say so
     const r = await sextant(['api', 'F2']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^sextant api: calling an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ /);
-    expect(JSON.parse(r.stdout).map((t: { symbol: string }) => t.symbol).sort()).toEqual(['cmt_btcusdt', 'cmt_ethusdt', 'cmt_solusdt']);
+    expect(
+      JSON.parse(r.stdout)
+        .map((t: { symbol: string }) => t.symbol)
+        .sort(),
+    ).toEqual(['cmt_btcusdt', 'cmt_ethusdt', 'cmt_solusdt']);
     expect(venue.calls('F2').length).toBe(before);
   });
 });
@@ -163,7 +186,10 @@ describe('sextant risk', () => {
     writeFileSync(cfgFile, `journal:\n  path: ${journalPath}\n`);
     // No journal yet: said so, and nothing is created.
     const none = await sextant(['risk', 'status', '-c', cfgFile]);
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: `no journal at ${journalPath} (journal.path in ${cfgFile}): nothing has traded with this configuration yet\n` });
+    expect({ code: none.code, stderr: none.stderr }).toEqual({
+      code: 1,
+      stderr: `no journal at ${journalPath} (journal.path in ${cfgFile}): nothing has traded with this configuration yet\n`,
+    });
     expect(existsSync(journalPath)).toBe(false);
     mkdirSync(join(dir, 'risk'));
     const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
@@ -188,11 +214,17 @@ describe('sextant risk', () => {
     const noReason = await sextant(['risk', 'reduce', '-c', cfgFile]);
     expect({ code: noReason.code, stderr: noReason.stderr }).toEqual({ code: 1, stderr: "error: required option '--reason <text>' not specified\n" });
     const reduce = await sextant(['risk', 'reduce', '--reason', 'venue maintenance at 02:00', '-c', cfgFile]);
-    expect({ code: reduce.code, stdout: reduce.stdout, stderr: reduce.stderr }).toEqual({ code: 0, stdout: 'reducing: venue maintenance at 02:00\n', stderr: '' });
+    expect({ code: reduce.code, stdout: reduce.stdout, stderr: reduce.stderr }).toEqual({
+      code: 0,
+      stdout: 'reducing: venue maintenance at 02:00\n',
+      stderr: '',
+    });
     const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
     expect(j.latch('reduce:operator')?.reason).toBe('venue maintenance at 02:00');
     j.close();
-    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^reducing: reduce:operator: venue maintenance at 02:00\nfence: no order with an unknown outcome/);
+    expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(
+      /^reducing: reduce:operator: venue maintenance at 02:00\nfence: no order with an unknown outcome/,
+    );
     const reset = await sextant(['risk', 'reset', '-c', cfgFile]);
     expect({ code: reset.code, stdout: reset.stdout }).toEqual({ code: 0, stdout: 'cleared: reduce:operator: venue maintenance at 02:00\n' });
     expect((await sextant(['risk', 'status', '-c', cfgFile])).stdout).toMatch(/^active: no kill switch latched\n/);
@@ -205,7 +237,17 @@ describe('sextant risk', () => {
     mkdirSync(join(dir, 'fence'));
     const { SqliteJournal } = await import('../../src/journal/sqlite-journal.js');
     const j = new SqliteJournal(journalPath, { clientOidPrefix: 'sx' });
-    j.insertOrders([journalRow('sx_mm_7', { strategyId: 'mm', price: '100', size: '0.5', state: 'unknown', createdAtMs: Date.now() - 30_000, updatedAtMs: Date.now(), absentChecks: 1 })]);
+    j.insertOrders([
+      journalRow('sx_mm_7', {
+        strategyId: 'mm',
+        price: '100',
+        size: '0.5',
+        state: 'unknown',
+        createdAtMs: Date.now() - 30_000,
+        updatedAtMs: Date.now(),
+        absentChecks: 1,
+      }),
+    ]);
     j.close();
     const status = await sextant(['risk', 'status', '-c', cfgFile]);
     expect(status.stdout).toMatch(/fence: 1 order\(s\) with an unknown outcome: sx_mm_7 \(unknown, 3\d s old, not found 1×\)/);
@@ -225,7 +267,10 @@ describe('output to a reader that went away', () => {
   const noStack = (stderr: string) => expect({ stderr }).toEqual({ stderr: '' });
 
   it('stdout closed before the command writes: the process ends quietly, exit 0', async () => {
-    const p = spawn(process.execPath, ['bin/sextant.js', 'plan', '-c', 'config/default.yaml'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['bin/sextant.js', 'plan', '-c', 'config/default.yaml'], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // Closed at once: node is still starting, so every line of the plan meets a closed pipe.
     p.stdout.destroy();
     let stderr = '';

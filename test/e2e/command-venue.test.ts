@@ -13,7 +13,10 @@ import { readReplayFile } from '../../src/data/replay-file.js';
 
 let venue: FakeVenue;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-venue-'));
-writeFileSync(join(dir, 'quiet.mjs'), "import { defineStrategy, z } from 'sextant/strategy';\nexport default defineStrategy({ name: 'quiet', params: z.strictObject({}) });\n");
+writeFileSync(
+  join(dir, 'quiet.mjs'),
+  "import { defineStrategy, z } from 'sextant/strategy';\nexport default defineStrategy({ name: 'quiet', params: z.strictObject({}) });\n",
+);
 
 beforeAll(async () => {
   venue = await FakeVenue.start();
@@ -30,14 +33,17 @@ function run(args: string[]) {
 /** A config with the base URLs on the fake venue; `embedded` decides whether they are used at all. */
 function config(name: string, embedded: boolean, extra: string[] = []): string {
   const file = join(dir, name);
-  writeFileSync(file, [
-    `sim: { embedded: ${embedded}, port: 0 }`,
-    `exchange: { spotBaseUrl: "${venue.url}", futuresBaseUrl: "${venue.url}", timeoutMs: 2000, retry: { attempts: 1 } }`,
-    `journal: { path: ${JSON.stringify(join(dir, name.replace('.yaml', ''), 'journal.sqlite'))} }`,
-    `strategyDirs: [${JSON.stringify(dir)}]`,
-    ...extra,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      `sim: { embedded: ${embedded}, port: 0 }`,
+      `exchange: { spotBaseUrl: "${venue.url}", futuresBaseUrl: "${venue.url}", timeoutMs: 2000, retry: { attempts: 1 } }`,
+      `journal: { path: ${JSON.stringify(join(dir, name.replace('.yaml', ''), 'journal.sqlite'))} }`,
+      `strategyDirs: [${JSON.stringify(dir)}]`,
+      ...extra,
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -46,18 +52,24 @@ describe('with sim.embedded', () => {
     const before = venue.requests.length;
     const r = await run(['api', 'S8', '-c', config('api.yaml', true)]);
     expect(r.code).toBe(0);
-    expect(r.err).toEqual([expect.stringMatching(/^sextant api: calling an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ \(sim\.embedded in .*api\.yaml: a fresh market, not a running daemon's; the exchange base URLs are not used\)$/)]);
+    expect(r.err).toEqual([
+      expect.stringMatching(
+        /^sextant api: calling an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ \(sim\.embedded in .*api\.yaml: a fresh market, not a running daemon's; the exchange base URLs are not used\)$/,
+      ),
+    ]);
     // The simulator's starting balances (the demo keys sign the request).
     expect(JSON.parse(r.out.join('')).find((b: { coinName: string }) => b.coinName === 'USDT')).toMatchObject({ available: '100000' });
     expect(venue.requests.length).toBe(before);
   });
 
-  it('record records the simulator\'s market, saying where from', async () => {
+  it("record records the simulator's market, saying where from", async () => {
     const before = venue.requests.length;
     const out = join(dir, 'rec.jsonl');
     const r = await run(['record', '-c', config('rec.yaml', true), '--symbols', 'BTCUSDT_SPBL', '--seconds', '1.5', '--out', out]);
     expect(r.code).toBe(0);
-    expect(r.err).toEqual([expect.stringMatching(/^sextant record: recording BTCUSDT_SPBL from an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ /)]);
+    expect(r.err).toEqual([
+      expect.stringMatching(/^sextant record: recording BTCUSDT_SPBL from an embedded simulator started for this command at http:\/\/127\.0\.0\.1:\d+ /),
+    ]);
     // The synthetic BTC market starts at 90000: not the fake venue's recorded 83609.7.
     const prices = readReplayFile(out).map((r) => Number(r.price));
     expect(prices.length).toBeGreaterThan(0);
@@ -76,14 +88,16 @@ describe('with sim.embedded', () => {
     ]);
     // The polls: which tickers read was chosen and why, and what each poll costs per window.
     const polls = r.out.slice(r.out.indexOf('Polls (what the daemon reads on its own, per cycle):') + 1);
-    expect(polls[0]).toMatch(/^  futures tickers: F12 \(auto: \d+ contract\(s\) × F12 1 < F2 40\); spot tickers: S11 \+ S13 \(bid and ask from the book\); spot open orders: S15$/);
+    expect(polls[0]).toMatch(
+      /^  futures tickers: F12 \(auto: \d+ contract\(s\) × F12 1 < F2 40\); spot tickers: S11 \+ S13 \(bid and ask from the book\); spot open orders: S15$/,
+    );
     expect(polls.some((line) => /^  tickersMs +S13 +\d+ request\(s\) per 1000 ms: \d+ IP weight per 10000 ms on spot$/.test(line))).toBe(true);
     expect(venue.requests.length).toBe(before);
   });
 });
 
 describe('against the venue', () => {
-  it('plan reads the venue\'s instruments, checks the symbols against them and caches them; --offline uses the cache', async () => {
+  it("plan reads the venue's instruments, checks the symbols against them and caches them; --offline uses the cache", async () => {
     const file = config('live.yaml', false, ['strategies:', '  - { id: burst, name: quiet, symbols: [BTCUSDT_SPBL, ETHUSDT_SPBL] }']);
     const cache = join(dir, 'live', 'journal.sqlite.instruments.json');
     const r = await run(['plan', '-c', file]);
@@ -94,10 +108,17 @@ describe('against the venue', () => {
     ]);
     expect(venue.calls('S7')).toHaveLength(1);
     expect(venue.calls('F1')).toHaveLength(1);
-    expect(JSON.parse(readFileSync(cache, 'utf8'))).toMatchObject({ venue: `${venue.url} ${venue.url}`, symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] } });
+    expect(JSON.parse(readFileSync(cache, 'utf8'))).toMatchObject({
+      venue: `${venue.url} ${venue.url}`,
+      symbols: { spot: ['BTCUSDT_SPBL'], futures: ['cmt_btcusdt'] },
+    });
 
     const offline = await run(['plan', '--offline', '-c', file]);
-    expect(offline.err[0]!.startsWith(`${file}:6:55: strategies[0].symbols[1]: unknown symbol "ETHUSDT_SPBL": not among the venue's instruments as cached in ${cache} at `)).toBe(true);
+    expect(
+      offline.err[0]!.startsWith(
+        `${file}:6:55: strategies[0].symbols[1]: unknown symbol "ETHUSDT_SPBL": not among the venue's instruments as cached in ${cache} at `,
+      ),
+    ).toBe(true);
     expect(offline.err[0]).toMatch(/ at \d{4}-\d\d-\d\dT[\d:.]+Z \(`sextant plan` refreshes it\)$/);
     expect(venue.calls('S7')).toHaveLength(1);
     // `config check` never asks the venue: the cache.
@@ -141,7 +162,9 @@ describe('against the venue', () => {
     venue.script('S7', { status: 503, body: 'down' });
     const none = await fetchInstruments(bare, silentLogger, systemClock);
     expect(none.symbols).toBeUndefined();
-    expect(!none.symbols && none.why).toMatch(/^the venue's instruments could not be read \(.*\), and no instrument list of .* is available \(none cached at .*never\/journal\.sqlite\.instruments\.json; .*\): symbols were not checked$/);
+    expect(!none.symbols && none.why).toMatch(
+      /^the venue's instruments could not be read \(.*\), and no instrument list of .* is available \(none cached at .*never\/journal\.sqlite\.instruments\.json; .*\): symbols were not checked$/,
+    );
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 });

@@ -30,22 +30,25 @@ const TOKEN = 'CANARYTOKENc0ntr01x';
 const FUTURES = 'cmt_btcusdt';
 
 // Buys at market once per step of its `orders` param: the reload that raises it makes one order, which fills.
-writeFileSync(join(dir, 'taker.mjs'), [
-  '// Opens a futures long at market, once for each step its `orders` param is raised.',
-  'export default {',
-  "  name: 'taker',",
-  '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
-  '  onMarket(ctx, update) {',
-  '    const symbol = ctx.symbols[0];',
-  '    const t = update.tickers.get(symbol);',
-  '    const placed = ctx.state.placed ?? 0;',
-  '    if (!t || !t.last || placed >= (ctx.params.orders ?? 0)) return;',
-  '    ctx.state.placed = placed + 1;',
-  "    return [{ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: t.last.constructor.from('0.01'), positionSide: 'long' }] }];",
-  '  },',
-  '};',
-  '',
-].join('\n'));
+writeFileSync(
+  join(dir, 'taker.mjs'),
+  [
+    '// Opens a futures long at market, once for each step its `orders` param is raised.',
+    'export default {',
+    "  name: 'taker',",
+    '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
+    '  onMarket(ctx, update) {',
+    '    const symbol = ctx.symbols[0];',
+    '    const t = update.tickers.get(symbol);',
+    '    const placed = ctx.state.placed ?? 0;',
+    '    if (!t || !t.last || placed >= (ctx.params.orders ?? 0)) return;',
+    '    ctx.state.placed = placed + 1;',
+    "    return [{ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: t.last.constructor.from('0.01'), positionSide: 'long' }] }];",
+    '  },',
+    '};',
+    '',
+  ].join('\n'),
+);
 
 const cfgFile = join(dir, 'control.yaml');
 const journalPath = join(dir, 'journal.sqlite');
@@ -77,7 +80,10 @@ beforeAll(async () => {
   process.env[TOKEN_ENV] = TOKEN;
   const logger = createLogger({ level: 'info', destination: { write: (s: string) => void (logText += s) } });
   // The default config's strategies as loaded modules (the taker is loaded from its file, as the daemon does).
-  const definitions = new Map([['spot-market-maker', spotMarketMaker], ['futures-grid', futuresGrid]] as Array<[string, StrategyDefinition<unknown>]>);
+  const definitions = new Map([
+    ['spot-market-maker', spotMarketMaker],
+    ['futures-grid', futuresGrid],
+  ] as Array<[string, StrategyDefinition<unknown>]>);
   daemon = await startDaemon(parseConfig(doc.toString(), cfgFile, KEYS), logger, systemClock, { definitions });
   base = daemon.opsUrl;
 }, 30_000);
@@ -86,7 +92,6 @@ afterAll(async () => {
   await daemon?.stop('test over');
   delete process.env[TOKEN_ENV];
 });
-
 
 /** One API call with the token; every answer is kept for the canary check. */
 async function api<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; body: T }> {
@@ -158,7 +163,11 @@ describe('the control API of a running daemon', () => {
       controller.abort();
     }
     const fill = takerFill()!.event;
-    expect(fill).toMatchObject({ kind: 'fill', text: expect.stringMatching(/^taker cmt_btcusdt: \S+ buy (partially-)?filled 0\.01/), data: { symbol: FUTURES, side: 'buy', filledSize: '0.01' } });
+    expect(fill).toMatchObject({
+      kind: 'fill',
+      text: expect.stringMatching(/^taker cmt_btcusdt: \S+ buy (partially-)?filled 0\.01/),
+      data: { symbol: FUTURES, side: 'buy', filledSize: '0.01' },
+    });
     expect(frames().some((f) => f.kind === 'command' && f.event.data.command === 'reload')).toBe(true);
     // The same events are in the ring, and the order and its history through the API.
     const events = (await api<ControlEvent[]>('GET', '/events?limit=500')).body;
@@ -166,16 +175,24 @@ describe('the control API of a running daemon', () => {
     const order = await api<{ order: OrderView; history: Array<{ event: string }> }>('GET', `/orders/${String(fill.data.clientOid)}`);
     expect(order.body.order).toMatchObject({ strategyId: 'taker', symbol: FUTURES, side: 'buy', kind: 'market', size: '0.01' });
     expect(order.body.history[0]!.event).toBe('written');
-    const positions = await waitFor('the long', async () => {
-      const p = (await api<Array<{ symbol: string; side: string; size: string }>>('GET', '/positions')).body;
-      return p.some((x) => x.symbol === FUTURES) ? p : undefined;
-    }, 10_000);
+    const positions = await waitFor(
+      'the long',
+      async () => {
+        const p = (await api<Array<{ symbol: string; side: string; size: string }>>('GET', '/positions')).body;
+        return p.some((x) => x.symbol === FUTURES) ? p : undefined;
+      },
+      10_000,
+    );
     expect(positions).toContainEqual(expect.objectContaining({ symbol: FUTURES, side: 'long', size: '0.01' }));
   }, 40_000);
 
   it('a paused strategy makes no new orders; resumed, it trades again', async () => {
     const mine = () => journal<{ n: number }>("SELECT COUNT(*) AS n FROM orders WHERE strategy_id = 'mm-btc'")[0]!.n;
-    await waitFor('the market maker\'s quotes', async () => ((await api<OrderView[]>('GET', '/orders?strategy=mm-btc&scope=open')).body.some((o) => o.state === 'open') ? true : undefined), 15_000);
+    await waitFor(
+      "the market maker's quotes",
+      async () => ((await api<OrderView[]>('GET', '/orders?strategy=mm-btc&scope=open')).body.some((o) => o.state === 'open') ? true : undefined),
+      15_000,
+    );
     const paused = await api<{ ok: boolean; detail: string }>('POST', '/strategies/mm-btc/pause', { cancelOrders: true, reason: 'inventory check' });
     // The market maker replaces its quotes all the time: how many were resting at the pause varies; none rests after it.
     expect(paused).toMatchObject({ status: 200, body: { ok: true, detail: expect.stringMatching(/^mm-btc paused: no new intents; \d+ order\(s\) canceled/) } });
@@ -206,7 +223,11 @@ describe('the control API of a running daemon', () => {
     expect(shown.out).toMatch(/^trading +halted: kill-switch:operator: venue incident$/m);
     const json = await cli('strategies', '--json', '--url', base, '--config', cfgFile);
     expect((JSON.parse(json.out) as StrategyView[]).map((s) => s.id)).toEqual(['mm-btc', 'grid-eth', 'taker']);
-    expect(await cli('reset', '--reason', 'incident over', '--url', base, '--config', cfgFile)).toEqual({ code: 0, out: 'cleared: kill-switch:operator: venue incident', err: '' });
+    expect(await cli('reset', '--reason', 'incident over', '--url', base, '--config', cfgFile)).toEqual({
+      code: 0,
+      out: 'cleared: kill-switch:operator: venue incident',
+      err: '',
+    });
     expect((await api<ControlStatus>('GET', '/status')).body).toMatchObject({ tradingState: 'active', latches: [] });
 
     const flat = await api<{ ok: boolean; detail: string }>('POST', '/trading/flatten', { reason: 'end of test' });
@@ -215,7 +236,9 @@ describe('the control API of a running daemon', () => {
     expect((await api('POST', '/trading/reset', { reason: 'flat' })).status).toBe(200);
     expect(await api('POST', '/strategies/nope/pause', {})).toEqual({ status: 404, body: { error: 'no strategy nope' } });
 
-    const commands = journal<{ via: string; who: string; command: string; args: string; reason: string | null; ok: number; detail: string }>('SELECT via, who, command, args, reason, ok, detail FROM commands ORDER BY id');
+    const commands = journal<{ via: string; who: string; command: string; args: string; reason: string | null; ok: number; detail: string }>(
+      'SELECT via, who, command, args, reason, ok, detail FROM commands ORDER BY id',
+    );
     expect(commands.map((c) => [c.command, c.via, c.who, c.reason, c.ok])).toEqual([
       ['reload', 'api', 'token', 'one taker order', 1],
       ['pause', 'api', 'token', 'inventory check', 1],
@@ -229,7 +252,9 @@ describe('the control API of a running daemon', () => {
     expect(JSON.parse(commands[1]!.args)).toEqual({ id: 'mm-btc', cancelOrders: true });
     expect(commands.at(-1)!.detail).toBe('no strategy nope');
     // The flatten's steps, journaled by the kill action.
-    expect(journal<{ reason: string }>("SELECT reason FROM risk_decisions WHERE intent_kind = 'flatten'").map((r) => r.reason)).toContain('flatten:close-positions');
+    expect(journal<{ reason: string }>("SELECT reason FROM risk_decisions WHERE intent_kind = 'flatten'").map((r) => r.reason)).toContain(
+      'flatten:close-positions',
+    );
   }, 60_000);
 
   it('serves the dashboard page beside the API (daemon.http.dashboard, on by default)', async () => {
@@ -245,17 +270,32 @@ describe('the control API of a running daemon', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
     const r = await cli('status', '--url', `http://127.0.0.1:${port}`, '--config', cfgFile);
-    expect(r).toEqual({ code: 1, out: '', err: `no daemon answers at http://127.0.0.1:${port} (ECONNREFUSED): is \`sextant run\` running with this config? (--url to name another)` });
+    expect(r).toEqual({
+      code: 1,
+      out: '',
+      err: `no daemon answers at http://127.0.0.1:${port} (ECONNREFUSED): is \`sextant run\` running with this config? (--url to name another)`,
+    });
   });
 
   it('shows no secret: not the API keys, not the token, in any answer or command output', async () => {
-    for (const path of ['/status', '/strategies', '/orders?scope=recent&limit=1000', '/fills?limit=1000', '/balances', '/positions', '/equity', '/events?limit=500', '/openapi.json']) {
+    for (const path of [
+      '/status',
+      '/strategies',
+      '/orders?scope=recent&limit=1000',
+      '/fills?limit=1000',
+      '/balances',
+      '/positions',
+      '/equity',
+      '/events?limit=500',
+      '/openapi.json',
+    ]) {
       expect({ path, status: (await api('GET', path)).status }).toEqual({ path, status: 200 });
     }
     const text = [...answers, ...cliOut].join('\n');
     expect(answers.length).toBeGreaterThan(40);
     const forms = (s: string) => [s, Buffer.from(s).toString('base64').replace(/=+$/, ''), Buffer.from(s).toString('hex')];
-    for (const secret of [...Object.values(KEYS), TOKEN]) for (const form of forms(secret)) expect({ form, found: text.includes(form) }).toEqual({ form, found: false });
+    for (const secret of [...Object.values(KEYS), TOKEN])
+      for (const form of forms(secret)) expect({ form, found: text.includes(form) }).toEqual({ form, found: false });
     for (const secret of [...Object.values(KEYS), TOKEN]) expect(logText).not.toContain(secret);
   });
 });

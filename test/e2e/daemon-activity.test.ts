@@ -19,35 +19,46 @@ const KEYS = { apiKey: 'activity-key-6f1c', apiSecret: 'activity-secret-9d2e', p
 const ENV = { SEXTANT_API_KEY: KEYS.apiKey, SEXTANT_API_SECRET: KEYS.apiSecret, SEXTANT_API_PASSPHRASE: KEYS.passphrase };
 
 // Strategies without imports (their values come from tickers and instruments): one scripted, one that throws.
-writeFileSync(join(dir, 'scripted.mjs'), [
-  '// Places one resting bid and cancels it once accepted; asks once for a bid at twice the price (outside the band).',
-  'export default {',
-  "  name: 'scripted',",
-  '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
-  '  onMarket(ctx, update) {',
-  '    const symbol = ctx.symbols[0];',
-  '    const t = update.tickers.get(symbol);',
-  '    const inst = ctx.instruments.get(symbol);',
-  '    if (ctx.state.placed || !t || !t.last || !inst) return;',
-  '    ctx.state.placed = true;',
-  '    let below = inst.tickSize;',
-  '    for (let i = 0; i < 12; i++) below = below.add(below);',
-  "    const order = (price) => ({ side: 'buy', kind: 'limit', timeInForce: 'post_only', price, size: inst.minSize });",
-  "    return [{ kind: 'place', surface: 'spot', symbol, orders: [order(t.last.sub(below))] }, { kind: 'place', surface: 'spot', symbol, orders: [order(t.last.add(t.last))] }];",
-  '  },',
-  '  onEvent(ctx, e) {',
-  "    if (e.type === 'accepted') return [{ kind: 'cancel', surface: 'spot', symbol: e.symbol, orderIds: [e.orderId] }];",
-  '  },',
-  '};',
-  '',
-].join('\n'));
-writeFileSync(join(dir, 'thrower.mjs'), [
-  '// Throws on every market update.',
-  "export default { name: 'thrower', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { throw new Error('boom'); } };",
-  '',
-].join('\n'));
+writeFileSync(
+  join(dir, 'scripted.mjs'),
+  [
+    '// Places one resting bid and cancels it once accepted; asks once for a bid at twice the price (outside the band).',
+    'export default {',
+    "  name: 'scripted',",
+    '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
+    '  onMarket(ctx, update) {',
+    '    const symbol = ctx.symbols[0];',
+    '    const t = update.tickers.get(symbol);',
+    '    const inst = ctx.instruments.get(symbol);',
+    '    if (ctx.state.placed || !t || !t.last || !inst) return;',
+    '    ctx.state.placed = true;',
+    '    let below = inst.tickSize;',
+    '    for (let i = 0; i < 12; i++) below = below.add(below);',
+    "    const order = (price) => ({ side: 'buy', kind: 'limit', timeInForce: 'post_only', price, size: inst.minSize });",
+    "    return [{ kind: 'place', surface: 'spot', symbol, orders: [order(t.last.sub(below))] }, { kind: 'place', surface: 'spot', symbol, orders: [order(t.last.add(t.last))] }];",
+    '  },',
+    '  onEvent(ctx, e) {',
+    "    if (e.type === 'accepted') return [{ kind: 'cancel', surface: 'spot', symbol: e.symbol, orderIds: [e.orderId] }];",
+    '  },',
+    '};',
+    '',
+  ].join('\n'),
+);
+writeFileSync(
+  join(dir, 'thrower.mjs'),
+  [
+    '// Throws on every market update.',
+    "export default { name: 'thrower', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { throw new Error('boom'); } };",
+    '',
+  ].join('\n'),
+);
 
-interface Line { level: string; component?: string; msg: string; [k: string]: unknown }
+interface Line {
+  level: string;
+  component?: string;
+  msg: string;
+  [k: string]: unknown;
+}
 
 let daemons: Daemon[] = [];
 afterEach(async () => {
@@ -75,12 +86,16 @@ async function start(name: string, strategies: unknown[]): Promise<{ daemon: Dae
   const logger = createLogger({ level: 'info', destination: { write: (s: string) => void (text += s) } });
   const daemon = await startDaemon(loaded, logger, systemClock);
   daemons.push(daemon);
-  const lines = () => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
+  const lines = () =>
+    text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Line);
   return { daemon, lines, text: () => text, journalPath };
 }
 
-
-const activity = (lines: Line[], event: string, strategy?: string) => lines.filter((l) => l.component === 'activity' && l.event === event && (!strategy || l.strategy === strategy));
+const activity = (lines: Line[], event: string, strategy?: string) =>
+  lines.filter((l) => l.component === 'activity' && l.event === event && (!strategy || l.strategy === strategy));
 
 describe('the daemon tells its order activity', () => {
   it('an accepted order, a denial and a cancel: one info line each with its fields; kill-switch trips and resets; no secret', async () => {
@@ -89,12 +104,33 @@ describe('the daemon tells its order activity', () => {
     const lines = run.lines();
     const [accepted, ...moreAccepted] = activity(lines, 'accepted', 'scripted');
     expect(moreAccepted).toEqual([]);
-    expect(accepted).toMatchObject({ level: 'info', msg: 'order accepted', surface: 'spot', symbol: 'BTCUSDT_SPBL', trigger: false, orderId: expect.stringMatching(/^\d+$/), clientOid: expect.stringMatching(/_scripted_/) });
+    expect(accepted).toMatchObject({
+      level: 'info',
+      msg: 'order accepted',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      trigger: false,
+      orderId: expect.stringMatching(/^\d+$/),
+      clientOid: expect.stringMatching(/_scripted_/),
+    });
     expect(activity(lines, 'canceled')).toHaveLength(1);
-    expect(canceled).toMatchObject({ level: 'info', msg: 'order canceled', symbol: 'BTCUSDT_SPBL', orderId: accepted!.orderId, clientOid: accepted!.clientOid });
+    expect(canceled).toMatchObject({
+      level: 'info',
+      msg: 'order canceled',
+      symbol: 'BTCUSDT_SPBL',
+      orderId: accepted!.orderId,
+      clientOid: accepted!.clientOid,
+    });
     const denied = activity(lines, 'denied', 'scripted');
     expect(denied).toHaveLength(1);
-    expect(denied[0]).toMatchObject({ level: 'info', msg: 'order denied', surface: 'spot', symbol: 'BTCUSDT_SPBL', reason: 'price-band', detail: expect.stringMatching(/% from .*band 2 %/) });
+    expect(denied[0]).toMatchObject({
+      level: 'info',
+      msg: 'order denied',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      reason: 'price-band',
+      detail: expect.stringMatching(/% from .*band 2 %/),
+    });
     const intents = activity(lines, 'intent', 'scripted').map((l) => ({ level: l.level, kind: l.kind, symbol: l.symbol, orders: l.orders }));
     expect(intents).toEqual([
       { level: 'info', kind: 'place', symbol: 'BTCUSDT_SPBL', orders: 1 },
@@ -107,7 +143,12 @@ describe('the daemon tells its order activity', () => {
     try {
       other.setLatch(LATCH_DRAWDOWN, 'drawdown 12 % from peak 100000', systemClock.now());
       const tripped = await waitFor('the trip', () => activity(run.lines(), 'trading-state')[0], 10_000);
-      expect(tripped).toMatchObject({ level: 'warn', msg: 'trading state changed', state: 'halted', reason: 'kill-switch:drawdown: drawdown 12 % from peak 100000' });
+      expect(tripped).toMatchObject({
+        level: 'warn',
+        msg: 'trading state changed',
+        state: 'halted',
+        reason: 'kill-switch:drawdown: drawdown 12 % from peak 100000',
+      });
       other.clearLatch(LATCH_DRAWDOWN);
       const reset = await waitFor('the reset', () => activity(run.lines(), 'trading-state')[1], 10_000);
       expect(reset).toMatchObject({ level: 'info', msg: 'trading state changed', state: 'active', reason: 'kill-switch:drawdown reset' });
@@ -125,25 +166,42 @@ describe('/health and /ready with faulted strategies', () => {
       { id: 'scripted', name: 'scripted', symbols: ['BTCUSDT_SPBL'] },
       { id: 'thrower', name: 'thrower', symbols: ['ETHUSDT_SPBL'] },
     ]);
-    const health = await waitFor('the fault', async () => {
-      const h = (await (await fetch(`${run.daemon.opsUrl}/health`)).json()) as { faulted?: unknown };
-      return h.faulted ? h : undefined;
-    }, 20_000);
+    const health = await waitFor(
+      'the fault',
+      async () => {
+        const h = (await (await fetch(`${run.daemon.opsUrl}/health`)).json()) as { faulted?: unknown };
+        return h.faulted ? h : undefined;
+      },
+      20_000,
+    );
     expect(health).toMatchObject({ status: 'ok', faulted: [{ id: 'thrower', reason: '1 errors, the last in onMarket: boom' }] });
-    const ready = await waitFor('ready', async () => {
-      const r = await fetch(`${run.daemon.opsUrl}/ready`);
-      return r.status === 200 ? ((await r.json()) as Record<string, unknown>) : undefined;
-    }, 10_000);
+    const ready = await waitFor(
+      'ready',
+      async () => {
+        const r = await fetch(`${run.daemon.opsUrl}/ready`);
+        return r.status === 200 ? ((await r.json()) as Record<string, unknown>) : undefined;
+      },
+      10_000,
+    );
     expect(ready.strategiesFaulted).toBeUndefined();
   }, 60_000);
 
   it('/ready is not ready once every strategy is faulted, and names them', async () => {
     const run = await start('all-faulted', [{ id: 'thrower', name: 'thrower', symbols: ['ETHUSDT_SPBL'] }]);
-    const ready = await waitFor('not ready for the fault', async () => {
-      const r = await fetch(`${run.daemon.opsUrl}/ready`);
-      const body = (await r.json()) as Record<string, unknown>;
-      return r.status === 503 && body.strategiesFaulted ? body : undefined;
-    }, 20_000);
-    expect(ready).toMatchObject({ status: 'not ready', fenced: null, tradingState: 'active', strategiesFaulted: 'every strategy is faulted: thrower (1 errors, the last in onMarket: boom)' });
+    const ready = await waitFor(
+      'not ready for the fault',
+      async () => {
+        const r = await fetch(`${run.daemon.opsUrl}/ready`);
+        const body = (await r.json()) as Record<string, unknown>;
+        return r.status === 503 && body.strategiesFaulted ? body : undefined;
+      },
+      20_000,
+    );
+    expect(ready).toMatchObject({
+      status: 'not ready',
+      fenced: null,
+      tradingState: 'active',
+      strategiesFaulted: 'every strategy is faulted: thrower (1 errors, the last in onMarket: boom)',
+    });
   }, 60_000);
 });

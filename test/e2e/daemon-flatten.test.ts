@@ -25,43 +25,50 @@ const SYMBOL = 'cmt_btcusdt';
 
 // Opens a long at market; once the position shows, rests a reduce-only sell above the market and a stop below it,
 // and asks for one more opening buy (near liquidation: denied). No imports: a Decimal's own class makes the numbers.
-writeFileSync(join(dir, 'opener.mjs'), [
-  '// Opens a futures long, then rests a reduce-only sell and a stop, and asks for one more opening buy.',
-  'export default {',
-  "  name: 'opener',",
-  '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
-  '  onMarket(ctx, update) {',
-  '    const symbol = ctx.symbols[0];',
-  '    const t = update.tickers.get(symbol);',
-  '    const inst = ctx.instruments.get(symbol);',
-  '    if (!t || !t.last || !inst) return;',
-  '    const D = t.last.constructor;',
-  '    const at = (ratio, mode) => t.last.mul(D.from(ratio)).roundToStep(inst.tickSize, mode);',
-  '    if (!ctx.state.opened) {',
-  '      ctx.state.opened = true;',
-  "      return [{ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: D.from('0.01'), positionSide: 'long' }] }];",
-  '    }',
-  "    const held = update.positions.find((p) => p.symbol === symbol && p.side === 'long');",
-  '    if (ctx.state.rested || !held) return;',
-  '    ctx.state.rested = true;',
-  '    return [',
-  "      { kind: 'place', surface: 'futures', symbol, orders: [{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: at('1.015', 'up'), size: held.size, positionSide: 'long', reduceOnly: true }] },",
-  "      { kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size: held.size, triggerPrice: at('0.985', 'down') },",
-  "      { kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: at('0.99', 'down'), size: D.from('0.01'), positionSide: 'long' }] },",
-  '    ];',
-  '  },',
-  '};',
-  '',
-].join('\n'));
+writeFileSync(
+  join(dir, 'opener.mjs'),
+  [
+    '// Opens a futures long, then rests a reduce-only sell and a stop, and asks for one more opening buy.',
+    'export default {',
+    "  name: 'opener',",
+    '  params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw },',
+    '  onMarket(ctx, update) {',
+    '    const symbol = ctx.symbols[0];',
+    '    const t = update.tickers.get(symbol);',
+    '    const inst = ctx.instruments.get(symbol);',
+    '    if (!t || !t.last || !inst) return;',
+    '    const D = t.last.constructor;',
+    '    const at = (ratio, mode) => t.last.mul(D.from(ratio)).roundToStep(inst.tickSize, mode);',
+    '    if (!ctx.state.opened) {',
+    '      ctx.state.opened = true;',
+    "      return [{ kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: D.from('0.01'), positionSide: 'long' }] }];",
+    '    }',
+    "    const held = update.positions.find((p) => p.symbol === symbol && p.side === 'long');",
+    '    if (ctx.state.rested || !held) return;',
+    '    ctx.state.rested = true;',
+    '    return [',
+    "      { kind: 'place', surface: 'futures', symbol, orders: [{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: at('1.015', 'up'), size: held.size, positionSide: 'long', reduceOnly: true }] },",
+    "      { kind: 'place-trigger', symbol, positionSide: 'long', reduceOnly: true, size: held.size, triggerPrice: at('0.985', 'down') },",
+    "      { kind: 'place', surface: 'futures', symbol, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: at('0.99', 'down'), size: D.from('0.01'), positionSide: 'long' }] },",
+    '    ];',
+    '  },',
+    '};',
+    '',
+  ].join('\n'),
+);
 
-interface Line { level: string; component?: string; msg: string; [k: string]: unknown }
+interface Line {
+  level: string;
+  component?: string;
+  msg: string;
+  [k: string]: unknown;
+}
 
 let daemons: Daemon[] = [];
 afterEach(async () => {
   for (const d of daemons) await d.stop('test over');
   daemons = [];
 });
-
 
 describe('the kill switch flattens (risk.onKill: flatten)', () => {
   it('orders and trigger orders canceled, the position closed at the simulator, once; every step journaled', async () => {
@@ -89,24 +96,40 @@ describe('the kill switch flattens (risk.onKill: flatten)', () => {
     const logger = createLogger({ level: 'info', destination: { write: (s: string) => void (text += s) } });
     const daemon = await startDaemon(loaded, logger, systemClock);
     daemons.push(daemon);
-    const lines = () => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
-    const venue = createLiveClient({ ...loaded, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: daemon.simUrl!, futuresBaseUrl: daemon.simUrl! } } }, silentLogger, systemClock);
+    const lines = () =>
+      text
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Line);
+    const venue = createLiveClient(
+      { ...loaded, config: { ...loaded.config, exchange: { ...loaded.config.exchange, spotBaseUrl: daemon.simUrl!, futuresBaseUrl: daemon.simUrl! } } },
+      silentLogger,
+      systemClock,
+    );
     let seen = '';
     try {
       // The position, its resting close and its stop, at the simulator.
-      await waitFor('the position, the resting order and the stop', async () => {
-        const [positions, open, triggers] = await Promise.all([venue.positions(SYMBOL), venue.openOrders('futures', SYMBOL), venue.triggerOrders(SYMBOL)]);
-        // F5 lists a trigger order waiting for its price too.
-        const resting = open.filter((o) => o.status !== 'untriggered');
-        seen = `${positions.length} position(s), ${resting.length} resting order(s), ${triggers.length} trigger order(s)`;
-        return positions.length === 1 && resting.length === 1 && triggers.length === 1 ? true : undefined;
-      }, 30_000).catch((err: unknown) => Promise.reject(new Error(`${String(err)}: ${seen}`)));
+      await waitFor(
+        'the position, the resting order and the stop',
+        async () => {
+          const [positions, open, triggers] = await Promise.all([venue.positions(SYMBOL), venue.openOrders('futures', SYMBOL), venue.triggerOrders(SYMBOL)]);
+          // F5 lists a trigger order waiting for its price too.
+          const resting = open.filter((o) => o.status !== 'untriggered');
+          seen = `${positions.length} position(s), ${resting.length} resting order(s), ${triggers.length} trigger order(s)`;
+          return positions.length === 1 && resting.length === 1 && triggers.length === 1 ? true : undefined;
+        },
+        30_000,
+      ).catch((err: unknown) => Promise.reject(new Error(`${String(err)}: ${seen}`)));
       const [position] = await venue.positions(SYMBOL);
       expect(position).toMatchObject({ side: 'long', size: expect.anything() });
       expect(position!.size.toString()).toBe('0.01');
       // The opening buy near liquidation was denied, and journaled as a risk decision; the distance is a metric.
       const denied = await waitFor('the denial', () => lines().find((l) => l.component === 'activity' && l.event === 'denied'), 10_000);
-      expect(denied).toMatchObject({ reason: 'liquidation-distance', symbol: SYMBOL, detail: expect.stringMatching(/^cmt_btcusdt long: mark \S+ is \S+ % from liquidation at \S+ \(minimum 50 %\): only reduce-only orders$/) });
+      expect(denied).toMatchObject({
+        reason: 'liquidation-distance',
+        symbol: SYMBOL,
+        detail: expect.stringMatching(/^cmt_btcusdt long: mark \S+ is \S+ % from liquidation at \S+ \(minimum 50 %\): only reduce-only orders$/),
+      });
       const metrics = await (await fetch(`${daemon.opsUrl}/metrics`, { headers: opsAuthOf(daemon) })).text();
       const distance = /sextant_liquidation_distance_pct\{symbol="cmt_btcusdt",side="long"\} (\S+)/.exec(metrics);
       expect(Number(distance?.[1])).toBeGreaterThan(10);
@@ -119,49 +142,83 @@ describe('the kill switch flattens (risk.onKill: flatten)', () => {
 
       // Another process latches the kill switch, as an operator does.
       const out: string[] = [];
-      const code = await main(['node', 'sextant', 'risk', 'kill', '--reason', 'flatten test', '-c', cfgFile], { out: (s) => void out.push(s), err: (s) => void out.push(s) });
+      const code = await main(['node', 'sextant', 'risk', 'kill', '--reason', 'flatten test', '-c', cfgFile], {
+        out: (s) => void out.push(s),
+        err: (s) => void out.push(s),
+      });
       expect({ code, out }).toEqual({ code: 0, out: [expect.stringMatching(/^halted: flatten test/)] });
 
-      await waitFor('everything flat at the simulator', async () => {
-        const [positions, open, triggers] = await Promise.all([venue.positions(SYMBOL), venue.openOrders('futures', SYMBOL), venue.triggerOrders(SYMBOL)]);
-        return positions.length === 0 && open.length === 0 && triggers.length === 0 ? true : undefined;
-      }, 20_000);
+      await waitFor(
+        'everything flat at the simulator',
+        async () => {
+          const [positions, open, triggers] = await Promise.all([venue.positions(SYMBOL), venue.openOrders('futures', SYMBOL), venue.triggerOrders(SYMBOL)]);
+          return positions.length === 0 && open.length === 0 && triggers.length === 0 ? true : undefined;
+        },
+        20_000,
+      );
       const [collateral] = await venue.balances('futures');
       expect({ asset: collateral!.asset, positive: collateral!.total.gt(Decimal.ZERO) }).toEqual({ asset: 'USDT', positive: true }); // F3: the collateral left
-      await waitFor('the kill action to conclude', () => lines().find((l) => l.component === 'kill-action' && l.msg === 'kill action complete: nothing left'), 15_000);
+      await waitFor(
+        'the kill action to conclude',
+        () => lines().find((l) => l.component === 'kill-action' && l.msg === 'kill action complete: nothing left'),
+        15_000,
+      );
       // The journal's rows of the canceled orders are settled by the reconciliation that follows.
-      await waitFor('the journal settled', () => {
-        const db = new Database(journalPath, { readonly: true });
-        try {
-          const rows = db.prepare("SELECT state FROM orders WHERE state IN ('open', 'untriggered', 'canceling')").all();
-          return rows.length === 0 ? true : undefined;
-        } finally {
-          db.close();
-        }
-      }, 15_000);
+      await waitFor(
+        'the journal settled',
+        () => {
+          const db = new Database(journalPath, { readonly: true });
+          try {
+            const rows = db.prepare("SELECT state FROM orders WHERE state IN ('open', 'untriggered', 'canceling')").all();
+            return rows.length === 0 ? true : undefined;
+          } finally {
+            db.close();
+          }
+        },
+        15_000,
+      );
     } finally {
       await venue.close();
     }
     const db = new Database(journalPath, { readonly: true });
     try {
-      const intents = db.prepare("SELECT strategy_id AS strategyId, kind, json FROM intents WHERE kind = 'flatten'").all() as Array<{ strategyId: string; kind: string; json: string }>;
+      const intents = db.prepare("SELECT strategy_id AS strategyId, kind, json FROM intents WHERE kind = 'flatten'").all() as Array<{
+        strategyId: string;
+        kind: string;
+        json: string;
+      }>;
       expect(intents).toHaveLength(1); // once per latch
       expect(intents[0]!.strategyId).toBe('risk');
       expect(JSON.parse(intents[0]!.json)).toMatchObject({ latch: 'kill-switch:operator', reason: 'flatten test', pass: 1, futures: [SYMBOL], spot: [] });
-      const steps = db.prepare("SELECT reason, detail FROM risk_decisions WHERE intent_kind = 'flatten' ORDER BY id").all() as Array<{ reason: string; detail: string }>;
+      const steps = db.prepare("SELECT reason, detail FROM risk_decisions WHERE intent_kind = 'flatten' ORDER BY id").all() as Array<{
+        reason: string;
+        detail: string;
+      }>;
       expect(steps.map((s) => s.reason)).toEqual(['flatten:cancel-orders', 'flatten:cancel-triggers', 'flatten:close-positions']);
-      const [orders, triggers, close] = steps.map((s) => JSON.parse(s.detail) as { symbol: string; endpoint: string; answers: Array<{ ok: boolean; orderId?: string | null }> });
+      const [orders, triggers, close] = steps.map(
+        (s) => JSON.parse(s.detail) as { symbol: string; endpoint: string; answers: Array<{ ok: boolean; orderId?: string | null }> },
+      );
       expect(orders).toMatchObject({ symbol: SYMBOL, endpoint: 'F28', answers: [{ ok: true }] });
       expect(triggers).toMatchObject({ symbol: SYMBOL, endpoint: 'F28', answers: [{ ok: true }] });
       expect(close).toMatchObject({ symbol: SYMBOL, endpoint: 'F27', answers: [{ ok: true, orderId: expect.stringMatching(/^\d+$/) }] });
       const denials = db.prepare("SELECT reason FROM risk_decisions WHERE reason = 'liquidation-distance'").all();
       expect(denials).toHaveLength(1);
-      const states = db.prepare('SELECT client_oid, is_trigger, reduce_only, state FROM orders ORDER BY created_at').all() as Array<{ is_trigger: number; reduce_only: number; state: string }>;
-      expect(states.map((s) => [s.is_trigger, s.reduce_only, s.state])).toEqual([[0, 0, 'filled'], [0, 1, 'canceled'], [1, 1, 'canceled']]);
+      const states = db.prepare('SELECT client_oid, is_trigger, reduce_only, state FROM orders ORDER BY created_at').all() as Array<{
+        is_trigger: number;
+        reduce_only: number;
+        state: string;
+      }>;
+      expect(states.map((s) => [s.is_trigger, s.reduce_only, s.state])).toEqual([
+        [0, 0, 'filled'],
+        [0, 1, 'canceled'],
+        [1, 1, 'canceled'],
+      ]);
     } finally {
       db.close();
     }
-    const warned = lines().filter((l) => l.component === 'kill-action' && l.level === 'warn').map((l) => l.msg);
+    const warned = lines()
+      .filter((l) => l.component === 'kill-action' && l.level === 'warn')
+      .map((l) => l.msg);
     expect(warned).toEqual([expect.stringMatching(/^kill switch: flattening/)]);
     for (const secret of Object.values(KEYS)) expect(text).not.toContain(secret);
   }, 90_000);

@@ -29,8 +29,11 @@ afterEach(async () => {
 async function startSim(): Promise<{ server: SimServer; url: string }> {
   const server = new SimServer({
     market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: systemClock.now(), tickIntervalMs: 250 }),
-    accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 }, credentials: SIM_KEYS,
-    budget: { spot: { ip: 500, uid: 500 }, futures: { ip: 1000, uid: 1000 }, windowMs: 10_000, orderRequestsPerSecond: 10 }, clock: systemClock, logger: silentLogger,
+    accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 },
+    credentials: SIM_KEYS,
+    budget: { spot: { ip: 500, uid: 500 }, futures: { ip: 1000, uid: 1000 }, windowMs: 10_000, orderRequestsPerSecond: 10 },
+    clock: systemClock,
+    logger: silentLogger,
   });
   sims.push(server);
   return { server, url: await server.listen(0, '127.0.0.1') };
@@ -63,10 +66,12 @@ function run(cfg: string, keys?: typeof SIM_KEYS) {
   };
   p.stdout.on('data', onData);
   p.stderr.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => p.on('close', (code) => {
-    at.closed = Date.now();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    p.on('close', (code) => {
+      at.closed = Date.now();
+      resolve(code);
+    }),
+  );
   const waitFor = async <T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> => {
     const end = Date.now() + ms;
     for (;;) {
@@ -78,10 +83,14 @@ function run(cfg: string, keys?: typeof SIM_KEYS) {
     }
   };
   const opsUrl = () =>
-    waitFor('the daemon', () => {
-      const line = out.split('\n').find((l) => l.includes('"daemon running"'));
-      return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
-    }, 20_000);
+    waitFor(
+      'the daemon',
+      () => {
+        const line = out.split('\n').find((l) => l.includes('"daemon running"'));
+        return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
+      },
+      20_000,
+    );
   return { p, exited, waitFor, opsUrl, output: () => out, at };
 }
 
@@ -115,7 +124,9 @@ describe('the journal belongs to its venue', () => {
     const other = await startSim();
     const second = run(config('bound-b', externalVenue(other.url, journal)), SIM_KEYS);
     expect(await second.exited).not.toBe(0);
-    expect(second.output()).toMatch(/cannot start: journal .*bound\.sqlite belongs to venue http:\/\/127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+ \(account key sha256:[0-9a-f]{16}\), not to/);
+    expect(second.output()).toMatch(
+      /cannot start: journal .*bound\.sqlite belongs to venue http:\/\/127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+ \(account key sha256:[0-9a-f]{16}\), not to/,
+    );
     const third = run(config('bound-c', externalVenue(url, journal)), { ...SIM_KEYS, apiKey: 'another-key' });
     expect(await third.exited).not.toBe(0);
     expect(third.output()).toMatch(/belongs to venue .* \(account key sha256:[0-9a-f]{16}\), not to .* \(account key sha256:[0-9a-f]{16}\)/);
@@ -127,10 +138,11 @@ describe('what holds the fence', () => {
   it('/ready names the orders with an unknown outcome that hold new orders back; a stop exits as soon as it is done', async () => {
     const { server, url } = await startSim();
     const journal = join(dir, 'fence.sqlite');
-    const cfg = (graceMs: number) => config(`fence-${graceMs}`, (doc) => {
-      externalVenue(url, journal)(doc);
-      doc.setIn(['execution', 'graceMs'], graceMs);
-    });
+    const cfg = (graceMs: number) =>
+      config(`fence-${graceMs}`, (doc) => {
+        externalVenue(url, journal)(doc);
+        doc.setIn(['execution', 'graceMs'], graceMs);
+      });
     // Every spot batch is accepted, then answered with an HTML 502: its orders' outcome is unknown.
     server.faults.scripted.push({ endpoint: 'S6', kind: 'html-502', times: 1000 });
     const first = run(cfg(600_000), SIM_KEYS);
@@ -142,11 +154,15 @@ describe('what holds the fence', () => {
     const second = run(cfg(600_000), SIM_KEYS);
     const ops2 = await second.opsUrl();
     expect(ops2).not.toBe(ops);
-    const body = await second.waitFor('the fence', async () => {
-      const r = await fetch(`${ops2}/ready`);
-      const b = (await r.json()) as { fenced: string | null; pending?: Array<{ clientOid: string; state: string }> };
-      return r.status === 503 && b.pending?.length ? b : undefined;
-    }, 20_000);
+    const body = await second.waitFor(
+      'the fence',
+      async () => {
+        const r = await fetch(`${ops2}/ready`);
+        const b = (await r.json()) as { fenced: string | null; pending?: Array<{ clientOid: string; state: string }> };
+        return r.status === 503 && b.pending?.length ? b : undefined;
+      },
+      20_000,
+    );
     expect(body.fenced).toMatch(/^\d+ order\(s\) with an unknown outcome: sx_mm\w*_\w+ \((unknown|sending), /);
     // Unanswered (a kill can also leave one being sent); the fence's reason names the first five.
     expect(body.pending!.every((p) => p.state === 'unknown' || p.state === 'sending')).toBe(true);
@@ -172,11 +188,15 @@ describe('keys that do not work', () => {
     const { server, url } = await startSim();
     const d = run(config('badkeys', externalVenue(url, join(dir, 'badkeys.sqlite'))), { ...SIM_KEYS, apiSecret: 'wrong-secret-1' });
     const ops = await d.opsUrl();
-    const ready = await d.waitFor('the halt', async () => {
-      const r = await fetch(`${ops}/ready`);
-      const body = (await r.json()) as { status: string; fenced: string | null };
-      return r.status === 503 && /authentication halted/.test(body.fenced ?? '') ? body : undefined;
-    }, 20_000);
+    const ready = await d.waitFor(
+      'the halt',
+      async () => {
+        const r = await fetch(`${ops}/ready`);
+        const body = (await r.json()) as { status: string; fenced: string | null };
+        return r.status === 503 && /authentication halted/.test(body.fenced ?? '') ? body : undefined;
+      },
+      20_000,
+    );
     expect(ready.fenced).toMatch(/signed requests stopped after 3 authentication errors/);
     const failures = server.snapshot().authFailures;
     await new Promise((r) => setTimeout(r, 2500));

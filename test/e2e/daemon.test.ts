@@ -33,7 +33,6 @@ function configFrom(defaultYaml: string, journalPath: string): string {
   return doc.toString();
 }
 
-
 /** Every 200 ms: the daemon runs in a child process. */
 const waitFor = <T>(what: string, f: () => Promise<T | undefined>, ms: number): Promise<T> => waitUntil(what, f, ms, 200);
 
@@ -49,19 +48,29 @@ describe('sextant run (default config)', () => {
     let stopAt = 0;
     const exited = new Promise<{ code: number | null; at: number }>((resolve) => p.on('close', (code) => resolve({ code, at: Date.now() })));
     try {
-      const opsUrl = await waitFor('the daemon', async () => {
-        const line = out.split('\n').find((l) => l.includes('daemon running'));
-        return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
-      }, 20_000);
+      const opsUrl = await waitFor(
+        'the daemon',
+        async () => {
+          const line = out.split('\n').find((l) => l.includes('daemon running'));
+          return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
+        },
+        20_000,
+      );
       const health = (await (await fetch(`${opsUrl}/health`)).json()) as { status: string; eventLoopP99Ms: number };
       expect(health.status).toBe('ok');
       expect(health.eventLoopP99Ms).toBeLessThan(2000);
       await waitFor('ready', async () => ((await fetch(`${opsUrl}/ready`)).status === 200 ? true : undefined), 10_000);
       // Orders placed and filled through the full live path.
-      const metrics = await waitFor('a fill', async () => {
-        const m = await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text();
-        return /sextant_execution_events_total\{type="filled"\} [1-9]/.test(m) || /sextant_execution_events_total\{type="partially-filled"\} [1-9]/.test(m) ? m : undefined;
-      }, 40_000);
+      const metrics = await waitFor(
+        'a fill',
+        async () => {
+          const m = await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text();
+          return /sextant_execution_events_total\{type="filled"\} [1-9]/.test(m) || /sextant_execution_events_total\{type="partially-filled"\} [1-9]/.test(m)
+            ? m
+            : undefined;
+        },
+        40_000,
+      );
       expect(metrics).toMatch(/sextant_exchange_requests_total\{endpoint="S6",outcome="ok"\} [1-9]/);
       expect(metrics).toMatch(/sextant_execution_events_total\{type="accepted"\} [1-9]/);
       expect(metrics).toMatch(/sextant_poll_age_seconds\{poll="tickers"\}/);
@@ -69,7 +78,11 @@ describe('sextant run (default config)', () => {
       expect(metrics).not.toMatch(/sextant_exchange_429_total [1-9]/);
       expect(metrics).toMatch(/sextant_exchange_weight_total\{endpoint="S6",pool="spot:uid"\} [1-9]/);
       // Equity (feeding the drawdown kill switch) once balances and prices are both in.
-      await waitFor('equity', async () => (/sextant_equity\{surface="spot"\} [1-9]/.test(await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text()) ? true : undefined), 15_000);
+      await waitFor(
+        'equity',
+        async () => (/sextant_equity\{surface="spot"\} [1-9]/.test(await (await fetch(`${opsUrl}/metrics`, { headers: OPS_AUTH })).text()) ? true : undefined),
+        15_000,
+      );
       // SIGHUP: new params for a strategy are applied; invalid ones are refused and the old config stays.
       const base = readFileSync(cfg, 'utf8');
       writeFileSync(cfg, base.replace('halfSpreadBps: 6', 'halfSpreadBps: 9'));
@@ -159,39 +172,70 @@ describe('sextant run: a start that fails', () => {
 describe('sextant run with a strategy that never returns', () => {
   it('the hook is stopped after daemon.hookTimeoutMs and the strategy faulted; /health answers, the other strategy trades, Ctrl+C (SIGINT) stops it', async () => {
     const dir2 = mkdtempSync(join(tmpdir(), 'sextant-loop-'));
-    writeFileSync(join(dir2, 'looping.mjs'), [
-      '// A strategy whose market hook never returns.',
-      "export default { name: 'looping', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { for (;;) {} } };",
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir2, 'looping.mjs'),
+      [
+        '// A strategy whose market hook never returns.',
+        "export default { name: 'looping', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { for (;;) {} } };",
+        '',
+      ].join('\n'),
+    );
     const cfg = join(dir2, 'loop.yaml');
     const doc = parseDocument(configFrom(readFileSync('config/default.yaml', 'utf8'), join(dir2, 'journal.sqlite')));
     doc.setIn(['strategyDirs'], [dir2, 'strategies']);
     doc.setIn(['daemon', 'hookTimeoutMs'], 300);
-    doc.setIn(['strategies'], [
-      { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 6, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 2 } },
-      { id: 'loop', name: 'looping', symbols: ['ETHUSDT_SPBL'] },
-    ]);
+    doc.setIn(
+      ['strategies'],
+      [
+        {
+          id: 'mm-btc',
+          name: 'spot-market-maker',
+          symbols: ['BTCUSDT_SPBL'],
+          params: { halfSpreadBps: 6, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 2 },
+        },
+        { id: 'loop', name: 'looping', symbols: ['ETHUSDT_SPBL'] },
+      ],
+    );
     writeFileSync(cfg, doc.toString());
     const d = runDaemon(cfg);
     // A frozen daemon accepts connections and never answers: every request has its own deadline.
     const get = async (url: string) => fetch(url, { signal: AbortSignal.timeout(3000), headers: OPS_AUTH });
     let code: number | null | 'running';
     try {
-      const opsUrl = await waitFor('the daemon', async () => {
-        const line = d.output.text.split('\n').find((l) => l.includes('daemon running'));
-        return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
-      }, 20_000);
-      const strategies = await waitFor('the fault', async () => {
-        const h = (await (await get(`${opsUrl}/health`)).json()) as { strategies: Array<{ id: string; faulted: boolean; reason?: string }> };
-        return h.strategies.find((s) => s.id === 'loop')?.faulted ? h.strategies : undefined;
-      }, 20_000);
+      const opsUrl = await waitFor(
+        'the daemon',
+        async () => {
+          const line = d.output.text.split('\n').find((l) => l.includes('daemon running'));
+          return line ? (JSON.parse(line) as { opsUrl: string }).opsUrl : undefined;
+        },
+        20_000,
+      );
+      const strategies = await waitFor(
+        'the fault',
+        async () => {
+          const h = (await (await get(`${opsUrl}/health`)).json()) as { strategies: Array<{ id: string; faulted: boolean; reason?: string }> };
+          return h.strategies.find((s) => s.id === 'loop')?.faulted ? h.strategies : undefined;
+        },
+        20_000,
+      );
       expect(strategies).toEqual([
         { id: 'mm-btc', errors: 0, faulted: false },
-        { id: 'loop', errors: 1, faulted: true, hook: 'onMarket', error: 'ran over its 300 ms budget and was stopped', reason: 'onMarket ran over its 300 ms budget and was stopped', atMs: expect.any(Number) },
+        {
+          id: 'loop',
+          errors: 1,
+          faulted: true,
+          hook: 'onMarket',
+          error: 'ran over its 300 ms budget and was stopped',
+          reason: 'onMarket ran over its 300 ms budget and was stopped',
+          atMs: expect.any(Number),
+        },
       ]);
       // The other strategy goes on: its orders reach the venue.
-      await waitFor('an order', async () => (/sextant_intents_total\{strategy="mm-btc",kind="place"\} [1-9]/.test(await (await get(`${opsUrl}/metrics`)).text()) ? true : undefined), 20_000);
+      await waitFor(
+        'an order',
+        async () => (/sextant_intents_total\{strategy="mm-btc",kind="place"\} [1-9]/.test(await (await get(`${opsUrl}/metrics`)).text()) ? true : undefined),
+        20_000,
+      );
       expect((await get(`${opsUrl}/health`)).status).toBeLessThan(600);
     } finally {
       // SIGINT: the hook watchdog holds it (it stopped the loop through it) and hands it on; the daemon stops cleanly.

@@ -71,7 +71,13 @@ describe('the dashboard asks before it acts', () => {
     await page.waitForFunction(() => document.querySelector('[data-strategy="mm-btc"] [data-fact="open orders"]')?.textContent === '3');
 
     await page.click(pause);
-    expect(await dialogOf(page)).toEqual({ open: true, title: 'Pause mm-btc?', reason: false, buttons: ['Pause and cancel 3 orders', 'Pause, keep orders', "Don't pause"], focus: "Don't pause" });
+    expect(await dialogOf(page)).toEqual({
+      open: true,
+      title: 'Pause mm-btc?',
+      reason: false,
+      buttons: ['Pause and cancel 3 orders', 'Pause, keep orders', "Don't pause"],
+      focus: "Don't pause",
+    });
     expect(await page.textContent('#ask-text')).toBe('It sends no new orders until resumed. Its 3 open orders can be canceled or left resting.');
     await page.screenshot({ path: join('test-output', 'dashboard-pause-dialog.png') });
     await choose(page, 'Pause and cancel 3 orders');
@@ -102,7 +108,9 @@ describe('the dashboard asks before it acts', () => {
 
     // Without open orders: "Pause" or not.
     api.state.strategies[0]!.openOrders = 0;
-    await page.waitForFunction(() => document.querySelector('[data-strategy="mm-btc"] [data-fact="open orders"]')?.textContent === '0', null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('[data-strategy="mm-btc"] [data-fact="open orders"]')?.textContent === '0', null, {
+      timeout: 10_000,
+    });
     await page.click(pause);
     expect(await dialogOf(page)).toMatchObject({ title: 'Pause mm-btc?', buttons: ['Pause', "Don't pause"], focus: "Don't pause" });
     await choose(page, 'Pause');
@@ -117,7 +125,9 @@ describe('the dashboard asks before it acts', () => {
   it('kill switch: a reason typed in the dialog (required), buttons that say what they do, flatten with its counts; refusals shown', async () => {
     api = await startFakeControlApi();
     const { page, errors, native } = await open(api);
-    await page.waitForFunction(() => document.querySelectorAll('#positions tbody tr').length === 1 && document.querySelectorAll('#orders tbody tr[data-client-oid]').length === 2);
+    await page.waitForFunction(
+      () => document.querySelectorAll('#positions tbody tr').length === 1 && document.querySelectorAll('#orders tbody tr[data-client-oid]').length === 2,
+    );
 
     // Halt: the reason field focused; acting without a reason says so and keeps asking.
     await page.click('button[data-command="halt"]');
@@ -153,7 +163,9 @@ describe('the dashboard asks before it acts', () => {
     expect(await dialogOf(page)).toMatchObject({ title: 'Reduce?', buttons: ['Reduce only', "Don't reduce"] });
     await page.fill('#ask-reason', 'slow down');
     await choose(page, 'Reduce only');
-    await page.waitForFunction(() => document.getElementById('answer')?.className === 'error' && document.getElementById('answer')?.textContent === 'reduce: refused - already reducing');
+    await page.waitForFunction(
+      () => document.getElementById('answer')?.className === 'error' && document.getElementById('answer')?.textContent === 'reduce: refused - already reducing',
+    );
     await page.click('button[data-command="reset"]');
     expect(await dialogOf(page)).toMatchObject({ title: 'Reset the kill switch?', buttons: ['Reset and trade', "Don't reset"] });
     await page.fill('#ask-reason', 'all clear');
@@ -176,11 +188,22 @@ describe('the event log folds repeats', () => {
     const { page, errors } = await open(api);
     await page.waitForFunction(() => document.querySelectorAll('#events li').length === 2 && document.getElementById('stream')?.dataset.stream === 'live');
     const denied = (i: number, detail = 'kill-switch:drawdown: drawdown 12 % > 10 %') => ({
-      kind: 'order' as const, atMs: T0 + 10_000 + i * 1000, text: `mm-btc BTCUSDT_SPBL: denied (halted): ${detail}`, data: { type: 'denied', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', reason: 'halted' },
+      kind: 'order' as const,
+      atMs: T0 + 10_000 + i * 1000,
+      text: `mm-btc BTCUSDT_SPBL: denied (halted): ${detail}`,
+      data: { type: 'denied', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', reason: 'halted' },
     });
     for (let i = 0; i < 12; i++) api.push(denied(i));
     await page.waitForFunction(() => document.querySelector('#events li')?.getAttribute('data-count') === '12');
-    const entries = () => page.$$eval('#events li', (lis) => lis.map((li) => [li.querySelector('time')?.textContent, li.querySelector('.text')?.textContent, li.querySelector('.count')?.textContent ?? null, li.getAttribute('title')]));
+    const entries = () =>
+      page.$$eval('#events li', (lis) =>
+        lis.map((li) => [
+          li.querySelector('time')?.textContent,
+          li.querySelector('.text')?.textContent,
+          li.querySelector('.count')?.textContent ?? null,
+          li.getAttribute('title'),
+        ]),
+      );
     expect(await entries()).toEqual([
       ['12:00:21', 'mm-btc BTCUSDT_SPBL: denied (halted): kill-switch:drawdown: drawdown 12 % > 10 %', '×12', '12 alike, 12:00:10 to 12:00:21'],
       ['12:00:02', 'trading halted: <script>window.__pwned=2</script>', null, null],
@@ -191,7 +214,9 @@ describe('the event log folds repeats', () => {
     api.push(denied(21));
     api.push(denied(22, 'notional 5000.5 above 1000'));
     api.push(denied(23, 'notional 6100 above 1000'));
-    await page.waitForFunction(() => document.querySelectorAll('#events li').length === 6 && document.querySelector('#events li')?.getAttribute('data-count') === '2');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#events li').length === 6 && document.querySelector('#events li')?.getAttribute('data-count') === '2',
+    );
     expect((await entries()).slice(0, 4)).toEqual([
       ['12:00:33', 'mm-btc BTCUSDT_SPBL: denied (halted): notional 6100 above 1000', '×2', '2 alike, 12:00:32 to 12:00:33'],
       ['12:00:31', 'mm-btc BTCUSDT_SPBL: denied (halted): kill-switch:drawdown: drawdown 12 % > 10 %', null, null],

@@ -32,7 +32,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-
 /** The default config on a fresh journal, an ops port of the system's choosing, quick polls and a large budget. */
 async function start(): Promise<{ daemon: Daemon; journalPath: string }> {
   const journalPath = join(dir, 'journal.sqlite');
@@ -46,7 +45,11 @@ async function start(): Promise<{ daemon: Daemon; journalPath: string }> {
   return { daemon: await startDaemon(loaded, silentLogger, systemClock, { definitions: DEFAULT_STRATEGIES }), journalPath };
 }
 
-interface StrategyRow { id: string; state: string; openOrders: number }
+interface StrategyRow {
+  id: string;
+  state: string;
+  openOrders: number;
+}
 
 describe('the dashboard on the daemon', () => {
   it('shows state and strategies, fills the open orders, pauses a strategy (no orders of it while paused) and resumes it', async () => {
@@ -81,7 +84,11 @@ describe('the dashboard on the daemon', () => {
       expect(await state.jsonValue()).toBe('active');
       expect(await page.$eval('#mode', (el) => el.textContent)).toBe('live');
       // The open-orders table fills as the strategies quote, mm-btc among them.
-      await page.waitForFunction(() => Array.from(document.querySelectorAll('#orders tbody tr[data-client-oid]')).some((tr) => tr.children[0]?.textContent === 'mm-btc'), null, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => Array.from(document.querySelectorAll('#orders tbody tr[data-client-oid]')).some((tr) => tr.children[0]?.textContent === 'mm-btc'),
+        null,
+        { timeout: 30_000 },
+      );
       await page.waitForFunction(() => document.getElementById('stream')?.dataset.stream === 'live');
 
       // Pause mm-btc from its card: the dialog's "Pause and cancel N orders".
@@ -95,7 +102,11 @@ describe('the dashboard on the daemon', () => {
       // Its orders canceled; then, while the market is read on, no new order of it reaches the journal. A batch item
       // the venue left unanswered stays open until reconciliation concludes it (grace 10 s, then 3 lookups): the wait
       // covers that bound.
-      await waitFor('mm-btc without open orders', async () => ((await api<unknown[]>('/orders?scope=open&strategy=mm-btc')).length === 0 ? true : undefined), 45_000);
+      await waitFor(
+        'mm-btc without open orders',
+        async () => ((await api<unknown[]>('/orders?scope=open&strategy=mm-btc')).length === 0 ? true : undefined),
+        45_000,
+      );
       const whilePaused = ordersOf('mm-btc');
       const readsAtPause = await tickerReads();
       await waitFor('more ticker reads', async () => ((await tickerReads()) >= readsAtPause + 10 ? true : undefined), 15_000);
@@ -107,7 +118,11 @@ describe('the dashboard on the daemon', () => {
       await page.waitForFunction(() => /^resume mm-btc: ok/.test(document.getElementById('answer')?.textContent ?? ''), null, { timeout: 15_000 });
       expect((await api<StrategyRow[]>('/strategies')).find((s) => s.id === 'mm-btc')?.state).toBe('running');
       await waitFor('a new mm-btc order', () => (ordersOf('mm-btc') > whilePaused ? true : undefined), 20_000);
-      await page.waitForFunction(() => Array.from(document.querySelectorAll('#orders tbody tr[data-client-oid]')).some((tr) => tr.children[0]?.textContent === 'mm-btc'), null, { timeout: 20_000 });
+      await page.waitForFunction(
+        () => Array.from(document.querySelectorAll('#orders tbody tr[data-client-oid]')).some((tr) => tr.children[0]?.textContent === 'mm-btc'),
+        null,
+        { timeout: 20_000 },
+      );
       // The operator's commands in the live log.
       await page.waitForFunction(() => document.querySelectorAll('#events li[data-kind="strategy"], #events li[data-kind="command"]').length >= 2);
 

@@ -31,7 +31,9 @@ describe('Dockerfile', () => {
     try {
       const script = cmd[2]!.replace(`127.0.0.1:${cfg.daemon.http.port}/`, `127.0.0.1:${port}/`);
       const check = (env: Record<string, string>) =>
-        new Promise<unknown>((resolve) => execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...env } }, (err) => resolve(err ? err.code : 0)));
+        new Promise<unknown>((resolve) =>
+          execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...env } }, (err) => resolve(err ? err.code : 0)),
+        );
       expect(await check({ [cfg.daemon.http.tokenEnv]: 'hc-token-0123456789ab' })).toBe(0);
       expect(await check({})).toBe(1);
     } finally {
@@ -57,22 +59,38 @@ describe('docker-compose.yml', () => {
   it('one profile at a time: `single` by default, or the `failover` pair (active and standby) with PostgreSQL and Redis', () => {
     const c = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Record<string, unknown>> };
     expect(readFileSync('.env', 'utf8')).toMatch(/^COMPOSE_PROFILES=single$/m);
-    const byProfile = (p: string) => Object.entries(c.services).filter(([, s]) => (s.profiles as string[]).includes(p)).map(([n]) => n).sort();
+    const byProfile = (p: string) =>
+      Object.entries(c.services)
+        .filter(([, s]) => (s.profiles as string[]).includes(p))
+        .map(([n]) => n)
+        .sort();
     expect(byProfile('single')).toEqual(['sextant']);
     expect(byProfile('failover')).toEqual(['postgres', 'redis', 'sextant-a', 'sextant-b']);
     const [a, b] = [c.services['sextant-a']!, c.services['sextant-b']!];
     // The same daemon twice, told apart only by the host name (the holder's name in the lease).
     expect({ ...a, hostname: undefined }).toEqual({ ...b, hostname: undefined });
     expect([a.hostname, b.hostname]).toEqual(['sextant-a', 'sextant-b']);
-    expect(a).toMatchObject({ read_only: true, cap_drop: ['ALL'], depends_on: { postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } } });
+    expect(a).toMatchObject({
+      read_only: true,
+      cap_drop: ['ALL'],
+      depends_on: { postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } },
+    });
     const command = a.command as string[];
     expect(command.slice(0, 2)).toEqual(['run', '--config']);
     // The config they run: the journal in the compose file's PostgreSQL, the lease beside it, the budget in its Redis;
     // the database password from a secret file, never in the URL.
     const cfg = loadConfig(command[2]!, {}).config;
-    expect({ url: cfg.journal.url, lease: cfg.daemon.lease?.store, redis: cfg.exchange.rateLimit.redis?.url }).toEqual({ url: 'postgres://sextant@postgres:5432/sextant', lease: 'journal', redis: 'redis://redis:6379' });
+    expect({ url: cfg.journal.url, lease: cfg.daemon.lease?.store, redis: cfg.exchange.rateLimit.redis?.url }).toEqual({
+      url: 'postgres://sextant@postgres:5432/sextant',
+      lease: 'journal',
+      redis: 'redis://redis:6379',
+    });
     expect(a.environment).toMatchObject({ SEXTANT_JOURNAL_PASSWORD_FILE: '/run/secrets/sextant_journal_password' });
-    expect(c.services.postgres!.environment).toMatchObject({ POSTGRES_USER: 'sextant', POSTGRES_DB: 'sextant', POSTGRES_PASSWORD_FILE: '/run/secrets/sextant_journal_password' });
+    expect(c.services.postgres!.environment).toMatchObject({
+      POSTGRES_USER: 'sextant',
+      POSTGRES_DB: 'sextant',
+      POSTGRES_PASSWORD_FILE: '/run/secrets/sextant_journal_password',
+    });
     expect((c.services.postgres!.healthcheck as { test: string[] }).test).toEqual(['CMD', 'pg_isready', '-U', 'sextant', '-d', 'sextant']);
   });
   it('a tmpfs on /tmp beside the read-only root, for libraries that want a writable temp dir', () => {

@@ -20,21 +20,39 @@ describe('sextant run in dry-run mode', () => {
   it('trades on simulated fills against live public data and never calls a private endpoint', async () => {
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 21, startMs: systemClock.now(), tickIntervalMs: 50 });
     const venue = new SimServer({
-      market, accounts: { spot: {}, futuresCollateral: '0', leverage: 1 }, credentials: { apiKey: 'x1234', apiSecret: 'y1234', passphrase: 'z1234' },
-      budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 }, clock: systemClock, logger: silentLogger,
+      market,
+      accounts: { spot: {}, futuresCollateral: '0', leverage: 1 },
+      credentials: { apiKey: 'x1234', apiSecret: 'y1234', passphrase: 'z1234' },
+      budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 },
+      clock: systemClock,
+      logger: silentLogger,
     });
     const url = await venue.listen(0, '127.0.0.1');
     const cfg = join(dir, 'dry.yaml');
-    writeFileSync(cfg, stringify({
-      mode: 'dry-run',
-      exchange: { spotBaseUrl: url, futuresBaseUrl: url, rateLimit: { spot: { ip: { budget: 100000 }, uid: { budget: 100000 } }, futures: { ip: { budget: 100000 }, uid: { budget: 100000 } } } },
-      sim: { accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 } },
-      journal: { path: join(dir, 'journal.sqlite') },
-      daemon: { http: { port: 0 }, polls: { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 }, reconcileCron: '* * * * * *' },
-      execution: { graceMs: 500, lostAfterChecks: 2 },
-      strategies: [{ id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.05', toleranceBps: 1 } }],
-      log: { level: 'info' },
-    }));
+    writeFileSync(
+      cfg,
+      stringify({
+        mode: 'dry-run',
+        exchange: {
+          spotBaseUrl: url,
+          futuresBaseUrl: url,
+          rateLimit: { spot: { ip: { budget: 100000 }, uid: { budget: 100000 } }, futures: { ip: { budget: 100000 }, uid: { budget: 100000 } } },
+        },
+        sim: { accounts: { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 } },
+        journal: { path: join(dir, 'journal.sqlite') },
+        daemon: { http: { port: 0 }, polls: { tickersMs: 300, ordersMs: 600, balancesMs: 1000, positionsMs: 1000 }, reconcileCron: '* * * * * *' },
+        execution: { graceMs: 500, lostAfterChecks: 2 },
+        strategies: [
+          {
+            id: 'mm',
+            name: 'spot-market-maker',
+            symbols: ['BTCUSDT_SPBL'],
+            params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.05', toleranceBps: 1 },
+          },
+        ],
+        log: { level: 'info' },
+      }),
+    );
     const p = spawn(process.execPath, ['bin/sextant.js', 'run', '--config', cfg], { env: { PATH: process.env.PATH, SEXTANT_HTTP_TOKEN: OPS_TOKEN } });
     let out = '';
     p.stdout.on('data', (d) => (out += String(d)));

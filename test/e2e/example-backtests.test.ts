@@ -21,7 +21,12 @@ interface Report {
 /** Per example: orders of the journal (a SQL condition) it must have filled, at least once each. */
 const FILLED: Record<string, string[]> = {
   'rsi-reversion': ["side = 'buy' AND kind = 'limit'", "side = 'sell' AND kind = 'limit'"],
-  'ema-cross': ["position_side = 'long' AND reduce_only = 0", "position_side = 'short' AND reduce_only = 0", 'is_trigger = 1', "is_trigger = 0 AND reduce_only = 1"],
+  'ema-cross': [
+    "position_side = 'long' AND reduce_only = 0",
+    "position_side = 'short' AND reduce_only = 0",
+    'is_trigger = 1',
+    'is_trigger = 0 AND reduce_only = 1',
+  ],
   'bollinger-maker': ["side = 'buy' AND time_in_force = 'post_only'", "side = 'sell' AND time_in_force = 'post_only'"],
 };
 

@@ -37,13 +37,20 @@ function limits(): RateLimiterConfig {
 /** Runs one fleet process to its end; its JSON report line. */
 function child(cfg: object): Promise<{ sent: number; failed: number; rateLimited: number }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['test/fixtures/fleet-child.mjs', JSON.stringify(cfg)], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['test/fixtures/fleet-child.mjs', JSON.stringify(cfg)], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as { sent: number; failed: number; rateLimited: number }) : reject(new Error(`fleet process ended with ${code}: ${err}`))));
+    p.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim()) as { sent: number; failed: number; rateLimited: number })
+        : reject(new Error(`fleet process ended with ${code}: ${err}`)),
+    );
   });
 }
 
@@ -57,9 +64,11 @@ describe('a fleet of 4 processes and 2 accounts on one budget through Redis (127
     r.disconnect();
   });
 
-  it('no window of any address or account over its budget; the address\'s budget used to at least 85 %', async () => {
+  it("no window of any address or account over its budget; the address's budget used to at least 85 %", async () => {
     // The venue in a process of its own, as a venue is: the arrivals it times are not held up by this runner's work.
-    const venue = fork('test/fixtures/fleet-sim-child.mjs', [JSON.stringify({ accounts: ACCOUNTS, budget: BUDGET })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const venue = fork('test/fixtures/fleet-sim-child.mjs', [JSON.stringify({ accounts: ACCOUNTS, budget: BUDGET })], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     sim = venue;
     const url = await new Promise<string>((resolve, reject) => {
       venue.once('message', (m) => resolve((m as { url: string }).url));
@@ -82,8 +91,16 @@ describe('a fleet of 4 processes and 2 accounts on one budget through Redis (127
     // One address; each account counted on its own, under its digest.
     expect(seen('futures:ip').map((w) => w.name)).toEqual(['futures:ip@127.0.0.1']);
     const accounts = ACCOUNTS.map((a) => accountDigest(a.apiKey)).sort();
-    expect(seen('futures:uid').map((w) => w.name.split('@')[1]).sort()).toEqual(accounts);
-    expect(seen('futures:orders').map((w) => w.name.split('@')[1]).sort()).toEqual(accounts);
+    expect(
+      seen('futures:uid')
+        .map((w) => w.name.split('@')[1])
+        .sort(),
+    ).toEqual(accounts);
+    expect(
+      seen('futures:orders')
+        .map((w) => w.name.split('@')[1])
+        .sort(),
+    ).toEqual(accounts);
     const over = windows.filter(([, w]) => w.most > w.budget).map(([name, w]) => `${name}: ${w.most} > ${w.budget}`);
     expect(over).toEqual([]);
     expect(stats.rejected429).toBe(0);

@@ -29,13 +29,22 @@ describe('a long held across three funding settlements', () => {
     const t0 = Date.UTC(2026, 0, 5, 1) + 10_000;
     const clock = new ManualClock(t0);
     const market = new SyntheticMarket([spec], { seed: 11, startMs: t0, tickIntervalMs: 1000 });
-    const server = new SimServer({ market, accounts: { spot: { USDT: '0' }, futuresCollateral: '50000', leverage: 20 }, credentials: CREDS, budget: BIG, clock, logger: silentLogger });
+    const server = new SimServer({
+      market,
+      accounts: { spot: { USDT: '0' }, futuresCollateral: '50000', leverage: 20 },
+      credentials: CREDS,
+      budget: BIG,
+      clock,
+      logger: silentLogger,
+    });
     const url = await server.listen(0, '127.0.0.1');
     opened.push(server);
     const client: LiveClient = clientFor({ url, opts: CREDS } as never, { clock });
     opened.push(client);
 
-    const [placed] = await client.placeOrders('futures', FUT, [{ clientOid: 'fund_long_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.5'), positionSide: 'long' }]);
+    const [placed] = await client.placeOrders('futures', FUT, [
+      { clientOid: 'fund_long_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.5'), positionSide: 'long' },
+    ]);
     expect(placed!.outcome === 'rejected' ? placed!.error.message : placed!.outcome).toBe('accepted');
     const [long] = await client.positions(FUT);
     expect(long!.size.toString()).toBe('0.5');
@@ -56,7 +65,12 @@ describe('a long held across three funding settlements', () => {
       const expected = settled.rate.mul(long!.size).mul(mark).neg();
       const bills = await client.ledger({ kind: 'funding', symbol: FUT });
       const bill = bills.entries[0]!;
-      expect({ kind: bill.kind, raw: bill.rawKind, at: bill.timestampMs >= first, amount: bill.amount.toString() }).toEqual({ kind: 'funding', raw: 'position_funding', at: true, amount: expected.toString() });
+      expect({ kind: bill.kind, raw: bill.rawKind, at: bill.timestampMs >= first, amount: bill.amount.toString() }).toEqual({
+        kind: 'funding',
+        raw: 'position_funding',
+        at: true,
+        amount: expected.toString(),
+      });
       expect(seen).not.toContain(bill.billId);
       seen.push(bill.billId);
       sum = sum.add(expected);

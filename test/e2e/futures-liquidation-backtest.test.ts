@@ -31,7 +31,17 @@ function crashTicks(): string[] {
     const crashK = BigInt(Math.min(Math.max(k - 60, 0), steps));
     const cents = start - ((start - end) * crashK) / BigInt(steps);
     const price = Decimal.of(cents, 2);
-    lines.push(JSON.stringify({ ts, symbol: SYMBOL, price: price.toString(), size: '20', bid: price.sub(Decimal.from('0.01')).toString(), ask: price.toString(), buyerMaker: false }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        symbol: SYMBOL,
+        price: price.toString(),
+        size: '20',
+        bid: price.sub(Decimal.from('0.01')).toString(),
+        ask: price.toString(),
+        buyerMaker: false,
+      }),
+    );
   }
   return lines;
 }
@@ -43,7 +53,14 @@ const openLong = defineStrategy({
   onMarket(ctx) {
     if (ctx.state.opened) return;
     ctx.state.opened = true;
-    return [{ kind: 'place', surface: 'futures', symbol: SYMBOL, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from(ctx.params.size), positionSide: 'long' }] }];
+    return [
+      {
+        kind: 'place',
+        surface: 'futures',
+        symbol: SYMBOL,
+        orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from(ctx.params.size), positionSide: 'long' }],
+      },
+    ];
   },
 });
 
@@ -73,7 +90,9 @@ describe('a leveraged long through a 30 % crash', () => {
 
     // The long as it was opened, from the journal's fills only.
     const journal = new Database(join(outDir, 'journal.sqlite'), { readonly: true });
-    const fills = journal.prepare("SELECT f.price, f.size, f.fee FROM fills f JOIN orders o ON o.client_oid = f.client_oid WHERE o.position_side = 'long' AND o.reduce_only = 0").all() as Array<{ price: string; size: string; fee: string }>;
+    const fills = journal
+      .prepare("SELECT f.price, f.size, f.fee FROM fills f JOIN orders o ON o.client_oid = f.client_oid WHERE o.position_side = 'long' AND o.reduce_only = 0")
+      .all() as Array<{ price: string; size: string; fee: string }>;
     journal.close();
     expect(fills.length).toBeGreaterThan(0);
     let size = Decimal.ZERO;
@@ -93,11 +112,18 @@ describe('a leveraged long through a 30 % crash', () => {
     const exact = openValue.sub(collateral).div(size.mul(Decimal.fromInt(1).sub(mmr)), 12, 'half-up');
     const expected = exact.roundToStep(Decimal.from('0.01'), 'up');
 
-    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as { futures?: { liquidations?: Array<{ symbol: string; side: string; price: string; size: string; fee: string; pnl: string }> } };
+    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as {
+      futures?: { liquidations?: Array<{ symbol: string; side: string; price: string; size: string; fee: string; pnl: string }> };
+    };
     const liquidations = report.futures?.liquidations ?? [];
     expect(liquidations).toHaveLength(1);
     const liq = liquidations[0]!;
-    expect({ symbol: liq.symbol, side: liq.side, size: Decimal.from(liq.size).toString(), price: Decimal.from(liq.price).toString() }).toEqual({ symbol: SYMBOL, side: 'long', size: '5', price: expected.toString() });
+    expect({ symbol: liq.symbol, side: liq.side, size: Decimal.from(liq.size).toString(), price: Decimal.from(liq.price).toString() }).toEqual({
+      symbol: SYMBOL,
+      side: 'long',
+      size: '5',
+      price: expected.toString(),
+    });
     // Its loss is the close at that price against the entry; its fee the taker rate of its value.
     expect(Decimal.from(liq.pnl).toString()).toBe(expected.mul(size).sub(openValue).toString());
     expect(Decimal.from(liq.fee).toString()).toBe(expected.mul(size).mul(Decimal.from('0.0006')).toString());

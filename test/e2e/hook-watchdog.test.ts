@@ -4,7 +4,10 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 
-interface Step { step: string; [k: string]: unknown }
+interface Step {
+  step: string;
+  [k: string]: unknown;
+}
 
 describe('hook watchdog', () => {
   it('stops a looping hook at its budget with no thread per call, and keeps SIGINT for the process', async () => {
@@ -13,8 +16,19 @@ describe('hook watchdog', () => {
     let err = '';
     p.stdout.on('data', (d) => (out += String(d)));
     p.stderr.on('data', (d) => (err += String(d)));
-    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => p.on('close', (c, s) => resolve({ code: c, signal: s })));
-    const steps = new Map(out.trim().split('\n').filter(Boolean).map((l) => { const s = JSON.parse(l) as Step; return [s.step, s]; }));
+    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      p.on('close', (c, s) => resolve({ code: c, signal: s })),
+    );
+    const steps = new Map(
+      out
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const s = JSON.parse(l) as Step;
+          return [s.step, s];
+        }),
+    );
     expect(err).toBe('');
     // node:vm's watchdog runs a thread during the call; the keeper's run costs none.
     expect(steps.get('sigint-before-any-hook')).toEqual({ step: 'sigint-before-any-hook', heard: 1, onProcess: 0 });

@@ -192,7 +192,13 @@ describe('futures endpoints', () => {
 
   it('F8 trigger order (client_oid null in the answer)', async () => {
     const data = await client.futures.placeTrigger({
-      symbol: 'cmt_btcusdt', client_oid: 'sx_t_1', size: '1', type: '1', match_type: '1', execute_price: '0', trigger_price: '100',
+      symbol: 'cmt_btcusdt',
+      client_oid: 'sx_t_1',
+      size: '1',
+      type: '1',
+      match_type: '1',
+      execute_price: '0',
+      trigger_price: '100',
     });
     expectWire('F8', '', '{"symbol":"cmt_btcusdt","client_oid":"sx_t_1","size":"1","type":"1","match_type":"1","execute_price":"0","trigger_price":"100"}');
     expect(data.client_oid).toBeNull();
@@ -208,7 +214,14 @@ describe('futures endpoints', () => {
   it('F18 order detail: a bare object, contracts and preset prices typed', async () => {
     const o = await client.futures.orderDetail({ orderId: '686643264626885530' });
     expectWire('F18', 'orderId=686643264626885530', '');
-    expect(o).toMatchObject({ order_id: '686643264626885530', status: 'filled', price: '0.0', contracts: 10000, filledQtyContracts: 10000, presetTakeProfitPrice: '100000.0' });
+    expect(o).toMatchObject({
+      order_id: '686643264626885530',
+      status: 'filled',
+      price: '0.0',
+      contracts: 10000,
+      filledQtyContracts: 10000,
+      presetTakeProfitPrice: '100000.0',
+    });
   });
 
   it('F19 order history with every query parameter', async () => {
@@ -256,7 +269,7 @@ describe('signing on the wire', () => {
 
   it('a query with reserved characters is sent and signed exactly as encoded', async () => {
     await client.futures.contracts({ symbol: "a b/c'd(e)*!" });
-    const r = expectWire('F1', "symbol=a%20b%2Fc%27d%28e%29%2A%21", '');
+    const r = expectWire('F1', 'symbol=a%20b%2Fc%27d%28e%29%2A%21', '');
     expect(r.auth).toBe('public');
     await client.futures.currentOrders({ symbol: "x y'z" });
     expect(last('F5').auth).toBe('ok');
@@ -343,11 +356,19 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
 
   it('depth gears, page sizes and windows outside the documented limits are refused before sending', async () => {
     const before = venue.requests.length;
-    await expect(client.spot.depth({ symbol: 'BTCUSDT_SPBL', limit: 20 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'S13', message: 'rejected before sending: limit must be one of 15, 200, got 20' });
+    await expect(client.spot.depth({ symbol: 'BTCUSDT_SPBL', limit: 20 })).rejects.toMatchObject({
+      category: 'bad-request',
+      endpoint: 'S13',
+      message: 'rejected before sending: limit must be one of 15, 200, got 20',
+    });
     await expect(client.futures.depth({ symbol: 'cmt_btcusdt', limit: 50 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F13' });
     await expect(client.futures.candles({ symbol: 'cmt_btcusdt', granularity: '1m', limit: 1001 })).rejects.toThrow(/limit must be an integer from 1 to 1000/);
-    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', limit: 101 })).rejects.toThrow(/limit must be an integer from 1 to 100/);
-    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', startTime: 5, endTime: 4 })).rejects.toThrow(/startTime 5 is after endTime 4/);
+    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', limit: 101 })).rejects.toThrow(
+      /limit must be an integer from 1 to 100/,
+    );
+    await expect(client.futures.historyCandles({ symbol: 'cmt_btcusdt', granularity: '1m', startTime: 5, endTime: 4 })).rejects.toThrow(
+      /startTime 5 is after endTime 4/,
+    );
     await expect(client.futures.historyFundRate({ symbol: 'cmt_btcusdt', limit: 101 })).rejects.toMatchObject({ endpoint: 'F16' });
     await expect(client.futures.currentPlan({ limit: 0 })).rejects.toMatchObject({ endpoint: 'F21' });
     await expect(client.futures.historyPlan({ symbol: 'cmt_btcusdt', pageSize: 101 })).rejects.toThrow(/pageSize must be an integer from 1 to 100/);

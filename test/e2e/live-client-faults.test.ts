@@ -38,7 +38,10 @@ describe('venue errors', () => {
   });
 
   it('a futures success enveloped with code "200" is a success', async () => {
-    venue.script('F9', { status: 200, body: '{"msg":"success","requestTime":1713339011237,"code":"200","data":{"order_id":"1","client_oid":null,"result":true,"err_msg":null}}' });
+    venue.script('F9', {
+      status: 200,
+      body: '{"msg":"success","requestTime":1713339011237,"code":"200","data":{"order_id":"1","client_oid":null,"result":true,"err_msg":null}}',
+    });
     await expect(client.futures.cancelTrigger({ symbol: 'cmt_btcusdt', orderId: '1' })).resolves.toMatchObject({ result: true });
   });
 
@@ -51,7 +54,9 @@ describe('venue errors', () => {
 
   it('an unknown code on a write is not assumed rejected', async () => {
     venue.script('S6', { status: 400, body: envelopeError('49999', 'something new') });
-    const e = await caught(client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }));
+    const e = await caught(
+      client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }),
+    );
     expect(e).toMatchObject({ category: 'unknown', retryable: false, outcomeUnknown: true });
   });
 
@@ -89,7 +94,9 @@ describe('retries: reads retry retryable errors, writes never', () => {
 
   it('POST: a timeout is sent once and leaves the outcome unknown', async () => {
     venue.script('S6', { delayMs: 1000 });
-    const e = await caught(client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }));
+    const e = await caught(
+      client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }),
+    );
     expect(e).toMatchObject({ category: 'timeout', outcomeUnknown: true });
     expect(venue.calls('S6')).toHaveLength(1);
   });
@@ -179,7 +186,10 @@ describe('response validation names endpoint and field', () => {
 
   it('exponent notation, NaN and spaces are refused', async () => {
     for (const bad of ['1e-7', 'NaN', ' 1.0', 'Infinity']) {
-      const reply = { status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":[{"coinName":"BTC","available":"${bad}","frozen":"0","equity":"1"}]}` };
+      const reply = {
+        status: 200,
+        body: `{"code":"00000","msg":"success","requestTime":1,"data":[{"coinName":"BTC","available":"${bad}","frozen":"0","equity":"1"}]}`,
+      };
       venue.script('S8', reply, reply, reply);
       const e = await caught(client.spot.assets());
       expect(e.field).toBe('data[0].available');
@@ -189,7 +199,9 @@ describe('response validation names endpoint and field', () => {
 
   it('a missing required field inside the spot envelope', async () => {
     venue.script('S6', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":{"resultList":[{"clientOrderId":"a"}]}}' });
-    const e = await caught(client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }));
+    const e = await caught(
+      client.spot.placeBatch({ symbol: 'X_SPBL', orderList: [{ side: 'buy', orderType: 'market', force: 'normal', quantity: '1', clientOrderId: 'a' }] }),
+    );
     expect(e).toMatchObject({ endpoint: 'S6', field: 'data.resultList[0].orderId', outcomeUnknown: true });
   });
 
@@ -203,7 +215,10 @@ describe('response validation names endpoint and field', () => {
   });
 
   it('an integer id that lost precision as a double is refused, the exact raw number accepted', async () => {
-    venue.script('F5', { status: 200, body: '[{"symbol":"s","size":"1","createTime":1,"filled_qty":"0","order_id":9007199254740993,"price":"1","status":"open","type":"open_long","order_type":"normal"}]' });
+    venue.script('F5', {
+      status: 200,
+      body: '[{"symbol":"s","size":"1","createTime":1,"filled_qty":"0","order_id":9007199254740993,"price":"1","status":"open","type":"open_long","order_type":"normal"}]',
+    });
     const rows = await client.futures.currentOrders({});
     expect(String(rows[0]!.order_id)).toBe('9007199254740993');
   });
@@ -214,8 +229,12 @@ describe('requests checked before sending', () => {
     const before = venue.requests.length;
     const many = Array.from({ length: 21 }, (_, i) => ({ ...PLACE.orderDataList[0]!, client_oid: `sx_${i}` }));
     await expect(client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: many })).rejects.toThrow(/at most 20/);
-    await expect(client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: [{ ...PLACE.orderDataList[0]!, client_oid: 'has-dash' }] })).rejects.toThrow(/client id/);
-    await expect(client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: [{ ...PLACE.orderDataList[0]!, client_oid: 'x'.repeat(41) }] })).rejects.toThrow(/client id/);
+    await expect(client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: [{ ...PLACE.orderDataList[0]!, client_oid: 'has-dash' }] })).rejects.toThrow(
+      /client id/,
+    );
+    await expect(
+      client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: [{ ...PLACE.orderDataList[0]!, client_oid: 'x'.repeat(41) }] }),
+    ).rejects.toThrow(/client id/);
     await expect(client.spot.orderHistory({ symbol: 'X_SPBL', pageSize: 101 })).rejects.toThrow(/pageSize/);
     await expect(client.spot.cancelBatch({ symbol: 'X_SPBL', orderIds: Array.from({ length: 51 }, (_, i) => String(i)) })).rejects.toThrow(/at most 50/);
     await expect(client.spot.orderInfo({})).rejects.toThrow(/required/);

@@ -43,14 +43,30 @@ describe('order actions F23–F28', () => {
   it('F23: the documented body (clientOrderId, planType, executePrice "0", lower-case side, marginMode 1); the id beyond 2^53 exact', async () => {
     answer('F23', ACTION_SAMPLES.F23);
     const r = await client.placeTpSl({ symbol: FUT, clientOid: 'sx_tp_1', role: 'take-profit', positionSide: 'long', size: d('1'), triggerPrice: d('50000') });
-    sent('F23', '', '{"symbol":"cmt_btcusdt","clientOrderId":"sx_tp_1","planType":"profit_plan","triggerPrice":"50000","executePrice":"0","size":"1","positionSide":"long","marginMode":1}');
+    sent(
+      'F23',
+      '',
+      '{"symbol":"cmt_btcusdt","clientOrderId":"sx_tp_1","planType":"profit_plan","triggerPrice":"50000","executePrice":"0","size":"1","positionSide":"long","marginMode":1}',
+    );
     expect(r).toEqual({ outcome: 'accepted', clientOid: 'sx_tp_1', orderId: '696073048050107226' });
   });
 
   it('F23: success false is a refusal; a stop-loss with a limit price says loss_plan and its price', async () => {
     answer('F23', '[{"orderId": 0, "success": false}]');
-    const r = await client.placeTpSl({ symbol: FUT, clientOid: 'sx_sl_1', role: 'stop-loss', positionSide: 'short', size: d('0.01'), triggerPrice: d('95000.5'), executePrice: d('95100') });
-    sent('F23', '', '{"symbol":"cmt_btcusdt","clientOrderId":"sx_sl_1","planType":"loss_plan","triggerPrice":"95000.5","executePrice":"95100","size":"0.01","positionSide":"short","marginMode":1}');
+    const r = await client.placeTpSl({
+      symbol: FUT,
+      clientOid: 'sx_sl_1',
+      role: 'stop-loss',
+      positionSide: 'short',
+      size: d('0.01'),
+      triggerPrice: d('95000.5'),
+      executePrice: d('95100'),
+    });
+    sent(
+      'F23',
+      '',
+      '{"symbol":"cmt_btcusdt","clientOrderId":"sx_sl_1","planType":"loss_plan","triggerPrice":"95000.5","executePrice":"95100","size":"0.01","positionSide":"short","marginMode":1}',
+    );
     expect(r).toMatchObject({ outcome: 'rejected', clientOid: 'sx_sl_1', orderId: null, error: { category: 'invalid-order', endpoint: 'F23' } });
   });
 
@@ -60,7 +76,10 @@ describe('order actions F23–F28', () => {
     expect(await client.modifyTpSl(change)).toEqual({ outcome: 'accepted', clientOid: null, orderId: '696073048050107226' });
     sent('F24', '', '{"orderId":696073048050107226,"triggerPrice":"51000","executePrice":"0","triggerPriceType":3}');
     answer('F24', envelopeError('50005', 'Order does not exist'));
-    expect(await client.modifyTpSl({ ...change, executePrice: d('51001'), triggerPriceType: 'last' })).toMatchObject({ outcome: 'rejected', error: { category: 'not-found', code: '50005' } });
+    expect(await client.modifyTpSl({ ...change, executePrice: d('51001'), triggerPriceType: 'last' })).toMatchObject({
+      outcome: 'rejected',
+      error: { category: 'not-found', code: '50005' },
+    });
     sent('F24', '', '{"orderId":696073048050107226,"triggerPrice":"51000","executePrice":"51001","triggerPriceType":1}');
     answer('F24', envelopeError('40015', 'System error'), 500);
     expect(await client.modifyTpSl(change)).toMatchObject({ outcome: 'unknown', orderId: '696073048050107226' });
@@ -68,11 +87,22 @@ describe('order actions F23–F28', () => {
 
   it('F25: one F6 item with its symbol', async () => {
     answer('F25', ACTION_SAMPLES.F25);
-    const r = await client.placeOrder(FUT, { clientOid: 'sx_p_1', side: 'sell', kind: 'limit', timeInForce: 'post_only', price: d('99999.5'), size: d('0.01'), positionSide: 'short' });
+    const r = await client.placeOrder(FUT, {
+      clientOid: 'sx_p_1',
+      side: 'sell',
+      kind: 'limit',
+      timeInForce: 'post_only',
+      price: d('99999.5'),
+      size: d('0.01'),
+      positionSide: 'short',
+    });
     sent('F25', '', '{"symbol":"cmt_btcusdt","client_oid":"sx_p_1","size":"0.01","type":"2","order_type":"1","match_price":"0","price":"99999.5"}');
     expect(r).toEqual({ outcome: 'accepted', clientOid: 'sx_p_1', orderId: '596471064624628269' });
     answer('F25', envelopeError('40017', 'Parameter validation failed: size'));
-    expect(await client.placeOrder(FUT, { clientOid: 'sx_p_2', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01') })).toMatchObject({ outcome: 'rejected', clientOid: 'sx_p_2' });
+    expect(await client.placeOrder(FUT, { clientOid: 'sx_p_2', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01') })).toMatchObject({
+      outcome: 'rejected',
+      clientOid: 'sx_p_2',
+    });
     sent('F25', '', '{"symbol":"cmt_btcusdt","client_oid":"sx_p_2","size":"0.01","type":"1","order_type":"3","match_price":"1","price":"0"}');
   });
 
@@ -105,8 +135,13 @@ describe('order actions F23–F28', () => {
 
   it('refused before sending: a bad client id (F23, F25), no order id (F24, F26), a ledger page over 100', async () => {
     const before = venue.requests.length;
-    expect(await client.placeTpSl({ symbol: FUT, clientOid: 'bad id!', role: 'take-profit', positionSide: 'long', size: d('1'), triggerPrice: d('1') })).toMatchObject({ outcome: 'rejected', error: { category: 'bad-request', endpoint: 'F23' } });
-    expect(await client.placeOrder(FUT, { clientOid: 'x'.repeat(41), side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('1') })).toMatchObject({ outcome: 'rejected', error: { endpoint: 'F25' } });
+    expect(
+      await client.placeTpSl({ symbol: FUT, clientOid: 'bad id!', role: 'take-profit', positionSide: 'long', size: d('1'), triggerPrice: d('1') }),
+    ).toMatchObject({ outcome: 'rejected', error: { category: 'bad-request', endpoint: 'F23' } });
+    expect(await client.placeOrder(FUT, { clientOid: 'x'.repeat(41), side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('1') })).toMatchObject({
+      outcome: 'rejected',
+      error: { endpoint: 'F25' },
+    });
     expect(await client.modifyTpSl({ symbol: FUT, orderId: '', triggerPrice: d('1') })).toMatchObject({ outcome: 'rejected', error: { endpoint: 'F24' } });
     expect(await client.modifyTpSl({ symbol: FUT, orderId: '12a', triggerPrice: d('1') })).toMatchObject({ outcome: 'rejected', error: { endpoint: 'F24' } });
     expect(await client.cancelOrder({ orderId: '' })).toMatchObject({ outcome: 'rejected', error: { endpoint: 'F26' } });
@@ -120,17 +155,20 @@ const bill = (id: string, type: string, ms: number, amount = '1') =>
   `{"billId": ${id}, "coin": "USDT", "symbol": "cmt_btcusdt", "amount": "${amount}", "businessType": "${type}", "balance": "100", "fillFee": "0", "transferReason": "UNKNOWN_TRANSFER_REASON", "ctime": ${ms}}`;
 
 describe('account reads F29, F30', () => {
-  it('F29: a signed GET without parameters; sized positions with their F29 fields, the sample\'s empty one left out', async () => {
+  it("F29: a signed GET without parameters; sized positions with their F29 fields, the sample's empty one left out", async () => {
     answer('F29', ACTION_SAMPLES.F29);
     expect(await client.allPositions()).toEqual([]);
     sent('F29', '', '');
-    answer('F29', '[{"id": 690800371848708186, "symbol": "cmt_ethusdt", "side": "SHORT", "size": "2", "open_value": "6000", "leverage": "10", "funding_fee": "0.5", "cum_funding_fee": "1.5", "marginSize": "600", "contractVal": "0.01", "unrealizePnl": "-20", "liquidatePrice": "0"}]');
+    answer(
+      'F29',
+      '[{"id": 690800371848708186, "symbol": "cmt_ethusdt", "side": "SHORT", "size": "2", "open_value": "6000", "leverage": "10", "funding_fee": "0.5", "cum_funding_fee": "1.5", "marginSize": "600", "contractVal": "0.01", "unrealizePnl": "-20", "liquidatePrice": "0"}]',
+    );
     const [p] = await client.allPositions();
     expect(p).toMatchObject({ symbol: 'cmt_ethusdt', side: 'short', positionId: '690800371848708186', liquidationPrice: null });
     expect([p!.margin, p!.unrealizedPnl, p!.fundingFee, p!.cumFundingFee, p!.entryPrice].map(String)).toEqual(['600', '-20', '0.5', '1.5', '3000']);
   });
 
-  it('funding signs: paid-positive negates positions\' and collateral\'s funding into changes of collateral', async () => {
+  it("funding signs: paid-positive negates positions' and collateral's funding into changes of collateral", async () => {
     const paid = clientFor(venue, { fundingFeeSign: 'paid-positive' });
     try {
       answer('F29', '[{"symbol": "cmt_btcusdt", "side": "LONG", "size": "1", "open_value": "100", "funding_fee": "0.5", "cum_funding_fee": "1.5"}]');
@@ -151,22 +189,36 @@ describe('account reads F29, F30', () => {
     const page = await client.ledger({ kind: 'funding', symbol: FUT, startMs: 1763700000000, endMs: 1763800000000, limit: 10 });
     sent('F30', '', '{"symbol":"cmt_btcusdt","businessType":"position_funding","startTime":1763700000000,"endTime":1763800000000,"limit":10}');
     expect(page.hasMore).toBe(true);
-    expect(page.entries.map((e) => [e.billId, e.kind, e.rawKind, String(e.amount), e.timestampMs])).toEqual([['686960019383517338', 'funding', 'position_funding', '0.08266646', 1763784031721]]);
+    expect(page.entries.map((e) => [e.billId, e.kind, e.rawKind, String(e.amount), e.timestampMs])).toEqual([
+      ['686960019383517338', 'funding', 'position_funding', '0.08266646', 1763784031721],
+    ]);
   });
 
   it('F30 for a kind of several types: no businessType, pages of 100 ending at the oldest bill, filtered to the kind', async () => {
     const before = venue.calls('F30').length;
-    answer('F30', `{"hasNextPage": true, "items": [${bill('900000000000000003', 'order_fill_fee_income', 3000, '-0.3')}, ${bill('900000000000000002', 'position_funding', 2000)}]}`);
-    answer('F30', `{"hasNextPage": false, "items": [${bill('900000000000000002', 'position_funding', 2000)}, ${bill('900000000000000001', 'order_liquidate_fee_income', 1000, '-2')}]}`);
+    answer(
+      'F30',
+      `{"hasNextPage": true, "items": [${bill('900000000000000003', 'order_fill_fee_income', 3000, '-0.3')}, ${bill('900000000000000002', 'position_funding', 2000)}]}`,
+    );
+    answer(
+      'F30',
+      `{"hasNextPage": false, "items": [${bill('900000000000000002', 'position_funding', 2000)}, ${bill('900000000000000001', 'order_liquidate_fee_income', 1000, '-2')}]}`,
+    );
     const page = await client.ledger({ kind: 'fee', limit: 5 });
     const calls = venue.calls('F30').slice(before);
     expect(calls.map((c) => c.body)).toEqual(['{"limit":100}', '{"endTime":2000,"limit":100}']);
     expect(page).toMatchObject({ hasMore: false });
-    expect(page.entries.map((e) => [e.billId, e.rawKind, String(e.amount)])).toEqual([['900000000000000003', 'order_fill_fee_income', '-0.3'], ['900000000000000001', 'order_liquidate_fee_income', '-2']]);
+    expect(page.entries.map((e) => [e.billId, e.rawKind, String(e.amount)])).toEqual([
+      ['900000000000000003', 'order_fill_fee_income', '-0.3'],
+      ['900000000000000001', 'order_liquidate_fee_income', '-2'],
+    ]);
   });
 
   it('F30 filtered: more than `limit` of the kind found, the newest kept and more said to exist', async () => {
-    answer('F30', `{"hasNextPage": false, "items": [${bill('3', 'position_open_long', 30)}, ${bill('2', 'position_open_short', 20)}, ${bill('1', 'deposit', 10)}]}`);
+    answer(
+      'F30',
+      `{"hasNextPage": false, "items": [${bill('3', 'position_open_long', 30)}, ${bill('2', 'position_open_short', 20)}, ${bill('1', 'deposit', 10)}]}`,
+    );
     const page = await client.ledger({ kind: 'open', limit: 1 });
     expect(page.entries.map((e) => e.billId)).toEqual(['3']);
     expect(page.hasMore).toBe(true);

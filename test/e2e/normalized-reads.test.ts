@@ -26,12 +26,18 @@ const dec = (s: string) => Decimal.from(s);
 
 /** The last warning logged with this message. */
 function logged(msg: string): Record<string, unknown> | undefined {
-  return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === msg).at(-1);
+  return lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.msg === msg)
+    .at(-1);
 }
 
 describe('normalised reads', () => {
   it('futures instruments: decimal places become steps, priceEndStep scales the tick, contract_val "0" is unknown', async () => {
-    venue.script('F1', { status: 200, body: '[{"symbol":"cmt_ethusdt","underlying_index":"ETH","quote_currency":"USDT","contract_val":"0","size_increment":"3","tick_size":"2","priceEndStep":5,"makerFeeRate":"0.0002","takerFeeRate":"0.0006","minOrderSize":"0.001","maxOrderSize":"1000","maxPositionSize":"5000"}]' });
+    venue.script('F1', {
+      status: 200,
+      body: '[{"symbol":"cmt_ethusdt","underlying_index":"ETH","quote_currency":"USDT","contract_val":"0","size_increment":"3","tick_size":"2","priceEndStep":5,"makerFeeRate":"0.0002","takerFeeRate":"0.0006","minOrderSize":"0.001","maxOrderSize":"1000","maxPositionSize":"5000"}]',
+    });
     const [eth] = await client.instruments('futures');
     expect(eth!.tickSize.toString()).toBe('0.05');
     expect(eth!.stepSize.toString()).toBe('0.001');
@@ -72,12 +78,27 @@ describe('normalised reads', () => {
   });
 
   it('futures open orders: every page, sides derived from type, price_avg "0" is no fill price', async () => {
-    const one = (i: number) => `{"symbol":"cmt_btcusdt","size":"0.01","client_oid":"c${i}","createTime":"1","filled_qty":"0","fee":"0","order_id":"${689987455633326746n + BigInt(i)}","price":"88888.0","price_avg":"0","status":"open","type":"close_short","order_type":"postOnly"}`;
+    const one = (i: number) =>
+      `{"symbol":"cmt_btcusdt","size":"0.01","client_oid":"c${i}","createTime":"1","filled_qty":"0","fee":"0","order_id":"${689987455633326746n + BigInt(i)}","price":"88888.0","price_avg":"0","status":"open","type":"close_short","order_type":"postOnly"}`;
     venue.script('F5', { status: 200, body: `[${Array.from({ length: 100 }, (_, i) => one(i)).join(',')}]` }, { status: 200, body: `[${one(100)}]` });
     const orders = await client.openOrders('futures');
     expect(orders).toHaveLength(101);
-    expect(venue.calls('F5').slice(-2).map((r) => r.query)).toEqual(['limit=100&page=0', 'limit=100&page=1']);
-    expect(orders[100]).toMatchObject({ orderId: '689987455633326846', side: 'buy', positionSide: 'short', reduceOnly: true, timeInForce: 'post_only', kind: 'limit', avgFillPrice: null, status: 'open' });
+    expect(
+      venue
+        .calls('F5')
+        .slice(-2)
+        .map((r) => r.query),
+    ).toEqual(['limit=100&page=0', 'limit=100&page=1']);
+    expect(orders[100]).toMatchObject({
+      orderId: '689987455633326846',
+      side: 'buy',
+      positionSide: 'short',
+      reduceOnly: true,
+      timeInForce: 'post_only',
+      kind: 'limit',
+      avgFillPrice: null,
+      status: 'open',
+    });
   });
 
   it('spot open orders from S15 by default: one short page is all', async () => {
@@ -90,18 +111,31 @@ describe('normalised reads', () => {
   });
 
   it('spot open orders from S15: pages of 100 by pageNo until a short one', async () => {
-    const one = (i: number) => `{"symbol":"A_SPBL","orderId":"${602941812964852154n + BigInt(i)}","clientOrderId":"c${i}","price":"1.5","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
-    const page = (from: number, n: number) => ({ status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: n }, (_, k) => one(from + k)).join(',')}],"nextPage":null,"totals":null}}` });
+    const one = (i: number) =>
+      `{"symbol":"A_SPBL","orderId":"${602941812964852154n + BigInt(i)}","clientOrderId":"c${i}","price":"1.5","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
+    const page = (from: number, n: number) => ({
+      status: 200,
+      body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: n }, (_, k) => one(from + k)).join(',')}],"nextPage":null,"totals":null}}`,
+    });
     venue.script('S15', page(0, 100), page(100, 100), page(200, 3));
     const orders = await client.openOrders('spot', 'A_SPBL');
     expect(orders).toHaveLength(203);
-    expect(venue.calls('S15').slice(-3).map((r) => JSON.parse(r.body).pageNo)).toEqual([0, 1, 2]);
+    expect(
+      venue
+        .calls('S15')
+        .slice(-3)
+        .map((r) => JSON.parse(r.body).pageNo),
+    ).toEqual([0, 1, 2]);
     expect(orders[202]!.orderId).toBe('602941812964852356');
   });
 
   it('spot open orders from S15: a venue that ignores pageNo is not counted twice, and it is reported', async () => {
-    const one = (i: number) => `{"symbol":"A_SPBL","orderId":"${i + 1}","price":"1","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
-    const full = { status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: 100 }, (_, k) => one(k)).join(',')}],"nextPage":null,"totals":null}}` };
+    const one = (i: number) =>
+      `{"symbol":"A_SPBL","orderId":"${i + 1}","price":"1","quantity":"2","orderType":"limit","side":"buy","status":"open","fillQuantity":"0","fillTotalAmount":"0","cTime":"1"}`;
+    const full = {
+      status: 200,
+      body: `{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[${Array.from({ length: 100 }, (_, k) => one(k)).join(',')}],"nextPage":null,"totals":null}}`,
+    };
     const before = venue.calls('S15').length;
     venue.script('S15', full, full);
     const orders = await client.openOrders('spot', 'A_SPBL');
@@ -122,7 +156,10 @@ describe('normalised reads', () => {
   });
 
   it('an unknown status is reported with endpoint and field, and kept as unknown (not dropped, not guessed)', async () => {
-    venue.script('S15', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[{"symbol":"A_SPBL","orderId":1,"price":"1","quantity":"2","orderType":"limit","side":"buy","status":"frozen_by_risk","fillQuantity":"0.5","fillTotalAmount":"0.55","cTime":"1"}],"nextPage":null}}' });
+    venue.script('S15', {
+      status: 200,
+      body: '{"code":"00000","msg":"success","requestTime":1,"data":{"orderInfoResultList":[{"symbol":"A_SPBL","orderId":1,"price":"1","quantity":"2","orderType":"limit","side":"buy","status":"frozen_by_risk","fillQuantity":"0.5","fillTotalAmount":"0.55","cTime":"1"}],"nextPage":null}}',
+    });
     const orders = await client.openOrders('spot', 'A_SPBL');
     expect(orders[0]).toMatchObject({ status: 'unknown', rawStatus: 'frozen_by_risk' });
     expect(orders[0]!.avgFillPrice!.toString()).toBe('1.1');
@@ -144,27 +181,55 @@ describe('normalised reads', () => {
     ]);
     const fut = await client.balances('futures');
     // The sample's cum_position_funding_amount and is_liquidating, read as a change of collateral (the default sign).
-    expect(fut).toEqual([{ surface: 'futures', asset: 'USDT', available: null, frozen: null, total: dec('4663.20125463'), cumFunding: dec('9859.37164167'), liquidating: false }]);
+    expect(fut).toEqual([
+      { surface: 'futures', asset: 'USDT', available: null, frozen: null, total: dec('4663.20125463'), cumFunding: dec('9859.37164167'), liquidating: false },
+    ]);
   });
 
   it('a required value sent as "" fails with endpoint and field, never becomes 0', async () => {
-    venue.script('S8', { status: 200, body: '{"code":"00000","msg":"success","requestTime":1,"data":[{"coinName":"BTC","available":"","frozen":"0","equity":""}]}' });
+    venue.script('S8', {
+      status: 200,
+      body: '{"code":"00000","msg":"success","requestTime":1,"data":[{"coinName":"BTC","available":"","frozen":"0","equity":""}]}',
+    });
     await expect(client.balances('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S8', field: 'data[0].equity' });
   });
 });
 
 const FUT_ORDER = (over: Record<string, unknown>) =>
-  JSON.stringify({ symbol: 'cmt_btcusdt', size: '0.01', client_oid: 'x', createTime: '1000', filled_qty: '0', fee: '0', order_id: '1', price: '88888.0', price_avg: '0', status: 'canceled', type: 'open_long', order_type: 'normal', ...over });
+  JSON.stringify({
+    symbol: 'cmt_btcusdt',
+    size: '0.01',
+    client_oid: 'x',
+    createTime: '1000',
+    filled_qty: '0',
+    fee: '0',
+    order_id: '1',
+    price: '88888.0',
+    price_avg: '0',
+    status: 'canceled',
+    type: 'open_long',
+    order_type: 'normal',
+    ...over,
+  });
 
 describe('futures order lookup in any state', () => {
   it('by order id through F18: a filled market order with its real status, fill, fee and client id', async () => {
     const o = await client.order('futures', 'cmt_btcusdt', { orderId: '686643264626885530' });
     expect(venue.calls('F18').at(-1)!.query).toBe('orderId=686643264626885530');
-    expect(o).toMatchObject({ orderId: '686643264626885530', clientOid: '1763604184027_122', status: 'filled', kind: 'market', price: null, timeInForce: 'ioc', side: 'buy', positionSide: 'long' });
+    expect(o).toMatchObject({
+      orderId: '686643264626885530',
+      clientOid: '1763604184027_122',
+      status: 'filled',
+      kind: 'market',
+      price: null,
+      timeInForce: 'ioc',
+      side: 'buy',
+      positionSide: 'long',
+    });
     expect([o!.filledSize.toString(), o!.avgFillPrice!.toString(), o!.fee!.toString(), o!.size.toString()]).toEqual(['0.01', '85596.5', '0.513579', '0.01']);
   });
 
-  it('by order id: the venue\'s 50005 is null; an order of another symbol is not taken', async () => {
+  it("by order id: the venue's 50005 is null; an order of another symbol is not taken", async () => {
     venue.script('F18', { status: 400, body: envelopeError('50005', 'Order does not exist') });
     expect(await client.order('futures', 'cmt_btcusdt', { orderId: '42' })).toBeNull();
     expect(await client.order('futures', 'cmt_ethusdt', { orderId: '686643264626885530' })).toBeNull();
@@ -175,27 +240,52 @@ describe('futures order lookup in any state', () => {
     const f5 = venue.calls('F5').length;
     const f19 = venue.calls('F19').length;
     const older = Array.from({ length: 100 }, (_, i) => FUT_ORDER({ client_oid: `other_${i}`, order_id: String(700 + i), createTime: String(5000 + i) }));
-    const wanted = FUT_ORDER({ client_oid: 'sx_gone_1', order_id: '689987235725968026', createTime: '4000', status: 'canceled', filled_qty: '0.004', price_avg: '88888.0', fee: '0.1' });
-    venue.script('F19', { status: 200, body: `[${older.join(',')}]` }, { status: 200, body: `[${FUT_ORDER({ client_oid: 'y', createTime: '4500' })},${wanted}]` });
+    const wanted = FUT_ORDER({
+      client_oid: 'sx_gone_1',
+      order_id: '689987235725968026',
+      createTime: '4000',
+      status: 'canceled',
+      filled_qty: '0.004',
+      price_avg: '88888.0',
+      fee: '0.1',
+    });
+    venue.script(
+      'F19',
+      { status: 200, body: `[${older.join(',')}]` },
+      { status: 200, body: `[${FUT_ORDER({ client_oid: 'y', createTime: '4500' })},${wanted}]` },
+    );
     const o = await client.order('futures', 'cmt_btcusdt', { clientOid: 'sx_gone_1', createdAfterMs: 3000 });
     expect(venue.calls('F5').length).toBe(f5 + 1);
-    expect(venue.calls('F19').slice(-2).map((r) => r.query)).toEqual([
-      'symbol=cmt_btcusdt&pageSize=100&createDate=3000',
-      'symbol=cmt_btcusdt&pageSize=100&createDate=3000&endCreateDate=5000',
-    ]);
+    expect(
+      venue
+        .calls('F19')
+        .slice(-2)
+        .map((r) => r.query),
+    ).toEqual(['symbol=cmt_btcusdt&pageSize=100&createDate=3000', 'symbol=cmt_btcusdt&pageSize=100&createDate=3000&endCreateDate=5000']);
     expect(o).toMatchObject({ orderId: '689987235725968026', clientOid: 'sx_gone_1', status: 'canceled', kind: 'limit' });
     expect([o!.filledSize.toString(), o!.avgFillPrice!.toString(), o!.price!.toString()]).toEqual(['0.004', '88888', '88888']);
     // An open order is answered from F5 without reading history.
-    expect(await client.order('futures', 'cmt_btcusdt', { clientOid: '175287228528278', createdAfterMs: 3000 })).toMatchObject({ orderId: '689987455633326746', status: 'open' });
+    expect(await client.order('futures', 'cmt_btcusdt', { clientOid: '175287228528278', createdAfterMs: 3000 })).toMatchObject({
+      orderId: '689987455633326746',
+      status: 'open',
+    });
     expect(venue.calls('F19').length).toBe(f19 + 2);
   });
 
   it('by client id: history that ignores endCreateDate (a page with nothing new) ends the walk', async () => {
-    const same = { status: 200, body: `[${Array.from({ length: 100 }, (_, i) => FUT_ORDER({ client_oid: `o_${i}`, order_id: String(900 + i), createTime: '7000' })).join(',')}]` };
+    const same = {
+      status: 200,
+      body: `[${Array.from({ length: 100 }, (_, i) => FUT_ORDER({ client_oid: `o_${i}`, order_id: String(900 + i), createTime: '7000' })).join(',')}]`,
+    };
     venue.script('F19', same, same);
     const f19 = venue.calls('F19').length;
     expect(await client.order('futures', 'cmt_btcusdt', { clientOid: 'not_there' })).toBeNull();
-    expect(venue.calls('F19').slice(f19).map((r) => r.query)).toEqual(['symbol=cmt_btcusdt&pageSize=100', 'symbol=cmt_btcusdt&pageSize=100&endCreateDate=7000']);
+    expect(
+      venue
+        .calls('F19')
+        .slice(f19)
+        .map((r) => r.query),
+    ).toEqual(['symbol=cmt_btcusdt&pageSize=100', 'symbol=cmt_btcusdt&pageSize=100&endCreateDate=7000']);
   });
 
   it('by client id: unknown everywhere is null; history stops at a short page', async () => {
@@ -221,7 +311,9 @@ describe('fills on both surfaces', () => {
     const fills = await client.fills('futures', 'cmt_btcusdt', '600000000000000077');
     expect(venue.calls('F20').at(-1)!.query).toBe('symbol=cmt_btcusdt&orderId=600000000000000077&limit=100');
     // Newest first.
-    expect(fills.map((f) => [f.fillId, f.orderId, f.side, f.price.toString(), f.size.toString(), f.amount.toString(), f.fee.toString(), f.timestampMs])).toEqual([
+    expect(
+      fills.map((f) => [f.fillId, f.orderId, f.side, f.price.toString(), f.size.toString(), f.amount.toString(), f.fee.toString(), f.timestampMs]),
+    ).toEqual([
       ['800000000000000124', '600000000000000077', 'buy', '333.333333333333333333', '0.003', '1', '0', 1716712170600],
       ['800000000000000123', '600000000000000077', 'buy', '90755.3', '0.03', '2722.659', '1.6335954', 1716712170527],
     ]);
@@ -234,14 +326,20 @@ describe('fills on both surfaces', () => {
   });
 
   it('futures: no orderSide, the side comes from the direction name; none at all names the field', async () => {
-    const row = (over: string) => `{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt",${over}"fillSize":"1","fillValue":"5","fillFee":"0","createdTime":1}],"nextFlag":false}`;
-    venue.script('F20', { status: 200, body: row('"direction":"MAKER","legacyOrdeDirection":"CLOSE_LONG",') }, { status: 200, body: row('"direction":"MAKER",') });
+    const row = (over: string) =>
+      `{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt",${over}"fillSize":"1","fillValue":"5","fillFee":"0","createdTime":1}],"nextFlag":false}`;
+    venue.script(
+      'F20',
+      { status: 200, body: row('"direction":"MAKER","legacyOrdeDirection":"CLOSE_LONG",') },
+      { status: 200, body: row('"direction":"MAKER",') },
+    );
     expect((await client.fills('futures', 'cmt_btcusdt'))[0]!.side).toBe('sell');
     await expect(client.fills('futures', 'cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F20', field: 'list[0].orderSide' });
   });
 
   it('futures: while nextFlag says more, the next page ends at the oldest fill time seen; each fill kept once', async () => {
-    const fill = (id: number, t: number) => `{"tradeId":${id},"orderId":9,"symbol":"cmt_btcusdt","orderSide":"SELL","fillSize":"1","fillValue":"10","fillFee":"0.01","createdTime":${t}}`;
+    const fill = (id: number, t: number) =>
+      `{"tradeId":${id},"orderId":9,"symbol":"cmt_btcusdt","orderSide":"SELL","fillSize":"1","fillValue":"10","fillFee":"0.01","createdTime":${t}}`;
     venue.script(
       'F20',
       // Fills 2 and 1 share a millisecond, and the first page ended between them.
@@ -252,7 +350,12 @@ describe('fills on both surfaces', () => {
     const fills = await client.fills('futures', 'cmt_btcusdt', '9');
     expect(fills.map((f) => f.fillId)).toEqual(['3', '2', '1']);
     // The third page brought nothing new: the walk ends there.
-    expect(venue.calls('F20').slice(-3).map((r) => r.query)).toEqual([
+    expect(
+      venue
+        .calls('F20')
+        .slice(-3)
+        .map((r) => r.query),
+    ).toEqual([
       'symbol=cmt_btcusdt&orderId=9&limit=100',
       'symbol=cmt_btcusdt&orderId=9&endTime=200&limit=100',
       'symbol=cmt_btcusdt&orderId=9&endTime=200&limit=100',
@@ -260,48 +363,87 @@ describe('fills on both surfaces', () => {
   });
 
   it('futures: fills of another order or symbol (a filter the venue ignored) are left out and reported', async () => {
-    const fill = (id: number, order: number, symbol: string) => `{"tradeId":${id},"orderId":${order},"symbol":"${symbol}","orderSide":"BUY","fillSize":"1","fillValue":"10","fillFee":"0","createdTime":${id}}`;
-    venue.script('F20', { status: 200, body: `{"list":[${fill(1, 9, 'cmt_btcusdt')},${fill(2, 8, 'cmt_btcusdt')},${fill(3, 9, 'cmt_ethusdt')}],"nextFlag":false}` });
+    const fill = (id: number, order: number, symbol: string) =>
+      `{"tradeId":${id},"orderId":${order},"symbol":"${symbol}","orderSide":"BUY","fillSize":"1","fillValue":"10","fillFee":"0","createdTime":${id}}`;
+    venue.script('F20', {
+      status: 200,
+      body: `{"list":[${fill(1, 9, 'cmt_btcusdt')},${fill(2, 8, 'cmt_btcusdt')},${fill(3, 9, 'cmt_ethusdt')}],"nextFlag":false}`,
+    });
     expect((await client.fills('futures', 'cmt_btcusdt', '9')).map((f) => f.fillId)).toEqual(['1']);
-    expect(logged('fill outside the symbol or order asked for: left out')).toMatchObject({ endpoint: 'F20', field: 'list[2]', value: { symbol: 'cmt_ethusdt', orderId: '9' } });
+    expect(logged('fill outside the symbol or order asked for: left out')).toMatchObject({
+      endpoint: 'F20',
+      field: 'list[2]',
+      value: { symbol: 'cmt_ethusdt', orderId: '9' },
+    });
   });
 
   it('futures: a zero size is an error naming endpoint and field', async () => {
-    venue.script('F20', { status: 200, body: '{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt","orderSide":"BUY","fillSize":"0","fillValue":"5","fillFee":"0","createdTime":1}]}' });
+    venue.script('F20', {
+      status: 200,
+      body: '{"list":[{"tradeId":1,"orderId":2,"symbol":"cmt_btcusdt","orderSide":"BUY","fillSize":"0","fillValue":"5","fillFee":"0","createdTime":1}]}',
+    });
     await expect(client.fills('futures', 'cmt_btcusdt')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F20', field: 'list[0].fillSize' });
   });
 });
 
 describe('non-positive prices and sizes', () => {
   it('tickers: zero and negative prices are unknown (null), each reported with endpoint and field', async () => {
-    venue.script('F2', { status: 200, body: '[{"symbol":"cmt_btcusdt","last":"0","best_ask":"-2","best_bid":"0.0","markPrice":"-90755.2","indexPrice":"0","timestamp":"5"},{"symbol":"cmt_ethusdt","last":"3050.12","best_ask":"3050.13","best_bid":"3050.11","timestamp":"5"}]' });
+    venue.script('F2', {
+      status: 200,
+      body: '[{"symbol":"cmt_btcusdt","last":"0","best_ask":"-2","best_bid":"0.0","markPrice":"-90755.2","indexPrice":"0","timestamp":"5"},{"symbol":"cmt_ethusdt","last":"3050.12","best_ask":"3050.13","best_bid":"3050.11","timestamp":"5"}]',
+    });
     const [bad, good] = await client.tickers();
     expect([bad!.last, bad!.bestAsk, bad!.bestBid, bad!.markPrice, bad!.indexPrice]).toEqual([null, null, null, null, null]);
     expect(good!.last!.toString()).toBe('3050.12');
-    const reported = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'non-positive price taken as unknown' && l.endpoint === 'F2');
-    expect(reported.slice(-5).map((l) => [l.field, l.value])).toEqual([['[0].last', '0'], ['[0].best_bid', '0.0'], ['[0].best_ask', '-2'], ['[0].markPrice', '-90755.2'], ['[0].indexPrice', '0']]);
+    const reported = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'non-positive price taken as unknown' && l.endpoint === 'F2');
+    expect(reported.slice(-5).map((l) => [l.field, l.value])).toEqual([
+      ['[0].last', '0'],
+      ['[0].best_bid', '0.0'],
+      ['[0].best_ask', '-2'],
+      ['[0].markPrice', '-90755.2'],
+      ['[0].indexPrice', '0'],
+    ]);
   });
 
   it('public trades with a zero or negative price or size are dropped and reported', async () => {
-    const t = (id: string, price: string, size: string) => `{"symbol":"BTCUSDT_SPBL","tradeId":"${id}","fillTime":1,"fillPrice":"${price}","fillQuantity":"${size}","buyerMaker":true}`;
-    venue.script('S9', { status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":[${t('a', '0', '1')},${t('b', '-5', '1')},${t('c', '83609.7', '0')},${t('d', '83609.7', '0.5')}]}` });
+    const t = (id: string, price: string, size: string) =>
+      `{"symbol":"BTCUSDT_SPBL","tradeId":"${id}","fillTime":1,"fillPrice":"${price}","fillQuantity":"${size}","buyerMaker":true}`;
+    venue.script('S9', {
+      status: 200,
+      body: `{"code":"00000","msg":"success","requestTime":1,"data":[${t('a', '0', '1')},${t('b', '-5', '1')},${t('c', '83609.7', '0')},${t('d', '83609.7', '0.5')}]}`,
+    });
     const trades = await client.recentTrades('BTCUSDT_SPBL');
     expect(trades.map((x) => x.tradeId)).toEqual(['d']);
     const reported = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'trade with a non-positive price or size dropped');
-    expect(reported.slice(-3).map((l) => [l.endpoint, l.field, l.value])).toEqual([['S9', 'data[0].fillPrice', '0'], ['S9', 'data[1].fillPrice', '-5'], ['S9', 'data[2].fillQuantity', '0']]);
+    expect(reported.slice(-3).map((l) => [l.endpoint, l.field, l.value])).toEqual([
+      ['S9', 'data[0].fillPrice', '0'],
+      ['S9', 'data[1].fillPrice', '-5'],
+      ['S9', 'data[2].fillQuantity', '0'],
+    ]);
   });
 
   it('instruments with a zero or negative tick or step are an error naming endpoint and field', async () => {
-    const spot = (tick: string, step: string) => ({ status: 200, body: `{"code":"00000","msg":"success","requestTime":1,"data":[{"symbol":"BTCUSDT_SPBL","baseCoin":"BTC","quoteCoin":"USDT","tickSize":"${tick}","stepSize":"${step}","minTradeAmount":"0.00001","takerFeeRate":"0.001","makerFeeRate":"0","enableTrade":true}]}` });
+    const spot = (tick: string, step: string) => ({
+      status: 200,
+      body: `{"code":"00000","msg":"success","requestTime":1,"data":[{"symbol":"BTCUSDT_SPBL","baseCoin":"BTC","quoteCoin":"USDT","tickSize":"${tick}","stepSize":"${step}","minTradeAmount":"0.00001","takerFeeRate":"0.001","makerFeeRate":"0","enableTrade":true}]}`,
+    });
     venue.script('S7', spot('0', '0.0001'), spot('0.1', '-0.0001'));
     await expect(client.instruments('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S7', field: 'data[0].tickSize' });
     await expect(client.instruments('spot')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S7', field: 'data[0].stepSize' });
-    venue.script('F1', { status: 200, body: '[{"symbol":"cmt_btcusdt","underlying_index":"BTC","quote_currency":"USDT","size_increment":"4","tick_size":"0.0","makerFeeRate":"0","takerFeeRate":"0","minOrderSize":"0.0001"}]' });
+    venue.script('F1', {
+      status: 200,
+      body: '[{"symbol":"cmt_btcusdt","underlying_index":"BTC","quote_currency":"USDT","size_increment":"4","tick_size":"0.0","makerFeeRate":"0","takerFeeRate":"0","minOrderSize":"0.0001"}]',
+    });
     await expect(client.instruments('futures')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F1', field: '[0].tick_size' });
   });
 
   it('order records: a market order\'s price "0" is no price; a negative limit price is unknown and reported', async () => {
-    venue.script('F5', { status: 200, body: `[${FUT_ORDER({ status: 'open', price: '0', order_id: '5' })},${FUT_ORDER({ status: 'open', price: '-3', order_id: '6' })}]` });
+    venue.script('F5', {
+      status: 200,
+      body: `[${FUT_ORDER({ status: 'open', price: '0', order_id: '5' })},${FUT_ORDER({ status: 'open', price: '-3', order_id: '6' })}]`,
+    });
     const [market, negative] = await client.openOrders('futures', 'cmt_btcusdt');
     expect(market).toMatchObject({ kind: 'market', price: null });
     expect(negative).toMatchObject({ kind: 'limit', price: null });
@@ -314,16 +456,42 @@ const bare = (body: string) => ({ status: 200, body });
 /** An answer off its documented shape, for every attempt of a read (reads retry a malformed answer). */
 const always = (reply: { status: number; body: string }) => [reply, reply, reply];
 const PLAN = (over: Record<string, unknown>) =>
-  JSON.stringify({ symbol: 'cmt_btcusdt', size: '0.01', client_oid: 'tp1', createTime: '1000', filled_qty: '0', fee: '0', order_id: '7', price: '0', price_avg: '0', status: '0', type: '3', order_type: '3', totalProfits: '0', triggerPrice: '95000.5', triggerPriceType: '', triggerTime: '0', presetTakeProfitPrice: null, presetStopLossPrice: null, ...over })
+  JSON.stringify({
+    symbol: 'cmt_btcusdt',
+    size: '0.01',
+    client_oid: 'tp1',
+    createTime: '1000',
+    filled_qty: '0',
+    fee: '0',
+    order_id: '7',
+    price: '0',
+    price_avg: '0',
+    status: '0',
+    type: '3',
+    order_type: '3',
+    totalProfits: '0',
+    triggerPrice: '95000.5',
+    triggerPriceType: '',
+    triggerTime: '0',
+    presetTakeProfitPrice: null,
+    presetStopLossPrice: null,
+    ...over,
+  })
     // Ids beyond 2^53 go out as raw JSON numbers, as the venue sends such ids.
     .replace(/"order_id":"(\d{16,})"/, '"order_id":$1');
 
-describe('one symbol\'s ticker (S11 / F12)', () => {
+describe("one symbol's ticker (S11 / F12)", () => {
   it('spot S11: last price and 24 h figures, no bid or ask; its mark and index "0" are no prices', async () => {
     const t = await client.ticker('BTCUSDT_SPBL');
     expect(venue.calls('S11').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL');
     expect(t).toMatchObject({ symbol: 'BTCUSDT_SPBL', bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, timestampMs: 1750060557824 });
-    expect([t.last, t.high24h, t.low24h, t.volume24h, t.baseVolume24h].map(String)).toEqual(['83354', '88495.5', '82175.9', '6731333236.9492884', '78570.572848']);
+    expect([t.last, t.high24h, t.low24h, t.volume24h, t.baseVolume24h].map(String)).toEqual([
+      '83354',
+      '88495.5',
+      '82175.9',
+      '6731333236.9492884',
+      '78570.572848',
+    ]);
   });
 
   it('futures F12: the F2 fields of one contract', async () => {
@@ -345,10 +513,15 @@ describe('one symbol\'s ticker (S11 / F12)', () => {
 });
 
 describe('order books (S13 / F13)', () => {
-  it('spot: limit 15 by default; bids best first, asks best first, exact sizes, the venue\'s timestamp', async () => {
+  it("spot: limit 15 by default; bids best first, asks best first, exact sizes, the venue's timestamp", async () => {
     const book = await client.depth('BTCUSDT_SPBL');
     expect(venue.calls('S13').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&limit=15');
-    expect(book.bids.map((l) => [l.price.toString(), l.size.toString()])).toEqual([['38073.7', '0.4993'], ['38073.4', '0.45'], ['38073.3', '0.1179'], ['38071.5', '0.2162']]);
+    expect(book.bids.map((l) => [l.price.toString(), l.size.toString()])).toEqual([
+      ['38073.7', '0.4993'],
+      ['38073.4', '0.45'],
+      ['38073.3', '0.1179'],
+      ['38071.5', '0.2162'],
+    ]);
     expect(book.asks.map((l) => l.price.toString())).toEqual(['38084.5', '38085.7', '38086.7', '38088.2']);
     expect(book.timestampMs).toBe(1622102974025);
   });
@@ -378,7 +551,14 @@ describe('candles (S10, F10, F11)', () => {
     const rows = await client.candles('BTCUSDT_SPBL', '30m');
     expect(venue.calls('S10').at(-1)!.query).toBe('symbol=BTCUSDT_SPBL&period=30m');
     expect(rows.map((c) => c.openMs)).toEqual([1743667200000, 1743669000000]);
-    expect([rows[1]!.open, rows[1]!.high, rows[1]!.low, rows[1]!.close, rows[1]!.baseVolume, rows[1]!.quoteVolume].map(String)).toEqual(['83654', '83778', '83531.5', '83688.7', '248.170248', '20755885.8591649']);
+    expect([rows[1]!.open, rows[1]!.high, rows[1]!.low, rows[1]!.close, rows[1]!.baseVolume, rows[1]!.quoteVolume].map(String)).toEqual([
+      '83654',
+      '83778',
+      '83531.5',
+      '83688.7',
+      '248.170248',
+      '20755885.8591649',
+    ]);
   });
 
   it('spot S10 with a limit: the venue serves the rows it chooses, the newest `limit` are kept', async () => {
@@ -388,10 +568,16 @@ describe('candles (S10, F10, F11)', () => {
   });
 
   it('futures F10: granularity, limit and price type; seven strings a row', async () => {
-    venue.script('F10', bare('[["1716707520000","69175","69176","69170","69171","0.5","34585.5"],["1716707460000","69174.3","69174.4","69174.1","69174.3","0","0.011"]]'));
+    venue.script(
+      'F10',
+      bare('[["1716707520000","69175","69176","69170","69171","0.5","34585.5"],["1716707460000","69174.3","69174.4","69174.1","69174.3","0","0.011"]]'),
+    );
     const rows = await client.candles('cmt_btcusdt', '1m', { limit: 2, priceType: 'mark' });
     expect(venue.calls('F10').at(-1)!.query).toBe('symbol=cmt_btcusdt&granularity=1m&limit=2&priceType=MARK');
-    expect(rows.map((c) => [c.openMs, c.close.toString(), c.baseVolume.toString()])).toEqual([[1716707460000, '69174.3', '0'], [1716707520000, '69171', '0.5']]);
+    expect(rows.map((c) => [c.openMs, c.close.toString(), c.baseVolume.toString()])).toEqual([
+      [1716707460000, '69174.3', '0'],
+      [1716707520000, '69171', '0.5'],
+    ]);
   });
 
   it('a timeframe the endpoint lacks, mark candles of a spot pair, spot history: refused before sending', async () => {
@@ -399,7 +585,11 @@ describe('candles (S10, F10, F11)', () => {
     const twoHours = await caught(client.candles('cmt_btcusdt', '2h'));
     expect(twoHours).toMatchObject({ category: 'bad-request', endpoint: 'F10', retryable: false, outcomeUnknown: false });
     expect(twoHours.message).toBe('rejected before sending: F10 has no 2h candles (granularity: 1m, 5m, 15m, 30m, 1h, 4h, 12h, 1d, 1w)');
-    await expect(client.historyCandles('cmt_btcusdt', '8h', { startMs: 0, endMs: 1 })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'F11', message: expect.stringContaining('F11 has no 8h candles') });
+    await expect(client.historyCandles('cmt_btcusdt', '8h', { startMs: 0, endMs: 1 })).rejects.toMatchObject({
+      category: 'bad-request',
+      endpoint: 'F11',
+      message: expect.stringContaining('F11 has no 8h candles'),
+    });
     await expect(client.candles('BTCUSDT_SPBL', '1h', { priceType: 'index' })).rejects.toMatchObject({ category: 'bad-request', endpoint: 'S10' });
     const spot = await caught(client.historyCandles('BTCUSDT_SPBL', '1h', { startMs: 0, endMs: 1 }));
     expect(spot).toMatchObject({ category: 'bad-request', endpoint: 'F11' });
@@ -414,7 +604,9 @@ describe('candles (S10, F10, F11)', () => {
     const row = (min: number) => `["${1716707460000 + min * 60_000}","1","2","0.5","1.5","1","1.5"]`;
     venue.script('F11', bare(`[${[5, 4, 3, 2, 1, 0].map(row).join(',')}]`));
     const rows = await client.historyCandles('cmt_btcusdt', '1m', { startMs: 1716707460000 + 60_000, endMs: 1716707460000 + 4 * 60_000, limit: 3 });
-    expect(venue.calls('F11').at(-1)!.query).toBe(`symbol=cmt_btcusdt&granularity=1m&startTime=${1716707460000 + 60_000}&endTime=${1716707460000 + 4 * 60_000}&limit=3`);
+    expect(venue.calls('F11').at(-1)!.query).toBe(
+      `symbol=cmt_btcusdt&granularity=1m&startTime=${1716707460000 + 60_000}&endTime=${1716707460000 + 4 * 60_000}&limit=3`,
+    );
     expect(rows.map((c) => (c.openMs - 1716707460000) / 60_000)).toEqual([2, 3, 4]);
   });
 
@@ -424,7 +616,11 @@ describe('candles (S10, F10, F11)', () => {
     venue.script('S10', ...always(env('[[1743669000000,"1","1","1","1","1","1"],["x","1","1","1","1","1","1"]]')));
     await expect(client.candles('BTCUSDT_SPBL', '1m')).rejects.toMatchObject({ category: 'bad-response', endpoint: 'S10', field: 'data[1][0]' });
     venue.script('F11', ...always(bare('[["1716707460000","1","1","1","1","1"]]')));
-    await expect(client.historyCandles('cmt_btcusdt', '1m', { startMs: 0, endMs: 1 })).rejects.toMatchObject({ category: 'bad-response', endpoint: 'F11', field: '[0][6]' });
+    await expect(client.historyCandles('cmt_btcusdt', '1m', { startMs: 0, endMs: 1 })).rejects.toMatchObject({
+      category: 'bad-response',
+      endpoint: 'F11',
+      field: '[0][6]',
+    });
   });
 });
 
@@ -433,7 +629,12 @@ describe('funding and index prices (F14–F17)', () => {
     const all = await client.fundingRates();
     expect(venue.calls('F14').at(-1)!.query).toBe('');
     expect(all).toEqual([{ symbol: 'cmt_btcusdt', rate: dec('-0.0001036'), cycleMinutes: 480, timestampMs: 1750383726052 }]);
-    venue.script('F14', bare('[{"symbol":"cmt_ethusdt","fundingRate":"0.0001","collectCycle":480,"timestamp":1},{"symbol":"cmt_btcusdt","fundingRate":"0.0002","collectCycle":"480","timestamp":"2","baseCurrency":null}]'));
+    venue.script(
+      'F14',
+      bare(
+        '[{"symbol":"cmt_ethusdt","fundingRate":"0.0001","collectCycle":480,"timestamp":1},{"symbol":"cmt_btcusdt","fundingRate":"0.0002","collectCycle":"480","timestamp":"2","baseCurrency":null}]',
+      ),
+    );
     const one = await client.fundingRates('cmt_btcusdt');
     expect(venue.calls('F14').at(-1)!.query).toBe('symbol=cmt_btcusdt');
     expect(one.map((r) => [r.symbol, r.rate.toString(), r.cycleMinutes])).toEqual([['cmt_btcusdt', '0.0002', 480]]);
@@ -450,10 +651,18 @@ describe('funding and index prices (F14–F17)', () => {
   it('F15 next settlement; F16 the latest settlements newest first (limit 10 by default); F17 index or mark', async () => {
     expect(await client.nextFundingTime('cmt_btcusdt')).toBe(1716595200000);
     expect(venue.calls('F15').at(-1)!.query).toBe('symbol=cmt_btcusdt');
-    venue.script('F16', bare('[{"symbol":"cmt_btcusdt","fundingRate":"0.0001","fundingTime":1716566400000},{"symbol":"cmt_btcusdt","fundingRate":"-0.00005","fundingTime":"1716595200000"}]'));
+    venue.script(
+      'F16',
+      bare(
+        '[{"symbol":"cmt_btcusdt","fundingRate":"0.0001","fundingTime":1716566400000},{"symbol":"cmt_btcusdt","fundingRate":"-0.00005","fundingTime":"1716595200000"}]',
+      ),
+    );
     const history = await client.fundingHistory('cmt_btcusdt');
     expect(venue.calls('F16').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=10');
-    expect(history.map((s) => [s.fundingTimeMs, s.rate.toString()])).toEqual([[1716595200000, '-0.00005'], [1716566400000, '0.0001']]);
+    expect(history.map((s) => [s.fundingTimeMs, s.rate.toString()])).toEqual([
+      [1716595200000, '-0.00005'],
+      [1716566400000, '0.0001'],
+    ]);
     const mark = await client.priceIndex('cmt_btcusdt', 'mark');
     expect(venue.calls('F17').at(-1)!.query).toBe('symbol=cmt_btcusdt&priceType=MARK');
     expect(mark).toEqual({ symbol: 'cmt_btcusdt', kind: 'mark', price: dec('333.627857143'), timestampMs: 1716604853286 });
@@ -476,21 +685,48 @@ describe('trigger orders (F21 / F22)', () => {
     const [o] = await client.triggerOrders('cmt_btcusdt');
     expect(venue.calls('F21').at(-1)!.query).toBe('symbol=cmt_btcusdt&limit=100&page=0');
     expect(o).toMatchObject({
-      surface: 'futures', symbol: 'cmt_btcusdt', orderId: '461234125', clientOid: '1234567890', side: 'buy', positionSide: 'long', reduceOnly: false,
-      kind: 'limit', timeInForce: 'gtc', status: 'open', rawStatus: '1', rawType: '1', createdAtMs: 1742213506548, triggeredAtMs: 1742213506548,
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orderId: '461234125',
+      clientOid: '1234567890',
+      side: 'buy',
+      positionSide: 'long',
+      reduceOnly: false,
+      kind: 'limit',
+      timeInForce: 'gtc',
+      status: 'open',
+      rawStatus: '1',
+      rawType: '1',
+      createdAtMs: 1742213506548,
+      triggeredAtMs: 1742213506548,
     });
     expect([o!.price, o!.triggerPrice, o!.filledSize, o!.avgFillPrice, o!.fee].map(String)).toEqual(['50000', '48000', '0.5', '49900', '0.01']);
   });
 
   it('F21 every page; ids beyond 2^53 as raw JSON numbers intact; a pending order has not fired; "" is unknown', async () => {
     const big = (i: number) => String(8389765489680951453n + BigInt(i));
-    const page = (from: number, n: number) => bare(`[${Array.from({ length: n }, (_, k) => PLAN({ order_id: big(from + k), triggerTime: '1742213506548' })).join(',')}]`);
+    const page = (from: number, n: number) =>
+      bare(`[${Array.from({ length: n }, (_, k) => PLAN({ order_id: big(from + k), triggerTime: '1742213506548' })).join(',')}]`);
     venue.script('F21', page(0, 100), bare(`[${PLAN({ order_id: big(100), price: '94000', price_avg: '', fee: '', triggerTime: '' })}]`));
     const orders = await client.triggerOrders();
-    expect(venue.calls('F21').slice(-2).map((r) => r.query)).toEqual(['limit=100&page=0', 'limit=100&page=1']);
+    expect(
+      venue
+        .calls('F21')
+        .slice(-2)
+        .map((r) => r.query),
+    ).toEqual(['limit=100&page=0', 'limit=100&page=1']);
     expect(orders).toHaveLength(101);
     expect(orders.map((o) => o.orderId).slice(0, 2)).toEqual(['8389765489680951453', '8389765489680951454']);
-    expect(orders[0]).toMatchObject({ status: 'untriggered', triggeredAtMs: null, kind: 'market', price: null, side: 'sell', positionSide: 'long', reduceOnly: true, timeInForce: 'ioc' });
+    expect(orders[0]).toMatchObject({
+      status: 'untriggered',
+      triggeredAtMs: null,
+      kind: 'market',
+      price: null,
+      side: 'sell',
+      positionSide: 'long',
+      reduceOnly: true,
+      timeInForce: 'ioc',
+    });
     expect(orders[100]).toMatchObject({ orderId: '8389765489680951553', kind: 'limit', avgFillPrice: null, fee: null, triggeredAtMs: null });
     expect(orders[100]!.price!.toString()).toBe('94000');
   });
@@ -502,13 +738,25 @@ describe('trigger orders (F21 / F22)', () => {
     expect(logged('the page repeats the previous ones (page ignored?): trigger orders may be incomplete')).toMatchObject({ endpoint: 'F21' });
   });
 
-  it('F22 one window, newest first, fired orders with their firing time; another contract\'s rows left out', async () => {
-    venue.script('F22', bare(`{"list":[${PLAN({ order_id: '8389765489680951453', createTime: '1000', status: '2', filled_qty: '0.01', price_avg: '95001', triggerTime: '1500' })},${PLAN({ order_id: '9', createTime: '3000', status: '-1', type: '2', order_type: '1', price: '96000' })},${PLAN({ symbol: 'cmt_ethusdt', order_id: '10' })}],"nextPage":true}`));
+  it("F22 one window, newest first, fired orders with their firing time; another contract's rows left out", async () => {
+    venue.script(
+      'F22',
+      bare(
+        `{"list":[${PLAN({ order_id: '8389765489680951453', createTime: '1000', status: '2', filled_qty: '0.01', price_avg: '95001', triggerTime: '1500' })},${PLAN({ order_id: '9', createTime: '3000', status: '-1', type: '2', order_type: '1', price: '96000' })},${PLAN({ symbol: 'cmt_ethusdt', order_id: '10' })}],"nextPage":true}`,
+      ),
+    );
     const rows = await client.triggerOrderHistory('cmt_btcusdt', { startMs: 500, endMs: 5000, limit: 50 });
     expect(venue.calls('F22').at(-1)!.query).toBe('symbol=cmt_btcusdt&startTime=500&endTime=5000&pageSize=50');
-    expect(rows.map((o) => [o.orderId, o.status, o.triggeredAtMs])).toEqual([['9', 'canceled', null], ['8389765489680951453', 'filled', 1500]]);
+    expect(rows.map((o) => [o.orderId, o.status, o.triggeredAtMs])).toEqual([
+      ['9', 'canceled', null],
+      ['8389765489680951453', 'filled', 1500],
+    ]);
     expect(rows[0]).toMatchObject({ side: 'sell', positionSide: 'short', reduceOnly: false, timeInForce: 'post_only', kind: 'limit' });
-    expect(logged('trigger order of another contract than asked for: left out')).toMatchObject({ endpoint: 'F22', field: 'list[2].symbol', value: 'cmt_ethusdt' });
+    expect(logged('trigger order of another contract than asked for: left out')).toMatchObject({
+      endpoint: 'F22',
+      field: 'list[2].symbol',
+      value: 'cmt_ethusdt',
+    });
     await client.triggerOrderHistory('cmt_btcusdt');
     expect(venue.calls('F22').at(-1)!.query).toBe('symbol=cmt_btcusdt');
   });

@@ -51,7 +51,10 @@ afterAll(async () => {
   await daemon?.stop('test over');
   await api?.close();
   await receiver?.close();
-  for (const [name, value] of [['SEXTANT_TELEGRAM_TOKEN', savedEnv.token], ['SEXTANT_E2E_HOOK', savedEnv.hook]] as const) {
+  for (const [name, value] of [
+    ['SEXTANT_TELEGRAM_TOKEN', savedEnv.token],
+    ['SEXTANT_E2E_HOOK', savedEnv.hook],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -91,7 +94,17 @@ describe('notifications on a running daemon', () => {
     const db = new Database(journalPath, { readonly: true });
     try {
       const rows = db.prepare('SELECT via, who, command, args, reason, ok, detail FROM commands ORDER BY id').all();
-      expect(rows).toEqual([{ via: 'telegram', who: CHAT, command: 'pause', args: JSON.stringify({ id: 'mm-btc', cancelOrders: false }), reason: 'volatile', ok: 1, detail: 'mm-btc paused: no new intents' }]);
+      expect(rows).toEqual([
+        {
+          via: 'telegram',
+          who: CHAT,
+          command: 'pause',
+          args: JSON.stringify({ id: 'mm-btc', cancelOrders: false }),
+          reason: 'volatile',
+          ok: 1,
+          detail: 'mm-btc paused: no new intents',
+        },
+      ]);
     } finally {
       db.close();
     }
@@ -106,7 +119,9 @@ describe('notifications on a running daemon', () => {
 
   it('/forceexit asks for a confirmation and does nothing without it; /halt then its button halts the daemon', async () => {
     const asked = await ask(CHAT, '/forceexit grid-eth cmt_ethusdt', /^Force exit/);
-    expect(asked).toMatch(/^Force exit grid-eth on cmt_ethusdt: pause grid-eth \(it stays paused until \/resume grid-eth\), cancel its \d+ open orders? on cmt_ethusdt and close its position there at market/);
+    expect(asked).toMatch(
+      /^Force exit grid-eth on cmt_ethusdt: pause grid-eth \(it stays paused until \/resume grid-eth\), cancel its \d+ open orders? on cmt_ethusdt and close its position there at market/,
+    );
     const exitCode = /\/confirm (\d{6})/.exec(asked)![1]!;
     const exitButton = api.sent.find((m) => m.chat_id === CHAT && m.text === asked)!.reply_markup!.inline_keyboard[0]![0]!;
     expect(exitButton).toEqual({ text: 'Confirm force exit grid-eth', callback_data: `confirm:${exitCode}` });

@@ -36,13 +36,18 @@ beforeAll(async () => {
   await receiver.listen();
   process.env.SEXTANT_TELEGRAM_TOKEN = TOKEN;
   process.env.SEXTANT_KILL_HOOK = HOOK_SECRET;
-  const loaded = quickDefaultConfig(dir, journalPath, (doc) => {
-    doc.setIn(['risk', 'maxDrawdownPct'], '0.0001');
-    doc.setIn(['notify'], {
-      webhooks: [{ name: 'ops', url: `${receiver.url}/hook`, secretEnv: 'SEXTANT_KILL_HOOK', events: ['kill-switch'] }],
-      telegram: { apiRoot: api.url, chatIds: [CHAT], events: ['kill-switch'] },
-    });
-  }, { tickersMs: 300, ordersMs: 600, balancesMs: 300, positionsMs: 1000 });
+  const loaded = quickDefaultConfig(
+    dir,
+    journalPath,
+    (doc) => {
+      doc.setIn(['risk', 'maxDrawdownPct'], '0.0001');
+      doc.setIn(['notify'], {
+        webhooks: [{ name: 'ops', url: `${receiver.url}/hook`, secretEnv: 'SEXTANT_KILL_HOOK', events: ['kill-switch'] }],
+        telegram: { apiRoot: api.url, chatIds: [CHAT], events: ['kill-switch'] },
+      });
+    },
+    { tickersMs: 300, ordersMs: 600, balancesMs: 300, positionsMs: 1000 },
+  );
   daemon = await startDaemon(loaded, silentLogger, systemClock, { definitions: DEFAULT_STRATEGIES });
   browser = await launchChromium();
 }, 60_000);
@@ -52,7 +57,10 @@ afterAll(async () => {
   await daemon?.stop('test over');
   await api?.close();
   await receiver?.close();
-  for (const [name, value] of [['SEXTANT_TELEGRAM_TOKEN', saved.token], ['SEXTANT_KILL_HOOK', saved.hook]] as const) {
+  for (const [name, value] of [
+    ['SEXTANT_TELEGRAM_TOKEN', saved.token],
+    ['SEXTANT_KILL_HOOK', saved.hook],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -85,7 +93,12 @@ describe('the drawdown kill switch trips', () => {
     await page.goto(daemon.signInUrl!);
     const db = new Database(journalPath, { readonly: true });
     try {
-      const latch = await seen('the drawdown latch in the journal', () => db.prepare("SELECT name, reason, at_ms AS atMs FROM latches WHERE name LIKE 'kill-switch%'").get() as { name: string; reason: string; atMs: number } | undefined);
+      const latch = await seen(
+        'the drawdown latch in the journal',
+        () =>
+          db.prepare("SELECT name, reason, at_ms AS atMs FROM latches WHERE name LIKE 'kill-switch%'").get() as
+            { name: string; reason: string; atMs: number } | undefined,
+      );
       expect(latch.value.reason).toMatch(/drawdown/i);
       // From when the latch was written (first seen in the journal): its at_ms is the time of the equity reading
       // that tripped it, which the polls took earlier.
@@ -94,12 +107,20 @@ describe('the drawdown kill switch trips', () => {
       // Every surface watched at once: each one's time is when it was first seen saying so.
       const [event, hook, telegram, shown] = await Promise.all([
         seen('a trading-state event', async () => {
-          const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`, { headers: opsAuthOf(daemon) })).json()) as Array<{ kind: string; atMs: number; data: Record<string, unknown> }>;
+          const events = (await (await fetch(`${daemon.opsUrl}/api/v1/events?limit=500`, { headers: opsAuthOf(daemon) })).json()) as Array<{
+            kind: string;
+            atMs: number;
+            data: Record<string, unknown>;
+          }>;
           return events.find((e) => e.kind === 'state' && e.data.state === 'halted');
         }),
         seen('a webhook delivery', () => receiver.received.find((r) => /halted/i.test(r.body))),
         seen('a Telegram message', () => api.sent.find((m) => m.chat_id === CHAT && /halted/i.test(m.text))),
-        seen('the dashboard showing halted', () => page.evaluate(() => (window as unknown as { haltedAtMs?: number }).haltedAtMs).catch(() => undefined), 15_000),
+        seen(
+          'the dashboard showing halted',
+          () => page.evaluate(() => (window as unknown as { haltedAtMs?: number }).haltedAtMs).catch(() => undefined),
+          15_000,
+        ),
       ]);
 
       // The webhook is signed with the shared secret.

@@ -86,9 +86,16 @@ async function started(): Promise<{ link: string; token: string }> {
 /** The daemon's process: script's child (Linux's /proc names it). */
 const daemonPid = () => Number(readFileSync(`/proc/${daemon!.pid}/task/${daemon!.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
 
-const state = async (token: string) => JSON.parse((await rawRequest(port, 'GET', `${API_PREFIX}/status`, { authorization: `Bearer ${token}` })).body) as { tradingState: string; latches: Array<{ name: string; reason: string }> };
+const state = async (token: string) =>
+  JSON.parse((await rawRequest(port, 'GET', `${API_PREFIX}/status`, { authorization: `Bearer ${token}` })).body) as {
+    tradingState: string;
+    latches: Array<{ name: string; reason: string }>;
+  };
 const routePath = (path: string) => `${API_PREFIX}${path.replace(':clientOid', 'sx_x_1').replace(':id', 'mm-btc')}`;
-const bodyOf = (path: string) => JSON.stringify(path.endsWith('/pause') ? { cancelOrders: false, reason: 'x' } : path.includes('force-exit') ? { symbol: 'BTCUSDT_SPBL', reason: 'x' } : { reason: 'x' });
+const bodyOf = (path: string) =>
+  JSON.stringify(
+    path.endsWith('/pause') ? { cancelOrders: false, reason: 'x' } : path.includes('force-exit') ? { symbol: 'BTCUSDT_SPBL', reason: 'x' } : { reason: 'x' },
+  );
 
 describe('the operator surface of a running daemon', () => {
   it('whose output is a log (not a terminal): the start line leaves the link out, `sextant dashboard` prints it', async () => {
@@ -114,8 +121,7 @@ describe('the operator surface of a running daemon', () => {
     }
   }, 60_000);
 
-
-  it('prints the sign-in link once and keeps the token out of every log line; the token file is the owner\'s alone', async () => {
+  it("prints the sign-in link once and keeps the token out of every log line; the token file is the owner's alone", async () => {
     const { link, token } = await started();
     expect(link).toBe(`http://127.0.0.1:${port}/login?token=${encodeURIComponent(token)}`);
     expect(token.length).toBeGreaterThanOrEqual(32);
@@ -129,7 +135,16 @@ describe('the operator surface of a running daemon', () => {
     expect(output).toMatch(new RegExp(`"tokenFile":"${file.replace(/[/.]/g, '\\$&')}"`));
     // Nor does any answer: status, metrics, the page.
     const auth = { authorization: `Bearer ${token}` };
-    for (const path of [`${API_PREFIX}/status`, `${API_PREFIX}/strategies`, `${API_PREFIX}/events?limit=500`, '/metrics', '/', '/dashboard/app.js', '/health', '/ready']) {
+    for (const path of [
+      `${API_PREFIX}/status`,
+      `${API_PREFIX}/strategies`,
+      `${API_PREFIX}/events?limit=500`,
+      '/metrics',
+      '/',
+      '/dashboard/app.js',
+      '/health',
+      '/ready',
+    ]) {
       const r = await rawRequest(port, 'GET', path, auth);
       expect({ path, status: r.status }).toEqual({ path, status: 200 });
       expect({ path, leaks: r.body.includes(token) }).toEqual({ path, leaks: false });
@@ -139,20 +154,46 @@ describe('the operator surface of a running daemon', () => {
   it('refuses the DNS rebinding request, a foreign Host on every route, a foreign Origin on every POST, and a POST without the credential', async () => {
     const { token } = await started();
     // The attack as written: 421, and trading goes on.
-    const attack = await rawRequest(port, 'POST', `${API_PREFIX}/trading/halt`, { host: `attacker.example:${port}`, origin: `http://attacker.example:${port}` }, '{"reason":"x"}');
+    const attack = await rawRequest(
+      port,
+      'POST',
+      `${API_PREFIX}/trading/halt`,
+      { host: `attacker.example:${port}`, origin: `http://attacker.example:${port}` },
+      '{"reason":"x"}',
+    );
     expect(attack.status).toBe(421);
     expect(JSON.parse(attack.body).error).toMatch(/not served here/);
     const auth = { authorization: `Bearer ${token}` };
     const foreign = { host: `attacker.example:${port}`, ...auth };
-    for (const path of ['/health', '/ready', '/metrics', '/', '/dashboard/app.js', `/login?token=${token}`, ...ROUTES.filter((r) => r.method === 'GET').map((r) => routePath(r.path))]) {
+    for (const path of [
+      '/health',
+      '/ready',
+      '/metrics',
+      '/',
+      '/dashboard/app.js',
+      `/login?token=${token}`,
+      ...ROUTES.filter((r) => r.method === 'GET').map((r) => routePath(r.path)),
+    ]) {
       expect({ path, status: (await rawRequest(port, 'GET', path, foreign)).status }).toEqual({ path, status: 421 });
     }
     for (const route of ROUTES.filter((r) => r.method === 'POST')) {
       const path = routePath(route.path);
-      expect({ path, status: (await rawRequest(port, 'POST', path, { ...foreign, origin: `http://attacker.example:${port}` }, bodyOf(path))).status }).toEqual({ path, status: 421 });
-      expect({ path, status: (await rawRequest(port, 'POST', path, { ...auth, origin: 'http://attacker.example' }, bodyOf(path))).status }).toEqual({ path, status: 403 });
-      expect({ path, status: (await rawRequest(port, 'POST', path, { ...auth, origin: `http://127.0.0.1:${port + 1}` }, bodyOf(path))).status }).toEqual({ path, status: 403 });
-      expect({ path, status: (await rawRequest(port, 'POST', path, { origin: `http://127.0.0.1:${port}` }, bodyOf(path))).status }).toEqual({ path, status: 401 });
+      expect({ path, status: (await rawRequest(port, 'POST', path, { ...foreign, origin: `http://attacker.example:${port}` }, bodyOf(path))).status }).toEqual({
+        path,
+        status: 421,
+      });
+      expect({ path, status: (await rawRequest(port, 'POST', path, { ...auth, origin: 'http://attacker.example' }, bodyOf(path))).status }).toEqual({
+        path,
+        status: 403,
+      });
+      expect({ path, status: (await rawRequest(port, 'POST', path, { ...auth, origin: `http://127.0.0.1:${port + 1}` }, bodyOf(path))).status }).toEqual({
+        path,
+        status: 403,
+      });
+      expect({ path, status: (await rawRequest(port, 'POST', path, { origin: `http://127.0.0.1:${port}` }, bodyOf(path))).status }).toEqual({
+        path,
+        status: 401,
+      });
     }
     expect((await state(token)).tradingState).toBe('active');
     // One log line a minute per kind of refusal and caller, not one per request.
@@ -161,7 +202,7 @@ describe('the operator surface of a running daemon', () => {
     expect(refusals.length).toBeLessThanOrEqual(3);
   }, 60_000);
 
-  it('in Chromium: the printed link opens the dashboard signed in and its commands work; a rebinding page and another local port\'s page change nothing', async () => {
+  it("in Chromium: the printed link opens the dashboard signed in and its commands work; a rebinding page and another local port's page change nothing", async () => {
     const { link, token } = await started();
     const context = await browser!.newContext();
     const page = await context.newPage();
@@ -180,7 +221,11 @@ describe('the operator surface of a running daemon', () => {
       expect(cookies[0]!.value).not.toContain(token);
       // A command from the page as the browser sends it (its Origin, same-origin fetch metadata): taken.
       const reduced = await page.evaluate(async () => {
-        const res = await fetch('/api/v1/trading/reduce', { method: 'POST', headers: { 'content-type': 'application/json', 'x-sextant-client': 'dashboard' }, body: JSON.stringify({ reason: 'from the page' }) });
+        const res = await fetch('/api/v1/trading/reduce', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-sextant-client': 'dashboard' },
+          body: JSON.stringify({ reason: 'from the page' }),
+        });
         return res.status;
       });
       expect(reduced).toBe(200);
@@ -210,7 +255,10 @@ fetch('http://127.0.0.1:${port}/api/v1/trading/halt', { method: 'POST', mode: 'n
       const rebound = await context.newPage();
       const answer = await rebound.goto(`http://attacker.example:${port}/`);
       expect(answer?.status()).toBe(421);
-      const rebindPost = await rebound.evaluate(async () => (await fetch('/api/v1/trading/flatten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"reason":"x"}' })).status);
+      const rebindPost = await rebound.evaluate(
+        async () =>
+          (await fetch('/api/v1/trading/flatten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"reason":"x"}' })).status,
+      );
       expect(rebindPost).toBe(421);
       await Promise.all([evil.close(), rebound.close()]);
       const after = await state(token);
@@ -227,7 +275,7 @@ fetch('http://127.0.0.1:${port}/api/v1/trading/halt', { method: 'POST', mode: 'n
     const cli = (...args: string[]) => runCli([...args, '--config', cfgFile], env);
     const dashboard = await cli('dashboard');
     expect(dashboard).toMatchObject({ code: 0, stdout: `${link}\n` });
-    expect((await cli('reset', '--reason', 'clear the page\'s reduce')).code).toBe(0);
+    expect((await cli('reset', '--reason', "clear the page's reduce")).code).toBe(0);
     const halt = await cli('halt', '--reason', 'from the command line');
     expect(halt).toMatchObject({ code: 0 });
     expect(halt.stdout).toMatch(/halted/);
@@ -246,7 +294,15 @@ fetch('http://127.0.0.1:${port}/api/v1/trading/halt', { method: 'POST', mode: 'n
     await waitFor('ten denials while halted', async () => ((await deniedHalted()) >= before + 10 ? true : undefined), 30_000);
     expect((await cli('reset', '--reason', 'all clear')).code).toBe(0);
     expect((await state(token)).tradingState).toBe('active');
-    const summary = await waitFor('the denials summary', () => output.slice(haltedFrom).split('\n').find((l) => l.includes('"event":"denials"')), 10_000);
+    const summary = await waitFor(
+      'the denials summary',
+      () =>
+        output
+          .slice(haltedFrom)
+          .split('\n')
+          .find((l) => l.includes('"event":"denials"')),
+      10_000,
+    );
     const logLines = output.slice(haltedFrom).split('\n');
     expect(logLines.filter((l) => l.includes('"msg":"order denied"') && l.includes('"reason":"halted"')).length).toBeLessThanOrEqual(2);
     expect(JSON.parse(summary.trim())).toMatchObject({ cause: 'trading-state', byReason: { halted: expect.any(Number) } });

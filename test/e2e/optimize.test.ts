@@ -49,11 +49,18 @@ function spec(name: string, text: string): string {
   return file;
 }
 
-interface Window { fromMs: number; toMs: number; from: string; to: string }
+interface Window {
+  fromMs: number;
+  toMs: number;
+  from: string;
+  to: string;
+}
 interface Result {
   candidates: Array<{ id: string; params: Record<string, unknown> }>;
   folds: Array<{
-    inSample: Window; outOfSample: Window; rungs: Array<{ window: Window; candidates: string[]; kept: string[] }>;
+    inSample: Window;
+    outOfSample: Window;
+    rungs: Array<{ window: Window; candidates: string[]; kept: string[] }>;
     ranking: Array<{ candidate: string; rung: number; rank: number; score: { text: string } }>;
     best: { candidate: string; params: Record<string, unknown> };
     inSampleRun: { score: { text: string }; metrics: { strategyPnl: string }; equity: Array<[number, string]> };
@@ -62,7 +69,12 @@ interface Result {
   }>;
   outOfSample: { strategyPnl: string; equity: Array<[number, string]> };
   monteCarlo: { runs: number; trades: number; percentiles: Array<{ p: number; finalPnl: string }> } | null;
-  lookahead: { peeks: boolean; copies: boolean; marginMs: number; cuts: Array<{ cutMs: number; untilMs: number; compared: number; difference?: { index: number; full?: { ts: number }; cut?: { ts: number } } }> };
+  lookahead: {
+    peeks: boolean;
+    copies: boolean;
+    marginMs: number;
+    cuts: Array<{ cutMs: number; untilMs: number; compared: number; difference?: { index: number; full?: { ts: number }; cut?: { ts: number } } }>;
+  };
 }
 const result = (out: string) => JSON.parse(readFileSync(join(out, 'optimize.json'), 'utf8')) as Result;
 
@@ -88,7 +100,9 @@ async function openReport(file: string, screenshot?: string) {
       return n;
     };
     return {
-      rankings: Array.from(document.querySelectorAll('table.ranking')).map((t) => Array.from(t.querySelectorAll('tr[data-candidate]')).map((tr) => tr.getAttribute('data-candidate'))),
+      rankings: Array.from(document.querySelectorAll('table.ranking')).map((t) =>
+        Array.from(t.querySelectorAll('tr[data-candidate]')).map((tr) => tr.getAttribute('data-candidate')),
+      ),
       folds: document.querySelectorAll('#folds tr[data-fold]').length,
       heatCells: Array.from(document.querySelectorAll('figure.heatmap')).map((f) => f.querySelectorAll('td.heat-cell[data-candidate]').length),
       walkForward: drawn(document.getElementById('walk-forward')),
@@ -146,17 +160,20 @@ async function expectConsistent(out: string, candidates: number, screenshot?: st
 describe('sextant optimize', () => {
   it('on the shipped sample: rolling walk-forward with halving, the report in Chromium, no lookahead in the market maker', async () => {
     const out = join(dir, 'sample');
-    const s = spec('sample', [
-      'strategy: mm-btc',
-      'params:',
-      '  halfSpreadBps: [2, 5]',
-      '  skewBps: { from: 0, to: 5, step: 5 }',
-      'halving: { eta: 2, minBudget: 0.5 }',
-      'objective: { metric: strategyPnl }',
-      'walkForward: { mode: rolling, inSample: 8m, outOfSample: 4m }',
-      'monteCarlo: { runs: 500, seed: 3, percentiles: [5, 50, 95] }',
-      'lookahead: { cuts: 2 }',
-    ].join('\n'));
+    const s = spec(
+      'sample',
+      [
+        'strategy: mm-btc',
+        'params:',
+        '  halfSpreadBps: [2, 5]',
+        '  skewBps: { from: 0, to: 5, step: 5 }',
+        'halving: { eta: 2, minBudget: 0.5 }',
+        'objective: { metric: strategyPnl }',
+        'walkForward: { mode: rolling, inSample: 8m, outOfSample: 4m }',
+        'monteCarlo: { runs: 500, seed: 3, percentiles: [5, 50, 95] }',
+        'lookahead: { cuts: 2 }',
+      ].join('\n'),
+    );
     const r = await runCli(['optimize', '--config', 'config/backtest.yaml', '--spec', s, '--out', out, '--to', '2026-01-05T00:20:00Z'], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -166,14 +183,35 @@ describe('sextant optimize', () => {
     expect(r.stdout).toContain(`report: ${join(out, 'optimize.html')}`);
     const { r: res, page } = await expectConsistent(out, 4);
     // Halving: 4 on the first 4 minutes, 2 on all 8.
-    expect(res.folds[0]!.rungs.map((g) => [g.candidates.length, g.kept.length, (g.window.toMs - g.window.fromMs) / 60_000])).toEqual([[4, 2, 4], [2, 1, 8]]);
+    expect(res.folds[0]!.rungs.map((g) => [g.candidates.length, g.kept.length, (g.window.toMs - g.window.fromMs) / 60_000])).toEqual([
+      [4, 2, 4],
+      [2, 1, 8],
+    ]);
     expect(res.lookahead.peeks).toBe(false);
     expect(page.verdict).toBe('clean');
   }, 240_000);
 
   it('on a synthesized 30-day file: anchored folds of days, the chosen params out of sample are a plain backtest of that window', async () => {
     const data = join(dir, 'eth-30d.jsonl');
-    const synth = await runCli(['data', 'synth', '--symbol', 'cmt_ethusdt', '--from', '2026-01-01T00:00:00Z', '--to', '2026-01-31T00:00:00Z', '--interval', '5m', '--seed', '5', '--out', data], env);
+    const synth = await runCli(
+      [
+        'data',
+        'synth',
+        '--symbol',
+        'cmt_ethusdt',
+        '--from',
+        '2026-01-01T00:00:00Z',
+        '--to',
+        '2026-01-31T00:00:00Z',
+        '--interval',
+        '5m',
+        '--seed',
+        '5',
+        '--out',
+        data,
+      ],
+      env,
+    );
     expect(synth.code).toBe(0);
     // Sparse ticks, hourly bars, polls and reconciliation every 5 minutes: a month replays in a few seconds.
     const cfg = config('ema-30d', 'config/examples/ema-cross.yaml', (doc) => {
@@ -185,17 +223,20 @@ describe('sextant optimize', () => {
       doc.setIn(['strategies', 0, 'params', 'timeframe'], '1h');
     });
     const out = join(dir, 'ema');
-    const s = spec('ema', [
-      'strategy: ema-eth',
-      'params:',
-      '  fast: [5, 9]',
-      '  slow: { from: 21, to: 30, step: 9 }',
-      'halving: { eta: 2, minBudget: 0.5 }',
-      'objective: { metric: calmar, minTrades: 2 }',
-      'walkForward: { mode: anchored, inSample: 10d, outOfSample: 5d }',
-      'monteCarlo: { runs: 1000, seed: 7 }',
-      'lookahead: { cuts: 3 }',
-    ].join('\n'));
+    const s = spec(
+      'ema',
+      [
+        'strategy: ema-eth',
+        'params:',
+        '  fast: [5, 9]',
+        '  slow: { from: 21, to: 30, step: 9 }',
+        'halving: { eta: 2, minBudget: 0.5 }',
+        'objective: { metric: calmar, minTrades: 2 }',
+        'walkForward: { mode: anchored, inSample: 10d, outOfSample: 5d }',
+        'monteCarlo: { runs: 1000, seed: 7 }',
+        'lookahead: { cuts: 3 }',
+      ].join('\n'),
+    );
     const r = await runCli(['optimize', '--config', cfg, '--spec', s, '--out', out], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -203,8 +244,10 @@ describe('sextant optimize', () => {
     const { r: res } = await expectConsistent(out, 4, 'optimize.png');
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     expect(res.folds.map((f) => [day(f.inSample.fromMs), day(f.inSample.toMs), day(f.outOfSample.fromMs), day(f.outOfSample.toMs)])).toEqual([
-      ['2026-01-01', '2026-01-11', '2026-01-11', '2026-01-16'], ['2026-01-01', '2026-01-16', '2026-01-16', '2026-01-21'],
-      ['2026-01-01', '2026-01-21', '2026-01-21', '2026-01-26'], ['2026-01-01', '2026-01-26', '2026-01-26', '2026-01-31'],
+      ['2026-01-01', '2026-01-11', '2026-01-11', '2026-01-16'],
+      ['2026-01-01', '2026-01-16', '2026-01-16', '2026-01-21'],
+      ['2026-01-01', '2026-01-21', '2026-01-21', '2026-01-26'],
+      ['2026-01-01', '2026-01-26', '2026-01-26', '2026-01-31'],
     ]);
     expect(res.lookahead.peeks).toBe(false);
     expect(res.lookahead.copies).toBe(true);
@@ -213,7 +256,10 @@ describe('sextant optimize', () => {
     const chosen = config('ema-chosen', cfg, (doc) => {
       for (const [k, v] of Object.entries(last.best.params)) doc.setIn(['strategies', 0, 'params', k], v);
     });
-    const plain = await runCli(['backtest', '--config', chosen, '--out', join(dir, 'plain'), '--from', last.outOfSample.from, '--to', new Date(last.outOfSample.toMs - 1).toISOString()], env);
+    const plain = await runCli(
+      ['backtest', '--config', chosen, '--out', join(dir, 'plain'), '--from', last.outOfSample.from, '--to', new Date(last.outOfSample.toMs - 1).toISOString()],
+      env,
+    );
     expect(plain.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'plain', 'report.json'), 'utf8')) as { metrics: { strategyPnl: string } };
     expect(report.metrics.strategyPnl).toBe(last.outOfSampleRun.metrics.strategyPnl);
@@ -225,11 +271,16 @@ describe('sextant optimize', () => {
       doc.set('strategies', [{ id: 'peek', name: 'peek-ahead', symbols: ['BTCUSDT_SPBL'], params: { file: 'data/sample/ticks.jsonl' } }]);
     });
     const out = join(dir, 'peek');
-    const s = spec('peek', 'strategy: peek\nparams:\n  aheadMs: [30000, 60000]\nwalkForward: { folds: 1, ratio: 2 }\nmonteCarlo: { runs: 0 }\nlookahead: { cuts: 2 }\n');
+    const s = spec(
+      'peek',
+      'strategy: peek\nparams:\n  aheadMs: [30000, 60000]\nwalkForward: { folds: 1, ratio: 2 }\nmonteCarlo: { runs: 0 }\nlookahead: { cuts: 2 }\n',
+    );
     const r = await runCli(['optimize', '--config', cfg, '--spec', s, '--out', out, '--to', '2026-01-05T00:10:00Z'], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nlookahead: PEEKS AHEAD — cut at 2026-01-05T00:03:20Z, decision \d+ differs \(whole data: 2026-01-05T00:0\d:\d\d\.\d{3}Z \{"kind":/);
+    expect(r.stdout).toMatch(
+      /\nlookahead: PEEKS AHEAD — cut at 2026-01-05T00:03:20Z, decision \d+ differs \(whole data: 2026-01-05T00:0\d:\d\d\.\d{3}Z \{"kind":/,
+    );
     const res = result(out);
     expect(res.lookahead.peeks).toBe(true);
     for (const c of res.lookahead.cuts) {
@@ -248,9 +299,19 @@ describe('sextant optimize', () => {
   it('on a `sextant worker` through a Redis queue: the same optimisation as on the threads here', async () => {
     const queue = `e2e-optimize-${randomUUID().slice(0, 8)}`;
     const cfg = config('queued', 'config/backtest.yaml', (doc) => {
-      doc.set('strategies', [{ id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 1 } }]);
+      doc.set('strategies', [
+        {
+          id: 'mm-btc',
+          name: 'spot-market-maker',
+          symbols: ['BTCUSDT_SPBL'],
+          params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 1 },
+        },
+      ]);
     });
-    const s = spec('queued', 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\nwalkForward: { folds: 2, ratio: 2 }\nmonteCarlo: { runs: 200 }\nlookahead: { cuts: 1 }\n');
+    const s = spec(
+      'queued',
+      'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\nwalkForward: { folds: 2, ratio: 2 }\nmonteCarlo: { runs: 200 }\nlookahead: { cuts: 1 }\n',
+    );
     const args = (out: string) => ['optimize', '--config', cfg, '--spec', s, '--out', join(dir, out), '--to', '2026-01-05T00:04:00Z'];
     const worker = spawn(process.execPath, [resolve('bin/sextant.js'), 'worker', '--redis', REDIS, '--queue', queue, '--concurrency', '2'], { env });
     const exited = new Promise<number | null>((done) => worker.on('exit', (code) => done(code)));

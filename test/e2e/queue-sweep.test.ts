@@ -34,7 +34,10 @@ log: { level: warn }
 `,
 );
 const spec = join(dir, 'spec.yaml');
-writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 3, 4, 5, 6, 8]\n  skewBps: [3, 5]\n  toleranceBps: [1, 2]\n  maxInventory: ["0.02", "0.01"]\n');
+writeFileSync(
+  spec,
+  'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 3, 4, 5, 6, 8]\n  skewBps: [3, 5]\n  toleranceBps: [1, 2]\n  maxInventory: ["0.02", "0.01"]\n',
+);
 const RANGE = ['--to', '2026-01-05T00:02:00Z'];
 
 interface Run {
@@ -44,7 +47,17 @@ interface Run {
 }
 
 function sweep(out: string, queue?: string): Promise<Run> {
-  const args = ['backtest', '--config', config, '--sweep', spec, '--out', join(dir, out), ...RANGE, ...(queue ? ['--queue', REDIS, '--queue-name', queue] : [])];
+  const args = [
+    'backtest',
+    '--config',
+    config,
+    '--sweep',
+    spec,
+    '--out',
+    join(dir, out),
+    ...RANGE,
+    ...(queue ? ['--queue', REDIS, '--queue-name', queue] : []),
+  ];
   return new Promise((done) => {
     const p = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH } });
     let stdout = '';
@@ -92,7 +105,9 @@ async function startWorker(queue: string, args: string[] = [], cwd = process.cwd
   });
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   const worker: WorkerProcess = {
-    child, lines, exited,
+    child,
+    lines,
+    exited,
     waitFor: (match) =>
       lines.some(match)
         ? Promise.resolve()
@@ -131,7 +146,12 @@ describe('a sweep on worker threads and on `sextant worker` processes', () => {
     const one = newQueue('one');
     const two = newQueue('two');
     // The workers start (and wait, idle) while the local sweep runs.
-    const [here, single, ...pair] = await Promise.all([sweep('local'), startWorker(one), startWorker(two, ['--concurrency', '1']), startWorker(two, ['--concurrency', '1'])]);
+    const [here, single, ...pair] = await Promise.all([
+      sweep('local'),
+      startWorker(one),
+      startWorker(two, ['--concurrency', '1']),
+      startWorker(two, ['--concurrency', '1']),
+    ]);
     expect(here.code).toBe(0);
     local = csvOf('local');
     expect(local.trim().split('\n')).toHaveLength(49);
@@ -150,7 +170,8 @@ describe('a sweep on worker threads and on `sextant worker` processes', () => {
     expect(done.flat().sort()).toEqual(RUNS);
 
     expect({ one: csvOf('one') === local, two: csvOf('two') === local }).toEqual({ one: true, two: true });
-    for (const run of RUNS) expect({ run, same: reportOf('one', run) === reportOf('local', run) && reportOf('two', run) === reportOf('local', run) }).toEqual({ run, same: true });
+    for (const run of RUNS)
+      expect({ run, same: reportOf('one', run) === reportOf('local', run) && reportOf('two', run) === reportOf('local', run) }).toEqual({ run, same: true });
     expect(viaOne.stdout).toBe(here.stdout.replace(join(dir, 'local'), join(dir, 'one')));
   }, 120_000);
 
@@ -177,7 +198,7 @@ describe('a sweep on worker threads and on `sextant worker` processes', () => {
     expect(await stop(survivor)).toBe(0);
   }, 120_000);
 
-  it('a worker whose data file differs from the submitter\'s refuses the runs: the sweep fails naming the file', async () => {
+  it("a worker whose data file differs from the submitter's refuses the runs: the sweep fails naming the file", async () => {
     // Another tree: the same strategies, the sample data with one line changed.
     const tree = join(dir, 'elsewhere');
     mkdirSync(join(tree, 'data', 'sample'), { recursive: true });
@@ -189,7 +210,9 @@ describe('a sweep on worker threads and on `sextant worker` processes', () => {
     const worker = await startWorker(queue, ['--concurrency', '1'], tree);
     const r = await sweep('refused', queue);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/sweep failed: job run-\d{3}: data file data\/sample\/ticks\.jsonl differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, [0-9a-f]{12}… submitted\)/);
+    expect(r.stderr).toMatch(
+      /sweep failed: job run-\d{3}: data file data\/sample\/ticks\.jsonl differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, [0-9a-f]{12}… submitted\)/,
+    );
     expect(worker.lines.filter((l) => l.msg === 'job done')).toEqual([]);
     expect(await stop(worker)).toBe(0);
   }, 60_000);

@@ -41,7 +41,9 @@ function flood(c: LiveClient, scale = 1): Promise<unknown[]> {
   times(10, () => c.futures.accounts()); // 5 / 5
   times(6, () => c.futures.placeBatch(PLACE)); // 5 / 10, order endpoint
   times(4, () => c.futures.cancelBatch({ symbol: 'cmt_btcusdt', ids: ['1'] })); // 5 / 10, order endpoint
-  times(4, () => c.futures.placeTrigger({ symbol: 'cmt_btcusdt', client_oid: 't1', size: '1', type: '1', match_type: '1', execute_price: '0', trigger_price: '1' }));
+  times(4, () =>
+    c.futures.placeTrigger({ symbol: 'cmt_btcusdt', client_oid: 't1', size: '1', type: '1', match_type: '1', execute_price: '0', trigger_price: '1' }),
+  );
   times(6, () => c.spot.exchangeInfo()); // 10 IP
   times(10, () => c.spot.assets()); // 5 / 5
   times(4, () => c.spot.cancelSymbol({ symbol: 'X_SPBL' })); // 5 / 8, order endpoint

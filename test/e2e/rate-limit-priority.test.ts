@@ -41,7 +41,12 @@ describe('order-creation limit per minute (F3 create_order_rate_limit_per_minute
     venue.script('F3', { status: 200, body: '{"account":{"create_order_rate_limit_per_minute":3},"collateral":[],"position":[]}' });
     await client.balances('futures');
     const c = client;
-    const results = Array.from({ length: 3 }, () => c.futures.placeBatch(PLACE).then(() => 'sent', () => 'dropped'));
+    const results = Array.from({ length: 3 }, () =>
+      c.futures.placeBatch(PLACE).then(
+        () => 'sent',
+        () => 'dropped',
+      ),
+    );
     await new Promise((r) => setTimeout(r, 400));
     expect(venue.calls('F6')).toHaveLength(1);
     await c.close();

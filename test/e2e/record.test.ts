@@ -21,8 +21,11 @@ import { silentLogger } from '../../src/util/logger.js';
 function simVenue(tickIntervalMs: number): SimServer {
   return new SimServer({
     market: new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 5, startMs: systemClock.now(), tickIntervalMs }),
-    accounts: { spot: {}, futuresCollateral: '0', leverage: 1 }, credentials: { apiKey: 'k123', apiSecret: 's123', passphrase: 'p123' },
-    budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 }, clock: systemClock, logger: silentLogger,
+    accounts: { spot: {}, futuresCollateral: '0', leverage: 1 },
+    credentials: { apiKey: 'k123', apiSecret: 's123', passphrase: 'p123' },
+    budget: { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 10_000, orderRequestsPerSecond: 1e6 },
+    clock: systemClock,
+    logger: silentLogger,
   });
 }
 
@@ -35,11 +38,27 @@ describe('recording the simulator over HTTP', () => {
     const client = createLiveClient(loaded, silentLogger, systemClock);
     const out = join(dir, 'tape.jsonl');
     try {
-      const data = new MarketData(client, { spotSymbols: ['BTCUSDT_SPBL'], futuresSymbols: ['cmt_btcusdt'], polls: loaded.config.daemon.polls, clock: systemClock, logger: silentLogger, choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' } });
+      const data = new MarketData(client, {
+        spotSymbols: ['BTCUSDT_SPBL'],
+        futuresSymbols: ['cmt_btcusdt'],
+        polls: loaded.config.daemon.polls,
+        clock: systemClock,
+        logger: silentLogger,
+        choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' },
+      });
       const startMs = systemClock.now();
-      const n = await record(data, out, new Promise((resolve) => setTimeout(resolve, 2500)), { header: { symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], venue: url, startMs } });
+      const n = await record(data, out, new Promise((resolve) => setTimeout(resolve, 2500)), {
+        header: { symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], venue: url, startMs },
+      });
       // The file says what it is: ticks of the symbols recorded, from this venue, since the start.
-      expect(readDataFileMeta(out)).toEqual({ sextant: 'market-data', version: 1, kind: 'ticks', symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'], source: `record ${url}`, fromMs: startMs });
+      expect(readDataFileMeta(out)).toEqual({
+        sextant: 'market-data',
+        version: 1,
+        kind: 'ticks',
+        symbols: ['BTCUSDT_SPBL', 'cmt_btcusdt'],
+        source: `record ${url}`,
+        fromMs: startMs,
+      });
       const records = readReplayFile(out);
       expect(records).toHaveLength(n);
       expect(readFileSync(out, 'utf8')).not.toMatch(/"size":"0"/);
@@ -49,13 +68,22 @@ describe('recording the simulator over HTTP', () => {
       const lastTs = spot[spot.length - 1]!.ts;
       const venueTrades = (await client.recentTrades('BTCUSDT_SPBL', 1000)).reverse().filter((t) => t.timestampMs <= lastTs);
       expect(spot.length).toBeGreaterThan(20);
-      expect(spot).toEqual(venueTrades.map((t) => ({ ts: t.timestampMs, symbol: 'BTCUSDT_SPBL', price: t.price.toString(), size: t.size.toString(), buyerMaker: t.buyerMaker })));
+      expect(spot).toEqual(
+        venueTrades.map((t) => ({ ts: t.timestampMs, symbol: 'BTCUSDT_SPBL', price: t.price.toString(), size: t.size.toString(), buyerMaker: t.buyerMaker })),
+      );
       expect(new Set(spot.map((r) => r.buyerMaker))).toEqual(new Set([true, false]));
       // Futures: tickers with bid and ask, each a trade of what the volume grew by.
       const futures = records.filter((r) => r.symbol === 'cmt_btcusdt');
       expect(futures.length).toBeGreaterThan(3);
       for (const r of futures) {
-        expect(r).toEqual({ ts: expect.any(Number), symbol: 'cmt_btcusdt', price: expect.any(String), size: expect.any(String), bid: expect.any(String), ask: expect.any(String) });
+        expect(r).toEqual({
+          ts: expect.any(Number),
+          symbol: 'cmt_btcusdt',
+          price: expect.any(String),
+          size: expect.any(String),
+          bid: expect.any(String),
+          ask: expect.any(String),
+        });
         expect(Decimal.from(r.bid!).lte(Decimal.from(r.ask!))).toBe(true);
       }
       const ts = futures.map((r) => r.ts);
@@ -76,12 +104,21 @@ describe('sextant record', () => {
     writeFileSync(cfg, `exchange: { spotBaseUrl: "${url}", futuresBaseUrl: "${url}" }\ndaemon: { polls: { tickersMs: 200 } }\n`);
     const out = join(dir, 'ticks.jsonl');
     const code = await new Promise<number | null>((resolve) => {
-      const p = spawn(process.execPath, ['bin/sextant.js', 'record', '-c', cfg, '--symbols', 'BTCUSDT_SPBL,cmt_ethusdt', '--seconds', '2', '--out', out], { env: { PATH: process.env.PATH } });
+      const p = spawn(process.execPath, ['bin/sextant.js', 'record', '-c', cfg, '--symbols', 'BTCUSDT_SPBL,cmt_ethusdt', '--seconds', '2', '--out', out], {
+        env: { PATH: process.env.PATH },
+      });
       p.on('close', resolve);
     });
     await venue.close();
     expect(code).toBe(0);
-    expect(readDataFileMeta(out)).toEqual({ sextant: 'market-data', version: 1, kind: 'ticks', symbols: ['BTCUSDT_SPBL', 'cmt_ethusdt'], source: `record ${url}`, fromMs: expect.any(Number) });
+    expect(readDataFileMeta(out)).toEqual({
+      sextant: 'market-data',
+      version: 1,
+      kind: 'ticks',
+      symbols: ['BTCUSDT_SPBL', 'cmt_ethusdt'],
+      source: `record ${url}`,
+      fromMs: expect.any(Number),
+    });
     const records = readReplayFile(out);
     expect(new Set(records.map((r) => r.symbol))).toEqual(new Set(['BTCUSDT_SPBL', 'cmt_ethusdt']));
     expect(records.length).toBeGreaterThan(6);

@@ -84,16 +84,40 @@ async function open(file: string) {
 interface Report {
   metrics: Record<string, string | number>;
   strategies: Array<{ id: string; pnl: Record<string, string | number>; trades: { trades: number; winRatePct: string; profitFactor: string }; errors: number }>;
-  trades: Array<{ strategy: string; symbol: string; side: string; entryMs: number; entryPrice: string; exitMs: number | null; exitPrice: string | null; size: string; pnl: string; fees: string; mae: string; mfe: string }>;
+  trades: Array<{
+    strategy: string;
+    symbol: string;
+    side: string;
+    entryMs: number;
+    entryPrice: string;
+    exitMs: number | null;
+    exitPrice: string | null;
+    size: string;
+    pnl: string;
+    fees: string;
+    mae: string;
+    mfe: string;
+  }>;
   monthly: Array<{ month: string; startEquity: string; endEquity: string; pnl: string; returnPct: string }>;
 }
 
 /** The breakdown, trade list and monthly tables show report.json's figures. */
 function expectSections(drawn: Awaited<ReturnType<typeof open>>, report: Report) {
-  expect(drawn.strategyRows.slice(1)).toEqual(report.strategies.map((s) => [
-    s.id, String(s.pnl.pnl), String(s.pnl.realized), String(s.pnl.unrealized), String(s.pnl.fees), String(s.pnl.funding), String(s.pnl.fills),
-    String(s.trades.trades), s.trades.winRatePct, s.trades.profitFactor, String(s.errors),
-  ]));
+  expect(drawn.strategyRows.slice(1)).toEqual(
+    report.strategies.map((s) => [
+      s.id,
+      String(s.pnl.pnl),
+      String(s.pnl.realized),
+      String(s.pnl.unrealized),
+      String(s.pnl.fees),
+      String(s.pnl.funding),
+      String(s.pnl.fills),
+      String(s.trades.trades),
+      s.trades.winRatePct,
+      s.trades.profitFactor,
+      String(s.errors),
+    ]),
+  );
   expect(report.trades.length).toBeGreaterThan(0);
   // Newest first, at most 500.
   const shown = report.trades.slice(-500).reverse();
@@ -102,7 +126,18 @@ function expectSections(drawn: Awaited<ReturnType<typeof open>>, report: Report)
   drawn.trades.slice(1).forEach((r, i) => {
     const t = shown[i]!;
     expect([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8], r[9], r[10], r[11], r[12]]).toEqual([
-      t.strategy, t.symbol, t.side, utc(t.entryMs), t.entryPrice, t.exitMs === null ? 'open' : utc(t.exitMs), t.exitPrice ?? '', t.size, t.pnl, t.fees, t.mae, t.mfe,
+      t.strategy,
+      t.symbol,
+      t.side,
+      utc(t.entryMs),
+      t.entryPrice,
+      t.exitMs === null ? 'open' : utc(t.exitMs),
+      t.exitPrice ?? '',
+      t.size,
+      t.pnl,
+      t.fees,
+      t.mae,
+      t.mfe,
     ]);
   });
   expect(drawn.monthly.slice(1)).toEqual(report.monthly.map((m) => [m.month, m.startEquity, m.endEquity, m.pnl, m.returnPct]));
@@ -122,7 +157,12 @@ describe('report.html', () => {
     expect(drawn.metrics).toBeGreaterThan(10);
     // The strategy's PnL first, buy-and-hold of the starting account beside it, in words with their units; each
     // strategy's own PnL.
-    expect(drawn.figures.slice(0, 4)).toEqual(['Strategy PnL (USDT, fees and funding included)', 'Strategy return (% of starting equity)', 'Buy-and-hold PnL (USDT)', 'Buy-and-hold return (% of starting equity)']);
+    expect(drawn.figures.slice(0, 4)).toEqual([
+      'Strategy PnL (USDT, fees and funding included)',
+      'Strategy return (% of starting equity)',
+      'Buy-and-hold PnL (USDT)',
+      'Buy-and-hold return (% of starting equity)',
+    ]);
     expect(drawn.figures).toEqual(expect.arrayContaining(['Max drawdown (% of peak equity)', 'Sharpe ratio (annualised)', 'Fees (USDT)']));
     expect(drawn.strategies).toEqual(expect.arrayContaining(['mm-btc', 'grid-eth']));
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
@@ -132,18 +172,24 @@ describe('report.html', () => {
     expect(drawn.legend).toBe('EquityBuy-and-hold of the starting account');
     expectSections(drawn, report);
     // The table names what the simulated venue counted: weight used per pool and the 429s.
-    expect(drawn.venue).toEqual(expect.arrayContaining(['round trip (ms)', 'requests', 'weight used futures:ip', 'weight used spot:uid', '429s simulated', 'polls skipped']));
+    expect(drawn.venue).toEqual(
+      expect.arrayContaining(['round trip (ms)', 'requests', 'weight used futures:ip', 'weight used spot:uid', '429s simulated', 'polls skipped']),
+    );
     // Half an hour from midnight: no settlement, no liquidation; the figures are there all the same.
     expect(drawn.futures).toMatchObject({ 'funding paid': '0.00000000', 'funding received': '0.00000000', liquidations: '0' });
     expect(Object.keys(drawn.futures)).toEqual(expect.arrayContaining(['fees maker', 'fees taker', 'fees liquidation', 'fees total']));
     expect(drawn.liquidationsText).toBe('None.');
   }, 60_000);
 
-  it('shows a leveraged run\'s funding, fees by kind and its liquidation as report.json has them', async () => {
+  it("shows a leveraged run's funding, fees by kind and its liquidation as report.json has them", async () => {
     const scenario = writeFuturesScenario(mkdtempSync(join(dir, 'futures-')));
     await runBacktest(loadConfig(scenario.config, {}), silentLogger, { definitions });
     const report = JSON.parse(readFileSync(join(scenario.out, 'report.json'), 'utf8')) as {
-      futures: { funding: { paid: string; received: string; net: string; settlements: number }; fees: Record<string, string>; liquidations: Array<Record<string, string>> };
+      futures: {
+        funding: { paid: string; received: string; net: string; settlements: number };
+        fees: Record<string, string>;
+        liquidations: Array<Record<string, string>>;
+      };
     };
     const f = report.futures;
     const drawn = await open(join(scenario.out, 'report.html'));
@@ -151,8 +197,15 @@ describe('report.html', () => {
     expectSections(drawn, JSON.parse(readFileSync(join(scenario.out, 'report.json'), 'utf8')) as Report);
     for (const n of [drawn.equity, drawn.drawdown, drawn.margin]) expect(n).toBeGreaterThan(2000);
     expect(drawn.futures).toMatchObject({
-      'funding paid': f.funding.paid, 'funding received': f.funding.received, 'funding net': f.funding.net, 'funding settlements': String(f.funding.settlements),
-      'fees maker': f.fees.maker, 'fees taker': f.fees.taker, 'fees liquidation': f.fees.liquidation, 'fees total': f.fees.total, liquidations: '1',
+      'funding paid': f.funding.paid,
+      'funding received': f.funding.received,
+      'funding net': f.funding.net,
+      'funding settlements': String(f.funding.settlements),
+      'fees maker': f.fees.maker,
+      'fees taker': f.fees.taker,
+      'fees liquidation': f.fees.liquidation,
+      'fees total': f.fees.total,
+      liquidations: '1',
     });
     expect(Number(f.funding.paid)).toBeGreaterThan(0);
     expect(Number(f.fees.liquidation)).toBeGreaterThan(0);

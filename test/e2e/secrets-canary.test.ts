@@ -24,7 +24,8 @@ function leaks(text: string, signatures: string[]): string[] {
   return found;
 }
 
-const echo = (r: RecordedRequest) => JSON.stringify({ code: '40015', msg: `System error for request ${JSON.stringify(r.headers)} ${r.body}`, requestTime: 1, data: null });
+const echo = (r: RecordedRequest) =>
+  JSON.stringify({ code: '40015', msg: `System error for request ${JSON.stringify(r.headers)} ${r.body}`, requestTime: 1, data: null });
 
 let venue: FakeVenue;
 let client: LiveClient;
@@ -49,10 +50,18 @@ describe('secret canaries', () => {
     const attempt = async (p: Promise<unknown>) => p.catch((e: unknown) => errors.push(e));
     venue.handler = (r) => (r.id === 'S8' || r.id === 'F6' ? { status: 500, body: echo(r) } : undefined);
     await attempt(client.spot.assets()); // 500 with the request echoed, retried
-    await attempt(client.futures.placeBatch({ symbol: 'cmt_btcusdt', orderDataList: [{ client_oid: 'a', size: '1', type: '1', order_type: '0', match_price: '0', price: '1' }] }));
+    await attempt(
+      client.futures.placeBatch({
+        symbol: 'cmt_btcusdt',
+        orderDataList: [{ client_oid: 'a', size: '1', type: '1', order_type: '0', match_price: '0', price: '1' }],
+      }),
+    );
     venue.handler = (r) => (r.id === 'F3' ? { status: 200, body: `{"account":"${String(r.headers['access-sign'])} ${CANARY.apiKey}"}` } : undefined);
     await attempt(client.futures.accounts()); // malformed answer quoting the key
-    venue.handler = (r) => (r.id === 'F5' ? { status: 400, body: JSON.stringify({ code: '40012', msg: `Incorrect API key/Passphrase ${CANARY.passphrase}`, requestTime: 1, data: null }) } : undefined);
+    venue.handler = (r) =>
+      r.id === 'F5'
+        ? { status: 400, body: JSON.stringify({ code: '40012', msg: `Incorrect API key/Passphrase ${CANARY.passphrase}`, requestTime: 1, data: null }) }
+        : undefined;
     await attempt(client.futures.currentOrders({}));
     venue.handler = undefined;
 
@@ -62,7 +71,9 @@ describe('secret canaries', () => {
     expect(venue.requests.some((r) => r.headers['access-key'] === CANARY.apiKey)).toBe(true);
     expect(signatures.length).toBeGreaterThan(3);
 
-    const errorText = errors.map((e) => `${String(e)} ${JSON.stringify(e)} ${(e as Error).stack ?? ''} ${JSON.stringify((e as { venueMessage?: string }).venueMessage)}`).join('\n');
+    const errorText = errors
+      .map((e) => `${String(e)} ${JSON.stringify(e)} ${(e as Error).stack ?? ''} ${JSON.stringify((e as { venueMessage?: string }).venueMessage)}`)
+      .join('\n');
     expect(leaks(errorText, signatures)).toEqual([]);
     const logText = out.join('');
     expect(logText).toContain('retrying');
@@ -109,16 +120,19 @@ describe('credentials inside base URLs', () => {
   it('never show in `plan`, in the error of a failed call, nor in its logs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sextant-url-canary-'));
     const cfg = join(dir, 'c.yaml');
-    writeFileSync(cfg, [
-      'exchange:',
-      `  spotBaseUrl: ${JSON.stringify(withCredentials(venue.url))}`,
-      `  futuresBaseUrl: ${JSON.stringify(withCredentials('http://127.0.0.1:1'))}`,
-      '  timeoutMs: 2000',
-      '  retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 }',
-      // The test Redis has no users: a password alone is taken (with a warning), a user name would be refused.
-      `  rateLimit: { redis: { url: ${JSON.stringify(`redis://:${PASS}@127.0.0.1:6379`)} } }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      cfg,
+      [
+        'exchange:',
+        `  spotBaseUrl: ${JSON.stringify(withCredentials(venue.url))}`,
+        `  futuresBaseUrl: ${JSON.stringify(withCredentials('http://127.0.0.1:1'))}`,
+        '  timeoutMs: 2000',
+        '  retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 }',
+        // The test Redis has no users: a password alone is taken (with a warning), a user name would be refused.
+        `  rateLimit: { redis: { url: ${JSON.stringify(`redis://:${PASS}@127.0.0.1:6379`)} } }`,
+        '',
+      ].join('\n'),
+    );
     const env = { PATH: process.env.PATH, SEXTANT_API_KEY: CANARY.apiKey, SEXTANT_API_SECRET: CANARY.apiSecret, SEXTANT_API_PASSPHRASE: CANARY.passphrase };
     const run = (args: string[]) => runCli(args, env);
     const plan = await run(['plan', '--config', cfg]);

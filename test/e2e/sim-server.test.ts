@@ -46,7 +46,10 @@ async function raw(url: string, path: string, headers: Record<string, string>, m
 
 function signed(ts: string, method: string, path: string, body = '', secret = CREDS.apiSecret) {
   return {
-    'ACCESS-KEY': CREDS.apiKey, 'ACCESS-PASSPHRASE': CREDS.passphrase, 'ACCESS-TIMESTAMP': ts, 'Content-Type': 'application/json',
+    'ACCESS-KEY': CREDS.apiKey,
+    'ACCESS-PASSPHRASE': CREDS.passphrase,
+    'ACCESS-TIMESTAMP': ts,
+    'Content-Type': 'application/json',
     'ACCESS-SIGN': createHmac('sha256', secret).update(`${ts}${method}${path}${body}`).digest('base64'),
   };
 }
@@ -87,10 +90,19 @@ describe('web pages', () => {
     const shift = JSON.stringify({ symbol: 'BTCUSDT_SPBL', shiftTicks: 500 });
     const before = (await rawRequest(port, 'GET', '/sim/state', {})).body;
     for (const [headers, status] of [
-      [{ host: `attacker.example:${port}` }, 421], [{ host: 'localhost.attacker.example' }, 421],
-      [{ origin: 'http://attacker.example' }, 403], [{ origin: 'null' }, 403], [{ 'sec-fetch-site': 'cross-site' }, 403], [{ 'sec-fetch-site': 'same-site' }, 403],
+      [{ host: `attacker.example:${port}` }, 421],
+      [{ host: 'localhost.attacker.example' }, 421],
+      [{ origin: 'http://attacker.example' }, 403],
+      [{ origin: 'null' }, 403],
+      [{ 'sec-fetch-site': 'cross-site' }, 403],
+      [{ 'sec-fetch-site': 'same-site' }, 403],
     ] as Array<[Record<string, string>, number]>) {
-      for (const [method, path, body] of [['POST', '/sim/market', shift], ['POST', '/sim/faults', '{"storm429Ms":60000}'], ['GET', '/sim/state', undefined], ['GET', '/capi/v2/market/ticker?symbol=cmt_btcusdt', undefined]] as const) {
+      for (const [method, path, body] of [
+        ['POST', '/sim/market', shift],
+        ['POST', '/sim/faults', '{"storm429Ms":60000}'],
+        ['GET', '/sim/state', undefined],
+        ['GET', '/capi/v2/market/ticker?symbol=cmt_btcusdt', undefined],
+      ] as const) {
         const r = await rawRequest(port, method, path, headers, body);
         expect({ headers, path, status: r.status }).toEqual({ headers, path, status });
       }
@@ -120,15 +132,25 @@ describe('weight budgets', () => {
     const path = '/api/v2/trade/cancel-symbol-order';
     const body = '{"symbol":"BTCUSDT_SPBL"}';
     // 30 at once, past our own limiter: at most two one-second windows, so at least 10 are over the cap.
-    const statuses = await Promise.all(Array.from({ length: 30 }, () => raw(url, path, signed(String(Date.now()), 'POST', path, body), 'POST', body).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => raw(url, path, signed(String(Date.now()), 'POST', path, body), 'POST', body).then((r) => r.status)),
+    );
     expect(statuses.filter((x) => x === 429).length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((x) => x === 200).length).toBeLessThanOrEqual(20);
     expect(s.snapshot().rejected429).toBe(statuses.filter((x) => x === 429).length);
   });
 
-  it('our own limiter keeps a flood under the simulator\'s budget: zero 429s', async () => {
+  it("our own limiter keeps a flood under the simulator's budget: zero 429s", async () => {
     const { server: s, url } = await start({ ...VENUE_BUDGET, futures: { ip: 300, uid: 300 }, windowMs: 1000 });
-    const c = connect(url, { rateLimit: { spot: { ip: { budget: 500, windowMs: 1000 }, uid: { budget: 500, windowMs: 1000 } }, futures: { ip: { budget: 300, windowMs: 1000 }, uid: { budget: 300, windowMs: 1000 } }, orderRequests: { budget: 10, windowMs: 1000 }, usableFraction: 0.9, cooloffMs: 1000 } });
+    const c = connect(url, {
+      rateLimit: {
+        spot: { ip: { budget: 500, windowMs: 1000 }, uid: { budget: 500, windowMs: 1000 } },
+        futures: { ip: { budget: 300, windowMs: 1000 }, uid: { budget: 300, windowMs: 1000 } },
+        orderRequests: { budget: 10, windowMs: 1000 },
+        usableFraction: 0.9,
+        cooloffMs: 1000,
+      },
+    });
     await Promise.all([...Array.from({ length: 10 }, () => c.tickers()), ...Array.from({ length: 60 }, () => c.openOrders('futures'))]);
     expect(s.snapshot().rejected429).toBe(0);
     expect(s.snapshot().requests.F2).toBe(10);
@@ -137,7 +159,15 @@ describe('weight budgets', () => {
 
 describe('fault injection', () => {
   const FUT = 'cmt_btcusdt';
-  const order = (oid: string) => ({ clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: Decimal.from('88000'), size: Decimal.from('0.01'), positionSide: 'long' as const });
+  const order = (oid: string) => ({
+    clientOid: oid,
+    side: 'buy' as const,
+    kind: 'limit' as const,
+    timeInForce: 'gtc' as const,
+    price: Decimal.from('88000'),
+    size: Decimal.from('0.01'),
+    positionSide: 'long' as const,
+  });
 
   it('accept-then-500: the order exists although the answer was a 500 (outcome unknown, found by client id)', async () => {
     const { server: s, url } = await start();
@@ -195,7 +225,10 @@ describe('fault injection', () => {
 
   it('added latency and faults scripted over HTTP (/sim/faults)', async () => {
     const { url } = await start();
-    const res = await fetch(`${url}/sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: 150, script: [{ endpoint: 'F2', kind: 'html-502', times: 2 }] }) });
+    const res = await fetch(`${url}/sim/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ latencyMs: 150, script: [{ endpoint: 'F2', kind: 'html-502', times: 2 }] }),
+    });
     expect(res.status).toBe(200);
     const c = connect(url, { timeoutMs: 2000 });
     const t0 = Date.now();
@@ -214,11 +247,26 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
   const FUT = 'cmt_btcusdt';
   const SPOT = 'BTCUSDT_SPBL';
   const d = (x: string) => Decimal.from(x);
-  const limitLong = (oid: string) => ({ clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: Decimal.from('88000'), size: Decimal.from('0.01'), positionSide: 'long' as const });
+  const limitLong = (oid: string) => ({
+    clientOid: oid,
+    side: 'buy' as const,
+    kind: 'limit' as const,
+    timeInForce: 'gtc' as const,
+    price: Decimal.from('88000'),
+    size: Decimal.from('0.01'),
+    positionSide: 'long' as const,
+  });
   /** A spot buy resting 2 % under the last trade. */
   async function spotBuy(c: LiveClient, oid: string) {
     const last = (await c.recentTrades(SPOT, 1))[0]!.price;
-    return { clientOid: oid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: last.mul(d('0.98')).roundToStep(d('0.1'), 'down'), size: d('0.001') };
+    return {
+      clientOid: oid,
+      side: 'buy' as const,
+      kind: 'limit' as const,
+      timeInForce: 'gtc' as const,
+      price: last.mul(d('0.98')).roundToStep(d('0.1'), 'down'),
+      size: d('0.001'),
+    };
   }
 
   async function signedGet(url: string, path: string, query: string) {
@@ -227,10 +275,13 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
     return { status: res.status, text: await res.text() };
   }
 
-  it('charge the venue\'s weights: S15 3/3, F18 2/2, F19 10/10, F20 5/5', async () => {
+  it("charge the venue's weights: S15 3/3, F18 2/2, F19 10/10, F20 5/5", async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) => Object.entries(s.snapshot().windows).filter(([name]) => name.startsWith(`${k}@`)).reduce((sum, [, w]) => sum + w.used, 0);
+    const used = (k: string) =>
+      Object.entries(s.snapshot().windows)
+        .filter(([name]) => name.startsWith(`${k}@`))
+        .reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number]> = [
       [() => c.spot.openOrders({ symbol: SPOT }), 'spot', 3],
       [() => c.futures.orderDetail({ orderId: '1' }).catch(() => undefined), 'futures', 2],
@@ -244,7 +295,7 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
     }
   });
 
-  it('F18 for an unknown id answers the venue\'s 50005 in the error envelope; the client says null', async () => {
+  it("F18 for an unknown id answers the venue's 50005 in the error envelope; the client says null", async () => {
     const { url } = await start();
     const r = await signedGet(url, '/capi/v2/order/detail', 'orderId=600000000000999999');
     expect(r.status).toBe(400);
@@ -255,17 +306,34 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
   it('F20 sends tradeId and orderId as raw JSON numbers beyond 2^53, sides and maker/taker in upper case', async () => {
     const { url } = await start();
     const c = connect(url);
-    const [r] = await c.placeOrders('futures', FUT, [{ clientOid: 'f20_raw', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    const [r] = await c.placeOrders('futures', FUT, [
+      { clientOid: 'f20_raw', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' },
+    ]);
     accepted(r!);
     const { status, text } = await signedGet(url, '/capi/v2/order/fills', `symbol=${FUT}&limit=100`);
     expect(status).toBe(200);
     expect(text).toMatch(/"tradeId":8\d{17},"orderId":6\d{17},/);
     const open = JSON.parse(text) as { nextFlag: boolean; list: Array<Record<string, unknown>> };
-    expect(open).toMatchObject({ nextFlag: false, list: [{ symbol: FUT, positionSide: 'LONG', orderSide: 'BUY', direction: 'TAKER', legacyOrdeDirection: 'OPEN_LONG', marginMode: 'SHARED', liquidateFee: '0' }] });
+    expect(open).toMatchObject({
+      nextFlag: false,
+      list: [
+        { symbol: FUT, positionSide: 'LONG', orderSide: 'BUY', direction: 'TAKER', legacyOrdeDirection: 'OPEN_LONG', marginMode: 'SHARED', liquidateFee: '0' },
+      ],
+    });
     // realizePnl only on closing fills.
     expect(open.list[0]!.realizePnl).toBeUndefined();
-    accepted((await c.placeOrders('futures', FUT, [{ clientOid: 'f20_close', side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long', reduceOnly: true }]))[0]!);
-    const closed = JSON.parse((await signedGet(url, '/capi/v2/order/fills', `symbol=${FUT}&limit=1`)).text) as { nextFlag: boolean; totals: number; list: Array<Record<string, unknown>> };
+    accepted(
+      (
+        await c.placeOrders('futures', FUT, [
+          { clientOid: 'f20_close', side: 'sell', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long', reduceOnly: true },
+        ])
+      )[0]!,
+    );
+    const closed = JSON.parse((await signedGet(url, '/capi/v2/order/fills', `symbol=${FUT}&limit=1`)).text) as {
+      nextFlag: boolean;
+      totals: number;
+      list: Array<Record<string, unknown>>;
+    };
     expect(closed).toMatchObject({ nextFlag: true, list: [{ orderSide: 'SELL', positionSide: 'LONG', legacyOrdeDirection: 'CLOSE_LONG' }] });
     expect(closed.list[0]!.realizePnl).toMatch(/^-?\d+(\.\d+)?$/);
   });
@@ -273,7 +341,9 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
   it('a filled and a canceled futures order are found in any state, by id (F18) and by client id (F5 then F19)', async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const [m] = await c.placeOrders('futures', FUT, [{ clientOid: 'any_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    const [m] = await c.placeOrders('futures', FUT, [
+      { clientOid: 'any_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' },
+    ]);
     const [l] = await c.placeOrders('futures', FUT, [limitLong('any_lim')]);
     const lid = (l as { orderId: string }).orderId;
     accepted((await c.cancelOrders('futures', FUT, { orderIds: [lid] }))[0]!);
@@ -296,7 +366,9 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
     const [sr] = await c.placeOrders('spot', SPOT, [await spotBuy(c, 'lag_spot')]);
     accepted(sr!);
     const sid = sr as { orderId: string };
-    const [m] = await c.placeOrders('futures', FUT, [{ clientOid: 'lag_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' }]);
+    const [m] = await c.placeOrders('futures', FUT, [
+      { clientOid: 'lag_mkt', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('0.01'), positionSide: 'long' },
+    ]);
     const mid = (m as { orderId: string }).orderId;
     expect((await c.openOrders('spot', SPOT)).map((o) => o.orderId)).not.toContain(sid.orderId);
     expect(await c.order('futures', FUT, { orderId: mid })).toBeNull();
@@ -376,10 +448,13 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     return { status: res.status, text: await res.text() };
   }
 
-  it('charge the venue\'s weights: S10, S11, S13 1; F10, F12–F15, F17 1; F11 and F16 5; F21 3/3; F22 5/10', async () => {
+  it("charge the venue's weights: S10, S11, S13 1; F10, F12–F15, F17 1; F11 and F16 5; F21 3/3; F22 5/10", async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) => Object.entries(s.snapshot().windows).filter(([name]) => name.startsWith(`${k}@`)).reduce((sum, [, w]) => sum + w.used, 0);
+    const used = (k: string) =>
+      Object.entries(s.snapshot().windows)
+        .filter(([name]) => name.startsWith(`${k}@`))
+        .reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number, number]> = [
       [() => c.spot.candles({ symbol: SPOT, period: '1m' }), 'spot', 1, 0],
       [() => c.spot.ticker({ symbol: SPOT }), 'spot', 1, 0],
@@ -419,7 +494,7 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     expect(Number(fut[0]![0])).toBeGreaterThan(Date.now() - 300_000);
   });
 
-  it('F11 reads both bounds (the measured behaviour) by default; the docs\' reading, endTime first, as an option', async () => {
+  it("F11 reads both bounds (the measured behaviour) by default; the docs' reading, endTime first, as an option", async () => {
     const at = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 24 * 3_600_000;
     const query = `symbol=${FUT}&granularity=1m&startTime=${at}&endTime=${at + 30 * 60_000}&limit=100`;
     const opens = (text: string) => (JSON.parse(text) as string[][]).map((r) => (Number(r[0]) - at) / 60_000);
@@ -431,7 +506,15 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     expect(latest[0]).toBeGreaterThan(10 * 24 * 60 - 2);
     await server!.close();
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: systemClock.now(), tickIntervalMs: 50 });
-    server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger, f11Reading: 'end-time-first' });
+    server = new SimServer({
+      market,
+      accounts: ACCOUNTS,
+      credentials: CREDS,
+      budget: BIG,
+      clock: systemClock,
+      logger: silentLogger,
+      f11Reading: 'end-time-first',
+    });
     const docs = await server.listen(0, '127.0.0.1');
     expect(opens((await get(docs, '/capi/v2/market/historyCandles', query)).text)).toEqual(Array.from({ length: 100 }, (_, k) => 30 - k));
   });
@@ -443,7 +526,9 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
       const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs, tickIntervalMs: 50 });
       const s = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget: BIG, clock: systemClock, logger: silentLogger });
       const url = await s.listen(0, '127.0.0.1');
-      const text = (await get(url, '/capi/v2/market/historyCandles', `symbol=${FUT}&granularity=1h&startTime=${hour - 48 * 3_600_000}&endTime=${hour - 3_600_000}`)).text;
+      const text = (
+        await get(url, '/capi/v2/market/historyCandles', `symbol=${FUT}&granularity=1h&startTime=${hour - 48 * 3_600_000}&endTime=${hour - 3_600_000}`)
+      ).text;
       await s.close();
       return text;
     };
@@ -453,9 +538,13 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     expect(await serve(10)).not.toBe(a);
   });
 
-  it('depth: the top of the book, 15 or 200 levels; any other limit, a bad period or price type is the venue\'s parameter error', async () => {
+  it("depth: the top of the book, 15 or 200 levels; any other limit, a bad period or price type is the venue's parameter error", async () => {
     const { url } = await start();
-    const book = JSON.parse((await get(url, '/capi/v2/market/depth', `symbol=${FUT}&limit=200`)).text) as { asks: string[][]; bids: string[][]; timestamp: string };
+    const book = JSON.parse((await get(url, '/capi/v2/market/depth', `symbol=${FUT}&limit=200`)).text) as {
+      asks: string[][];
+      bids: string[][];
+      timestamp: string;
+    };
     expect([book.asks.length, book.bids.length]).toEqual([200, 200]);
     expect(Number(book.bids[0]![0])).toBeLessThan(Number(book.asks[0]![0]));
     expect(book.timestamp).toMatch(/^\d{13}$/);
@@ -480,7 +569,20 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     expect(typeof spot.data.trades).toBe('number');
     expect(spot.data.priceChangePercent).toMatch(/^-?\d+(\.\d{1,6})?$/);
     const f12 = JSON.parse((await get(url, '/capi/v2/market/ticker', `symbol=${FUT}`)).text) as Record<string, string>;
-    expect(Object.keys(f12).sort()).toEqual(['base_volume', 'best_ask', 'best_bid', 'high_24h', 'indexPrice', 'last', 'low_24h', 'markPrice', 'priceChangePercent', 'symbol', 'timestamp', 'volume_24h']);
+    expect(Object.keys(f12).sort()).toEqual([
+      'base_volume',
+      'best_ask',
+      'best_bid',
+      'high_24h',
+      'indexPrice',
+      'last',
+      'low_24h',
+      'markPrice',
+      'priceChangePercent',
+      'symbol',
+      'timestamp',
+      'volume_24h',
+    ]);
     expect(f12.markPrice).toBe(f12.last);
   });
 
@@ -502,18 +604,38 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
     const { server: s, url } = await start();
     const c = connect(url);
     const last = (await c.ticker(FUT)).last!;
-    const r = await c.placeTrigger({ symbol: FUT, clientOid: 'trg_wire', positionSide: 'short', reduceOnly: true, size: Decimal.from('0.01'), triggerPrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down'), executePrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down') });
+    const r = await c.placeTrigger({
+      symbol: FUT,
+      clientOid: 'trg_wire',
+      positionSide: 'short',
+      reduceOnly: true,
+      size: Decimal.from('0.01'),
+      triggerPrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down'),
+      executePrice: last.mul(Decimal.from('0.9')).roundToStep(Decimal.from('0.1'), 'down'),
+    });
     accepted(r);
     const { text } = await get(url, '/capi/v2/order/currentPlan', `symbol=${FUT}`, true);
     const [row] = JSON.parse(text) as Array<Record<string, unknown>>;
     expect(row).toMatchObject({ client_oid: 'trg_wire', status: '0', type: '4', order_type: '0', triggerTime: '0', presetTakeProfitPrice: null });
     expect(row!.order_id).toMatch(/^6\d{17}$/);
     accepted(await c.cancelTrigger(FUT, row!.order_id as string));
-    const history = JSON.parse((await get(url, '/capi/v2/order/historyPlan', `symbol=${FUT}&delegateType=4`, true)).text) as { list: Array<Record<string, unknown>>; nextPage: boolean };
+    const history = JSON.parse((await get(url, '/capi/v2/order/historyPlan', `symbol=${FUT}&delegateType=4`, true)).text) as {
+      list: Array<Record<string, unknown>>;
+      nextPage: boolean;
+    };
     expect(history).toMatchObject({ nextPage: false, list: [{ order_id: row!.order_id, status: '-1' }] });
     expect((JSON.parse((await get(url, '/capi/v2/order/historyPlan', `symbol=${FUT}&delegateType=1`, true)).text) as { list: unknown[] }).list).toEqual([]);
     s.faults.visibilityLagMs = 400;
-    accepted(await c.placeTrigger({ symbol: FUT, clientOid: 'trg_lag', positionSide: 'long', reduceOnly: false, size: Decimal.from('0.01'), triggerPrice: last.mul(Decimal.from('1.1')).roundToStep(Decimal.from('0.1'), 'up') }));
+    accepted(
+      await c.placeTrigger({
+        symbol: FUT,
+        clientOid: 'trg_lag',
+        positionSide: 'long',
+        reduceOnly: false,
+        size: Decimal.from('0.01'),
+        triggerPrice: last.mul(Decimal.from('1.1')).roundToStep(Decimal.from('0.1'), 'up'),
+      }),
+    );
     expect(await c.triggerOrders(FUT)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await c.triggerOrders(FUT)).map((o) => o.clientOid)).toEqual(['trg_lag']);

@@ -16,16 +16,19 @@ describe('strategy loader without a writable temp dir', () => {
     const strategies = join(dir, 'strategies');
     mkdirSync(strategies);
     // TypeScript-only syntax, so it must be compiled.
-    writeFileSync(join(strategies, 'typed.ts'), [
-      'interface Params { size: string }',
-      'const params = { safeParse: (raw: unknown) => ({ success: true as const, data: raw as Params }) };',
-      "export default { name: 'typed' as const, params };",
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(strategies, 'typed.ts'),
+      [
+        'interface Params { size: string }',
+        'const params = { safeParse: (raw: unknown) => ({ success: true as const, data: raw as Params }) };',
+        "export default { name: 'typed' as const, params };",
+        '',
+      ].join('\n'),
+    );
     const child = [
       `import { loadStrategy } from ${JSON.stringify(pathToFileURL(resolve('dist/strategy/loader.js')).href)};`,
       `const dirs = [${JSON.stringify(strategies)}, ${JSON.stringify(resolve('strategies'))}];`,
-      "const names = [];",
+      'const names = [];',
       "for (const n of ['typed', 'spot-market-maker']) names.push((await loadStrategy(n, dirs)).name);",
       'console.log(JSON.stringify(names));',
     ].join('\n');

@@ -15,12 +15,21 @@ const quote = (side: 'buy' | 'sell', price: string) => ({ side, kind: 'limit', t
 
 describe('bollinger-maker', () => {
   it('quotes the bands, keeps matching quotes, re-quotes as they move, and leans on what it holds', () => {
-    const h = new StrategyHarness(bb, { symbols: [SYMBOL], params: { period: 4, deviations: 2, size: '0.01', maxInventory: '0.02' }, timeframes: ['1m', '15m'] });
+    const h = new StrategyHarness(bb, {
+      symbols: [SYMBOL],
+      params: { period: 4, deviations: 2, size: '0.01', maxInventory: '0.02' },
+      timeframes: ['1m', '15m'],
+    });
     h.setTicker(SYMBOL, { last: '90020', bid: '90019.9', ask: '90020' });
     expect(h.bars(bars.slice(0, 3))).toEqual([[], [], []]);
-    expect(h.bar(bars[3]!)).toEqual([{ kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [quote('buy', '89990'), quote('sell', '90030')] }]);
+    expect(h.bar(bars[3]!)).toEqual([
+      { kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [quote('buy', '89990'), quote('sell', '90030')] },
+    ]);
     // Resting where the same bands want them: nothing.
-    h.openOrders = [openOrder(SYMBOL, { clientOid: 'b1', side: 'buy', price: '89990', size: '0.01' }), openOrder(SYMBOL, { clientOid: 'a1', side: 'sell', price: '90030', size: '0.01' })];
+    h.openOrders = [
+      openOrder(SYMBOL, { clientOid: 'b1', side: 'buy', price: '89990', size: '0.01' }),
+      openOrder(SYMBOL, { clientOid: 'a1', side: 'sell', price: '90030', size: '0.01' }),
+    ];
     expect(h.bar(bars[4]!)).toEqual([]);
     // The bands move: both replaced, rounded away from the book (bid down, ask up).
     h.setTicker(SYMBOL, { last: '90040', bid: '90039.9', ask: '90040' });
@@ -37,7 +46,10 @@ describe('bollinger-maker', () => {
     ]);
     // Another fill: holding 0.02, the limit, so the bid goes; the ask still wants 90040, where it rests.
     h.fill(SYMBOL, { side: 'buy', size: '0.01', price: '89991.8' });
-    h.openOrders = [openOrder(SYMBOL, { clientOid: 'b3', side: 'buy', price: '89991.8', size: '0.01' }), openOrder(SYMBOL, { clientOid: 'a3', side: 'sell', price: '90040', size: '0.01' })];
+    h.openOrders = [
+      openOrder(SYMBOL, { clientOid: 'b3', side: 'buy', price: '89991.8', size: '0.01' }),
+      openOrder(SYMBOL, { clientOid: 'a3', side: 'sell', price: '90040', size: '0.01' }),
+    ];
     expect(h.bar(bars[7]!)).toEqual([{ kind: 'cancel', strategyId: 't', surface: 'spot', symbol: SYMBOL, clientOids: ['b3'] }]);
     // Sold 0.04 since: short 0.02, the limit the other way; it bids at the middle band (90005), above the best ask:
     // clamped a tick under it. The ask goes.
@@ -57,6 +69,8 @@ describe('bollinger-maker', () => {
     h.bars(bars.slice(0, 7));
     h.fill(SYMBOL, { side: 'buy', size: '0.01', price: '90000' });
     // Holding 0.01: the ask at the middle band, 90030, is under the close 90040: a tick above the close instead.
-    expect(h.bar(bars[7]!)).toEqual([{ kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [quote('buy', '89995.3'), quote('sell', '90040.1')] }]);
+    expect(h.bar(bars[7]!)).toEqual([
+      { kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [quote('buy', '89995.3'), quote('sell', '90040.1')] },
+    ]);
   });
 });

@@ -12,14 +12,81 @@ const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_btcu
 const d = (s: string) => Decimal.from(s);
 
 function ctx(over: Record<string, unknown> = {}): StrategyContext<ReturnType<typeof grid.params.parse>> {
-  return { id: 'g', params: grid.params.parse({ levels: 3, stepBps: 100, size: '0.01', stopLossSteps: 1, ...over }), symbols: [inst.symbol], instruments: new Map([[inst.symbol, inst]]), log: { info: () => {}, warn: () => {} }, state: {},
-    bars: () => { throw new Error('no bars in this test'); }, inventory: () => { throw new Error('no inventory in this test'); } };
+  return {
+    id: 'g',
+    params: grid.params.parse({ levels: 3, stepBps: 100, size: '0.01', stopLossSteps: 1, ...over }),
+    symbols: [inst.symbol],
+    instruments: new Map([[inst.symbol, inst]]),
+    log: { info: () => {}, warn: () => {} },
+    state: {},
+    bars: () => {
+      throw new Error('no bars in this test');
+    },
+    inventory: () => {
+      throw new Error('no inventory in this test');
+    },
+  };
 }
 function u(last: string, positions: Position[] = [], openOrders: Order[] = []): MarketUpdate {
-  return { nowMs: 0, tickers: new Map([[inst.symbol, { symbol: inst.symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 }]]), openOrders, positions, balances: [] };
+  return {
+    nowMs: 0,
+    tickers: new Map([
+      [
+        inst.symbol,
+        {
+          symbol: inst.symbol,
+          last: d(last),
+          bestBid: null,
+          bestAsk: null,
+          markPrice: null,
+          indexPrice: null,
+          high24h: null,
+          low24h: null,
+          volume24h: null,
+          baseVolume24h: null,
+          timestampMs: 0,
+        },
+      ],
+    ]),
+    openOrders,
+    positions,
+    balances: [],
+  };
 }
-const long = (size: string, entry: string): Position => ({ symbol: inst.symbol, side: 'long', size: d(size), openValue: d(size).mul(d(entry)), entryPrice: d(entry), leverage: null, marginMode: 'SHARED', isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: null });
-const resting = (price: string, size = '0.01', reduceOnly = false): Order => ({ surface: 'futures', symbol: inst.symbol, orderId: `o${price}`, clientOid: `c${price}`, side: reduceOnly ? 'sell' : 'buy', positionSide: 'long', reduceOnly, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size), filledSize: d('0'), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'open_long', createdAtMs: 0, updatedAtMs: 0 });
+const long = (size: string, entry: string): Position => ({
+  symbol: inst.symbol,
+  side: 'long',
+  size: d(size),
+  openValue: d(size).mul(d(entry)),
+  entryPrice: d(entry),
+  leverage: null,
+  marginMode: 'SHARED',
+  isolatedMargin: null,
+  openFee: null,
+  fundingFee: null,
+  updatedAtMs: null,
+});
+const resting = (price: string, size = '0.01', reduceOnly = false): Order => ({
+  surface: 'futures',
+  symbol: inst.symbol,
+  orderId: `o${price}`,
+  clientOid: `c${price}`,
+  side: reduceOnly ? 'sell' : 'buy',
+  positionSide: 'long',
+  reduceOnly,
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: d(price),
+  size: d(size),
+  filledSize: d('0'),
+  avgFillPrice: null,
+  fee: null,
+  status: 'open',
+  rawStatus: 'open',
+  rawType: 'open_long',
+  createdAtMs: 0,
+  updatedAtMs: 0,
+});
 
 type Protect = Extract<StrategyIntent, { kind: 'protect' }>;
 const protects = (out: StrategyIntent[]) => out.filter((i): i is Protect => i.kind === 'protect');
@@ -39,7 +106,9 @@ describe('futures-grid', () => {
 
   it('with trailBps: a trailing stop that far behind the best price, moved in steps of trailStepBps', () => {
     const out = grid.onMarket!(ctx({ trailBps: 50, trailStepBps: 10 }), u('10000')) as StrategyIntent[];
-    expect(protects(out)).toEqual([{ kind: 'protect', symbol: inst.symbol, positionSide: 'long', stopLoss: d('9600'), trailing: { distance: d('50'), step: d('10') } }]);
+    expect(protects(out)).toEqual([
+      { kind: 'protect', symbol: inst.symbol, positionSide: 'long', stopLoss: d('9600'), trailing: { distance: d('50'), step: d('10') } },
+    ]);
   });
 
   it('after a fill: take-profit above the entry, resting bids left alone; flat again, nothing to do (the stop manager removes the stops)', () => {
@@ -65,7 +134,15 @@ describe('futures-grid: the protection', () => {
   it('denied: asked for again after a while', () => {
     const c = ctx();
     expect(protects(grid.onMarket!(c, { ...u('10000'), nowMs: 0 }) as StrategyIntent[])).toHaveLength(1);
-    grid.onEvent!(c, { type: 'denied', strategyId: 'g', surface: 'futures', symbol: inst.symbol, atMs: 1000, reason: 'halted', detail: 'new protection refused' });
+    grid.onEvent!(c, {
+      type: 'denied',
+      strategyId: 'g',
+      surface: 'futures',
+      symbol: inst.symbol,
+      atMs: 1000,
+      reason: 'halted',
+      detail: 'new protection refused',
+    });
     expect(protects(grid.onMarket!(c, { ...u('10000'), nowMs: 20_000 }) as StrategyIntent[])).toEqual([]);
     expect(protects(grid.onMarket!(c, { ...u('10000'), nowMs: 32_000 }) as StrategyIntent[])).toHaveLength(1);
   });
@@ -77,7 +154,10 @@ describe('futures-grid: the protection', () => {
     const first = grid.onMarket!(c, u('9895', [long('0.01', '9900')], [resting('9800'), resting('9700')])) as StrategyIntent[];
     expect(first.flatMap((i) => (i.kind === 'place' ? i.orders : [])).map((o) => o.price!.toString())).toEqual(['9999']);
     // Grown to 0.02 and at 9840: below 9850, the stop may have fired: the uncovered take-profit waits.
-    const held = grid.onMarket!(c, u('9840', [long('0.02', '9850')], [resting('9700'), { ...resting('9999', '0.01', true), orderId: 'tp', clientOid: 'tp' }])) as StrategyIntent[];
+    const held = grid.onMarket!(
+      c,
+      u('9840', [long('0.02', '9850')], [resting('9700'), { ...resting('9999', '0.01', true), orderId: 'tp', clientOid: 'tp' }]),
+    ) as StrategyIntent[];
     expect(held.filter((i) => i.kind === 'place')).toEqual([]);
     // The stop fired: flat. The take-profit left is cancelled, the levels above the price are bid again.
     const flat = grid.onMarket!(c, u('9840', [], [resting('9700'), { ...resting('9999', '0.01', true), orderId: 'tp', clientOid: 'tp' }])) as StrategyIntent[];
@@ -89,15 +169,28 @@ describe('futures-grid: the protection', () => {
     const c = ctx();
     grid.onMarket!(c, u('10000'));
     grid.onMarket!(c, u('9890', [long('0.01', '9900')], [resting('9800'), resting('9700')]));
-    grid.onEvent!(c, { type: 'rejected', strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'x', atMs: 1000, code: '40017', reason: 'close size exceeds the position' });
-    expect((grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')], [resting('9800'), resting('9700')]), nowMs: 2000 }) as StrategyIntent[]).filter((i) => i.kind === 'place')).toEqual([]);
+    grid.onEvent!(c, {
+      type: 'rejected',
+      strategyId: 'g',
+      surface: 'futures',
+      symbol: inst.symbol,
+      clientOid: 'x',
+      atMs: 1000,
+      code: '40017',
+      reason: 'close size exceeds the position',
+    });
+    expect(
+      (grid.onMarket!(c, { ...u('9890', [long('0.01', '9900')], [resting('9800'), resting('9700')]), nowMs: 2000 }) as StrategyIntent[]).filter(
+        (i) => i.kind === 'place',
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('futures-grid: take-profits never exceed the position', () => {
   const tp = (price: string, size: string): Order => ({ ...resting(price, size, true), orderId: `tp${price}`, clientOid: `tp${price}` });
   const places = (out: StrategyIntent[]) => out.flatMap((i) => (i.kind === 'place' ? i.orders : []));
-  const cancels = (out: StrategyIntent[]) => out.flatMap((i) => (i.kind === 'cancel' ? i.clientOids ?? [] : []));
+  const cancels = (out: StrategyIntent[]) => out.flatMap((i) => (i.kind === 'cancel' ? (i.clientOids ?? []) : []));
 
   it('a resting take-profit stays where it is, even once the price passed it (it is filling)', () => {
     const c = ctx();
@@ -112,7 +205,9 @@ describe('futures-grid: take-profits never exceed the position', () => {
     grid.onMarket!(c, u('10000'));
     const out = grid.onMarket!(c, u('9790', [long('0.02', '9850')], [resting('9700'), tp('9999', '0.01')])) as StrategyIntent[];
     expect(cancels(out)).toEqual([]);
-    expect(places(out)).toEqual([{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('9948.5'), size: d('0.01'), positionSide: 'long', reduceOnly: true }]);
+    expect(places(out)).toEqual([
+      { side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('9948.5'), size: d('0.01'), positionSide: 'long', reduceOnly: true },
+    ]);
     // Partly filled: what is left of it counts.
     const partly = { ...tp('9999', '0.01'), filledSize: d('0.004') };
     const after = grid.onMarket!(c, u('9790', [long('0.016', '9850')], [resting('9700'), partly])) as StrategyIntent[];
@@ -127,7 +222,20 @@ describe('futures-grid: a fill before the positions poll shows it', () => {
     const c = ctx();
     grid.onMarket!(c, u('10000'));
     // The 9900 level filled: its order is gone from our orders; the positions poll still says flat.
-    grid.onEvent!(c, { type: 'filled', orderId: 'o9900', strategyId: 'g', surface: 'futures', symbol: inst.symbol, clientOid: 'c9900', atMs: 1000, filledSize: d('0.01'), avgPrice: d('9900'), side: 'buy', positionSide: 'long', reduceOnly: false });
+    grid.onEvent!(c, {
+      type: 'filled',
+      orderId: 'o9900',
+      strategyId: 'g',
+      surface: 'futures',
+      symbol: inst.symbol,
+      clientOid: 'c9900',
+      atMs: 1000,
+      filledSize: d('0.01'),
+      avgPrice: d('9900'),
+      side: 'buy',
+      positionSide: 'long',
+      reduceOnly: false,
+    });
     const stale = grid.onMarket!(c, { ...u('9950', [], [resting('9800'), resting('9700')]), nowMs: 2000 }) as StrategyIntent[];
     expect(stale.filter((i) => i.kind === 'place')).toEqual([]);
     // The position shows: the take-profit goes out; the filled level is not bought again.

@@ -23,7 +23,13 @@ describe('rsi-reversion', () => {
     expect(h.bars(bars.slice(0, 5))).toEqual([[], [], [], [], []]);
     // RSI 16: 1000 USDT at the bid 89499.9 is 0.011173... BTC, rounded down to the step (0.000001).
     expect(h.bar(bars[5]!)).toEqual([
-      { kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '89499.9', size: '0.011173' }] },
+      {
+        kind: 'place',
+        strategyId: 't',
+        surface: 'spot',
+        symbol: SYMBOL,
+        orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '89499.9', size: '0.011173' }],
+      },
     ]);
     // Still open at the next bar: cancelled, nothing new while it is.
     h.openOrders = [openOrder(SYMBOL, { clientOid: 'b1', side: 'buy', price: '89499.9', size: '0.011173', filled: '0.005' })];
@@ -37,7 +43,13 @@ describe('rsi-reversion', () => {
     // RSI 79: what it holds, at the ask.
     h.setTicker(SYMBOL, { last: '90500', bid: '90499.9', ask: '90500' });
     expect(h.bar(bars[9]!)).toEqual([
-      { kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: '90500', size: '0.005' }] },
+      {
+        kind: 'place',
+        strategyId: 't',
+        surface: 'spot',
+        symbol: SYMBOL,
+        orders: [{ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: '90500', size: '0.005' }],
+      },
     ]);
   });
 
@@ -50,7 +62,13 @@ describe('rsi-reversion', () => {
     h.bars(bars.slice(0, 5));
     // Equity 50000 + 0.5 × 89500 (the last price) = 94750; 10 % is 9475 USDT: 0.105866... BTC at 89499.9.
     expect(h.bar(bars[5]!)).toEqual([
-      { kind: 'place', strategyId: 't', surface: 'spot', symbol: SYMBOL, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '89499.9', size: '0.105866' }] },
+      {
+        kind: 'place',
+        strategyId: 't',
+        surface: 'spot',
+        symbol: SYMBOL,
+        orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '89499.9', size: '0.105866' }],
+      },
     ]);
     h.fill(SYMBOL, { side: 'buy', size: '0.105866', price: '89499.9' });
     // RSI 8: still oversold, but it holds some.

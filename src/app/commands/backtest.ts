@@ -49,7 +49,12 @@ export function backtestRange(opts: RangeOptions): { dataFile?: string; fromMs?:
 
 /** A progress bar on stderr when it is a terminal; nothing when the output is piped. */
 export function progressBar(label: string, unit: string): (done: number, total: number) => void {
-  const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | eta {eta}s` }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | eta {eta}s` },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   return (done, total) => {
     if (!bar) return;
     if (done === 0) bar.start(total, 0);
@@ -92,13 +97,29 @@ async function sweep(opts: SweepOptions, io: Io): Promise<number> {
     const queued = opts.queue ? new QueueRunner({ redis: opts.queue, queue: opts.queueName }) : undefined;
     if (queued) {
       registerUrlCredentials(opts.queue);
-      io.err(`sweep: the runs go to queue ${queued.queueName} at ${redactUrlCredentials(opts.queue!)}, for workers started with: sextant worker --redis <url> --queue ${queued.queueName}`);
+      io.err(
+        `sweep: the runs go to queue ${queued.queueName} at ${redactUrlCredentials(opts.queue!)}, for workers started with: sextant worker --redis <url> --queue ${queued.queueName}`,
+      );
     }
     // The data's cache built once here, before runs start together (each would build it otherwise).
     warmDataCache(loaded, range.dataFile);
     const runner = queued ?? localJobRunner();
-    const rows = await runSweep({ configFile: opts.config, spec, outDir: out, range, dataFiles: jobDataFiles(loaded.config, range), strategyFiles: jobStrategyFiles(loaded.config, spec.strategy) }, runner, progressBar('sweep', 'runs')).finally(() => runner.close());
-    for (const row of rows.slice(0, 10)) io.out(`${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`);
+    const rows = await runSweep(
+      {
+        configFile: opts.config,
+        spec,
+        outDir: out,
+        range,
+        dataFiles: jobDataFiles(loaded.config, range),
+        strategyFiles: jobStrategyFiles(loaded.config, spec.strategy),
+      },
+      runner,
+      progressBar('sweep', 'runs'),
+    ).finally(() => runner.close());
+    for (const row of rows.slice(0, 10))
+      io.out(
+        `${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`,
+      );
     io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
     if (queued?.retried.length) io.out(`retried after a worker stopped or failed: ${queued.retried.join(', ')}`);
     return 0;
@@ -121,7 +142,7 @@ export function registerBacktest(program: Command, io: Io, setCode: SetCode): vo
     .option('--out <dir>', 'output folder; default: backtest.out')
     .option('--sweep <file>', 'YAML {strategy: <id>, params: {<name>: [values...]}}: every combination, on worker threads (or queue workers: --queue), ranked')
     .option('--queue <redis-url>', 'sweep: the runs go to a Redis queue, run by `sextant worker` processes in the same file tree')
-    .option('--queue-name <name>', 'sweep: the queue\'s name', DEFAULT_QUEUE)
+    .option('--queue-name <name>', "sweep: the queue's name", DEFAULT_QUEUE)
     .action(async (opts: Omit<SweepOptions, 'sweep'> & { sweep?: string }) => {
       if (opts.queue && !opts.sweep) {
         io.err('--queue runs the runs of a sweep: give --sweep <file> with it');

@@ -15,7 +15,9 @@ export function registerConfig(program: Command, io: Io, setCode: SetCode): void
   const config = program.command('config').description('configuration tools');
   config
     .command('check')
-    .description('check a config file for everything `run` would refuse (schema, strategies and their params, schedules, cron, symbols, polling plan); exits 0, or 1 listing every error as file:line:col: path: message')
+    .description(
+      'check a config file for everything `run` would refuse (schema, strategies and their params, schedules, cron, symbols, polling plan); exits 0, or 1 listing every error as file:line:col: path: message',
+    )
     .argument('<file>', 'YAML config file')
     .action(async (file: string) => setCode(await configCheck(file, io)));
 }

@@ -19,9 +19,12 @@ export interface DaemonOptions {
 export function daemonOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file: where the daemon listens (daemon.http) and its token variable', DEFAULT_CONFIG)
-    .option('--url <url>', 'the daemon\'s ops server (default: from the config\'s daemon.http)')
-    .option('--token <token>', 'the bearer token (default: the config\'s daemon.http.tokenEnv, SEXTANT_HTTP_TOKEN, or its _FILE variant; else the token file the daemon wrote)')
-    .option('--json', 'print the API\'s JSON answer');
+    .option('--url <url>', "the daemon's ops server (default: from the config's daemon.http)")
+    .option(
+      '--token <token>',
+      "the bearer token (default: the config's daemon.http.tokenEnv, SEXTANT_HTTP_TOKEN, or its _FILE variant; else the token file the daemon wrote)",
+    )
+    .option('--json', "print the API's JSON answer");
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -87,7 +90,11 @@ export class DaemonClient {
 /** Aligned text columns, a header line first. */
 export function table(columns: string[], rows: string[][]): string {
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (xs: string[]) => xs.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (xs: string[]) =>
+    xs
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map(line)].join('\n');
 }
 
@@ -95,7 +102,14 @@ export function table(columns: string[], rows: string[][]): string {
  * Runs one request and prints its answer: `--json` prints the JSON as given, else `format` makes the text. An
  * error answer goes to stderr (exit 1); a daemon that does not answer too.
  */
-export async function callDaemon(io: Io, opts: DaemonOptions, method: 'GET' | 'POST', path: string, body: unknown, format: (answer: unknown) => string): Promise<number> {
+export async function callDaemon(
+  io: Io,
+  opts: DaemonOptions,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  format: (answer: unknown) => string,
+): Promise<number> {
   let res: { status: number; body: unknown };
   try {
     res = await DaemonClient.from(opts).request(method, path, body);
@@ -105,7 +119,10 @@ export async function callDaemon(io: Io, opts: DaemonOptions, method: 'GET' | 'P
   }
   if (res.status >= 400) {
     const error = (res.body as { error?: unknown } | null)?.error;
-    const hint = res.status === 401 ? ' (the daemon\'s token: --token, SEXTANT_HTTP_TOKEN / SEXTANT_HTTP_TOKEN_FILE, or the token file the daemon wrote beside its journal, read with the same config)' : '';
+    const hint =
+      res.status === 401
+        ? " (the daemon's token: --token, SEXTANT_HTTP_TOKEN / SEXTANT_HTTP_TOKEN_FILE, or the token file the daemon wrote beside its journal, read with the same config)"
+        : '';
     io.err(`${method} ${path}: HTTP ${res.status}: ${typeof error === 'string' ? error : JSON.stringify(res.body)}${hint}`);
     return 1;
   }

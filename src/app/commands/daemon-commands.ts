@@ -13,27 +13,78 @@ type WithReason = DaemonOptions & { reason?: string };
 const TRADING: ReadonlyArray<{ name: string; alias?: string; path: string; description: string }> = [
   { name: 'halt', path: '/trading/halt', description: 'latch halted on a running daemon (cancels only) until `reset`; the kill action of risk.onKill follows' },
   { name: 'reduce', path: '/trading/reduce', description: 'latch reducing on a running daemon (only orders that shrink exposure) until `reset`' },
-  { name: 'reset', alias: 'resume-trading', path: '/trading/reset', description: 'clear every latch on a running daemon (kill switches, reducing): trading resumes' },
-  { name: 'flatten', path: '/trading/flatten', description: 'halt a running daemon and flatten now: every own order canceled, futures positions closed at market (spot holdings are not sold)' },
+  {
+    name: 'reset',
+    alias: 'resume-trading',
+    path: '/trading/reset',
+    description: 'clear every latch on a running daemon (kill switches, reducing): trading resumes',
+  },
+  {
+    name: 'flatten',
+    path: '/trading/flatten',
+    description: 'halt a running daemon and flatten now: every own order canceled, futures positions closed at market (spot holdings are not sold)',
+  },
 ];
 
 export function registerDaemonCommands(program: Command, io: Io, setCode: SetCode): void {
-  daemonOptions(program.command('pause').description('a running daemon stops giving the strategy updates: no new intents until `resume`').argument('<id>', 'strategy instance id'))
+  daemonOptions(
+    program
+      .command('pause')
+      .description('a running daemon stops giving the strategy updates: no new intents until `resume`')
+      .argument('<id>', 'strategy instance id'),
+  )
     .option('--cancel-orders', 'also cancel its open orders (stops that protect a position stay)')
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (id: string, opts: WithReason & { cancelOrders?: boolean }) =>
-      setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/pause`, { cancelOrders: !!opts.cancelOrders, ...(opts.reason ? { reason: opts.reason } : {}) }, detail)));
+      setCode(
+        await callDaemon(
+          io,
+          opts,
+          'POST',
+          `/strategies/${encodeURIComponent(id)}/pause`,
+          { cancelOrders: !!opts.cancelOrders, ...(opts.reason ? { reason: opts.reason } : {}) },
+          detail,
+        ),
+      ),
+    );
   daemonOptions(program.command('resume').description('a paused strategy of a running daemon takes updates again').argument('<id>', 'strategy instance id'))
     .option('--reason <text>', 'why: journaled with the command')
-    .action(async (id: string, opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/resume`, opts.reason ? { reason: opts.reason } : {}, detail)));
-  daemonOptions(program.command('cancel-orders').description('cancel every open order of one strategy of a running daemon (stops that protect a position stay)').argument('<id>', 'strategy instance id'))
+    .action(async (id: string, opts: WithReason) =>
+      setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/resume`, opts.reason ? { reason: opts.reason } : {}, detail)),
+    );
+  daemonOptions(
+    program
+      .command('cancel-orders')
+      .description('cancel every open order of one strategy of a running daemon (stops that protect a position stay)')
+      .argument('<id>', 'strategy instance id'),
+  )
     .option('--reason <text>', 'why: journaled with the command')
-    .action(async (id: string, opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/cancel-orders`, opts.reason ? { reason: opts.reason } : {}, detail)));
-  daemonOptions(program.command('force-exit').description('a running daemon pauses the strategy, cancels its orders on the symbol and closes what it holds there at market (its own order, journaled)').argument('<id>', 'strategy instance id').argument('<symbol>', 'symbol'))
+    .action(async (id: string, opts: WithReason) =>
+      setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/cancel-orders`, opts.reason ? { reason: opts.reason } : {}, detail)),
+    );
+  daemonOptions(
+    program
+      .command('force-exit')
+      .description('a running daemon pauses the strategy, cancels its orders on the symbol and closes what it holds there at market (its own order, journaled)')
+      .argument('<id>', 'strategy instance id')
+      .argument('<symbol>', 'symbol'),
+  )
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (id: string, symbol: string, opts: WithReason) =>
-      setCode(await callDaemon(io, opts, 'POST', `/strategies/${encodeURIComponent(id)}/force-exit`, { symbol, ...(opts.reason ? { reason: opts.reason } : {}) }, detail)));
-  daemonOptions(program.command('reload').description('a running daemon reads its config file again and applies the strategies\' params (all or nothing, as on SIGHUP)'))
+      setCode(
+        await callDaemon(
+          io,
+          opts,
+          'POST',
+          `/strategies/${encodeURIComponent(id)}/force-exit`,
+          { symbol, ...(opts.reason ? { reason: opts.reason } : {}) },
+          detail,
+        ),
+      ),
+    );
+  daemonOptions(
+    program.command('reload').description("a running daemon reads its config file again and applies the strategies' params (all or nothing, as on SIGHUP)"),
+  )
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', '/reload', opts.reason ? { reason: opts.reason } : {}, detail)));
   for (const t of TRADING) {

@@ -19,7 +19,14 @@ function formatStatus(s: ControlStatus): string {
     `reconcile ${ago(s.nowMs, s.reconciliation.lastAtMs)}, ${s.reconciliation.unresolved} order(s) with an unknown outcome`,
     `polls     ${s.polls.map((p) => `${p.poll} ${p.ageMs === null ? 'never' : `${(p.ageMs / 1000).toFixed(1)} s`}`).join(', ')}`,
   ];
-  if (s.budget.length) lines.push('', table(['pool', 'available', 'queued'], s.budget.map((b) => [b.pool, b.available === null ? 'unlimited' : String(b.available), String(b.queued)])));
+  if (s.budget.length)
+    lines.push(
+      '',
+      table(
+        ['pool', 'available', 'queued'],
+        s.budget.map((b) => [b.pool, b.available === null ? 'unlimited' : String(b.available), String(b.queued)]),
+      ),
+    );
   return lines.join('\n');
 }
 
@@ -28,7 +35,15 @@ function formatStrategies(list: StrategyView[]): string {
   return table(
     ['id', 'strategy', 'symbols', 'state', 'errors', 'realized', 'fees', 'fills', 'open', 'positions'],
     list.map((s) => [
-      s.id, s.name, s.symbols.join(','), s.state + (s.lastError ? ` (${s.lastError})` : ''), String(s.errors), s.pnl.realized, s.pnl.fees, String(s.pnl.fills), String(s.openOrders),
+      s.id,
+      s.name,
+      s.symbols.join(','),
+      s.state + (s.lastError ? ` (${s.lastError})` : ''),
+      String(s.errors),
+      s.pnl.realized,
+      s.pnl.fees,
+      String(s.pnl.fills),
+      String(s.openOrders),
       s.positions.map((p) => `${p.symbol} ${p.side} ${p.size}`).join('; ') || '-',
     ]),
   );
@@ -38,7 +53,19 @@ function formatOrders(list: OrderView[], nowMs: number): string {
   if (list.length === 0) return 'no orders';
   return table(
     ['client id', 'strategy', 'symbol', 'side', 'kind', 'price', 'size', 'filled', 'state', 'order id', 'age s'],
-    list.map((o) => [o.clientOid, o.strategyId, o.symbol, o.side, o.kind, o.price ?? 'market', o.size, o.filledSize, o.state, o.orderId ?? '-', String(Math.round((nowMs - o.createdAtMs) / 1000))]),
+    list.map((o) => [
+      o.clientOid,
+      o.strategyId,
+      o.symbol,
+      o.side,
+      o.kind,
+      o.price ?? 'market',
+      o.size,
+      o.filledSize,
+      o.state,
+      o.orderId ?? '-',
+      String(Math.round((nowMs - o.createdAtMs) / 1000)),
+    ]),
   );
 }
 
@@ -70,7 +97,9 @@ async function dashboardLink(io: Io, opts: DaemonOptions): Promise<number> {
   }
   const token = client.credential;
   if (token === undefined || status === 401) {
-    io.err(`the daemon at ${client.baseUrl} ${token === undefined ? 'wrote no token file this config names, and no token is set' : 'holds another token than the one found'}: give it with --token (or SEXTANT_HTTP_TOKEN), or use the config the daemon runs with`);
+    io.err(
+      `the daemon at ${client.baseUrl} ${token === undefined ? 'wrote no token file this config names, and no token is set' : 'holds another token than the one found'}: give it with --token (or SEXTANT_HTTP_TOKEN), or use the config the daemon runs with`,
+    );
     return 1;
   }
   io.out(signInUrl(client.baseUrl, token));
@@ -78,33 +107,60 @@ async function dashboardLink(io: Io, opts: DaemonOptions): Promise<number> {
 }
 
 export function registerDaemonReads(program: Command, io: Io, setCode: SetCode): void {
-  daemonOptions(program.command('dashboard').description('print the link that opens a running daemon\'s dashboard signed in (its token, from the token file it wrote or SEXTANT_HTTP_TOKEN)'))
-    .action(async (opts: DaemonOptions) => setCode(await dashboardLink(io, opts)));
-  daemonOptions(program.command('status').description('a running daemon: mode, trading state and latches, fence, reconciliation, rate budget, poll ages (its control API)'))
-    .action(async (opts: DaemonOptions) => setCode(await callDaemon(io, opts, 'GET', '/status', undefined, (b) => formatStatus(b as ControlStatus))));
-  daemonOptions(program.command('strategies').description('a running daemon\'s strategies: state, errors, PnL from their fills, open orders, positions'))
-    .action(async (opts: DaemonOptions) => setCode(await callDaemon(io, opts, 'GET', '/strategies', undefined, (b) => formatStrategies(b as StrategyView[]))));
-  daemonOptions(program.command('fills').description('a running daemon\'s latest fills, oldest first'))
+  daemonOptions(
+    program
+      .command('dashboard')
+      .description("print the link that opens a running daemon's dashboard signed in (its token, from the token file it wrote or SEXTANT_HTTP_TOKEN)"),
+  ).action(async (opts: DaemonOptions) => setCode(await dashboardLink(io, opts)));
+  daemonOptions(
+    program.command('status').description('a running daemon: mode, trading state and latches, fence, reconciliation, rate budget, poll ages (its control API)'),
+  ).action(async (opts: DaemonOptions) => setCode(await callDaemon(io, opts, 'GET', '/status', undefined, (b) => formatStatus(b as ControlStatus))));
+  daemonOptions(program.command('strategies').description("a running daemon's strategies: state, errors, PnL from their fills, open orders, positions")).action(
+    async (opts: DaemonOptions) => setCode(await callDaemon(io, opts, 'GET', '/strategies', undefined, (b) => formatStrategies(b as StrategyView[]))),
+  );
+  daemonOptions(program.command('fills').description("a running daemon's latest fills, oldest first"))
     .option('--strategy <id>', 'of one strategy')
     .option('--limit <n>', 'how many (latest)', '50')
     .action(async (opts: DaemonOptions & { strategy?: string; limit: string }) =>
-      setCode(await callDaemon(io, opts, 'GET', `/fills${query({ strategy: opts.strategy, limit: opts.limit })}`, undefined, (b) => formatFills(b as FillView[]))));
+      setCode(
+        await callDaemon(io, opts, 'GET', `/fills${query({ strategy: opts.strategy, limit: opts.limit })}`, undefined, (b) => formatFills(b as FillView[])),
+      ),
+    );
 }
 
 /** `orders open|recent|show`, beside `orders list` and `orders resolve` (the journal file): registered after them. */
 export function registerDaemonOrders(program: Command, io: Io, setCode: SetCode): void {
   const orders = program.commands.find((c) => c.name() === 'orders') ?? program.command('orders').description('the orders of a running daemon');
   for (const scope of ['open', 'recent'] as const) {
-    daemonOptions(orders.command(scope).description(scope === 'open' ? 'a running daemon\'s open orders (its control API)' : 'a running daemon\'s latest orders of any state, newest first'))
+    daemonOptions(
+      orders
+        .command(scope)
+        .description(scope === 'open' ? "a running daemon's open orders (its control API)" : "a running daemon's latest orders of any state, newest first"),
+    )
       .option('--strategy <id>', 'of one strategy')
       .option('--limit <n>', 'how many')
       .action(async (opts: DaemonOptions & { strategy?: string; limit?: string }) =>
-        setCode(await callDaemon(io, opts, 'GET', `/orders${query({ scope, strategy: opts.strategy, limit: opts.limit })}`, undefined, (b) => formatOrders(b as OrderView[], systemClock.now()))));
+        setCode(
+          await callDaemon(io, opts, 'GET', `/orders${query({ scope, strategy: opts.strategy, limit: opts.limit })}`, undefined, (b) =>
+            formatOrders(b as OrderView[], systemClock.now()),
+          ),
+        ),
+      );
   }
-  daemonOptions(orders.command('show').description('one order of a running daemon, with its journal history').argument('<clientOid>', 'client id'))
-    .action(async (clientOid: string, opts: DaemonOptions) =>
-      setCode(await callDaemon(io, opts, 'GET', `/orders/${encodeURIComponent(clientOid)}`, undefined, (b) => {
-        const { order, history } = b as { order: OrderView; history: Array<{ event: string; state: string; atMs: number }> };
-        return [formatOrders([order], order.updatedAtMs), '', table(['time', 'event', 'state'], history.map((h) => [new Date(h.atMs).toISOString(), h.event, h.state]))].join('\n');
-      })));
+  daemonOptions(orders.command('show').description('one order of a running daemon, with its journal history').argument('<clientOid>', 'client id')).action(
+    async (clientOid: string, opts: DaemonOptions) =>
+      setCode(
+        await callDaemon(io, opts, 'GET', `/orders/${encodeURIComponent(clientOid)}`, undefined, (b) => {
+          const { order, history } = b as { order: OrderView; history: Array<{ event: string; state: string; atMs: number }> };
+          return [
+            formatOrders([order], order.updatedAtMs),
+            '',
+            table(
+              ['time', 'event', 'state'],
+              history.map((h) => [new Date(h.atMs).toISOString(), h.event, h.state]),
+            ),
+          ].join('\n');
+        }),
+      ),
+  );
 }

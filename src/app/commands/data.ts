@@ -68,8 +68,12 @@ function importCsv(opts: ImportOptions, io: Io): number {
   try {
     const { timeframe, candles } = importOhlcvCsv(opts.csv, opts.symbol, opts.timeframe as Timeframe | undefined);
     const meta = dataFileMeta({
-      kind: 'candles', timeframe, symbols: [opts.symbol], source: `import ${basename(opts.csv)}`,
-      fromMs: candles[0]!.ts, toMs: candles[candles.length - 1]!.ts + TIMEFRAME_MS[timeframe],
+      kind: 'candles',
+      timeframe,
+      symbols: [opts.symbol],
+      source: `import ${basename(opts.csv)}`,
+      fromMs: candles[0]!.ts,
+      toMs: candles[candles.length - 1]!.ts + TIMEFRAME_MS[timeframe],
     });
     writeDataFile(opts.out, meta, candles);
     io.out(`${opts.out}: ${candles.length} ${timeframe} candles of ${opts.symbol}, ${isoOf(meta.fromMs!)} to ${isoOf(meta.toMs!)}`);
@@ -79,7 +83,6 @@ function importCsv(opts: ImportOptions, io: Io): number {
     return 1;
   }
 }
-
 
 interface DownloadOptions {
   kind: string;
@@ -96,14 +99,21 @@ interface DownloadOptions {
 const GAPS_LISTED = 20;
 
 function gapLines(gaps: CandleGap[], tf: Timeframe): string[] {
-  const lines = gaps.slice(0, GAPS_LISTED).map((g) => `gap: ${g.symbol} ${isoOf(g.fromMs)} to ${isoOf(g.toMs)} (${g.candles} ${tf} candle${g.candles === 1 ? '' : 's'}): the venue served none`);
+  const lines = gaps
+    .slice(0, GAPS_LISTED)
+    .map((g) => `gap: ${g.symbol} ${isoOf(g.fromMs)} to ${isoOf(g.toMs)} (${g.candles} ${tf} candle${g.candles === 1 ? '' : 's'}): the venue served none`);
   const rest = gaps.slice(GAPS_LISTED);
   if (rest.length) lines.push(`… and ${rest.length} more gaps (${rest.reduce((n, g) => n + g.candles, 0)} candles)`);
   return lines;
 }
 
 function summary(out: string, tf: Timeframe, r: DownloadResult): string {
-  const asked = [r.requests.F11 ? `${r.requests.F11} F11 request${r.requests.F11 === 1 ? '' : 's'}` : '', r.requests.S10 ? `${r.requests.S10} S10 request${r.requests.S10 === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+  const asked = [
+    r.requests.F11 ? `${r.requests.F11} F11 request${r.requests.F11 === 1 ? '' : 's'}` : '',
+    r.requests.S10 ? `${r.requests.S10} S10 request${r.requests.S10 === 1 ? '' : 's'}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${out}: ${r.candles} ${tf} candles of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${asked || 'no request'}`;
 }
 
@@ -115,7 +125,8 @@ async function publicVenue(config: string, io: Io) {
   const venue = await openCommandVenue(check.loaded, logger, systemClock);
   const client = createLiveClient({ ...venue.loaded, credentials: undefined }, logger, systemClock);
   return {
-    venue, client,
+    venue,
+    client,
     close: async () => {
       await client.close();
       await venue.close();
@@ -131,7 +142,9 @@ async function downloadFundingRates(opts: DownloadOptions, symbols: string[], io
   const problems = [
     ...(symbols.length ? [] : ['--symbol: no symbol given']),
     ...(opts.timeframe !== undefined ? ['--timeframe: funding rates have none (a settlement every funding cycle)'] : []),
-    ...(opts.from !== undefined || opts.to !== undefined || opts.latest ? [`--from, --to, --latest: F16 takes no time window; it serves the latest ${FUNDING_HISTORY_LIMIT} settlements of a contract`] : []),
+    ...(opts.from !== undefined || opts.to !== undefined || opts.latest
+      ? [`--from, --to, --latest: F16 takes no time window; it serves the latest ${FUNDING_HISTORY_LIMIT} settlements of a contract`]
+      : []),
   ];
   if (problems.length) {
     problems.forEach((problem) => io.err(problem));
@@ -147,10 +160,14 @@ async function downloadFundingRates(opts: DownloadOptions, symbols: string[], io
       io.err(`sextant data download: ${surfaces.spot.join(', ')}: spot pairs have no funding rates (futures contracts only)`);
       return 1;
     }
-    io.err(`sextant data download: funding rates of ${symbols.join(', ')} from ${venue.where} (F16: the latest ${FUNDING_HISTORY_LIMIT} settlements of each, about 33 days at 8 h; nothing older is served: download again before they roll off to extend the file)`);
+    io.err(
+      `sextant data download: funding rates of ${symbols.join(', ')} from ${venue.where} (F16: the latest ${FUNDING_HISTORY_LIMIT} settlements of each, about 33 days at 8 h; nothing older is served: download again before they roll off to extend the file)`,
+    );
     const r = await downloadFunding(client, { out: opts.out, symbols, venue: venueName(venue), clock: systemClock });
     for (const note of r.notes) io.err(note);
-    io.out(`${opts.out}: ${r.rates} funding rates of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${r.requests.F16} F16 request${r.requests.F16 === 1 ? '' : 's'}`);
+    io.out(
+      `${opts.out}: ${r.rates} funding rates of ${r.meta.symbols.join(', ')}, ${isoOf(r.meta.fromMs!)} to ${isoOf(r.meta.toMs!)}; ${r.fetched} new from ${r.requests.F16} F16 request${r.requests.F16 === 1 ? '' : 's'}`,
+    );
     return 0;
   } catch (err) {
     io.err(`sextant data download: ${err instanceof ExchangeError ? err.summary() : (err as Error).message}`);
@@ -161,7 +178,14 @@ async function downloadFundingRates(opts: DownloadOptions, symbols: string[], io
 }
 
 async function download(opts: DownloadOptions, io: Io): Promise<number> {
-  const symbols = [...new Set(opts.symbol.split(',').map((s) => s.trim()).filter(Boolean))];
+  const symbols = [
+    ...new Set(
+      opts.symbol
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (opts.kind === 'funding') return downloadFundingRates(opts, symbols, io);
   if (opts.kind !== 'candles') {
     io.err(`--kind: expected candles or funding; got ${opts.kind}`);
@@ -171,7 +195,11 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
   const toMs = opts.to !== undefined ? isoMs(opts.to) : undefined;
   const problems = [
     ...(symbols.length ? [] : ['--symbol: no symbol given']),
-    ...(opts.timeframe === undefined ? ['--timeframe: required for candles'] : !isTimeframe(opts.timeframe) ? [`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`] : []),
+    ...(opts.timeframe === undefined
+      ? ['--timeframe: required for candles']
+      : !isTimeframe(opts.timeframe)
+        ? [`--timeframe: expected one of ${TIMEFRAMES.join(', ')}; got ${opts.timeframe}`]
+        : []),
     ...(opts.from === undefined && !opts.latest ? ['--from: required (or --latest for spot pairs: the candles the venue serves now)'] : []),
     ...(opts.from !== undefined && fromMs === undefined ? [`--from: not an ISO 8601 time (UTC unless it names its zone): ${opts.from}`] : []),
     ...(opts.to !== undefined && toMs === undefined ? [`--to: not an ISO 8601 time (UTC unless it names its zone): ${opts.to}`] : []),
@@ -194,12 +222,22 @@ async function download(opts: DownloadOptions, io: Io): Promise<number> {
     let stopped = false;
     void waitForStop().then(() => (stopped = true));
     // A progress bar on a terminal; a summary at the end when the output is piped.
-    bar = process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, format: `download [{bar}] {percentage}% | {value}/{total} ${tf} candles | eta {eta}s` }, cliProgress.Presets.shades_classic) : undefined;
+    bar = process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          { stream: process.stderr, format: `download [{bar}] {percentage}% | {value}/{total} ${tf} candles | eta {eta}s` },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
     const result = await downloadCandles(client, {
-      out: opts.out, timeframe: tf, venue: venueName(venue),
+      out: opts.out,
+      timeframe: tf,
+      venue: venueName(venue),
       targets: symbols.map((symbol) => ({ symbol, surface: surfaces.spot.includes(symbol) ? 'spot' : 'futures' })),
-      ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}), latest: opts.latest === true,
-      clock: systemClock, stopped: () => stopped,
+      ...(fromMs !== undefined ? { fromMs } : {}),
+      ...(toMs !== undefined ? { toMs } : {}),
+      latest: opts.latest === true,
+      clock: systemClock,
+      stopped: () => stopped,
       onProgress: (done, total) => {
         if (!bar) return;
         if (done === 0) bar.start(total, 0);
@@ -253,7 +291,9 @@ export function registerData(program: Command, io: Io, setCode: SetCode): void {
     .action((opts: ImportOptions) => setCode(importCsv(opts, io)));
   data
     .command('download')
-    .description('download candle history (futures: F11, paged; spot: the latest candles S10 serves) into a candle file, or settled funding rates (F16, the latest 100) into a funding file; resumable')
+    .description(
+      'download candle history (futures: F11, paged; spot: the latest candles S10 serves) into a candle file, or settled funding rates (F16, the latest 100) into a funding file; resumable',
+    )
     .option('--kind <kind>', 'candles, or funding (settled funding rates of futures contracts, for backtest.funding)', 'candles')
     .requiredOption('--symbol <sym>', 'instrument (several: comma-separated)')
     .option('--timeframe <tf>', `candle timeframe (${TIMEFRAMES.join(', ')}); candles only`)

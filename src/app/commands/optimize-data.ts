@@ -41,15 +41,22 @@ function fileSpan(file: string): { fromMs: number; toMs: number; events: number[
   }
   // Ends are exclusive (windows are [from, to)): the header's, or the last event's time. An event stamped exactly at
   // the end is left out: windows end on the times given, not a millisecond after them.
-  return { fromMs: header.fromMs !== undefined && header.fromMs <= first ? header.fromMs : first, toMs: header.toMs !== undefined && header.toMs >= last ? header.toMs : last, events };
+  return {
+    fromMs: header.fromMs !== undefined && header.fromMs <= first ? header.fromMs : first,
+    toMs: header.toMs !== undefined && header.toMs >= last ? header.toMs : last,
+    events,
+  };
 }
 
 /** The length of one bar of the longest-barred candle file (what is still forming at a cut), 0 for ticks. */
 export function barMs(files: readonly string[]): number {
-  return Math.max(0, ...files.map((file) => {
-    const meta = readDataFileMeta(file);
-    return meta?.kind === 'candles' ? TIMEFRAME_MS[meta.timeframe!] : 0;
-  }));
+  return Math.max(
+    0,
+    ...files.map((file) => {
+      const meta = readDataFileMeta(file);
+      return meta?.kind === 'candles' ? TIMEFRAME_MS[meta.timeframe!] : 0;
+    }),
+  );
 }
 
 /**

@@ -57,7 +57,9 @@ async function refusedParams(loaded: LoadedConfig, spec: OptimizeSpec): Promise<
 /** The summary printed at the end: each fold's choice and scores, the stitched out-of-sample figures, the verdicts. */
 export function optimizeSummary(r: OptimizeResult, report: string): string[] {
   const metric = r.spec.objective.metric;
-  const lines = [`${r.candidates.length} candidates, ${r.folds.length} fold${r.folds.length === 1 ? '' : 's'} (${r.spec.walkForward.mode}), ${r.jobs} backtests; objective ${metric}${r.spec.objective.minTrades ? ` (min ${r.spec.objective.minTrades} closing fills)` : ''}`];
+  const lines = [
+    `${r.candidates.length} candidates, ${r.folds.length} fold${r.folds.length === 1 ? '' : 's'} (${r.spec.walkForward.mode}), ${r.jobs} backtests; objective ${metric}${r.spec.objective.minTrades ? ` (min ${r.spec.objective.minTrades} closing fills)` : ''}`,
+  ];
   for (const f of r.folds) {
     lines.push(
       `fold ${f.index + 1}: in ${isoOf(f.inSample.fromMs)} → ${isoOf(f.inSample.toMs)}, out ${isoOf(f.outOfSample.fromMs)} → ${isoOf(f.outOfSample.toMs)}: ` +
@@ -65,11 +67,15 @@ export function optimizeSummary(r: OptimizeResult, report: string): string[] {
     );
   }
   const o = r.outOfSample;
-  lines.push(`out of sample: strategy PnL ${o.strategyPnl}, max drawdown ${o.maxDrawdownPct} %, ${o.trades} closed round trips; mean objective${metric === 'strategyPnl' ? ' per day' : ''} in ${numberText(o.meanInSample)}, out ${numberText(o.meanOutOfSample)}: degradation (out / in) ${o.efficiency === null ? 'n/a (the in-sample mean is not above 0)' : numberText(o.efficiency)}`);
+  lines.push(
+    `out of sample: strategy PnL ${o.strategyPnl}, max drawdown ${o.maxDrawdownPct} %, ${o.trades} closed round trips; mean objective${metric === 'strategyPnl' ? ' per day' : ''} in ${numberText(o.meanInSample)}, out ${numberText(o.meanOutOfSample)}: degradation (out / in) ${o.efficiency === null ? 'n/a (the in-sample mean is not above 0)' : numberText(o.efficiency)}`,
+  );
   const mc = r.monteCarlo;
   if (mc && mc.runs > 0) {
     const at = (p: (typeof mc.percentiles)[number]) => `p${p.p} ${p.finalPnl} (dd ${p.maxDrawdownPct} %)`;
-    lines.push(`monte carlo (${mc.runs} paths of ${mc.trades} trades): final PnL ${mc.percentiles.map(at).join(', ')}; ${mc.lossProbabilityPct} % end below the start`);
+    lines.push(
+      `monte carlo (${mc.runs} paths of ${mc.trades} trades): final PnL ${mc.percentiles.map(at).join(', ')}; ${mc.lossProbabilityPct} % end below the start`,
+    );
   } else if (mc) lines.push('monte carlo: no out-of-sample trade closed, nothing to resample');
   const v = r.lookahead;
   if (v) {
@@ -128,8 +134,14 @@ async function optimizeCommand(opts: OptimizeOptions, io: Io): Promise<number> {
     const strategyHashes: Record<string, string> = {};
     for (const file of jobStrategyFiles(cfg, spec.strategy)) strategyHashes[file] = await hashOf(file);
     const job = (id: string, params: Record<string, unknown>, r: JobSlice, collect?: JobCollect): BacktestJob => ({
-      id, configFile, configHash, strategy: spec.strategy, params, range: r,
-      dataHashes: Object.fromEntries(jobDataFiles(cfg, r).map((f) => [f, hashes.get(f)!])), strategyHashes,
+      id,
+      configFile,
+      configHash,
+      strategy: spec.strategy,
+      params,
+      range: r,
+      dataHashes: Object.fromEntries(jobDataFiles(cfg, r).map((f) => [f, hashes.get(f)!])),
+      strategyHashes,
       ...(collect ? { collect } : {}),
     });
     const cutData = async (cutMs: number) => {
@@ -144,13 +156,21 @@ async function optimizeCommand(opts: OptimizeOptions, io: Io): Promise<number> {
     if (opts.queue) {
       registerUrlCredentials(opts.queue);
       const queued = new QueueRunner({ redis: opts.queue, queue: opts.queueName });
-      io.err(`optimize: backtests queued on ${queued.queueName} at ${redactUrlCredentials(opts.queue)}; workers take them: sextant worker --redis <url> --queue ${queued.queueName}`);
+      io.err(
+        `optimize: backtests queued on ${queued.queueName} at ${redactUrlCredentials(opts.queue)}; workers take them: sextant worker --redis <url> --queue ${queued.queueName}`,
+      );
       runner = queued;
     } else runner = localJobRunner();
     // What was in flight at a cut: a tickers poll and its round trip, and on bars the bar still forming.
     const marginMs = cfg.daemon.polls.tickersMs + cfg.backtest.latencyMs + barMs(dataFiles);
     const result = await optimize(runner, {
-      spec, span, ...(dataFile ? { dataFile, cutData } : {}), dataFiles, baseParams: instance.params as Record<string, unknown>, marginMs, job,
+      spec,
+      span,
+      ...(dataFile ? { dataFile, cutData } : {}),
+      dataFiles,
+      baseParams: instance.params as Record<string, unknown>,
+      marginMs,
+      job,
       onBatch: (label) => progressBar(label, 'backtests'),
     });
     writeOptimizeFiles(out, result);
@@ -169,14 +189,19 @@ async function optimizeCommand(opts: OptimizeOptions, io: Io): Promise<number> {
 export function registerOptimize(program: Command, io: Io, setCode: SetCode): void {
   program
     .command('optimize')
-    .description('walk-forward optimisation of a strategy\'s params (grid or random search, successive halving), Monte Carlo of the out-of-sample trades and a lookahead check; writes optimize.json, optimize.csv, optimize.html')
+    .description(
+      "walk-forward optimisation of a strategy's params (grid or random search, successive halving), Monte Carlo of the out-of-sample trades and a lookahead check; writes optimize.json, optimize.csv, optimize.html",
+    )
     .option('-c, --config <file>', 'config file', 'config/backtest.yaml')
     .requiredOption('--spec <file>', 'optimisation spec (YAML; see config/optimize.example.yaml)')
     .option('--data <file>', 'market data (JSON lines); default: backtest.data')
-    .option('--from <iso>', 'start of the data used; default: the data\'s start')
-    .option('--to <iso>', 'end of the data used (the last window ends there); default: the data\'s end')
+    .option('--from <iso>', "start of the data used; default: the data's start")
+    .option('--to <iso>', "end of the data used (the last window ends there); default: the data's end")
     .option('--out <dir>', 'output folder; default: <backtest.out>/optimize')
-    .option('--queue <redis-url>', 'the backtests go to a Redis queue, run by `sextant worker` processes in the same file tree (instead of worker threads here)')
-    .option('--queue-name <name>', 'the queue\'s name', DEFAULT_QUEUE)
+    .option(
+      '--queue <redis-url>',
+      'the backtests go to a Redis queue, run by `sextant worker` processes in the same file tree (instead of worker threads here)',
+    )
+    .option('--queue-name <name>', "the queue's name", DEFAULT_QUEUE)
     .action(async (opts: OptimizeOptions) => setCode(await optimizeCommand(opts, io)));
 }

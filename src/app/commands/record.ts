@@ -34,11 +34,20 @@ async function recordCommand(opts: RecordOptions, io: Io): Promise<number> {
     if (!surfaces) return 1;
     io.err(`sextant record: recording ${symbols.join(', ')} from ${venue.where}`);
     const data = new MarketData(client, {
-      spotSymbols: surfaces.spot, futuresSymbols: surfaces.futures,
-      polls: loaded.config.daemon.polls, clock: systemClock, logger, choices: pollChoices(loaded.config, surfaces.futures.length),
+      spotSymbols: surfaces.spot,
+      futuresSymbols: surfaces.futures,
+      polls: loaded.config.daemon.polls,
+      clock: systemClock,
+      logger,
+      choices: pollChoices(loaded.config, surfaces.futures.length),
     });
     const timeout = opts.seconds ? { afterMs: Number(opts.seconds) * 1000, clock: systemClock } : undefined;
-    const recorded = await record(data, opts.out, waitForStop({ timeout }).then(() => undefined), { header: { symbols, venue: venueName(venue), startMs: systemClock.now() } });
+    const recorded = await record(
+      data,
+      opts.out,
+      waitForStop({ timeout }).then(() => undefined),
+      { header: { symbols, venue: venueName(venue), startMs: systemClock.now() } },
+    );
     io.out(`${opts.out}: ${recorded} records`);
     return 0;
   } finally {
@@ -51,8 +60,8 @@ export function registerRecord(program: Command, io: Io, setCode: SetCode): void
   program
     .command('record')
     .description('record polled market data (tickers, last trades) for backtests; stops on SIGINT/SIGTERM or after --seconds')
-    .option('-c, --config <file>', 'config file (base URLs, polls, strategies\' symbols)', DEFAULT_CONFIG)
-    .option('--symbols <list>', 'comma-separated symbols (default: the strategies\' symbols)')
+    .option('-c, --config <file>', "config file (base URLs, polls, strategies' symbols)", DEFAULT_CONFIG)
+    .option('--symbols <list>', "comma-separated symbols (default: the strategies' symbols)")
     .option('--seconds <n>', 'stop after this many seconds')
     .requiredOption('--out <file>', 'output file (JSON lines)')
     .action(async (opts: RecordOptions) => setCode(await recordCommand(opts, io)));

@@ -60,7 +60,9 @@ export function registerRisk(program: Command, io: Io, setCode: SetCode): void {
     .action(async (opts: { config: string }) => setCode(await withGate(opts.config, io, status)));
   risk
     .command('reset')
-    .description('operator action: clear a latched kill switch (drawdown, order rate, `risk kill`) and reducing (drawdown, liquidation distance, `risk reduce`); a running daemon takes it in')
+    .description(
+      'operator action: clear a latched kill switch (drawdown, order rate, `risk kill`) and reducing (drawdown, liquidation distance, `risk reduce`); a running daemon takes it in',
+    )
     .option('-c, --config <file>', 'config file', DEFAULT_CONFIG)
     .action(async (opts: { config: string }) => setCode(await withGate(opts.config, io, reset)));
   risk

@@ -60,7 +60,10 @@ async function runDaemon(opts: { config: string }, io: Io): Promise<number> {
     return 1;
   }
   const running = daemon;
-  const ended = await Promise.race([signal.then((s) => ({ signal: s })), ...(running.leaseLost ? [running.leaseLost.then((reason) => ({ lost: reason }))] : [])]);
+  const ended = await Promise.race([
+    signal.then((s) => ({ signal: s })),
+    ...(running.leaseLost ? [running.leaseLost.then((reason) => ({ lost: reason }))] : []),
+  ]);
   try {
     // A lost lease: the orders are the next holder's, none is canceled; exit code 3 says why the daemon stopped
     // (whether or not its writes in flight drained: the new holder reconciles them).

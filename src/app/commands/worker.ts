@@ -33,11 +33,17 @@ async function worker(opts: WorkerOptions, io: Io): Promise<number> {
   const threads = localJobRunner(concurrency);
   let queueWorker: QueueWorker;
   try {
-    queueWorker = await QueueWorker.start((job) => threads.runOne(job), {
-      redis: opts.redis, queue: opts.queue, concurrency,
-      ...(opts.lockMs !== undefined ? { lockDurationMs: opts.lockMs } : {}),
-      ...(opts.stalledMs !== undefined ? { stalledIntervalMs: opts.stalledMs } : {}),
-    }, logger.child({ cwd: process.cwd() }));
+    queueWorker = await QueueWorker.start(
+      (job) => threads.runOne(job),
+      {
+        redis: opts.redis,
+        queue: opts.queue,
+        concurrency,
+        ...(opts.lockMs !== undefined ? { lockDurationMs: opts.lockMs } : {}),
+        ...(opts.stalledMs !== undefined ? { stalledIntervalMs: opts.stalledMs } : {}),
+      },
+      logger.child({ cwd: process.cwd() }),
+    );
   } catch (err) {
     await threads.close();
     io.err(`worker: ${(err as Error).message}`);
@@ -54,11 +60,17 @@ async function worker(opts: WorkerOptions, io: Io): Promise<number> {
 export function registerWorker(program: Command, io: Io, setCode: SetCode): void {
   program
     .command('worker')
-    .description('take backtest jobs (sweeps, optimisations submitted with --queue) from a Redis queue and run them, until SIGTERM/SIGINT; run it in the same file tree as the submitter')
+    .description(
+      'take backtest jobs (sweeps, optimisations submitted with --queue) from a Redis queue and run them, until SIGTERM/SIGINT; run it in the same file tree as the submitter',
+    )
     .requiredOption('--redis <url>', 'Redis server, redis://[user:password@]host:port[/db]')
     .option('--queue <name>', 'queue to take jobs from', DEFAULT_QUEUE)
     .option('--concurrency <n>', 'jobs run at once, each on its own thread (default: the cores)', positiveWhole('concurrency'))
-    .option('--lock-ms <ms>', 'a job\'s lock, renewed while it runs: a job whose worker died is taken back once it expires (default 30000)', positiveWhole('lock-ms'))
+    .option(
+      '--lock-ms <ms>',
+      "a job's lock, renewed while it runs: a job whose worker died is taken back once it expires (default 30000)",
+      positiveWhole('lock-ms'),
+    )
     .option('--stalled-ms <ms>', 'how often to look for jobs whose lock expired (default 15000)', positiveWhole('stalled-ms'))
     .action(async (opts: WorkerOptions) => setCode(await worker(opts, io)));
 }

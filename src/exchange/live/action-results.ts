@@ -26,13 +26,21 @@ function refusedWithoutReason(endpoint: EndpointId, message: string): ExchangeEr
  * without an order id, or no item at all, is unknown (resolved through the trigger orders, F21).
  */
 export function tpSlResult(data: ResponseOf<'F23'>, clientOid: string): ItemResult {
-  if (data.length !== 1) return { outcome: 'unknown', clientOid, orderId: null, error: unknownItem('F23', `the one take-profit / stop-loss ${clientOid} (${data.length} items)`) };
+  if (data.length !== 1)
+    return { outcome: 'unknown', clientOid, orderId: null, error: unknownItem('F23', `the one take-profit / stop-loss ${clientOid} (${data.length} items)`) };
   const item = data[0]!;
   const orderId = idOrNull(longToString(item.orderId));
   if (!item.success) {
-    return { outcome: 'rejected', clientOid, orderId, error: refusedWithoutReason('F23', `take-profit / stop-loss ${clientOid} refused by the venue (F23 answers success false and gives no reason)`) };
+    return {
+      outcome: 'rejected',
+      clientOid,
+      orderId,
+      error: refusedWithoutReason('F23', `take-profit / stop-loss ${clientOid} refused by the venue (F23 answers success false and gives no reason)`),
+    };
   }
-  return orderId ? { outcome: 'accepted', clientOid, orderId } : { outcome: 'unknown', clientOid, orderId: null, error: unknownItem('F23', `the order id of ${clientOid}`) };
+  return orderId
+    ? { outcome: 'accepted', clientOid, orderId }
+    : { outcome: 'unknown', clientOid, orderId: null, error: unknownItem('F23', `the order id of ${clientOid}`) };
 }
 
 /** F26: `result` true is the cancel done; false a refusal with the venue's `err_msg`. */
@@ -57,6 +65,11 @@ export function canceledAllResults(data: ResponseOf<'F28'>, kind: 'normal' | 'pl
   return data.map((item): ItemResult => {
     const orderId = longToString(item.orderId);
     if (item.success) return { outcome: 'accepted', clientOid: null, orderId };
-    return { outcome: 'rejected', clientOid: null, orderId, error: refusedWithoutReason('F28', `${kind} order ${orderId} not canceled (F28 answers success false and gives no reason)`) };
+    return {
+      outcome: 'rejected',
+      clientOid: null,
+      orderId,
+      error: refusedWithoutReason('F28', `${kind} order ${orderId} not canceled (F28 answers success false and gives no reason)`),
+    };
   });
 }

@@ -36,7 +36,13 @@ function newestFirst(entries: Iterable<LedgerEntry>): LedgerEntry[] {
 }
 
 export class LiveFuturesActions extends LivePublicReads {
-  constructor(spot: SpotApi, futures: FuturesApi, logger: Logger, clock: TimeSource, protected readonly account: AccountReadOptions) {
+  constructor(
+    spot: SpotApi,
+    futures: FuturesApi,
+    logger: Logger,
+    clock: TimeSource,
+    protected readonly account: AccountReadOptions,
+  ) {
     super(spot, futures, logger, clock);
   }
 
@@ -156,8 +162,11 @@ export class LiveFuturesActions extends LivePublicReads {
     const businessType = query.kind ? parse.businessTypeOf(query.kind) : undefined;
     // In the documented order: symbol, businessType, startTime, endTime, limit.
     const params = (type: string | undefined, endTime: number | undefined, limit: number | undefined): RequestOf<'F30'> => ({
-      ...(query.symbol ? { symbol: query.symbol } : {}), ...(type ? { businessType: type } : {}), ...(query.startMs !== undefined ? { startTime: query.startMs } : {}),
-      ...(endTime !== undefined ? { endTime } : {}), ...(limit !== undefined ? { limit } : {}),
+      ...(query.symbol ? { symbol: query.symbol } : {}),
+      ...(type ? { businessType: type } : {}),
+      ...(query.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(endTime !== undefined ? { endTime } : {}),
+      ...(limit !== undefined ? { limit } : {}),
     });
     const asked = params(businessType, query.endMs, query.limit);
     const keep = (entry: LedgerEntry, i: number): boolean => {

@@ -61,7 +61,10 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
     if (opts.credentials) for (const v of Object.values(opts.credentials)) registerSecret(v);
     const logger = opts.logger.child({ component: 'exchange' });
     const transport = new Transport({ timeoutMs: opts.timeoutMs });
-    const limiter = new RateLimiter(opts.rateLimit, logger, { clock: opts.clock, ...(opts.credentials ? { account: accountDigest(opts.credentials.apiKey) } : {}) });
+    const limiter = new RateLimiter(opts.rateLimit, logger, {
+      clock: opts.clock,
+      ...(opts.credentials ? { account: accountDigest(opts.credentials.apiKey) } : {}),
+    });
     const rest = new RestClient({
       spotBaseUrl: opts.spotBaseUrl,
       futuresBaseUrl: opts.futuresBaseUrl,
@@ -123,7 +126,9 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
   async triggerOrderHistory(symbol: string, query: TriggerHistoryQuery = {}): Promise<TriggerOrder[]> {
     const ctx = new parse.ParseContext('F22');
     const data = await this.futures.historyPlan({
-      symbol, ...(query.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query.endMs !== undefined ? { endTime: query.endMs } : {}),
+      symbol,
+      ...(query.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(query.endMs !== undefined ? { endTime: query.endMs } : {}),
       ...(query.limit !== undefined ? { pageSize: query.limit } : {}),
     });
     const out: TriggerOrder[] = [];
@@ -131,7 +136,10 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
       if (w.symbol !== symbol) return ctx.report(`list[${i}].symbol`, w.symbol, 'trigger order of another contract than asked for: left out');
       out.push(parse.triggerOrder(ctx, w, `list[${i}]`));
     });
-    return this.done(ctx, out.sort((a, b) => (b.createdAtMs ?? 0) - (a.createdAtMs ?? 0)));
+    return this.done(
+      ctx,
+      out.sort((a, b) => (b.createdAtMs ?? 0) - (a.createdAtMs ?? 0)),
+    );
   }
 
   async openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
@@ -210,13 +218,19 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
     if (surface === 'spot') {
       const ctx = new parse.ParseContext('S8');
       const rows = await this.spot.assets();
-      return this.done(ctx, rows.map((w, i) => parse.spotBalance(ctx, w, i)));
+      return this.done(
+        ctx,
+        rows.map((w, i) => parse.spotBalance(ctx, w, i)),
+      );
     }
     const ctx = new parse.ParseContext('F3');
     const acct = await this.futures.accounts();
     const limit = acct.account.create_order_rate_limit_per_minute;
     if (limit !== undefined) this.limiter.setOrderCreationLimitPerMinute('futures', limit);
-    return this.done(ctx, acct.collateral.map((w, i) => parse.futuresBalance(ctx, w, i, this.account.fundingFeeSign)));
+    return this.done(
+      ctx,
+      acct.collateral.map((w, i) => parse.futuresBalance(ctx, w, i, this.account.fundingFeeSign)),
+    );
   }
 
   async order(surface: Surface, symbol: string, lookup: OrderLookup): Promise<Order | null> {
@@ -260,7 +274,12 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
     const seen = new Set<string>();
     let end: number | undefined;
     for (let page = 0; page < this.opts.maxPages; page++) {
-      const rows = await this.futures.orderHistory({ symbol, pageSize, ...(from !== undefined ? { createDate: from } : {}), ...(end !== undefined ? { endCreateDate: end } : {}) });
+      const rows = await this.futures.orderHistory({
+        symbol,
+        pageSize,
+        ...(from !== undefined ? { createDate: from } : {}),
+        ...(end !== undefined ? { endCreateDate: end } : {}),
+      });
       let found: Order | null = null;
       let oldest = Number.POSITIVE_INFINITY;
       let fresh = 0;
@@ -286,7 +305,10 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
     if (surface === 'spot') {
       const ctx = new parse.ParseContext('S2');
       const data = await this.spot.fills({ symbol, ...(orderId ? { orderId: new JsonBigInt(orderId) } : {}), pageSize: ENDPOINTS.S2.maxPageSize! });
-      return this.done(ctx, data.fillsOrderResultList.map((w, i) => parse.spotFill(ctx, w, i)));
+      return this.done(
+        ctx,
+        data.fillsOrderResultList.map((w, i) => parse.spotFill(ctx, w, i)),
+      );
     }
     return this.futuresFills(symbol, orderId);
   }

@@ -27,7 +27,13 @@ function liquidationPrice(ctx: ParseContext, field: FieldNamer, text: string): D
  * undefined for F29, whose records must name their contract. The fields F29 adds (and a newer F4 may carry) fill the
  * position's optional ones: the venue's position id, unrealised PnL, margin, lifetime funding and liquidation price.
  */
-export function position(ctx: ParseContext, record: WirePosition, i: number, symbol: string | undefined, sign: FundingFeeSign = 'collateral-change'): Position | null {
+export function position(
+  ctx: ParseContext,
+  record: WirePosition,
+  i: number,
+  symbol: string | undefined,
+  sign: FundingFeeSign = 'collateral-change',
+): Position | null {
   const field = fieldsAt(`[${i}]`);
   const side = record.side.toUpperCase();
   if (side !== 'LONG' && side !== 'SHORT') {

@@ -21,7 +21,13 @@ export function quotient(a: Decimal, b: Decimal): Decimal {
 type WireField = [name: string, text: string | undefined];
 
 /** Size (above zero), amount, and price: `fillPrice` (so named on both surfaces), or amount / size when it is ""; above zero. */
-function fillFigures(ctx: ParseContext, field: FieldNamer, [sizeName, sizeText]: WireField, [amountName, amountText]: WireField, fillPrice: string | undefined): Pick<Fill, 'price' | 'size' | 'amount'> {
+function fillFigures(
+  ctx: ParseContext,
+  field: FieldNamer,
+  [sizeName, sizeText]: WireField,
+  [amountName, amountText]: WireField,
+  fillPrice: string | undefined,
+): Pick<Fill, 'price' | 'size' | 'amount'> {
   const size = ctx.positive(field(sizeName), sizeText);
   const amount = ctx.dec(field(amountName), amountText);
   const price = ctx.priceOpt(field('fillPrice'), fillPrice) ?? quotient(amount, size);

@@ -25,6 +25,7 @@ export function ledgerEntry(ctx: ParseContext, bill: WireLedgerBill, i: number):
     amount: ctx.dec(field('amount'), bill.amount),
     balance: ctx.decOpt(bill.balance),
     fee: ctx.decOpt(bill.fillFee),
-    timestampMs: ctx.time(time) ?? ctx.fail(field(bill.cTime !== undefined ? 'cTime' : 'ctime'), `not a millisecond timestamp: ${JSON.stringify(time ?? null)}`),
+    timestampMs:
+      ctx.time(time) ?? ctx.fail(field(bill.cTime !== undefined ? 'cTime' : 'ctime'), `not a millisecond timestamp: ${JSON.stringify(time ?? null)}`),
   };
 }

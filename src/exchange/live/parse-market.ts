@@ -3,7 +3,16 @@
 // index or mark prices (F17).
 import { Decimal } from '../../domain/decimal.js';
 import type { BookLevel, FundingRate, FundingSettlement, Instrument, OrderBook, PriceIndex, PublicTrade, Ticker } from '../../domain/market.js';
-import type { WireContract, WireFundingRate, WireFundingSettlement, WireOrderBook, WireSpotSymbol, WireSpotTicker, WireSpotTrade, WireTicker } from '../wire/responses.js';
+import type {
+  WireContract,
+  WireFundingRate,
+  WireFundingSettlement,
+  WireOrderBook,
+  WireSpotSymbol,
+  WireSpotTicker,
+  WireSpotTrade,
+  WireTicker,
+} from '../wire/responses.js';
 import { fieldsAt, type FieldNamer, type ParseContext } from './parse-context.js';
 
 /** "4" (decimal places, as futures contracts give it) or "0.0001" (a step) -> the step. */
@@ -146,9 +155,18 @@ export function orderBook(ctx: ParseContext, record: WireOrderBook, path: string
       price: ctx.positive(`${field(side)}[${i}][0]`, price),
       size: nonNegative(ctx, `${field(side)}[${i}][1]`, size),
     }));
-  const bids = levels('bids').sort((a, b) => b.price.cmp(a.price)).slice(0, limit);
-  const asks = levels('asks').sort((a, b) => a.price.cmp(b.price)).slice(0, limit);
-  return { symbol, bids, asks, timestampMs: record.timestamp === undefined ? receivedAtMs : (ctx.time(record.timestamp) ?? ctx.fail(field('timestamp'), 'not a millisecond timestamp')) };
+  const bids = levels('bids')
+    .sort((a, b) => b.price.cmp(a.price))
+    .slice(0, limit);
+  const asks = levels('asks')
+    .sort((a, b) => a.price.cmp(b.price))
+    .slice(0, limit);
+  return {
+    symbol,
+    bids,
+    asks,
+    timestampMs: record.timestamp === undefined ? receivedAtMs : (ctx.time(record.timestamp) ?? ctx.fail(field('timestamp'), 'not a millisecond timestamp')),
+  };
 }
 
 /** A decimal that must be known and not negative (sizes and volumes). */
@@ -161,7 +179,8 @@ export function nonNegative(ctx: ParseContext, field: string, text: string | und
 export function fundingRate(ctx: ParseContext, record: WireFundingRate, i: number): FundingRate {
   const field = fieldsAt(`[${i}]`);
   const cycleMinutes = Number(record.collectCycle);
-  if (!Number.isSafeInteger(cycleMinutes) || cycleMinutes <= 0) ctx.fail(field('collectCycle'), `must be a positive count of minutes, got ${JSON.stringify(record.collectCycle)}`);
+  if (!Number.isSafeInteger(cycleMinutes) || cycleMinutes <= 0)
+    ctx.fail(field('collectCycle'), `must be a positive count of minutes, got ${JSON.stringify(record.collectCycle)}`);
   return {
     symbol: record.symbol,
     rate: ctx.dec(field('fundingRate'), record.fundingRate),

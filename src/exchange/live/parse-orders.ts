@@ -11,12 +11,25 @@ import { fieldsAt, type ParseContext } from './parse-context.js';
 
 // Spot status values: "open" is confirmed; the others are reported by third-party clients of this venue.
 const SPOT_STATUS: Record<string, OrderStatus> = {
-  open: 'open', new: 'open', init: 'pending', partial_fill: 'open', partially_filled: 'open',
-  full_fill: 'filled', filled: 'filled', cancelled: 'canceled', canceled: 'canceled', canceling: 'canceling',
+  open: 'open',
+  new: 'open',
+  init: 'pending',
+  partial_fill: 'open',
+  partially_filled: 'open',
+  full_fill: 'filled',
+  filled: 'filled',
+  cancelled: 'canceled',
+  canceled: 'canceled',
+  canceling: 'canceling',
 };
 
 const FUTURES_STATUS: Record<string, OrderStatus> = {
-  pending: 'pending', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered',
+  pending: 'pending',
+  open: 'open',
+  filled: 'filled',
+  canceling: 'canceling',
+  canceled: 'canceled',
+  untriggered: 'untriggered',
 };
 
 /** "0", "0.0", "0.000": how market orders report their price. */

@@ -1,7 +1,17 @@
 // The live client's public market reads (S7, S9, S10, S11, S13, F1, F2, F10–F17), parsed into domain types: an
 // anomaly in an answer is logged with its endpoint and field, a malformed answer fails naming them.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
-import { surfaceOfSymbol, type FundingRate, type FundingSettlement, type Instrument, type OrderBook, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
+import {
+  surfaceOfSymbol,
+  type FundingRate,
+  type FundingSettlement,
+  type Instrument,
+  type OrderBook,
+  type PriceIndex,
+  type PublicTrade,
+  type Surface,
+  type Ticker,
+} from '../../domain/market.js';
 import type { TimeSource } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { CandleWindow } from '../client.js';
@@ -35,17 +45,26 @@ export class LivePublicReads {
     if (surface === 'spot') {
       const ctx = new parse.ParseContext('S7');
       const rows = await this.spot.exchangeInfo();
-      return this.done(ctx, rows.map((w, i) => parse.spotInstrument(ctx, w, i)));
+      return this.done(
+        ctx,
+        rows.map((w, i) => parse.spotInstrument(ctx, w, i)),
+      );
     }
     const ctx = new parse.ParseContext('F1');
     const rows = await this.futures.contracts();
-    return this.done(ctx, rows.map((w, i) => parse.futuresInstrument(ctx, w, i)));
+    return this.done(
+      ctx,
+      rows.map((w, i) => parse.futuresInstrument(ctx, w, i)),
+    );
   }
 
   async tickers(): Promise<Ticker[]> {
     const ctx = new parse.ParseContext('F2');
     const rows = await this.futures.tickers();
-    return this.done(ctx, rows.map((w, i) => parse.ticker(ctx, w, i)));
+    return this.done(
+      ctx,
+      rows.map((w, i) => parse.ticker(ctx, w, i)),
+    );
   }
 
   async recentTrades(symbol: string, limit?: number): Promise<PublicTrade[]> {
@@ -90,7 +109,11 @@ export class LivePublicReads {
     const out =
       id === 'S10'
         ? parse.candles(ctx, await this.spot.candles({ symbol, period: timeframe, ...limit }), 'data')
-        : parse.candles(ctx, await this.futures.candles({ symbol, granularity: timeframe, ...limit, ...(opts.priceType ? { priceType: PRICE_TYPE_CODE[opts.priceType] } : {}) }), '');
+        : parse.candles(
+            ctx,
+            await this.futures.candles({ symbol, granularity: timeframe, ...limit, ...(opts.priceType ? { priceType: PRICE_TYPE_CODE[opts.priceType] } : {}) }),
+            '',
+          );
     // The spot venue serves the rows it chooses (about 300): the newest `limit` are kept.
     return this.done(ctx, opts.limit !== undefined ? out.slice(-opts.limit) : out);
   }
@@ -105,8 +128,12 @@ export class LivePublicReads {
     candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, true, window.priceType);
     const ctx = new parse.ParseContext('F11');
     const rows = await this.futures.historyCandles({
-      symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs,
-      ...(window.limit !== undefined ? { limit: window.limit } : {}), ...(window.priceType ? { priceType: PRICE_TYPE_CODE[window.priceType] } : {}),
+      symbol,
+      granularity: timeframe,
+      startTime: window.startMs,
+      endTime: window.endMs,
+      ...(window.limit !== undefined ? { limit: window.limit } : {}),
+      ...(window.priceType ? { priceType: PRICE_TYPE_CODE[window.priceType] } : {}),
     });
     const inWindow = parse.candles(ctx, rows, '').filter((c) => c.openMs >= window.startMs && c.openMs <= window.endMs);
     return this.done(ctx, inWindow.slice(-(window.limit ?? ENDPOINTS.F11.maxPageSize!)));

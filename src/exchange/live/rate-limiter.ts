@@ -152,8 +152,17 @@ export class RateLimiter {
       const budget = config[surface];
       this.addPool(`${surface}:ip`, `ip:${this.egress}:${surface}`, planBucket(budget.ip, config.usableFraction, maxW.ip, config.arrivalSpreadMs));
       this.addPool(`${surface}:uid`, `uid:${this.account}:${surface}`, planBucket(budget.uid, config.usableFraction, maxW.uid, config.arrivalSpreadMs));
-      this.addPool(`${surface}:orders`, `orders:${this.account}:${surface}`, planBucket(config.orderRequests, config.usableFraction, 1, config.arrivalSpreadMs));
-      const queue = (lane: Lane): Queue => ({ limiter: new Bottleneck({ maxConcurrent: 1 }), shortOf: undefined, claimant: `${randomUUID()}:${surface}:${lane}`, count: { 1: 0, 3: 0, 6: 0 } });
+      this.addPool(
+        `${surface}:orders`,
+        `orders:${this.account}:${surface}`,
+        planBucket(config.orderRequests, config.usableFraction, 1, config.arrivalSpreadMs),
+      );
+      const queue = (lane: Lane): Queue => ({
+        limiter: new Bottleneck({ maxConcurrent: 1 }),
+        shortOf: undefined,
+        claimant: `${randomUUID()}:${surface}:${lane}`,
+        count: { 1: 0, 3: 0, 6: 0 },
+      });
       this.queues[surface] = { writes: queue('writes'), reads: queue('reads') };
     }
   }
@@ -190,7 +199,9 @@ export class RateLimiter {
     }
     if (!creates) return list;
     if (orders > creates.plan.burst) {
-      throw new RangeError(`${endpoint.id}: a batch of ${orders} orders exceeds the ${creates.plan.burst} the account's order-creation limit lets through at once`);
+      throw new RangeError(
+        `${endpoint.id}: a batch of ${orders} orders exceeds the ${creates.plan.burst} the account's order-creation limit lets through at once`,
+      );
     }
     return [...list, { bucket: creates.bucket, weight: orders }];
   }

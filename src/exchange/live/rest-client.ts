@@ -92,7 +92,10 @@ export function interpretResponse<E extends EndpointId>(id: E, res: HttpResponse
     const html = /^\s*</.test(res.body);
     // 521 (IP not whitelisted) comes as a gateway page: its status says it all.
     if (res.status >= 500 && res.status !== 521) {
-      throw new ExchangeError('unavailable', `HTTP ${res.status} with a non-JSON body${html ? ' (HTML page)' : ''}: ${snippet(res.body)}`, { endpoint: id, httpStatus: res.status });
+      throw new ExchangeError('unavailable', `HTTP ${res.status} with a non-JSON body${html ? ' (HTML page)' : ''}: ${snippet(res.body)}`, {
+        endpoint: id,
+        httpStatus: res.status,
+      });
     }
     if (res.status >= 400) return throwVenue(id, res.status, undefined, `HTTP ${res.status}: ${snippet(res.body)}`);
     throw badResponse(id, res.status, `body is not valid JSON (${html ? 'HTML page' : (err as Error).message}): ${snippet(res.body)}`, undefined, err);
@@ -194,7 +197,8 @@ export class RestClient {
     this.keysWork = false;
     this.authFailures++;
     if (this.halt || this.authFailures < this.authFailuresBeforeHalt) return;
-    const last = err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
+    const last =
+      err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
     this.halt = {
       reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then restart`,
       atMs: this.opts.clock.now(),
@@ -212,7 +216,10 @@ export class RestClient {
     const endpoint = ENDPOINTS[id];
     checkRequest(id, params);
     if (endpoint.auth && !this.opts.credentials) {
-      throw new ExchangeError('auth', 'no API credentials configured (SEXTANT_API_KEY, SEXTANT_API_SECRET, SEXTANT_API_PASSPHRASE)', { endpoint: id, sent: false });
+      throw new ExchangeError('auth', 'no API credentials configured (SEXTANT_API_KEY, SEXTANT_API_SECRET, SEXTANT_API_PASSPHRASE)', {
+        endpoint: id,
+        sent: false,
+      });
     }
     if (endpoint.auth && this.halt) throw this.haltError(id);
     const attempts = endpoint.kind === 'read' ? Math.max(1, this.opts.retry.attempts) : 1;
@@ -290,7 +297,10 @@ export class RestClient {
         const headers: Record<string, string> = { 'Content-Type': 'application/json', locale: this.opts.locale };
         if (endpoint.auth && this.opts.credentials) {
           const ts = String(Math.round(this.opts.clock.now() + this.offsetMs));
-          Object.assign(headers, authHeaders(this.opts.credentials, ts, sign(this.opts.credentials.apiSecret, ts, endpoint.method, endpoint.path, query, body)));
+          Object.assign(
+            headers,
+            authHeaders(this.opts.credentials, ts, sign(this.opts.credentials.apiSecret, ts, endpoint.method, endpoint.path, query, body)),
+          );
         }
         try {
           return await this.opts.transport.send({ method: endpoint.method, url, headers, ...(endpoint.method === 'POST' ? { body } : {}) });

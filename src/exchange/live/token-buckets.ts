@@ -172,7 +172,10 @@ type Scripted = Redis & { sextantBuckets(keys: number, ...args: Array<string | n
 export class RedisBuckets implements BucketStore {
   private readonly redis: Scripted;
 
-  constructor(url: string, private readonly keyPrefix: string) {
+  constructor(
+    url: string,
+    private readonly keyPrefix: string,
+  ) {
     // A command unanswered in 5 s fails (a frozen Redis must not hold a request, or a stop, for ever).
     const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 5000 });
     redis.defineCommand('sextantBuckets', { lua: SCRIPT });
@@ -196,11 +199,20 @@ export class RedisBuckets implements BucketStore {
   }
 
   async coolOff(buckets: readonly BucketShape[], ms: number): Promise<void> {
-    await this.run('cooloff', buckets.map((bucket) => ({ bucket, weight: 0 })), ms);
+    await this.run(
+      'cooloff',
+      buckets.map((bucket) => ({ bucket, weight: 0 })),
+      ms,
+    );
   }
 
   async levels(buckets: readonly BucketShape[]): Promise<number[]> {
-    return ((await this.run('levels', buckets.map((bucket) => ({ bucket, weight: 0 })))) as string[]).map(Number);
+    return (
+      (await this.run(
+        'levels',
+        buckets.map((bucket) => ({ bucket, weight: 0 })),
+      )) as string[]
+    ).map(Number);
   }
 
   async close(): Promise<void> {

@@ -70,9 +70,15 @@ export class Transport {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const abort = new AbortController();
     let timedOut: TransportError | undefined;
-    const timer = setTimeout(() => abort.abort((timedOut = new TransportError('timeout', true, `no answer within ${this.opts.timeoutMs} ms`, undefined))), this.opts.timeoutMs);
+    const timer = setTimeout(
+      () => abort.abort((timedOut = new TransportError('timeout', true, `no answer within ${this.opts.timeoutMs} ms`, undefined))),
+      this.opts.timeoutMs,
+    );
     try {
-      const { url, headers } = withUserinfo(req.url, hasHeader(req.headers, 'accept-encoding') ? req.headers : { ...req.headers, 'accept-encoding': 'gzip, deflate, br' });
+      const { url, headers } = withUserinfo(
+        req.url,
+        hasHeader(req.headers, 'accept-encoding') ? req.headers : { ...req.headers, 'accept-encoding': 'gzip, deflate, br' },
+      );
       const res = await request(url, {
         dispatcher: this.agent,
         method: req.method,
@@ -91,7 +97,7 @@ export class Transport {
 
   /** The answer's text: decompressed as its content-encoding says (gzip, deflate, br), within maxBodyBytes. */
   private decode(raw: Buffer, encoding: string | string[] | undefined): string {
-    const enc = (Array.isArray(encoding) ? encoding.join(',') : encoding ?? '').trim().toLowerCase();
+    const enc = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
     // An empty answer (a 204, an empty error) is empty whatever its header says.
     if (enc === '' || enc === 'identity' || raw.length === 0) return raw.toString('utf8');
     const decoder = DECODERS[enc];

@@ -3,7 +3,15 @@
 // and a quick watch that tells, in doubles and with no allocation, when the account is clearly clear of liquidation
 // so that the exact check runs only near the line.
 import { Decimal } from '../../domain/decimal.js';
-import { crossMargin, liquidationPrice, requiredRate, roundLiquidationPrice, type CrossMargin, type MarginPosition, type MarginRules } from '../../domain/margin.js';
+import {
+  crossMargin,
+  liquidationPrice,
+  requiredRate,
+  roundLiquidationPrice,
+  type CrossMargin,
+  type MarginPosition,
+  type MarginRules,
+} from '../../domain/margin.js';
 import { priceOf, type Book } from './book.js';
 import type { FuturesAccount } from './futures-account.js';
 
@@ -92,7 +100,14 @@ export class MarginMoment {
   /** As marginPositionsOf, then. */
   private positionsOf(book: Book): MarginPosition[] {
     const mark = this.mark(book);
-    return (this.held[this.account.books.indexOf(book)] ?? []).map((p) => ({ side: p.side, size: p.size, openValue: p.openValue, mark, contractValue: contractValueOf(book), closeFeeRate: book.inst.takerFeeRate }));
+    return (this.held[this.account.books.indexOf(book)] ?? []).map((p) => ({
+      side: p.side,
+      size: p.size,
+      openValue: p.openValue,
+      mark,
+      contractValue: contractValueOf(book),
+      closeFeeRate: book.inst.takerFeeRate,
+    }));
   }
 
   /** As accountCross, then. */
@@ -105,7 +120,11 @@ export class MarginMoment {
       if (held.length) closeFeeRate = book.inst.takerFeeRate;
       positions.push(...held);
     }
-    return (this.cross = crossMargin(this.collateral, positions, { tiers: this.account.options.tiers, trigger: this.account.options.liquidationTrigger, closeFeeRate }));
+    return (this.cross = crossMargin(this.collateral, positions, {
+      tiers: this.account.options.tiers,
+      trigger: this.account.options.liquidationTrigger,
+      closeFeeRate,
+    }));
   }
 
   /** As contractLiquidationPrice, then. */

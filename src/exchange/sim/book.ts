@@ -118,14 +118,41 @@ export interface Book {
 /** A book for a market; `mark` its mark model (default: mark = index). */
 export function createBook(market: SymbolMarket, mark: MarkModel = new MarkModel(0, market.spec.symbol, 0)): Book {
   const book: Book = {
-    inst: toInstrument(market.spec), spec: market.spec, m: market, open: [],
-    maxBuyTicks: -Infinity, minSellTicks: Infinity, minTriggerUpTicks: Infinity, maxTriggerDownTicks: -Infinity,
-    minMarkUpTicks: Infinity, maxMarkDownTicks: -Infinity, mark, markTicks: 0, nextFundingMs: Infinity, watchFromMs: Infinity,
-    firstTicks: market.last, firstTs: -1, highTicks: market.last, highTs: market.ts, lowTicks: market.last, lowTs: market.ts,
-    volSteps: 0, volTickSteps: 0, volFolded: 0n,
-    tradeTsMs: new Float64Array(TRADE_RING), tradePriceTicks: new Float64Array(TRADE_RING), tradeSizeSteps: new Float64Array(TRADE_RING),
-    tradeBuyerMaker: new Uint8Array(TRADE_RING), tradeHead: 0, tradeCount: 0, candles: new SymbolCandles(market.past),
-    fills: [], fillsByOrder: new Map(), fillDetails: new Map(), history: [], sizes: [],
+    inst: toInstrument(market.spec),
+    spec: market.spec,
+    m: market,
+    open: [],
+    maxBuyTicks: -Infinity,
+    minSellTicks: Infinity,
+    minTriggerUpTicks: Infinity,
+    maxTriggerDownTicks: -Infinity,
+    minMarkUpTicks: Infinity,
+    maxMarkDownTicks: -Infinity,
+    mark,
+    markTicks: 0,
+    nextFundingMs: Infinity,
+    watchFromMs: Infinity,
+    firstTicks: market.last,
+    firstTs: -1,
+    highTicks: market.last,
+    highTs: market.ts,
+    lowTicks: market.last,
+    lowTs: market.ts,
+    volSteps: 0,
+    volTickSteps: 0,
+    volFolded: 0n,
+    tradeTsMs: new Float64Array(TRADE_RING),
+    tradePriceTicks: new Float64Array(TRADE_RING),
+    tradeSizeSteps: new Float64Array(TRADE_RING),
+    tradeBuyerMaker: new Uint8Array(TRADE_RING),
+    tradeHead: 0,
+    tradeCount: 0,
+    candles: new SymbolCandles(market.past),
+    fills: [],
+    fillsByOrder: new Map(),
+    fillDetails: new Map(),
+    history: [],
+    sizes: [],
     positions: { long: emptyPosition(), short: emptyPosition() },
   };
   // The market's opening tick starts the day, the trade tape and the candles.
@@ -155,8 +182,22 @@ export function recordDay(book: Book, market: SymbolMarket): void {
 function emptyPosition(): PositionState {
   const zero = Decimal.ZERO;
   return {
-    size: zero, openValue: zero, openFee: zero, realized: zero, updatedAtMs: 0, positionId: '', createdAtMs: 0, fundingFee: zero, cumFundingFee: zero,
-    cumLiquidateFee: zero, cumOpenSize: zero, cumOpenValue: zero, cumOpenFee: zero, cumCloseSize: zero, cumCloseValue: zero, cumCloseFee: zero,
+    size: zero,
+    openValue: zero,
+    openFee: zero,
+    realized: zero,
+    updatedAtMs: 0,
+    positionId: '',
+    createdAtMs: 0,
+    fundingFee: zero,
+    cumFundingFee: zero,
+    cumLiquidateFee: zero,
+    cumOpenSize: zero,
+    cumOpenValue: zero,
+    cumOpenFee: zero,
+    cumCloseSize: zero,
+    cumCloseValue: zero,
+    cumCloseFee: zero,
   };
 }
 
@@ -246,8 +287,11 @@ export function tapeTrades(book: Book, limit: number): TapeTrade[] {
     const slot = (book.tradeHead - 1 - back + TRADE_RING) % TRADE_RING;
     const seq = book.m.ticks - back;
     out.push({
-      tradeId: `${book.inst.symbol}-${seq}`, ts: book.tradeTsMs[slot]!, price: priceOf(book, book.tradePriceTicks[slot]!),
-      size: sizeOf(book, book.tradeSizeSteps[slot]!), buyerMaker: book.tradeBuyerMaker[slot] === 1,
+      tradeId: `${book.inst.symbol}-${seq}`,
+      ts: book.tradeTsMs[slot]!,
+      price: priceOf(book, book.tradePriceTicks[slot]!),
+      size: sizeOf(book, book.tradeSizeSteps[slot]!),
+      buyerMaker: book.tradeBuyerMaker[slot] === 1,
     });
   }
   return out;
@@ -257,8 +301,20 @@ export function tapeTrades(book: Book, limit: number): TapeTrade[] {
 export function tickerOf(book: Book, view: TickerView): Ticker {
   const market = book.m;
   return new TickerSnapshot(
-    book.inst.symbol, market.ts, market.last, market.bid, market.ask, book.mark.markTicks(market), book.mark.indexTicks(market),
-    book.highTicks, book.lowTicks, book.volSteps, book.volTickSteps, book.volFolded, book.inst, view,
+    book.inst.symbol,
+    market.ts,
+    market.last,
+    market.bid,
+    market.ask,
+    book.mark.markTicks(market),
+    book.mark.indexTicks(market),
+    book.highTicks,
+    book.lowTicks,
+    book.volSteps,
+    book.volTickSteps,
+    book.volFolded,
+    book.inst,
+    view,
   );
 }
 

@@ -119,7 +119,10 @@ export class BudgetMeter {
     if (!bySubject) this.charges.set(who, (bySubject = new Map()));
     let list = bySubject.get(endpoint);
     if (!list) {
-      list = chargesOf(endpoint).map((c) => ({ pool: this.pool(c.pool, endpoint.surface, c.kind, c.kind === 'ip' ? subject.ip : subject.uid), weight: c.weight }));
+      list = chargesOf(endpoint).map((c) => ({
+        pool: this.pool(c.pool, endpoint.surface, c.kind, c.kind === 'ip' ? subject.ip : subject.uid),
+        weight: c.weight,
+      }));
       bySubject.set(endpoint, list);
     }
     return list;

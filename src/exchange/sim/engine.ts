@@ -9,12 +9,34 @@ import type { Balance, Fill, Instrument, Position, PositionSide, Surface, Ticker
 import { futuresSide, type Order } from '../../domain/order.js';
 import type { TimeSource } from '../../util/clock.js';
 import { requestedPositionSide, type LedgerQuery, type OrderRequest, type TpSlChange, type TpSlRequest, type TriggerOrderRequest } from '../client.js';
-import { FOLD_AT, createBook, crossesMarket, depthOf, hasLiveClientOid, priceOf, recordDay, recordTrade, reindex, tapeTrades, tickerOf, type Book, type FuturesFillDetail, type TapeTrade } from './book.js';
+import {
+  FOLD_AT,
+  createBook,
+  crossesMarket,
+  depthOf,
+  hasLiveClientOid,
+  priceOf,
+  recordDay,
+  recordTrade,
+  reindex,
+  tapeTrades,
+  tickerOf,
+  type Book,
+  type FuturesFillDetail,
+  type TapeTrade,
+} from './book.js';
 import { FundingSchedule, type RecordedFunding } from './funding-schedule.js';
 import { FuturesAccount } from './futures-account.js';
 import { FuturesDesk } from './futures-desk.js';
 import { FuturesLedger } from './futures-ledger.js';
-import { DEFAULT_SIM_FUTURES, type SimAccountView, type SimFuturesOptions, type SimLedgerPage, type SimLiquidation, type SimPositionView } from './futures-views.js';
+import {
+  DEFAULT_SIM_FUTURES,
+  type SimAccountView,
+  type SimFuturesOptions,
+  type SimLedgerPage,
+  type SimLiquidation,
+  type SimPositionView,
+} from './futures-views.js';
 import type { SimInstrumentSpec } from './instruments.js';
 import { MarkModel } from './mark-model.js';
 import type { SymbolMarket } from './market.js';
@@ -70,7 +92,10 @@ export class MatchingEngine {
     /** The futures margin model (default: `exchange.margin` and `sim.futures` defaults). */
     futures: SimFuturesOptions = DEFAULT_SIM_FUTURES,
   ) {
-    this.funding = new FundingSchedule(seed, markets.map((market) => market.spec));
+    this.funding = new FundingSchedule(
+      seed,
+      markets.map((market) => market.spec),
+    );
     for (const market of markets) {
       const book = createBook(market, new MarkModel(seed, market.spec.symbol, market.spec.surface === 'futures' ? futures.markBasisBps : 0));
       this.books.set(market.spec.symbol, book);
@@ -126,7 +151,13 @@ export class MatchingEngine {
       const low = last < market.ask ? last : market.ask;
       const high = last > market.bid ? last : market.bid;
       const mark = book.markTicks;
-      const reached = low <= book.maxBuyTicks || high >= book.minSellTicks || last >= book.minTriggerUpTicks || last <= book.maxTriggerDownTicks || mark >= book.minMarkUpTicks || mark <= book.maxMarkDownTicks;
+      const reached =
+        low <= book.maxBuyTicks ||
+        high >= book.minSellTicks ||
+        last >= book.minTriggerUpTicks ||
+        last <= book.maxTriggerDownTicks ||
+        mark >= book.minMarkUpTicks ||
+        mark <= book.maxMarkDownTicks;
       if (reached) this.flow.matchResting(book);
     }
     if (watched) this.desk.afterMatch(book);
@@ -147,7 +178,8 @@ export class MatchingEngine {
         return { ok: false, refusal: refusals.futuresParam('type: side does not match the position') };
       }
       const order = this.flow.newOrder(book, req, checked.ticks, checked.steps);
-      if (order.tif === 'post_only' && crossesMarket(book, order)) return { ok: false, refusal: refusals.failed(surface, 'post only order would take liquidity') };
+      if (order.tif === 'post_only' && crossesMarket(book, order))
+        return { ok: false, refusal: refusals.failed(surface, 'post only order would take liquidity') };
       const refusal = surface === 'spot' ? this.spotWallet.reserve(book, order) : this.futuresAccount.check(book, order);
       if (refusal) return { ok: false, refusal };
       this.flow.admit(book, order);
@@ -165,8 +197,14 @@ export class MatchingEngine {
     if (!book || book.inst.surface !== 'futures') return { ok: false, refusal: refusals.symbol('futures', req.symbol) };
     const side = futuresSide(req.positionSide, req.reduceOnly);
     const orderReq: OrderRequest = {
-      clientOid: req.clientOid, side, kind: req.executePrice ? 'limit' : 'market', timeInForce: 'gtc', size: req.size,
-      positionSide: req.positionSide, reduceOnly: req.reduceOnly, ...(req.executePrice ? { price: req.executePrice } : {}),
+      clientOid: req.clientOid,
+      side,
+      kind: req.executePrice ? 'limit' : 'market',
+      timeInForce: 'gtc',
+      size: req.size,
+      positionSide: req.positionSide,
+      reduceOnly: req.reduceOnly,
+      ...(req.executePrice ? { price: req.executePrice } : {}),
     };
     const checked = validateTrigger(book, orderReq, req.triggerPrice);
     if (isRefusal(checked)) return { ok: false, refusal: checked };
@@ -200,10 +238,19 @@ export class MatchingEngine {
   cancel(surface: Surface, symbol: string, by: { orderIds?: string[]; clientOids?: string[] }): CancelOutcome[] {
     this.flow.version++;
     const book = this.books.get(symbol);
-    const keys = by.orderIds ? by.orderIds.map((orderId) => ({ orderId, clientOid: null as string | null })) : (by.clientOids ?? []).map((clientOid) => ({ orderId: null as string | null, clientOid }));
+    const keys = by.orderIds
+      ? by.orderIds.map((orderId) => ({ orderId, clientOid: null as string | null }))
+      : (by.clientOids ?? []).map((clientOid) => ({ orderId: null as string | null, clientOid }));
     const out = keys.map((key): CancelOutcome => {
       const order = key.orderId !== null ? this.orderHistory.get(key.orderId) : book?.open.find((x) => x.clientOid === key.clientOid && !x.isTrigger);
-      if (!book || !order || order.symbol !== symbol || order.surface !== surface || order.isTrigger || (order.status !== 'open' && order.status !== 'pending')) {
+      if (
+        !book ||
+        !order ||
+        order.symbol !== symbol ||
+        order.surface !== surface ||
+        order.isTrigger ||
+        (order.status !== 'open' && order.status !== 'pending')
+      ) {
         return { ok: false, orderId: key.orderId, clientOid: key.clientOid, refusal: refusals.notFound(surface) };
       }
       this.flow.finish(book, order, 'canceled');

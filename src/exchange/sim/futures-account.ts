@@ -147,7 +147,8 @@ export class FuturesAccount {
   closeExceedsPosition(book: Book, side: PositionSide, steps: number, except?: SimOrder): boolean {
     const pos = book.positions[side];
     let pending = 0;
-    for (const order of book.open) if (order !== except && order.reduceOnly && order.positionSide === side && order.status === 'open') pending += order.sizeSteps - order.filledSteps;
+    for (const order of book.open)
+      if (order !== except && order.reduceOnly && order.positionSide === side && order.status === 'open') pending += order.sizeSteps - order.filledSteps;
     return sizeOf(book, steps + pending).gt(pos.size);
   }
 
@@ -161,7 +162,8 @@ export class FuturesAccount {
     const available = this.available();
     if (available.lt(need)) return refusals.failed('futures', `insufficient balance: margin available ${available.toString()}, needs ${need.toString()}`);
     const max = book.inst.maxPositionSize;
-    if (max && book.positions[order.positionSide!].size.add(sizeOf(book, order.sizeSteps)).gt(max)) return refusals.futuresParam('size: above the maximum position size');
+    if (max && book.positions[order.positionSide!].size.add(sizeOf(book, order.sizeSteps)).gt(max))
+      return refusals.futuresParam('size: above the maximum position size');
     return undefined;
   }
 

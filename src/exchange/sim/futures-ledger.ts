@@ -35,7 +35,14 @@ export class FuturesLedger {
   }
 
   /** The entries of one futures fill, `balance` the collateral after it (see the header for the kinds). */
-  recordFill(symbol: string, order: Pick<SimOrder, 'positionSide' | 'reduceOnly' | 'liquidation'>, pnl: Decimal | undefined, fee: Decimal, balance: Decimal, timestampMs: number): void {
+  recordFill(
+    symbol: string,
+    order: Pick<SimOrder, 'positionSide' | 'reduceOnly' | 'liquidation'>,
+    pnl: Decimal | undefined,
+    fee: Decimal,
+    balance: Decimal,
+    timestampMs: number,
+  ): void {
     const short = order.positionSide === 'short';
     const close = short ? 'position_close_short' : 'position_close_long';
     if (order.liquidation) {

@@ -20,25 +20,36 @@ export interface SimFuturesOptions {
 export const DEFAULT_SIM_FUTURES: SimFuturesOptions = { markBasisBps: 0, tiers: DEFAULT_MAINTENANCE_TIERS, liquidationTrigger: 'maintenance' };
 
 /** The options from their configured form (`exchange.margin`, `sim.futures`: rates as decimal text). */
-export function simFuturesOptionsOf(
-  margin: MarginConfig,
-  futures: { markBasisBps: number; liquidationFeeRate?: string | undefined },
-): SimFuturesOptions {
+export function simFuturesOptionsOf(margin: MarginConfig, futures: { markBasisBps: number; liquidationFeeRate?: string | undefined }): SimFuturesOptions {
   const { tiers, trigger } = marginSettingsOf(margin);
   return {
-    markBasisBps: futures.markBasisBps, tiers, liquidationTrigger: trigger,
+    markBasisBps: futures.markBasisBps,
+    tiers,
+    liquidationTrigger: trigger,
     ...(futures.liquidationFeeRate !== undefined ? { liquidationFeeRate: Decimal.from(futures.liquidationFeeRate) } : {}),
   };
 }
 
 /** One side of one contract with a size. Funding amounts are changes of collateral: negative when paid. */
-export interface SimPositionView
-  extends Pick<
-    PositionState,
-    | 'positionId' | 'size' | 'openValue' | 'openFee' | 'createdAtMs' | 'updatedAtMs'
-    // The latest settlement's funding of this position and the sum over its life; the side's lifetime figures, as F4/F29 list them.
-    | 'fundingFee' | 'cumFundingFee' | 'cumLiquidateFee' | 'cumOpenSize' | 'cumOpenValue' | 'cumOpenFee' | 'cumCloseSize' | 'cumCloseValue' | 'cumCloseFee'
-  > {
+export interface SimPositionView extends Pick<
+  PositionState,
+  | 'positionId'
+  | 'size'
+  | 'openValue'
+  | 'openFee'
+  | 'createdAtMs'
+  | 'updatedAtMs'
+  // The latest settlement's funding of this position and the sum over its life; the side's lifetime figures, as F4/F29 list them.
+  | 'fundingFee'
+  | 'cumFundingFee'
+  | 'cumLiquidateFee'
+  | 'cumOpenSize'
+  | 'cumOpenValue'
+  | 'cumOpenFee'
+  | 'cumCloseSize'
+  | 'cumCloseValue'
+  | 'cumCloseFee'
+> {
   symbol: string;
   side: PositionSide;
   leverage: Decimal;

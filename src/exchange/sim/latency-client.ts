@@ -2,9 +2,36 @@
 // the venue one way later and its answer comes back one way after that, in whatever time `sleep` measures
 // (virtual time in backtests). Orders therefore meet the market as it is when they arrive, not when sent.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type {
+  Balance,
+  Fill,
+  FundingRate,
+  FundingSettlement,
+  Instrument,
+  LedgerEntry,
+  OrderBook,
+  Position,
+  PriceIndex,
+  PublicTrade,
+  Surface,
+  Ticker,
+} from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type {
+  CancelTarget,
+  CandleWindow,
+  ExchangeClient,
+  ItemResult,
+  LedgerQuery,
+  OrderLookup,
+  OrderRequest,
+  PositionCloseResult,
+  TpSlChange,
+  TpSlRequest,
+  TriggerHistoryQuery,
+  TriggerOrder,
+  TriggerOrderRequest,
+} from '../client.js';
 
 /** Where the client waits out network time: `fn(arg)` runs `ms` later (the backtest's VirtualClock.wait). */
 export interface NetworkTime {

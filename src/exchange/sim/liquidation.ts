@@ -47,7 +47,12 @@ function closeAll(ops: EngineOps, book: Book, price: Decimal, mark: Decimal, rec
     const size = book.positions[side].size;
     if (size.isZero()) continue;
     const steps = ops.account.positionSteps(book, side);
-    const order = ops.newOrder(book, { clientOid: '', side: futuresSide(side, true), kind: 'market', timeInForce: 'ioc', size, positionSide: side, reduceOnly: true }, null, steps);
+    const order = ops.newOrder(
+      book,
+      { clientOid: '', side: futuresSide(side, true), kind: 'market', timeInForce: 'ioc', size, positionSide: side, reduceOnly: true },
+      null,
+      steps,
+    );
     order.liquidation = true;
     ops.admit(book, order);
     const pnl = ops.fill(book, order, ticks, steps, true, feeRate) ?? Decimal.ZERO;

@@ -90,8 +90,13 @@ export class SyntheticMarket implements MarketSource {
     for (const m of this.symbols) {
       this.tick(m, opts.startMs);
       m.past = new SyntheticPast({
-        seed: opts.seed, symbol: m.spec.symbol, startMs: opts.startMs, firstTicks: m.last, volBps: m.spec.volBps,
-        ticksPerMinute: Math.max(1, Math.round(60_000 / opts.tickIntervalMs)), minSteps: this.minSteps[m.index]!,
+        seed: opts.seed,
+        symbol: m.spec.symbol,
+        startMs: opts.startMs,
+        firstTicks: m.last,
+        volBps: m.spec.volBps,
+        ticksPerMinute: Math.max(1, Math.round(60_000 / opts.tickIntervalMs)),
+        minSteps: this.minSteps[m.index]!,
       });
     }
   }

@@ -2,11 +2,39 @@
 // meter (the simulator's own: fixed windows of virtual time), and refuses what goes over with the venue's 429 —
 // so a strategy that would exceed the budget live also does in a backtest.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
-import { surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type LedgerEntry, type OrderBook, type Position, type PriceIndex, type PublicTrade, type Surface, type Ticker } from '../../domain/market.js';
+import {
+  surfaceOfSymbol,
+  type Balance,
+  type Fill,
+  type FundingRate,
+  type FundingSettlement,
+  type Instrument,
+  type LedgerEntry,
+  type OrderBook,
+  type Position,
+  type PriceIndex,
+  type PublicTrade,
+  type Surface,
+  type Ticker,
+} from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import type { VenueBudget } from '../../domain/venue-budget.js';
 import type { Clock } from '../../util/clock.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type {
+  CancelTarget,
+  CandleWindow,
+  ExchangeClient,
+  ItemResult,
+  LedgerQuery,
+  OrderLookup,
+  OrderRequest,
+  PositionCloseResult,
+  TpSlChange,
+  TpSlRequest,
+  TriggerHistoryQuery,
+  TriggerOrder,
+  TriggerOrderRequest,
+} from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { classifyVenueError } from '../errors.js';
 import { candleEndpoint, checkRequest } from '../request-checks.js';
@@ -115,19 +143,37 @@ export class MeteredClient implements ExchangeClient {
   }
   depth(symbol: string, limit?: 15 | 200): Promise<OrderBook> {
     const id = surfaceOfSymbol(symbol) === 'spot' ? 'S13' : 'F13';
-    return this.checkedRead(() => this.checked(id, { symbol, ...(limit !== undefined ? { limit } : {}) }), () => this.inner.depth(symbol, limit));
+    return this.checkedRead(
+      () => this.checked(id, { symbol, ...(limit !== undefined ? { limit } : {}) }),
+      () => this.inner.depth(symbol, limit),
+    );
   }
   candles(symbol: string, timeframe: Timeframe, opts?: { limit?: number; priceType?: CandlePriceType }): Promise<VenueCandle[]> {
     return this.checkedRead(
-      () => this.checked(candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, false, opts?.priceType), { symbol, period: timeframe, granularity: timeframe, ...(opts?.limit !== undefined ? { limit: opts.limit } : {}) }),
+      () =>
+        this.checked(candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, false, opts?.priceType), {
+          symbol,
+          period: timeframe,
+          granularity: timeframe,
+          ...(opts?.limit !== undefined ? { limit: opts.limit } : {}),
+        }),
       () => this.inner.candles(symbol, timeframe, opts),
     );
   }
   historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
-    return this.checkedRead(() => {
-      candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, true, window.priceType);
-      return this.checked('F11', { symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs, ...(window.limit !== undefined ? { limit: window.limit } : {}) });
-    }, () => this.inner.historyCandles(symbol, timeframe, window));
+    return this.checkedRead(
+      () => {
+        candleEndpoint(surfaceOfSymbol(symbol), symbol, timeframe, true, window.priceType);
+        return this.checked('F11', {
+          symbol,
+          granularity: timeframe,
+          startTime: window.startMs,
+          endTime: window.endMs,
+          ...(window.limit !== undefined ? { limit: window.limit } : {}),
+        });
+      },
+      () => this.inner.historyCandles(symbol, timeframe, window),
+    );
   }
   fundingRates(symbol?: string): Promise<FundingRate[]> {
     return this.read('F14', () => this.inner.fundingRates(symbol));
@@ -136,7 +182,10 @@ export class MeteredClient implements ExchangeClient {
     return this.read('F15', () => this.inner.nextFundingTime(symbol));
   }
   fundingHistory(symbol: string, limit?: number): Promise<FundingSettlement[]> {
-    return this.checkedRead(() => this.checked('F16', { symbol, ...(limit !== undefined ? { limit } : {}) }), () => this.inner.fundingHistory(symbol, limit));
+    return this.checkedRead(
+      () => this.checked('F16', { symbol, ...(limit !== undefined ? { limit } : {}) }),
+      () => this.inner.fundingHistory(symbol, limit),
+    );
   }
   priceIndex(symbol: string, kind: 'index' | 'mark'): Promise<PriceIndex> {
     return this.read('F17', () => this.inner.priceIndex(symbol, kind));
@@ -146,8 +195,16 @@ export class MeteredClient implements ExchangeClient {
     return this.read('F21', () => this.inner.triggerOrders(symbol));
   }
   triggerOrderHistory(symbol: string, query?: TriggerHistoryQuery): Promise<TriggerOrder[]> {
-    const params = { symbol, ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query?.limit !== undefined ? { pageSize: query.limit } : {}) };
-    return this.checkedRead(() => this.checked('F22', params), () => this.inner.triggerOrderHistory(symbol, query));
+    const params = {
+      symbol,
+      ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}),
+      ...(query?.limit !== undefined ? { pageSize: query.limit } : {}),
+    };
+    return this.checkedRead(
+      () => this.checked('F22', params),
+      () => this.inner.triggerOrderHistory(symbol, query),
+    );
   }
   openOrders(surface: Surface, symbol?: string): Promise<Order[]> {
     return this.read(surface === 'spot' ? this.spotOpenOrders : 'F5', () => this.inner.openOrders(surface, symbol));
@@ -172,10 +229,16 @@ export class MeteredClient implements ExchangeClient {
     return this.read(surface === 'spot' ? 'S8' : 'F3', () => this.inner.balances(surface));
   }
   placeOrders(surface: Surface, symbol: string, orders: OrderRequest[]): Promise<ItemResult[]> {
-    return this.write(surface === 'spot' ? 'S6' : 'F6', () => orders.map((order) => ({ clientOid: order.clientOid, orderId: null })), () => this.inner.placeOrders(surface, symbol, orders));
+    return this.write(
+      surface === 'spot' ? 'S6' : 'F6',
+      () => orders.map((order) => ({ clientOid: order.clientOid, orderId: null })),
+      () => this.inner.placeOrders(surface, symbol, orders),
+    );
   }
   cancelOrders(surface: Surface, symbol: string, target: CancelTarget): Promise<ItemResult[]> {
-    const items = target.orderIds ? target.orderIds.map((orderId) => ({ clientOid: null, orderId })) : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));
+    const items = target.orderIds
+      ? target.orderIds.map((orderId) => ({ clientOid: null, orderId }))
+      : (target.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));
     return this.write(surface === 'spot' ? 'S4' : 'F7', items, () => this.inner.cancelOrders(surface, symbol, target));
   }
   cancelAll(surface: Surface, symbol: string): Promise<ItemResult[]> {
@@ -213,10 +276,15 @@ export class MeteredClient implements ExchangeClient {
   /** Charged as one F30 request whatever the pages a kind of several bill types takes. */
   ledger(query?: LedgerQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
     const params = {
-      ...(query?.symbol ? { symbol: query.symbol } : {}), ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}),
-      ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query?.limit !== undefined ? { limit: query.limit } : {}),
+      ...(query?.symbol ? { symbol: query.symbol } : {}),
+      ...(query?.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(query?.endMs !== undefined ? { endTime: query.endMs } : {}),
+      ...(query?.limit !== undefined ? { limit: query.limit } : {}),
     };
-    return this.checkedRead(() => this.checked('F30', params), () => this.inner.ledger(query));
+    return this.checkedRead(
+      () => this.checked('F30', params),
+      () => this.inner.ledger(query),
+    );
   }
   close(): Promise<void> {
     return this.inner.close();

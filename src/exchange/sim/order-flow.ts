@@ -135,12 +135,28 @@ export class OrderFlow implements EngineOps {
     const surface = book.inst.surface;
     const id = surface === 'spot' ? this.nextSpotId++ : this.nextFuturesId++;
     return {
-      orderId: id.toString(), clientOid: req.clientOid, surface, symbol: book.inst.symbol, side: req.side,
+      orderId: id.toString(),
+      clientOid: req.clientOid,
+      surface,
+      symbol: book.inst.symbol,
+      side: req.side,
       positionSide: surface === 'futures' ? requestedPositionSide(req) : null,
       reduceOnly: surface === 'futures' ? (req.reduceOnly ?? false) : false,
-      kind: req.kind, tif: req.kind === 'market' ? 'ioc' : req.timeInForce, priceTicks: ticks, sizeSteps: steps, filledSteps: 0,
-      filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: nowMs, updatedAtMs: nowMs,
-      reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null,
+      kind: req.kind,
+      tif: req.kind === 'market' ? 'ioc' : req.timeInForce,
+      priceTicks: ticks,
+      sizeSteps: steps,
+      filledSteps: 0,
+      filledValue: Decimal.ZERO,
+      fee: Decimal.ZERO,
+      status: 'open',
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      reserved: Decimal.ZERO,
+      triggerTicks: null,
+      triggerUp: false,
+      isTrigger: false,
+      firedAtMs: null,
     };
   }
 
@@ -163,7 +179,9 @@ export class OrderFlow implements EngineOps {
     let levels = 0;
     let fillableSteps = 0;
     // A close takes no more than what is left of the position.
-    const wanted = order.reduceOnly ? Math.min(order.sizeSteps - order.filledSteps, this.account.positionSteps(book, order.positionSide!)) : order.sizeSteps - order.filledSteps;
+    const wanted = order.reduceOnly
+      ? Math.min(order.sizeSteps - order.filledSteps, this.account.positionSteps(book, order.positionSide!))
+      : order.sizeSteps - order.filledSteps;
     for (let level = 0; level < SWEEP_LEVELS; level++) {
       const ticks = bestTicks + direction * level;
       if (direction * (ticks - limitTicks) > 0) break;
@@ -214,11 +232,31 @@ export class OrderFlow implements EngineOps {
       pnl = this.account.settle(book, order, size, amount, fee, nowMs);
       this.afterFuturesFill?.(book, order, pnl, fee, nowMs);
     }
-    const fill: Fill = { symbol: book.inst.symbol, orderId: order.orderId, fillId: (this.nextFillId++).toString(), side: order.side, price, size, amount, fee, timestampMs: nowMs };
+    const fill: Fill = {
+      symbol: book.inst.symbol,
+      orderId: order.orderId,
+      fillId: (this.nextFillId++).toString(),
+      side: order.side,
+      price,
+      size,
+      amount,
+      fee,
+      timestampMs: nowMs,
+    };
     const liquidation = order.liquidation === true;
     this.history.recordFill(
-      book, fill,
-      order.surface === 'futures' ? { taker, positionSide: order.positionSide!, reduceOnly: order.reduceOnly, realizedPnl: pnl ?? null, liquidation, liquidateFee: liquidation ? fee : null } : undefined,
+      book,
+      fill,
+      order.surface === 'futures'
+        ? {
+            taker,
+            positionSide: order.positionSide!,
+            reduceOnly: order.reduceOnly,
+            realizedPnl: pnl ?? null,
+            liquidation,
+            liquidateFee: liquidation ? fee : null,
+          }
+        : undefined,
     );
     this.stats.fills++;
     this.onFill?.(fill, order);

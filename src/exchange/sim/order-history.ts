@@ -58,7 +58,8 @@ export class OrderHistory {
   /** The newest kept order carrying a client id (client ids are unique only among open orders). */
   newestWithClientOid(books: Iterable<Book>, clientOid: string | undefined): SimOrder | undefined {
     let found: SimOrder | undefined;
-    for (const book of books) for (const order of book.history) if (order.clientOid === clientOid && (!found || order.createdAtMs >= found.createdAtMs)) found = order;
+    for (const book of books)
+      for (const order of book.history) if (order.clientOid === clientOid && (!found || order.createdAtMs >= found.createdAtMs)) found = order;
     return found;
   }
 

@@ -6,9 +6,36 @@
 // ledger) is the simulator's.
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
 import { Decimal } from '../../domain/decimal.js';
-import type { Balance, Fill, FundingRate, FundingSettlement, Instrument, LedgerEntry, OrderBook, Position, PriceIndex, PublicTrade, Surface, Ticker } from '../../domain/market.js';
+import type {
+  Balance,
+  Fill,
+  FundingRate,
+  FundingSettlement,
+  Instrument,
+  LedgerEntry,
+  OrderBook,
+  Position,
+  PriceIndex,
+  PublicTrade,
+  Surface,
+  Ticker,
+} from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
-import type { CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest, TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest } from '../client.js';
+import type {
+  CancelTarget,
+  CandleWindow,
+  ExchangeClient,
+  ItemResult,
+  LedgerQuery,
+  OrderLookup,
+  OrderRequest,
+  PositionCloseResult,
+  TpSlChange,
+  TpSlRequest,
+  TriggerHistoryQuery,
+  TriggerOrder,
+  TriggerOrderRequest,
+} from '../client.js';
 import type { SimAccounts } from './engine.js';
 import type { SimFuturesOptions } from './futures-views.js';
 import { specFromInstrument } from './instruments.js';
@@ -54,9 +81,12 @@ export class PaperVenue implements ExchangeClient {
       [...tickers]
         .filter((t) => t.last && this.bySymbol.has(t.symbol))
         .map((t) => ({
-          ts: t.timestampMs, symbol: t.symbol, price: t.last!.toString(),
+          ts: t.timestampMs,
+          symbol: t.symbol,
+          price: t.last!.toString(),
           size: this.bySymbol.get(t.symbol)!.minSize.mul(FOLLOWED_TRADE_MIN_SIZES).toString(),
-          ...(t.bestBid ? { bid: t.bestBid.toString() } : {}), ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
+          ...(t.bestBid ? { bid: t.bestBid.toString() } : {}),
+          ...(t.bestAsk ? { ask: t.bestAsk.toString() } : {}),
         })),
     );
     this.simulator.advanceTo(nowMs);

@@ -33,7 +33,13 @@ export function triggerReached(book: Book, order: SimOrder): boolean {
 /** A close of the position side once triggered: market without an execute price, else limit at it. */
 function closeRequest(clientOid: string, side: PositionSide, size: Decimal, executePrice: Decimal | undefined): OrderRequest {
   return {
-    clientOid, side: futuresSide(side, true), kind: executePrice ? 'limit' : 'market', timeInForce: 'gtc', size, positionSide: side, reduceOnly: true,
+    clientOid,
+    side: futuresSide(side, true),
+    kind: executePrice ? 'limit' : 'market',
+    timeInForce: 'gtc',
+    size,
+    positionSide: side,
+    reduceOnly: true,
     ...(executePrice ? { price: executePrice } : {}),
   };
 }
@@ -50,7 +56,8 @@ export function placeTpSl(ops: EngineOps, req: TpSlRequest): PlaceOutcome {
   const orderReq = closeRequest(req.clientOid, req.positionSide, req.size, req.executePrice);
   const checked = validateTrigger(book, orderReq, req.triggerPrice);
   if (isRefusal(checked)) return { ok: false, refusal: checked };
-  if (book.positions[req.positionSide].size.isZero()) return { ok: false, refusal: refusals.failed('futures', `no ${req.positionSide} position to attach a ${req.role} to`) };
+  if (book.positions[req.positionSide].size.isZero())
+    return { ok: false, refusal: refusals.failed('futures', `no ${req.positionSide} position to attach a ${req.role} to`) };
   if (hasLiveClientOid(book, req.clientOid)) return { ok: false, refusal: refusals.failed('futures', `duplicate client id ${req.clientOid}`) };
   const order = ops.newOrder(book, orderReq, checked.ticks, checked.steps);
   order.isTrigger = true;
@@ -71,7 +78,8 @@ export function placeTpSl(ops: EngineOps, req: TpSlRequest): PlaceOutcome {
 export function modifyTpSl(ops: EngineOps, change: TpSlChange): { ok: true } | { ok: false; refusal: Refusal } {
   const order = ops.order(change.orderId);
   const book = ops.futuresBook(change.symbol);
-  if (!book || !order || !order.role || order.symbol !== change.symbol || order.status !== 'untriggered') return { ok: false, refusal: refusals.notFound('futures') };
+  if (!book || !order || !order.role || order.symbol !== change.symbol || order.status !== 'untriggered')
+    return { ok: false, refusal: refusals.notFound('futures') };
   const orderReq = closeRequest(order.clientOid, order.positionSide!, sizeOf(book, order.sizeSteps), change.executePrice);
   const checked = validateTrigger(book, orderReq, change.triggerPrice);
   if (isRefusal(checked)) return { ok: false, refusal: checked };
@@ -107,7 +115,11 @@ export function closePositions(ops: EngineOps, symbol?: string): PositionCloseOu
       const order = ops.newOrder(book, closeRequest('', side, pos.size, undefined), null, ops.account.positionSteps(book, side));
       ops.admit(book, order);
       ops.takeLiquidity(book, order);
-      out.push(order.filledSteps > 0 ? { positionId, ok: true, orderId: order.orderId, error: '' } : { positionId, ok: false, orderId: null, error: 'no liquidity to close the position' });
+      out.push(
+        order.filledSteps > 0
+          ? { positionId, ok: true, orderId: order.orderId, error: '' }
+          : { positionId, ok: false, orderId: null, error: 'no liquidity to close the position' },
+      );
     }
     ops.changed(book);
   }

@@ -18,12 +18,28 @@ export function positionViews(account: FuturesAccount, book: Book): SimPositionV
     const pos = book.positions[side];
     if (pos.size.isZero()) continue;
     out.push({
-      positionId: pos.positionId, symbol: book.inst.symbol, side, size: pos.size, openValue: pos.openValue, openFee: pos.openFee,
-      leverage: account.leverage, margin: account.positionMargin(pos), mark, unrealizedPnl: account.unrealized(book, side, mark),
-      fundingFee: pos.fundingFee, cumFundingFee: pos.cumFundingFee, cumLiquidateFee: pos.cumLiquidateFee,
-      cumOpenSize: pos.cumOpenSize, cumOpenValue: pos.cumOpenValue, cumOpenFee: pos.cumOpenFee,
-      cumCloseSize: pos.cumCloseSize, cumCloseValue: pos.cumCloseValue, cumCloseFee: pos.cumCloseFee,
-      liquidationPrice: liquidation, createdAtMs: pos.createdAtMs, updatedAtMs: pos.updatedAtMs,
+      positionId: pos.positionId,
+      symbol: book.inst.symbol,
+      side,
+      size: pos.size,
+      openValue: pos.openValue,
+      openFee: pos.openFee,
+      leverage: account.leverage,
+      margin: account.positionMargin(pos),
+      mark,
+      unrealizedPnl: account.unrealized(book, side, mark),
+      fundingFee: pos.fundingFee,
+      cumFundingFee: pos.cumFundingFee,
+      cumLiquidateFee: pos.cumLiquidateFee,
+      cumOpenSize: pos.cumOpenSize,
+      cumOpenValue: pos.cumOpenValue,
+      cumOpenFee: pos.cumOpenFee,
+      cumCloseSize: pos.cumCloseSize,
+      cumCloseValue: pos.cumCloseValue,
+      cumCloseFee: pos.cumCloseFee,
+      liquidationPrice: liquidation,
+      createdAtMs: pos.createdAtMs,
+      updatedAtMs: pos.updatedAtMs,
     });
   }
   return out;
@@ -102,8 +118,15 @@ export function domainPositions(account: FuturesAccount, book: Book): Position[]
 export function accountView(account: FuturesAccount): SimAccountView {
   const cross = accountCross(account);
   return {
-    collateral: account.total(), unrealizedPnl: cross.unrealizedPnl, equity: cross.equity, marginRate: cross.marginRate,
-    maintenanceRate: cross.maintenanceRate, available: account.available(), cumFunding: account.cumFunding, cumFees: account.cumFees,
-    cumLiquidationFees: account.cumLiquidationFees, liquidating: account.liquidating,
+    collateral: account.total(),
+    unrealizedPnl: cross.unrealizedPnl,
+    equity: cross.equity,
+    marginRate: cross.marginRate,
+    maintenanceRate: cross.maintenanceRate,
+    available: account.available(),
+    cumFunding: account.cumFunding,
+    cumFees: account.cumFees,
+    cumLiquidationFees: account.cumLiquidationFees,
+    liquidating: account.liquidating,
   };
 }

@@ -8,7 +8,8 @@ export interface Refusal {
 }
 
 export type PlaceOutcome = { ok: true; orderId: string; clientOid: string } | { ok: false; refusal: Refusal };
-export type CancelOutcome = { ok: true; orderId: string; clientOid: string } | { ok: false; orderId: string | null; clientOid: string | null; refusal: Refusal };
+export type CancelOutcome =
+  { ok: true; orderId: string; clientOid: string } | { ok: false; orderId: string | null; clientOid: string | null; refusal: Refusal };
 
 export const refusals = {
   spotFormat: (what: string): Refusal => ({ code: '40409', message: `Incorrect format: ${what}` }),
@@ -18,9 +19,14 @@ export const refusals = {
   spotMin: (): Refusal => ({ code: '43006', message: 'Amount is less than the minimum order amount' }),
   spotMax: (): Refusal => ({ code: '43007', message: 'Amount exceeds maximum order amount' }),
   spotBand: (): Refusal => ({ code: '43009', message: 'The current order price exceeds the limit' }),
-  failed: (surface: Surface, why: string): Refusal => (surface === 'spot' ? { code: '43002', message: `Failed to place order: ${why}` } : { code: '40017', message: `Parameter validation failed: ${why}` }),
-  notFound: (surface: Surface): Refusal => (surface === 'spot' ? { code: 'FAILED_ORDER_NOT_FOUND', message: 'FAILED_ORDER_NOT_FOUND' } : { code: '50005', message: 'Order does not exist' }),
-  symbol: (surface: Surface, symbol: string): Refusal => (surface === 'spot' ? { code: '40102', message: `Trading pair configuration does not exist: ${symbol}` } : { code: '40020', message: 'Parameter symbol is invalid' }),
+  failed: (surface: Surface, why: string): Refusal =>
+    surface === 'spot' ? { code: '43002', message: `Failed to place order: ${why}` } : { code: '40017', message: `Parameter validation failed: ${why}` },
+  notFound: (surface: Surface): Refusal =>
+    surface === 'spot' ? { code: 'FAILED_ORDER_NOT_FOUND', message: 'FAILED_ORDER_NOT_FOUND' } : { code: '50005', message: 'Order does not exist' },
+  symbol: (surface: Surface, symbol: string): Refusal =>
+    surface === 'spot'
+      ? { code: '40102', message: `Trading pair configuration does not exist: ${symbol}` }
+      : { code: '40020', message: 'Parameter symbol is invalid' },
 };
 
 /** Tells a refusal from a checked value (refusals alone carry `code`). */

@@ -78,8 +78,12 @@ export class SimServer {
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
     this.controls = {
-      engine: this.engine, market: opts.market, faults: this.faults,
-      snapshot: () => this.snapshot(), catchUp: () => this.catchUp(), venueNowMs: () => this.venueNowMs(),
+      engine: this.engine,
+      market: opts.market,
+      faults: this.faults,
+      snapshot: () => this.snapshot(),
+      catchUp: () => this.catchUp(),
+      venueNowMs: () => this.venueNowMs(),
     };
   }
 
@@ -104,7 +108,8 @@ export class SimServer {
 
   snapshot(): SimStats {
     const windows: SimStats['windows'] = {};
-    for (const pool of this.meter.pools()) windows[`${pool.name}@${pool.by}`] = { window: pool.windowIndex, used: pool.used, budget: pool.limit, most: pool.most };
+    for (const pool of this.meter.pools())
+      windows[`${pool.name}@${pool.by}`] = { window: pool.windowIndex, used: pool.used, budget: pool.limit, most: pool.most };
     return { ...this.stats, requests: { ...this.stats.requests }, windows, engine: { ...this.engine.stats } };
   }
 

@@ -41,10 +41,24 @@ export interface SimOrder {
 export function toDomainOrder(order: SimOrder, inst: Pick<Instrument, 'tickSize' | 'stepSize'>): Order {
   const filled = Decimal.ofSteps(order.filledSteps, inst.stepSize);
   return {
-    surface: order.surface, symbol: order.symbol, orderId: order.orderId, clientOid: order.clientOid, side: order.side,
-    positionSide: order.positionSide, reduceOnly: order.reduceOnly, kind: order.kind, timeInForce: order.tif,
-    price: order.priceTicks === null ? null : Decimal.ofSteps(order.priceTicks, inst.tickSize), size: Decimal.ofSteps(order.sizeSteps, inst.stepSize), filledSize: filled,
-    avgFillPrice: order.filledSteps === 0 ? null : order.filledValue.div(filled, 12), fee: order.fee, status: order.status,
-    rawStatus: order.status, rawType: order.kind, createdAtMs: order.createdAtMs, updatedAtMs: order.updatedAtMs,
+    surface: order.surface,
+    symbol: order.symbol,
+    orderId: order.orderId,
+    clientOid: order.clientOid,
+    side: order.side,
+    positionSide: order.positionSide,
+    reduceOnly: order.reduceOnly,
+    kind: order.kind,
+    timeInForce: order.tif,
+    price: order.priceTicks === null ? null : Decimal.ofSteps(order.priceTicks, inst.tickSize),
+    size: Decimal.ofSteps(order.sizeSteps, inst.stepSize),
+    filledSize: filled,
+    avgFillPrice: order.filledSteps === 0 ? null : order.filledValue.div(filled, 12),
+    fee: order.fee,
+    status: order.status,
+    rawStatus: order.status,
+    rawType: order.kind,
+    createdAtMs: order.createdAtMs,
+    updatedAtMs: order.updatedAtMs,
   };
 }

@@ -4,14 +4,36 @@
 import type { CandlePriceType, Timeframe, VenueCandle } from '../../domain/candles.js';
 import { Decimal } from '../../domain/decimal.js';
 import {
-  surfaceOfSymbol, type Balance, type Fill, type FundingRate, type FundingSettlement, type Instrument, type LedgerEntry, type OrderBook, type Position, type PriceIndex,
-  type PublicTrade, type Surface, type Ticker,
+  surfaceOfSymbol,
+  type Balance,
+  type Fill,
+  type FundingRate,
+  type FundingSettlement,
+  type Instrument,
+  type LedgerEntry,
+  type OrderBook,
+  type Position,
+  type PriceIndex,
+  type PublicTrade,
+  type Surface,
+  type Ticker,
 } from '../../domain/market.js';
 import type { Order } from '../../domain/order.js';
 import { ManualClock } from '../../util/clock.js';
 import type {
-  CancelTarget, CandleWindow, ExchangeClient, ItemResult, LedgerQuery, OrderLookup, OrderRequest, PositionCloseResult, TpSlChange, TpSlRequest,
-  TriggerHistoryQuery, TriggerOrder, TriggerOrderRequest,
+  CancelTarget,
+  CandleWindow,
+  ExchangeClient,
+  ItemResult,
+  LedgerQuery,
+  OrderLookup,
+  OrderRequest,
+  PositionCloseResult,
+  TpSlChange,
+  TpSlRequest,
+  TriggerHistoryQuery,
+  TriggerOrder,
+  TriggerOrderRequest,
 } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { ExchangeError, classifyItemError, classifyVenueError } from '../errors.js';
@@ -41,7 +63,9 @@ const LATER: PropertyDescriptor = {
 };
 
 function placeResult(endpoint: EndpointId, r: PlaceOutcome, clientOid: string): ItemResult {
-  return r.ok ? { outcome: 'accepted', clientOid, orderId: r.orderId } : { outcome: 'rejected', clientOid, orderId: null, error: classifyItemError(endpoint, r.refusal.code, r.refusal.message) };
+  return r.ok
+    ? { outcome: 'accepted', clientOid, orderId: r.orderId }
+    : { outcome: 'rejected', clientOid, orderId: null, error: classifyItemError(endpoint, r.refusal.code, r.refusal.message) };
 }
 
 function cancelResult(endpoint: EndpointId, r: CancelOutcome): ItemResult {
@@ -108,7 +132,9 @@ export class SimulatedExchange implements ExchangeClient {
   }
 
   async recentTrades(symbol: string, limit = 100): Promise<PublicTrade[]> {
-    return this.engine.trades(symbol, limit).map((t) => ({ symbol, tradeId: t.tradeId, timestampMs: t.ts, price: t.price, size: t.size, buyerMaker: t.buyerMaker }));
+    return this.engine
+      .trades(symbol, limit)
+      .map((t) => ({ symbol, tradeId: t.tradeId, timestampMs: t.ts, price: t.price, size: t.size, buyerMaker: t.buyerMaker }));
   }
 
   async ticker(symbol: string): Promise<Ticker> {
@@ -123,7 +149,10 @@ export class SimulatedExchange implements ExchangeClient {
     checkRequest(endpoint, { symbol, limit });
     const book = this.bookOf(endpoint, symbol, surface);
     const { bids, asks } = this.engine.depth(symbol, limit)!;
-    const level = ([ticks, steps]: [number, number]) => ({ price: Decimal.ofSteps(ticks, book.inst.tickSize), size: Decimal.ofSteps(steps, book.inst.stepSize) });
+    const level = ([ticks, steps]: [number, number]) => ({
+      price: Decimal.ofSteps(ticks, book.inst.tickSize),
+      size: Decimal.ofSteps(steps, book.inst.stepSize),
+    });
     return { symbol, bids: bids.map(level), asks: asks.map(level), timestampMs: this.clock.now() };
   }
 
@@ -140,7 +169,13 @@ export class SimulatedExchange implements ExchangeClient {
   async historyCandles(symbol: string, timeframe: Timeframe, window: CandleWindow): Promise<VenueCandle[]> {
     const surface = this.surfaceOf(symbol);
     candleEndpoint(surface, symbol, timeframe, true, window.priceType);
-    checkRequest('F11', { symbol, granularity: timeframe, startTime: window.startMs, endTime: window.endMs, ...(window.limit !== undefined ? { limit: window.limit } : {}) });
+    checkRequest('F11', {
+      symbol,
+      granularity: timeframe,
+      startTime: window.startMs,
+      endTime: window.endMs,
+      ...(window.limit !== undefined ? { limit: window.limit } : {}),
+    });
     const book = this.bookOf('F11', symbol, surface);
     return this.venueCandles(book, book.candles.between(timeframe, window.startMs, window.endMs, window.limit ?? ENDPOINTS.F11.maxPageSize!));
   }
@@ -148,7 +183,12 @@ export class SimulatedExchange implements ExchangeClient {
   async fundingRates(symbol?: string): Promise<FundingRate[]> {
     const symbols = symbol ? [this.bookOf('F14', symbol, 'futures').inst.symbol] : this.engine.instruments('futures').map((i) => i.symbol);
     const nowMs = this.clock.now();
-    return symbols.map((s) => ({ symbol: s, rate: this.engine.funding.currentRate(s, nowMs), cycleMinutes: this.engine.funding.cycleMinutes(s), timestampMs: nowMs }));
+    return symbols.map((s) => ({
+      symbol: s,
+      rate: this.engine.funding.currentRate(s, nowMs),
+      cycleMinutes: this.engine.funding.cycleMinutes(s),
+      timestampMs: nowMs,
+    }));
   }
 
   async nextFundingTime(symbol: string): Promise<number> {
@@ -174,7 +214,12 @@ export class SimulatedExchange implements ExchangeClient {
   }
 
   async triggerOrderHistory(symbol: string, query: TriggerHistoryQuery = {}): Promise<TriggerOrder[]> {
-    checkRequest('F22', { symbol, ...(query.startMs !== undefined ? { startTime: query.startMs } : {}), ...(query.endMs !== undefined ? { endTime: query.endMs } : {}), ...(query.limit !== undefined ? { pageSize: query.limit } : {}) });
+    checkRequest('F22', {
+      symbol,
+      ...(query.startMs !== undefined ? { startTime: query.startMs } : {}),
+      ...(query.endMs !== undefined ? { endTime: query.endMs } : {}),
+      ...(query.limit !== undefined ? { pageSize: query.limit } : {}),
+    });
     this.bookOf('F22', symbol, 'futures');
     const [from, to] = [query.startMs ?? Number.NEGATIVE_INFINITY, query.endMs ?? Number.POSITIVE_INFINITY];
     return this.engine
@@ -241,7 +286,18 @@ export class SimulatedExchange implements ExchangeClient {
     if (surface === 'spot') return this.engine.spotBalances();
     const account = this.engine.futuresBalance();
     const available = account.available;
-    if (typeof available !== 'function') return [{ surface: 'futures', asset: 'USDT', available, frozen: null, total: account.collateral, cumFunding: account.cumFunding, liquidating: account.liquidating }];
+    if (typeof available !== 'function')
+      return [
+        {
+          surface: 'futures',
+          asset: 'USDT',
+          available,
+          frozen: null,
+          total: account.collateral,
+          cumFunding: account.cumFunding,
+          liquidating: account.liquidating,
+        },
+      ];
     const balance = { surface: 'futures', asset: 'USDT' } as Balance & { [AVAILABLE]: () => Decimal };
     Object.defineProperty(balance, AVAILABLE, { value: available });
     Object.defineProperty(balance, 'available', LATER);
@@ -306,9 +362,10 @@ export class SimulatedExchange implements ExchangeClient {
 
   /** One futures order by id or client id, whichever contract it is on (F26 sends no symbol). */
   async cancelOrder(target: { orderId: string } | { clientOid: string }): Promise<ItemResult> {
-    const found = 'orderId' in target
-      ? this.engine.rawOrder(target.orderId)
-      : this.engine.openOrders('futures').find((order) => order.clientOid === target.clientOid && !order.isTrigger);
+    const found =
+      'orderId' in target
+        ? this.engine.rawOrder(target.orderId)
+        : this.engine.openOrders('futures').find((order) => order.clientOid === target.clientOid && !order.isTrigger);
     if (!found || found.surface !== 'futures') {
       const refusal = refusals.notFound('futures');
       const keys = 'orderId' in target ? { orderId: target.orderId, clientOid: null } : { orderId: null, clientOid: target.clientOid };

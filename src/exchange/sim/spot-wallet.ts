@@ -32,7 +32,8 @@ export class SpotWallet {
       asset = book.inst.base;
     }
     const balance = this.balance(asset);
-    if (balance.available.lt(need)) return refusals.failed('spot', `insufficient balance: ${asset} available ${balance.available.toString()}, needs ${need.toString()}`);
+    if (balance.available.lt(need))
+      return refusals.failed('spot', `insufficient balance: ${asset} available ${balance.available.toString()}, needs ${need.toString()}`);
     balance.available = balance.available.sub(need);
     balance.frozen = balance.frozen.add(need);
     order.reserved = need;
@@ -65,7 +66,13 @@ export class SpotWallet {
   }
 
   balances(): Balance[] {
-    return [...this.assets.entries()].map(([asset, balance]) => ({ surface: 'spot', asset, available: balance.available, frozen: balance.frozen, total: balance.available.add(balance.frozen) }));
+    return [...this.assets.entries()].map(([asset, balance]) => ({
+      surface: 'spot',
+      asset,
+      available: balance.available,
+      frozen: balance.frozen,
+      total: balance.available.add(balance.frozen),
+    }));
   }
 
   /** An asset's balance, created empty on first use. */

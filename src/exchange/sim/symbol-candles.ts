@@ -82,7 +82,15 @@ export class SymbolCandles {
 
   private formingMinute(): TickBar | null {
     if (this.minuteOpenMs < 0) return null;
-    return { openMs: this.minuteOpenMs, open: this.open, high: this.high, low: this.low, close: this.close, volSteps: this.volSteps, quoteTickSteps: this.quoteFolded + BigInt(this.quote) };
+    return {
+      openMs: this.minuteOpenMs,
+      open: this.open,
+      high: this.high,
+      low: this.low,
+      close: this.close,
+      volSteps: this.volSteps,
+      quoteTickSteps: this.quoteFolded + BigInt(this.quote),
+    };
   }
 
   private closeMinute(): void {

@@ -117,7 +117,13 @@ export class SyntheticPast {
     const [startMs, endMs] = this.dayBounds(day);
     const n = (endMs - startMs) / MINUTE_MS;
     const bars: DayBars = {
-      startMs, open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), vol: new Float64Array(n), quote: new Float64Array(n),
+      startMs,
+      open: new Float64Array(n),
+      high: new Float64Array(n),
+      low: new Float64Array(n),
+      close: new Float64Array(n),
+      vol: new Float64Array(n),
+      quote: new Float64Array(n),
     };
     const rng = new Prng(deriveSeed(this.opts.seed, `${this.opts.symbol}/past/${day}`));
     let close = day === 0 ? this.opts.firstTicks : this.summaries[day - 1]!.open;

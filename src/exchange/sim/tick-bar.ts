@@ -16,8 +16,13 @@ export interface TickBar {
 /** The candle made of `earlier` then `later` (consecutive parts of one period), opening at `openMs`. */
 export function joinBars(openMs: number, earlier: TickBar, later: TickBar): TickBar {
   return {
-    openMs, open: earlier.open, high: Math.max(earlier.high, later.high), low: Math.min(earlier.low, later.low), close: later.close,
-    volSteps: earlier.volSteps + later.volSteps, quoteTickSteps: earlier.quoteTickSteps + later.quoteTickSteps,
+    openMs,
+    open: earlier.open,
+    high: Math.max(earlier.high, later.high),
+    low: Math.min(earlier.low, later.low),
+    close: later.close,
+    volSteps: earlier.volSteps + later.volSteps,
+    quoteTickSteps: earlier.quoteTickSteps + later.quoteTickSteps,
   };
 }
 

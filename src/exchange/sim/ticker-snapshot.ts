@@ -79,8 +79,17 @@ export class TickerSnapshot implements Ticker {
   /** The plain object (JSON, spreading and logging see every field). */
   toJSON(): Ticker {
     return {
-      symbol: this.symbol, last: this.last, bestBid: this.bestBid, bestAsk: this.bestAsk, markPrice: this.markPrice, indexPrice: this.indexPrice,
-      high24h: this.high24h, low24h: this.low24h, volume24h: this.volume24h, baseVolume24h: this.baseVolume24h, timestampMs: this.timestampMs,
+      symbol: this.symbol,
+      last: this.last,
+      bestBid: this.bestBid,
+      bestAsk: this.bestAsk,
+      markPrice: this.markPrice,
+      indexPrice: this.indexPrice,
+      high24h: this.high24h,
+      low24h: this.low24h,
+      volume24h: this.volume24h,
+      baseVolume24h: this.baseVolume24h,
+      timestampMs: this.timestampMs,
     };
   }
 }

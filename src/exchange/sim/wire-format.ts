@@ -4,7 +4,19 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
 import { TIF_CODE, TIF_NAME, futuresTypeCode, futuresTypeName } from '../wire/enums.js';
 import { JsonBigInt } from '../wire/json.js';
-import type { WireCandleRow, WireContract, WireFuturesFill, WireFuturesOrder, WireOrderBook, WirePlanOrder, WireSpotFill, WireSpotOrder, WireSpotSymbol, WireSpotTicker, WireTicker } from '../wire/responses.js';
+import type {
+  WireCandleRow,
+  WireContract,
+  WireFuturesFill,
+  WireFuturesOrder,
+  WireOrderBook,
+  WirePlanOrder,
+  WireSpotFill,
+  WireSpotOrder,
+  WireSpotSymbol,
+  WireSpotTicker,
+  WireTicker,
+} from '../wire/responses.js';
 import { depthOf, tickerOf, type Book } from './book.js';
 import type { FuturesFillDetail, MatchingEngine, SimOrder } from './engine.js';
 import type { SimInstrumentSpec } from './instruments.js';
@@ -139,7 +151,9 @@ export function futuresOrderRecord(engine: MatchingEngine, spec: SimInstrumentSp
     price_avg: orZero(order.avgFillPrice),
     status: simOrder.status,
     // A liquidation close is the venue's burst_liquidate_long / burst_liquidate_short.
-    type: simOrder.liquidation ? `burst_liquidate_${simOrder.positionSide!}` : futuresTypeName({ positionSide: simOrder.positionSide!, reduceOnly: simOrder.reduceOnly }),
+    type: simOrder.liquidation
+      ? `burst_liquidate_${simOrder.positionSide!}`
+      : futuresTypeName({ positionSide: simOrder.positionSide!, reduceOnly: simOrder.reduceOnly }),
     order_type: TIF_NAME[simOrder.tif],
     totalProfits: '0',
     contracts: cv ? order.size.steps(cv, 'down') : 0,
@@ -189,16 +203,29 @@ export function candleRow(book: Book, bar: TickBar): WireCandleRow {
 /** The change since the day's first price as a ratio, six decimals ("-0.011451"); "0" before any tick. */
 function changeRatio(book: Book): string {
   const first = book.firstTicks;
-  return first > 0 ? Decimal.fromInt(book.m.last - first).div(Decimal.fromInt(first), 6).toString() : '0';
+  return first > 0
+    ? Decimal.fromInt(book.m.last - first)
+        .div(Decimal.fromInt(first), 6)
+        .toString()
+    : '0';
 }
 
 /** A futures ticker (F2 item, F12). */
 export function futuresTickerRecord(book: Book): WireTicker {
   const t = tickerOf(book, 'full');
   return {
-    symbol: t.symbol, last: t.last!.toString(), best_ask: t.bestAsk!.toString(), best_bid: t.bestBid!.toString(),
-    high_24h: t.high24h!.toString(), low_24h: t.low24h!.toString(), volume_24h: t.volume24h!.toString(), timestamp: String(t.timestampMs),
-    priceChangePercent: changeRatio(book), base_volume: t.baseVolume24h!.toString(), markPrice: t.markPrice!.toString(), indexPrice: t.indexPrice!.toString(),
+    symbol: t.symbol,
+    last: t.last!.toString(),
+    best_ask: t.bestAsk!.toString(),
+    best_bid: t.bestBid!.toString(),
+    high_24h: t.high24h!.toString(),
+    low_24h: t.low24h!.toString(),
+    volume_24h: t.volume24h!.toString(),
+    timestamp: String(t.timestampMs),
+    priceChangePercent: changeRatio(book),
+    base_volume: t.baseVolume24h!.toString(),
+    markPrice: t.markPrice!.toString(),
+    indexPrice: t.indexPrice!.toString(),
   };
 }
 
@@ -210,17 +237,35 @@ export function spotTickerRecord(book: Book, nowMs: number): WireSpotTicker {
   const t = tickerOf(book, 'spot');
   const price = (ticks: number) => Decimal.ofSteps(ticks, book.inst.tickSize).toString();
   return {
-    symbol: t.symbol, priceChange: price(book.m.last - book.firstTicks), priceChangePercent: changeRatio(book), trades: book.m.ticks,
-    size: t.baseVolume24h!.toString(), value: t.volume24h!.toString(), high: t.high24h!.toString(), low: t.low24h!.toString(),
-    open: price(book.firstTicks), close: t.last!.toString(), highTime: book.highTs, lowTime: book.lowTs, startTime: Math.max(0, book.firstTs), endTime: nowMs,
-    lastPrice: t.last!.toString(), markPrice: '0', indexPrice: '0', openInterest: '0', ts: t.timestampMs,
+    symbol: t.symbol,
+    priceChange: price(book.m.last - book.firstTicks),
+    priceChangePercent: changeRatio(book),
+    trades: book.m.ticks,
+    size: t.baseVolume24h!.toString(),
+    value: t.volume24h!.toString(),
+    high: t.high24h!.toString(),
+    low: t.low24h!.toString(),
+    open: price(book.firstTicks),
+    close: t.last!.toString(),
+    highTime: book.highTs,
+    lowTime: book.lowTs,
+    startTime: Math.max(0, book.firstTs),
+    endTime: nowMs,
+    lastPrice: t.last!.toString(),
+    markPrice: '0',
+    indexPrice: '0',
+    openInterest: '0',
+    ts: t.timestampMs,
   };
 }
 
 /** An order book `levels` deep (S13 / F13; see depthOf). */
 export function depthRecord(book: Book, levels: number, nowMs: number): WireOrderBook {
   const { bids, asks } = depthOf(book, levels);
-  const level = ([ticks, steps]: [number, number]): [string, string] => [Decimal.ofSteps(ticks, book.inst.tickSize).toString(), Decimal.ofSteps(steps, book.inst.stepSize).toString()];
+  const level = ([ticks, steps]: [number, number]): [string, string] => [
+    Decimal.ofSteps(ticks, book.inst.tickSize).toString(),
+    Decimal.ofSteps(steps, book.inst.stepSize).toString(),
+  ];
   return { asks: asks.map(level), bids: bids.map(level), timestamp: String(nowMs) };
 }
 

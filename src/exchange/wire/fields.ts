@@ -15,7 +15,10 @@ export const decStr = z.string().refine((s) => s === '' || DECIMAL_RE.test(s), {
  * send it, a string of digits.
  */
 export const long = z.union([
-  z.number().int().refine((n) => Number.isSafeInteger(n), { error: 'integer beyond 2^53 lost precision' }),
+  z
+    .number()
+    .int()
+    .refine((n) => Number.isSafeInteger(n), { error: 'integer beyond 2^53 lost precision' }),
   z.instanceof(JsonBigInt),
   z.string().regex(DIGITS_RE, { error: (iss) => `expected an integer, got ${JSON.stringify(iss.input)}` }),
 ]);
@@ -24,7 +27,10 @@ export const long = z.union([
 export const int = z.number().int();
 
 /** Millisecond timestamps: JSON numbers or numeric strings, depending on the endpoint. */
-export const timeMs = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/, { error: (iss) => `expected a millisecond timestamp, got ${JSON.stringify(iss.input)}` })]);
+export const timeMs = z.union([
+  z.number().int().nonnegative(),
+  z.string().regex(/^\d+$/, { error: (iss) => `expected a millisecond timestamp, got ${JSON.stringify(iss.input)}` }),
+]);
 
 /** A string that may be null (client_oid on several futures answers). */
 export const strOrNull = z.string().nullable();

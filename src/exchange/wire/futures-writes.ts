@@ -71,9 +71,7 @@ export const futuresCanceledOrder = z.looseObject({
 export type WireCanceledOrder = z.infer<typeof futuresCanceledOrder>;
 
 /** F27: one item per position closed; `positionId` and `successOrderId` (0 when failed) raw JSON numbers. */
-export const closedPositions = z.array(
-  z.looseObject({ positionId: long, successOrderId: long, errorMessage: opt(textOrNull), success: bool }),
-);
+export const closedPositions = z.array(z.looseObject({ positionId: long, successOrderId: long, errorMessage: opt(textOrNull), success: bool }));
 export type WireClosedPositions = z.infer<typeof closedPositions>;
 
 /** F28: one item per order; `orderId` a raw JSON number. */

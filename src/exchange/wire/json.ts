@@ -24,9 +24,7 @@ export function parseJson(text: string): unknown {
   if (!LONG_DIGITS.test(text)) return JSON.parse(text);
   const marked = markLongIntegers(text);
   if (marked === text) return JSON.parse(text);
-  return JSON.parse(marked, (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(MARK) ? new JsonBigInt(value.slice(MARK.length)) : value,
-  );
+  return JSON.parse(marked, (_key, value: unknown) => (typeof value === 'string' && value.startsWith(MARK) ? new JsonBigInt(value.slice(MARK.length)) : value));
 }
 
 /** Rewrites long integer literals outside strings into marked strings. Leaves string contents untouched. */

@@ -6,10 +6,40 @@ import { z } from 'zod';
 import type { EndpointId } from '../endpoints.js';
 import { decStr, int, long, timeMs } from './fields.js';
 import { futuresAccountList, futuresPosition, ledgerPage } from './futures-account.js';
-import { canceledAll, closedPositions, futuresBatchCancel, futuresBatchPlace, futuresCancelPlan, futuresCanceledOrder, futuresPlacedOrder, tpSlModified, tpSlPlaced } from './futures-writes.js';
+import {
+  canceledAll,
+  closedPositions,
+  futuresBatchCancel,
+  futuresBatchPlace,
+  futuresCancelPlan,
+  futuresCanceledOrder,
+  futuresPlacedOrder,
+  tpSlModified,
+  tpSlPlaced,
+} from './futures-writes.js';
 
-export { futuresAccountList, futuresCollateral, futuresPosition, ledgerBill, ledgerPage, type WireAccountList, type WireCollateral, type WireLedgerBill, type WireLedgerPage, type WirePosition } from './futures-account.js';
-export { futuresBatchCancel, futuresBatchPlace, type WireBatchCancel, type WireBatchPlace, type WireCanceledAll, type WireCanceledOrder, type WireClosedPositions, type WireTpSlPlaced } from './futures-writes.js';
+export {
+  futuresAccountList,
+  futuresCollateral,
+  futuresPosition,
+  ledgerBill,
+  ledgerPage,
+  type WireAccountList,
+  type WireCollateral,
+  type WireLedgerBill,
+  type WireLedgerPage,
+  type WirePosition,
+} from './futures-account.js';
+export {
+  futuresBatchCancel,
+  futuresBatchPlace,
+  type WireBatchCancel,
+  type WireBatchPlace,
+  type WireCanceledAll,
+  type WireCanceledOrder,
+  type WireClosedPositions,
+  type WireTpSlPlaced,
+} from './futures-writes.js';
 
 const str = z.string();
 const bool = z.boolean();

@@ -8,5 +8,7 @@ export function prehash(timestamp: string, method: string, path: string, query: 
 }
 
 export function sign(secret: string, timestamp: string, method: string, path: string, query: string, body: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(prehash(timestamp, method, path, query, body), 'utf8').digest('base64');
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(prehash(timestamp, method, path, query, body), 'utf8')
+    .digest('base64');
 }

@@ -123,7 +123,11 @@ export class AccessPolicy {
       const nameOk = h.suffix ? host.name.endsWith(`.${h.name}`) : host.name === h.name;
       if (nameOk && (h.port === undefined || h.port === host.port)) return undefined;
     }
-    return { ok: false, status: 421, error: `host ${JSON.stringify(hostHeader)} is not served here: this daemon answers to its own address and localhost (a reverse proxy's name goes in daemon.http.allowedHosts)` };
+    return {
+      ok: false,
+      status: 421,
+      error: `host ${JSON.stringify(hostHeader)} is not served here: this daemon answers to its own address and localhost (a reverse proxy's name goes in daemon.http.allowedHosts)`,
+    };
   }
 
   /**
@@ -138,7 +142,11 @@ export class AccessPolicy {
       const origin = normalOrigin(sent);
       const ownOrigin = normalOrigin(own);
       if (origin === undefined || (origin !== ownOrigin && !this.allowedOrigins.has(origin))) {
-        return { ok: false, status: 403, error: `origin ${JSON.stringify(sent)} is not this daemon's (${ownOrigin ?? own}): a state change is taken from the daemon's own pages only (a reverse proxy's origin goes in daemon.http.allowedOrigins)` };
+        return {
+          ok: false,
+          status: 403,
+          error: `origin ${JSON.stringify(sent)} is not this daemon's (${ownOrigin ?? own}): a state change is taken from the daemon's own pages only (a reverse proxy's origin goes in daemon.http.allowedOrigins)`,
+        };
       }
     }
     const site = first(headers['sec-fetch-site']);
@@ -173,7 +181,13 @@ export class AccessPolicy {
     const cls = classify(method, path);
     const who = this.bearer(headers.authorization) ? 'token' : this.session(headers.cookie) ? 'session' : 'open';
     const open = cls === 'login' || (!this.everyPathGuarded && (cls === 'probe' || cls === 'other'));
-    if (!open && who === 'open') return { ok: false, status: 401, error: 'unauthorized: the dashboard signs in from the URL the daemon printed at start (`sextant dashboard` prints it again); the API takes `Authorization: Bearer <token>`' };
+    if (!open && who === 'open')
+      return {
+        ok: false,
+        status: 401,
+        error:
+          'unauthorized: the dashboard signs in from the URL the daemon printed at start (`sextant dashboard` prints it again); the API takes `Authorization: Bearer <token>`',
+      };
     if (cls === 'command' && !this.commands) return { ok: false, status: 403, error: 'commands are disabled on this daemon (daemon.http.commands: false)' };
     return { ok: true, who };
   }

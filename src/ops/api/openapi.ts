@@ -61,11 +61,19 @@ export function openApiDocument(version: string): Json {
     info: {
       title: 'Sextant control API',
       version,
-      description: 'Reads of a running daemon and the operator\'s commands (journaled with who gave them and why). Money figures are exact decimal strings.',
+      description: "Reads of a running daemon and the operator's commands (journaled with who gave them and why). Money figures are exact decimal strings.",
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, {}],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The daemon\'s token (daemon.http.tokenEnv): needed beyond loopback, and on loopback for the control API and /metrics when one is set' } } },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The daemon's token (daemon.http.tokenEnv): needed beyond loopback, and on loopback for the control API and /metrics when one is set",
+        },
+      },
+    },
     paths,
   };
 }

@@ -21,7 +21,10 @@ export const statusSchema = z.object({
   reconciliation: z.object({ lastAtMs: ms.nullable(), unresolved: z.number().int() }),
   budget: z.array(z.object({ pool: z.string(), available: z.number().nullable(), queued: z.number().int() })),
   polls: z.array(z.object({ poll: z.string(), ageMs: z.number().nullable() })),
-  lease: z.object({ holder: z.string(), fencingToken: z.number().int().nullable(), held: z.boolean() }).nullable().describe('The account lease (daemon.lease); null without one.'),
+  lease: z
+    .object({ holder: z.string(), fencingToken: z.number().int().nullable(), held: z.boolean() })
+    .nullable()
+    .describe('The account lease (daemon.lease); null without one.'),
 });
 
 export const strategySchema = z.object({
@@ -90,7 +93,7 @@ const realisedFields = {
   realized: decimal.describe('realised PnL at average cost, fees included (quote currency)'),
   fees: decimal,
   fills: z.number().int(),
-  roundTrips: z.number().int().describe('times a strategy\'s holding of a symbol went back to zero, or through it'),
+  roundTrips: z.number().int().describe("times a strategy's holding of a symbol went back to zero, or through it"),
 };
 
 export const profitWindowSchema = z.object({
@@ -131,7 +134,7 @@ const reasonOptional = z.string().trim().max(500).optional();
 export const reasonBody = z.strictObject({ reason: reasonRequired });
 export const optionalReasonBody = z.strictObject({ reason: reasonOptional });
 export const pauseBody = z.strictObject({ cancelOrders: z.boolean().default(false), reason: reasonOptional });
-export const forceExitBody = z.strictObject({ symbol: z.string().min(1).max(64).describe('one of the strategy\'s symbols'), reason: reasonOptional });
+export const forceExitBody = z.strictObject({ symbol: z.string().min(1).max(64).describe("one of the strategy's symbols"), reason: reasonOptional });
 
 // The response schemas describe the shapes of control.ts: a change there that is not made here fails to compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

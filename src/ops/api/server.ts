@@ -95,7 +95,10 @@ export class ControlServer {
 
   constructor(private readonly opts: ControlServerOptions) {
     this.access = new AccessPolicy({
-      token: opts.token, commands: opts.commands ?? true, ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
+      token: opts.token,
+      commands: opts.commands ?? true,
+      ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+      ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
     });
     this.clock = opts.clock ?? systemClock;
     // Connections are cut on close (an event stream would otherwise hold it open).
@@ -120,7 +123,8 @@ export class ControlServer {
       // The route matched, not the raw URL: `/%6detrics` is /metrics too. Unmatched: the path as sent (a 404).
       const path = req.routeOptions.url ?? req.url.split('?')[0]!;
       const headers = req.headers;
-      const access: Access = this.access.checkHost(headers.host) ?? this.access.checkOrigin(req.method, headers) ?? this.access.check(req.method, path, headers);
+      const access: Access =
+        this.access.checkHost(headers.host) ?? this.access.checkOrigin(req.method, headers) ?? this.access.check(req.method, path, headers);
       if (!access.ok) {
         this.refused(req, path, access);
         if (access.status === 401) void reply.header('www-authenticate', 'Bearer');
@@ -147,7 +151,10 @@ export class ControlServer {
     });
     app.get('/metrics', async (_req, reply) => {
       await health.beforeScrape?.();
-      return reply.code(200).header('content-type', metrics.contentType).send(await metrics.metrics());
+      return reply
+        .code(200)
+        .header('content-type', metrics.contentType)
+        .send(await metrics.metrics());
     });
 
     app.get(LOGIN_PATH, async (req, reply) => {
@@ -155,12 +162,19 @@ export class ControlServer {
       const token = (req.query as Record<string, unknown> | undefined)?.token;
       if (typeof token !== 'string' || !this.access.tokenMatches(token)) {
         this.refused(req, LOGIN_PATH, { ok: false, status: 401, error: 'a sign-in link with a wrong token' });
-        return reply.code(401).type('text/plain; charset=utf-8').send(
-          'This sign-in link does not hold the daemon\'s token (a token generated at start changes at every start).\nOpen the URL the daemon printed at its latest start, or run `sextant dashboard` for it.\n',
-        );
+        return reply
+          .code(401)
+          .type('text/plain; charset=utf-8')
+          .send(
+            "This sign-in link does not hold the daemon's token (a token generated at start changes at every start).\nOpen the URL the daemon printed at its latest start, or run `sextant dashboard` for it.\n",
+          );
       }
       const cookie = `${this.access.cookieName}=${this.access.sessionValue}; Path=/; HttpOnly; SameSite=Strict`;
-      return reply.code(303).header('set-cookie', cookie).header('location', this.opts.home ?? '/').send();
+      return reply
+        .code(303)
+        .header('set-cookie', cookie)
+        .header('location', this.opts.home ?? '/')
+        .send();
     });
 
     if (this.opts.control) for (const route of ROUTES) this.addRoute(route, this.opts.control);
@@ -215,7 +229,15 @@ export class ControlServer {
     this.refusalMinute.lines++;
     const suppressed = (seen?.suppressed ?? 0) + this.unlogged;
     this.unlogged = 0;
-    this.opts.onRefused({ status: access.status, error: access.error, method: req.method, path, host: req.headers.host, origin: req.headers.origin ?? req.headers.referer, suppressed });
+    this.opts.onRefused({
+      status: access.status,
+      error: access.error,
+      method: req.method,
+      path,
+      host: req.headers.host,
+      origin: req.headers.origin ?? req.headers.referer,
+      suppressed,
+    });
   }
 
   async listen(port: number, host: string): Promise<string> {

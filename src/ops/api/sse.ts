@@ -39,7 +39,12 @@ export class EventStreams {
       res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'shutting down' }));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     const client: Client = { res, unsubscribe: () => undefined, timer: undefined };
     const write = (text: string) => {
       if (res.writableEnded || res.destroyed) return;

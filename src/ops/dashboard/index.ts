@@ -16,10 +16,13 @@ export interface DashboardAsset {
 }
 
 /** Scripts, styles, API calls and the event stream from this origin only; no frames, no forms elsewhere. */
-export const DASHBOARD_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const asset = (body: string, contentType: string): DashboardAsset => ({
-  body, contentType, etag: `"${createHash('sha256').update(body, 'utf8').digest('base64url').slice(0, 27)}"`,
+  body,
+  contentType,
+  etag: `"${createHash('sha256').update(body, 'utf8').digest('base64url').slice(0, 27)}"`,
 });
 
 let cached: Map<string, DashboardAsset> | undefined;

@@ -11,7 +11,11 @@ import { BurstGate, RateGate } from './throttle.js';
 
 /** A failed send: `retryable` when trying again may work (network, timeout, 429, 5xx); `retryAfterMs` when the receiver said. */
 export class SendError extends Error {
-  constructor(message: string, readonly retryable: boolean, readonly retryAfterMs?: number) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = 'SendError';
   }
@@ -63,7 +67,12 @@ export class Channel {
   private wait: { timer: ClockTimer; resolve: () => void } | undefined;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(readonly opts: ChannelOptions, private readonly sender: Sender, private readonly clock: Clock, logger: Logger) {
+  constructor(
+    readonly opts: ChannelOptions,
+    private readonly sender: Sender,
+    private readonly clock: Clock,
+    logger: Logger,
+  ) {
     this.events = new Set(opts.events);
     this.log = logger.child({ component: 'notify', channel: opts.name });
     this.rate = new RateGate(opts.maxPerMinute, clock, (summary) => this.enqueue(summary));
@@ -127,7 +136,9 @@ export class Channel {
             const n = this.untold;
             this.untold = 0;
             this.queue.unshift({
-              topic: 'summary', atMs: this.clock.now(), strategyId: null,
+              topic: 'summary',
+              atMs: this.clock.now(),
+              strategyId: null,
               text: `${n} ${n === 1 ? 'notification was' : 'notifications were'} lost while this receiver was slow or unreachable`,
             });
           }

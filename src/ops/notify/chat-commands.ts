@@ -109,7 +109,11 @@ export class ChatCommands {
   private readonly pending = new Map<string, Pending>();
   private readonly rates: Record<'reads' | 'steering', ChatRate>;
 
-  constructor(private readonly control: Control, private readonly clock: Clock, opts: ChatCommandOptions = {}) {
+  constructor(
+    private readonly control: Control,
+    private readonly clock: Clock,
+    opts: ChatCommandOptions = {},
+  ) {
     const limits = opts.rate ?? { max: MAX_CHAT_COMMANDS, windowMs: COMMAND_WINDOW_MS };
     this.rates = { reads: new ChatRate(limits, clock), steering: new ChatRate(limits, clock) };
   }
@@ -170,13 +174,17 @@ export class ChatCommands {
         case 'resume': {
           if (!args[0]) return { text: 'usage: /resume ID [reason]' };
           const reason = args.slice(1).join(' ');
-          return { text: resultText(reason ? await this.control.resume(args[0], this.actor(chatId), reason) : await this.control.resume(args[0], this.actor(chatId))) };
+          return {
+            text: resultText(reason ? await this.control.resume(args[0], this.actor(chatId), reason) : await this.control.resume(args[0], this.actor(chatId))),
+          };
         }
         case 'forceexit':
           return this.askForceExit(chatId, args, from);
         case 'halt': {
           const reason = args.join(' ') || `halted from Telegram chat ${chatId}`;
-          return this.ask(chatId, from, '/halt', `Halt trading (cancels only, until reset)?\nReason: ${reason}`, 'Confirm halt', () => this.control.halt(reason, this.actor(chatId)));
+          return this.ask(chatId, from, '/halt', `Halt trading (cancels only, until reset)?\nReason: ${reason}`, 'Confirm halt', () =>
+            this.control.halt(reason, this.actor(chatId)),
+          );
         }
         case 'flatten': {
           const reason = args.join(' ') || `flattened from Telegram chat ${chatId}`;
@@ -223,7 +231,8 @@ export class ChatCommands {
     // In a group chat another member's confirmation is not the asker's: the command keeps waiting for theirs.
     if (pending.from !== undefined && from !== pending.from) return { text: `only the one who sent ${pending.command} can confirm it` };
     this.pending.delete(chatId);
-    if (this.clock.now() > pending.expiresAtMs) return { text: `that confirmation expired (${CONFIRM_TTL_MS / 1000} s): nothing was done; send ${pending.command} again` };
+    if (this.clock.now() > pending.expiresAtMs)
+      return { text: `that confirmation expired (${CONFIRM_TTL_MS / 1000} s): nothing was done; send ${pending.command} again` };
     return { text: resultText(await pending.act()) };
   }
 
@@ -237,7 +246,9 @@ export class ChatCommands {
     const orders = plural(strategy.openOrders, 'open order');
     const stay = strategy.openOrders === 1 ? 'stays' : 'stay';
     const question = `${cancelOrders ? `Pause ${id} (no new intents) and cancel its ${orders}?` : `Pause ${id} (no new intents; its ${orders} ${stay})?`}${reason ? `\nReason: ${reason}` : ''}`;
-    return this.ask(chatId, from, `/pause ${id}`, question, `Confirm pause ${id}`, () => this.control.pause(id, { cancelOrders, ...(reason ? { reason } : {}) }, this.actor(chatId)));
+    return this.ask(chatId, from, `/pause ${id}`, question, `Confirm pause ${id}`, () =>
+      this.control.pause(id, { cancelOrders, ...(reason ? { reason } : {}) }, this.actor(chatId)),
+    );
   }
 
   private askForceExit(chatId: string, args: string[], from: string | undefined): ChatReply {
@@ -259,7 +270,9 @@ export class ChatCommands {
       `Force exit ${id} on ${symbol}: pause ${id} (it stays paused until /resume ${id}), cancel its ${plural(orders, 'open order')} on ${symbol} and ${close}?`,
       ...(reason ? [`Reason: ${reason}`] : []),
     ].join('\n');
-    return this.ask(chatId, from, `/forceexit ${id} ${symbol}`, question, `Confirm force exit ${id}`, () => this.control.forceExit(id, symbol, this.actor(chatId), reason || undefined));
+    return this.ask(chatId, from, `/forceexit ${id} ${symbol}`, question, `Confirm force exit ${id}`, () =>
+      this.control.forceExit(id, symbol, this.actor(chatId), reason || undefined),
+    );
   }
 
   private status(): string {
@@ -271,7 +284,10 @@ export class ChatCommands {
     lines.push(`Reconciled ${ago}, ${s.reconciliation.unresolved} unresolved`);
     const strategies = this.control.strategies();
     if (strategies.length === 0) lines.push('No strategies');
-    for (const st of strategies) lines.push(`${st.id} (${st.name}) ${st.state}: PnL ${st.pnl.realized}, ${st.openOrders} open orders${st.lastError ? `, last error: ${st.lastError}` : ''}`);
+    for (const st of strategies)
+      lines.push(
+        `${st.id} (${st.name}) ${st.state}: PnL ${st.pnl.realized}, ${st.openOrders} open orders${st.lastError ? `, last error: ${st.lastError}` : ''}`,
+      );
     return lines.join('\n');
   }
 
@@ -285,7 +301,10 @@ export class ChatCommands {
     const rows = this.control.positions();
     if (rows.length === 0) return 'No positions';
     return rows
-      .map((p) => `${p.symbol} ${p.side} ${p.size}${p.entryPrice ? ` @ ${p.entryPrice}` : ''}${p.unrealizedPnl ? `, uPnL ${p.unrealizedPnl}` : ''}${p.liquidationPrice ? `, liq ${p.liquidationPrice}` : ''}`)
+      .map(
+        (p) =>
+          `${p.symbol} ${p.side} ${p.size}${p.entryPrice ? ` @ ${p.entryPrice}` : ''}${p.unrealizedPnl ? `, uPnL ${p.unrealizedPnl}` : ''}${p.liquidationPrice ? `, liq ${p.liquidationPrice}` : ''}`,
+      )
       .join('\n');
   }
 
@@ -308,6 +327,9 @@ export class ChatCommands {
   private performance(): string {
     const rows = this.control.performance();
     if (rows.length === 0) return 'No fills yet';
-    return ['Realised PnL by symbol (every strategy, all time, fees included), best first', ...rows.map((r, i) => `${i + 1}. ${r.symbol} ${figuresText(r)}`)].join('\n');
+    return [
+      'Realised PnL by symbol (every strategy, all time, fees included), best first',
+      ...rows.map((r, i) => `${i + 1}. ${r.symbol} ${figuresText(r)}`),
+    ].join('\n');
   }
 }

@@ -50,7 +50,9 @@ export function dailySummary(control: Control, nowMs: number): string {
     const strategies = control.strategies();
     if (strategies.length) lines.push('Strategies (realised PnL, fees, fills in all):');
     for (const s of strategies) {
-      lines.push(`  ${s.id} ${s.state}: PnL ${s.pnl.realized}, fees ${s.pnl.fees}, ${s.pnl.fills} fills, ${s.openOrders} open orders${s.errors ? `, ${s.errors} errors` : ''}`);
+      lines.push(
+        `  ${s.id} ${s.state}: PnL ${s.pnl.realized}, fees ${s.pnl.fees}, ${s.pnl.fills} fills, ${s.openOrders} open orders${s.errors ? `, ${s.errors} errors` : ''}`,
+      );
     }
   } catch (err) {
     lines.push(`(incomplete: ${err instanceof Error ? err.message : String(err)})`);
@@ -63,7 +65,11 @@ export class DailySchedule {
   private timer: ClockTimer | undefined;
   private stopped = false;
 
-  constructor(private readonly at: string, private readonly clock: Clock, private readonly fire: () => void) {}
+  constructor(
+    private readonly at: string,
+    private readonly clock: Clock,
+    private readonly fire: () => void,
+  ) {}
 
   /** When it fires next (ms since the epoch), undefined once stopped. */
   nextAtMs: number | undefined;
@@ -73,14 +79,17 @@ export class DailySchedule {
     const now = this.clock.now();
     // After a run, strictly after the time it ran for (a timer a little early does not run it twice).
     this.nextAtMs = nextDailyAtMs(Math.max(now, this.nextAtMs ?? now), this.at);
-    this.timer = this.clock.setTimer(() => {
-      if (this.stopped) return;
-      try {
-        this.fire();
-      } finally {
-        this.start();
-      }
-    }, Math.max(0, this.nextAtMs - now));
+    this.timer = this.clock.setTimer(
+      () => {
+        if (this.stopped) return;
+        try {
+          this.fire();
+        } finally {
+          this.start();
+        }
+      },
+      Math.max(0, this.nextAtMs - now),
+    );
   }
 
   stop(): void {

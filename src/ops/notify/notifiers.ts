@@ -59,7 +59,12 @@ export function startNotifiers(cfg: NotifyConfig | undefined, control: Control, 
   const names = notifyChannelNames(cfg);
   const { timeoutMs, ...retry } = cfg.retry;
   const channelOpts = (name: string, c: Omit<ChannelOptions, 'name' | 'retry'>): ChannelOptions => ({
-    name, events: c.events, maxPerMinute: c.maxPerMinute, queueSize: c.queueSize, burst: c.burst, retry,
+    name,
+    events: c.events,
+    maxPerMinute: c.maxPerMinute,
+    queueSize: c.queueSize,
+    burst: c.burst,
+    retry,
   });
   const built: Array<{ opts: ChannelOptions; sender: () => Sender }> = [];
 
@@ -75,7 +80,13 @@ export function startNotifiers(cfg: NotifyConfig | undefined, control: Control, 
     if (url) {
       if (!/^https?:\/\//.test(url)) problems.push(`notify.discord[${i}] (${name}) urlEnv: ${d.urlEnv} is not an http(s) URL`);
       // The webhook's token is the URL's last path segment: an error text showing the path alone must not carry it.
-      registerSecret(url.replace(/[?#].*$/, '').split('/').filter(Boolean).pop());
+      registerSecret(
+        url
+          .replace(/[?#].*$/, '')
+          .split('/')
+          .filter(Boolean)
+          .pop(),
+      );
     }
     built.push({ opts: channelOpts(name, d), sender: () => discordSender({ url, clock, timeoutMs }) });
   });
@@ -117,20 +128,21 @@ export function startNotifiers(cfg: NotifyConfig | undefined, control: Control, 
 
   let stopping: Promise<void> | undefined;
   return {
-    channels, telegram, listened, sendDaily,
-    stop: (graceMs = 0) => (stopping ??= (async () => {
-      unsubscribe();
-      daily?.stop();
-      if (graceMs > 0) {
-        let timer: ClockTimer | undefined;
-        await Promise.race([
-          Promise.all(channels.map((c) => c.idle())),
-          new Promise<void>((resolve) => (timer = clock.setTimer(resolve, graceMs))),
-        ]);
-        timer?.cancel();
-      }
-      for (const c of channels) c.stop();
-      await telegram?.stop();
-    })()),
+    channels,
+    telegram,
+    listened,
+    sendDaily,
+    stop: (graceMs = 0) =>
+      (stopping ??= (async () => {
+        unsubscribe();
+        daily?.stop();
+        if (graceMs > 0) {
+          let timer: ClockTimer | undefined;
+          await Promise.race([Promise.all(channels.map((c) => c.idle())), new Promise<void>((resolve) => (timer = clock.setTimer(resolve, graceMs)))]);
+          timer?.cancel();
+        }
+        for (const c of channels) c.stop();
+        await telegram?.stop();
+      })()),
   };
 }

@@ -58,7 +58,12 @@ export class TelegramBot {
   /** Messages from chats not allowed, ignored (counted since the start). */
   ignored = 0;
 
-  constructor(private readonly opts: TelegramOptions, control: Control, private readonly clock: Clock, logger: Logger) {
+  constructor(
+    private readonly opts: TelegramOptions,
+    control: Control,
+    private readonly clock: Clock,
+    logger: Logger,
+  ) {
     registerSecret(opts.token);
     this.bot = new Bot(opts.token, { client: { apiRoot: opts.apiRoot } });
     this.allowed = new Set(opts.chatIds);
@@ -122,7 +127,11 @@ export class TelegramBot {
   }
 
   private async reply(chatId: string, reply: ChatReply): Promise<void> {
-    await this.bot.api.sendMessage(chatId, cut(reply.text), reply.button ? { reply_markup: new InlineKeyboard().text(reply.button.label, reply.button.data) } : {});
+    await this.bot.api.sendMessage(
+      chatId,
+      cut(reply.text),
+      reply.button ? { reply_markup: new InlineKeyboard().text(reply.button.label, reply.button.data) } : {},
+    );
   }
 
   private unknownChat(chatId: string): void {

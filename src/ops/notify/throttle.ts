@@ -24,7 +24,10 @@ interface BurstWindow {
 
 /** "mm 3, grid 2": counts by name, largest first. */
 function countsText(counts: ReadonlyMap<string, number>): string {
-  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `${k} ${n}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 }
 
 /**
@@ -74,7 +77,9 @@ export class BurstGate {
     const what = topic === 'fill' ? (w.held === 1 ? 'fill' : 'fills') : w.held === 1 ? 'rejection' : 'rejections';
     const seconds = Math.round(this.opts.windowMs / 1000);
     this.emit({
-      topic: 'summary', atMs: this.clock.now(), strategyId: null,
+      topic: 'summary',
+      atMs: this.clock.now(),
+      strategyId: null,
       text: `${w.held} more ${what} within ${seconds} s (${countsText(w.byStrategy)}); the last: ${w.last}`,
     });
   }
@@ -136,7 +141,9 @@ export class RateGate {
     this.startMs = this.clock.now();
     this.sent = 1;
     this.emit({
-      topic: 'summary', atMs: this.startMs, strategyId: null,
+      topic: 'summary',
+      atMs: this.startMs,
+      strategyId: null,
       text: `${n} more ${n === 1 ? 'notification' : 'notifications'} held back by the rate limit (${this.maxPerMinute} a minute): ${byTopic}`,
     });
   }

@@ -65,7 +65,12 @@ export function webhookSender(opts: { channel: string; url: string; secret: stri
     send: async (notice) => {
       const timestamp = opts.clock.now();
       const payload: WebhookPayload = {
-        timestamp, channel: opts.channel, topic: notice.topic, text: notice.text, atMs: notice.atMs, strategyId: notice.strategyId,
+        timestamp,
+        channel: opts.channel,
+        topic: notice.topic,
+        text: notice.text,
+        atMs: notice.atMs,
+        strategyId: notice.strategyId,
         ...(notice.event ? { event: { kind: notice.event.kind, atMs: notice.event.atMs, text: notice.event.text, data: notice.event.data } } : {}),
       };
       const body = JSON.stringify(payload);

@@ -57,7 +57,11 @@ describe('the futures grid with its trailing stop (config/backtest.yaml)', () =>
   });
 
   const stopRows = () =>
-    journal.prepare('SELECT client_oid AS oid, role, position_side AS side, size, state FROM orders WHERE strategy_id = ? AND role IS NOT NULL ORDER BY created_at, client_oid').all(GRID) as Array<{ oid: string; role: string; side: string; size: string; state: string }>;
+    journal
+      .prepare(
+        'SELECT client_oid AS oid, role, position_side AS side, size, state FROM orders WHERE strategy_id = ? AND role IS NOT NULL ORDER BY created_at, client_oid',
+      )
+      .all(GRID) as Array<{ oid: string; role: string; side: string; size: string; state: string }>;
 
   it('the stops are placed, moved by the trailing, and fire', () => {
     const rows = stopRows();
@@ -65,7 +69,9 @@ describe('the futures grid with its trailing stop (config/backtest.yaml)', () =>
     expect(rows.filter((r) => r.state === 'filled').length).toBeGreaterThan(0);
     // Canceled: resized, or removed once the long was flat.
     expect(rows.filter((r) => r.state === 'canceled').length).toBeGreaterThan(0);
-    const moves = journal.prepare("SELECT COUNT(*) AS n FROM order_events e JOIN orders o USING (client_oid) WHERE o.role IS NOT NULL AND e.event LIKE 'moved to %'").get() as { n: number };
+    const moves = journal
+      .prepare("SELECT COUNT(*) AS n FROM order_events e JOIN orders o USING (client_oid) WHERE o.role IS NOT NULL AND e.event LIKE 'moved to %'")
+      .get() as { n: number };
     expect(moves.n).toBeGreaterThan(0);
     expect(journal.prepare("SELECT COUNT(*) AS n FROM orders WHERE strategy_id = ? AND state = 'rejected'").get(GRID)).toEqual({ n: 0 });
   });

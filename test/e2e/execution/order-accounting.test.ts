@@ -33,7 +33,13 @@ describe('R10: the venue lists new futures orders late', () => {
     const { server, bot } = await start({ graceMs: 200, vanishAfterMs: 60_000, vanishAfterChecks: 3 });
     bot.executor.unfence();
     server.faults.visibilityLagMs = 2500;
-    const [ev] = await bot.executor.submit({ kind: 'place', strategyId: 'lag', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))] });
+    const [ev] = await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'lag',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))],
+    });
     expect(ev!.type).toBe('accepted');
     await sleep(300);
     for (let i = 0; i < 4; i++) {
@@ -54,10 +60,22 @@ describe('R10: the venue lists new futures orders late', () => {
     // The bot's time moves only when told: how long the lookups take on a busy machine does not count.
     const clock = new ManualClock(Date.now());
     const { bot } = await start({ graceMs: 0, vanishAfterMs: 300, vanishAfterChecks: 3, clock });
-    bot.journal.insertOrders([journalRow('sx_gone_1', {
-      strategyId: 'gone', intentId: 0, surface: 'futures', symbol: 'cmt_btcusdt', price: '100', size: '0.01', positionSide: 'long',
-      orderId: '987654321987654321', state: 'open', createdAtMs: clock.now(), updatedAtMs: clock.now(), seenAtMs: clock.now(),
-    })]);
+    bot.journal.insertOrders([
+      journalRow('sx_gone_1', {
+        strategyId: 'gone',
+        intentId: 0,
+        surface: 'futures',
+        symbol: 'cmt_btcusdt',
+        price: '100',
+        size: '0.01',
+        positionSide: 'long',
+        orderId: '987654321987654321',
+        state: 'open',
+        createdAtMs: clock.now(),
+        updatedAtMs: clock.now(),
+        seenAtMs: clock.now(),
+      }),
+    ]);
     const events: ExecutionEvent[] = [];
     bot.executor.events$.subscribe((e) => events.push(e));
     const states: string[] = [];
@@ -78,23 +96,58 @@ describe('R10: the venue lists new futures orders late', () => {
 });
 
 describe('R11: the venue is replaced by a fresh one', () => {
-  it('the startup pass settles the unanswered orders, trading resumes, and the fresh venue\'s same-numbered orders are never taken or canceled as ours', async () => {
+  it("the startup pass settles the unanswered orders, trading resumes, and the fresh venue's same-numbered orders are never taken or canceled as ours", async () => {
     const first = await start({ graceMs: 0 });
     first.bot.executor.unfence();
-    await first.bot.executor.submit({ kind: 'place', strategyId: 'mm', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(first.server, 'BTCUSDT_SPBL', '0.98'))] });
-    await first.bot.executor.submit({ kind: 'place', strategyId: 'mm', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(first.server, 'cmt_btcusdt', '0.98'))] });
+    await first.bot.executor.submit({
+      kind: 'place',
+      strategyId: 'mm',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(first.server, 'BTCUSDT_SPBL', '0.98'))],
+    });
+    await first.bot.executor.submit({
+      kind: 'place',
+      strategyId: 'mm',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futBuy(priceAt(first.server, 'cmt_btcusdt', '0.98'))],
+    });
     first.server.faults.scripted.push({ endpoint: 'F6', kind: 'html-502' });
-    await first.bot.executor.submit({ kind: 'place', strategyId: 'mm', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(first.server, 'cmt_btcusdt', '0.97'))] });
-    expect(first.bot.journal.allOrders().map((r) => r.state).sort()).toEqual(['open', 'open', 'unknown']);
+    await first.bot.executor.submit({
+      kind: 'place',
+      strategyId: 'mm',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futBuy(priceAt(first.server, 'cmt_btcusdt', '0.97'))],
+    });
+    expect(
+      first.bot.journal
+        .allOrders()
+        .map((r) => r.state)
+        .sort(),
+    ).toEqual(['open', 'open', 'unknown']);
     const journalPath = first.journalPath;
     await first.close();
     running.splice(running.indexOf(first), 1);
 
     // A fresh venue: its order ids start again at 1, and a person's order now holds the ids ours had.
     const second = await start({ graceMs: 0, lostAfterChecks: 3, vanishAfterMs: 400, vanishAfterChecks: 2, journalPath, seed: 12 });
-    const manual = [{ clientOid: 'manual_1', side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: priceAt(second.server, 'cmt_btcusdt', '0.97'), size: d('0.01'), positionSide: 'long' as const }];
+    const manual = [
+      {
+        clientOid: 'manual_1',
+        side: 'buy' as const,
+        kind: 'limit' as const,
+        timeInForce: 'gtc' as const,
+        price: priceAt(second.server, 'cmt_btcusdt', '0.97'),
+        size: d('0.01'),
+        positionSide: 'long' as const,
+      },
+    ];
     second.server.engine.place('futures', 'cmt_btcusdt', manual);
-    second.server.engine.place('spot', 'BTCUSDT_SPBL', [{ ...manual[0]!, clientOid: 'manual_2', price: priceAt(second.server, 'BTCUSDT_SPBL', '0.97'), positionSide: undefined as never }]);
+    second.server.engine.place('spot', 'BTCUSDT_SPBL', [
+      { ...manual[0]!, clientOid: 'manual_2', price: priceAt(second.server, 'BTCUSDT_SPBL', '0.97'), positionSide: undefined as never },
+    ]);
     const r = await reconcileAndOpen(second.bot.tracker, second.bot.executor, silentLogger, { scanForeign: true, startup: true });
     expect(r!.lost).toBe(1);
     expect(second.bot.executor.fenced).toBeNull();
@@ -118,10 +171,22 @@ describe('R12: unanswered orders end', () => {
     const { server, bot } = await start({ graceMs: 0, lostAfterChecks: 1, notPlacedAfterChecks: 2, limits: { ...LOOSE_LIMITS, maxOpenOrdersPerSymbol: 1 } });
     bot.executor.unfence();
     server.faults.scripted.push({ endpoint: 'S6', kind: 'html-502' });
-    await bot.executor.submit({ kind: 'place', strategyId: 'r12', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))] });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'r12',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))],
+    });
     await bot.tracker.reconcile();
     expect(bot.journal.allOrders()[0]!.state).toBe('lost');
-    const ev = await bot.executor.submit({ kind: 'place', strategyId: 'r12', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.97'))] });
+    const ev = await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'r12',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.97'))],
+    });
     expect(ev.map((e) => e.type)).toEqual(['accepted']);
     const lost = bot.journal.allOrders().find((r) => r.state === 'lost')!;
     await bot.tracker.reconcile();
@@ -135,7 +200,13 @@ describe('R12: unanswered orders end', () => {
     const { server, bot } = await start({ graceMs: 0, lostAfterChecks: 2 });
     bot.executor.unfence();
     server.faults.scripted.push({ endpoint: 'S6', kind: 'html-502' });
-    await bot.executor.submit({ kind: 'place', strategyId: 'mm', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))] });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'mm',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))],
+    });
     const row = bot.journal.allOrders()[0]!;
     expect(row.state).toBe('unknown');
     // Every lookup is slow; the strategy's cancel lands while the tracker waits for it.
@@ -149,7 +220,13 @@ describe('R12: unanswered orders end', () => {
     const { server, bot } = await start({ graceMs: 0 });
     bot.executor.unfence();
     server.faults.scripted.push({ endpoint: 'F6', kind: 'accept-then-500' });
-    const [ev] = await bot.executor.submit({ kind: 'place', strategyId: 'r12', surface: 'futures', symbol: 'cmt_btcusdt', orders: [{ side: 'buy', kind: 'market', timeInForce: 'gtc', size: d('0.01'), positionSide: 'long' }] });
+    const [ev] = await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'r12',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [{ side: 'buy', kind: 'market', timeInForce: 'gtc', size: d('0.01'), positionSide: 'long' }],
+    });
     expect(ev!.type).toBe('unknown');
     expect(server.engine.openOrders('futures', 'cmt_btcusdt')).toHaveLength(0);
     const r = await bot.tracker.reconcile();
@@ -165,7 +242,13 @@ describe('cancels', () => {
   it('a strategy cancels only its own orders, on its own symbol', async () => {
     const { server, bot } = await start();
     bot.executor.unfence();
-    await bot.executor.submit({ kind: 'place', strategyId: 'a', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))] });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'a',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))],
+    });
     const theirs = bot.journal.allOrders()[0]!;
     const byId = await bot.executor.submit({ kind: 'cancel', strategyId: 'b', surface: 'futures', symbol: 'cmt_btcusdt', orderIds: [theirs.orderId!] });
     expect(byId).toEqual([expect.objectContaining({ type: 'denied', reason: 'not-own-order', detail: expect.stringContaining('belongs to strategy a') })]);
@@ -183,7 +266,13 @@ describe('cancels', () => {
   it('a cancel by order id is sent even when the journal holds the order final', async () => {
     const { server, bot } = await start();
     bot.executor.unfence();
-    await bot.executor.submit({ kind: 'place', strategyId: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))] });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'a',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))],
+    });
     const row = bot.journal.allOrders()[0]!;
     bot.journal.updateOrder(row.clientOid, { state: 'closed' }, 'concluded too early', Date.now());
     const ev = await bot.executor.submit({ kind: 'cancel', strategyId: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', orderIds: [row.orderId!] });
@@ -197,7 +286,13 @@ describe('fills just before a cancel', () => {
   it('an order partly filled when its cancel is accepted: the fills are read at once and reach the journal and the strategy', async () => {
     const { server, bot, market } = await start();
     bot.executor.unfence();
-    const [ev] = await bot.executor.submit({ kind: 'place', strategyId: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceAt(server, 'BTCUSDT_SPBL', '0.99'), size: d('5') }] });
+    const [ev] = await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'a',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceAt(server, 'BTCUSDT_SPBL', '0.99'), size: d('5') }],
+    });
     expect(ev!.type).toBe('accepted');
     // The market trades through the bid; the venue matches it when the cancel arrives, then cancels the rest.
     market.shift('BTCUSDT_SPBL', -20_000);
@@ -215,9 +310,29 @@ describe('shutdown', () => {
   it('cancels the resting orders and keeps stop triggers unless told to cancel them too', async () => {
     const { server, bot } = await start();
     bot.executor.unfence();
-    await bot.executor.submit({ kind: 'place', strategyId: 'g', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))] });
-    await bot.executor.submit({ kind: 'place', strategyId: 'g', surface: 'futures', symbol: 'cmt_btcusdt', orders: [{ side: 'buy', kind: 'market', timeInForce: 'gtc', size: d('0.02'), positionSide: 'long' }] });
-    const [trigger] = await bot.executor.submit({ kind: 'place-trigger', strategyId: 'g', symbol: 'cmt_btcusdt', positionSide: 'long', reduceOnly: true, size: d('0.02'), triggerPrice: priceAt(server, 'cmt_btcusdt', '0.96') });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'g',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futBuy(priceAt(server, 'cmt_btcusdt', '0.98'))],
+    });
+    await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'g',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [{ side: 'buy', kind: 'market', timeInForce: 'gtc', size: d('0.02'), positionSide: 'long' }],
+    });
+    const [trigger] = await bot.executor.submit({
+      kind: 'place-trigger',
+      strategyId: 'g',
+      symbol: 'cmt_btcusdt',
+      positionSide: 'long',
+      reduceOnly: true,
+      size: d('0.02'),
+      triggerPrice: priceAt(server, 'cmt_btcusdt', '0.96'),
+    });
     expect(trigger).toMatchObject({ type: 'accepted', trigger: true });
     const triggerOid = (trigger as Extract<ExecutionEvent, { type: 'accepted' }>).clientOid;
     const keep = await bot.executor.cancelAllOwn('futures', 'cmt_btcusdt', false);
@@ -236,11 +351,19 @@ describe('caps', () => {
     const { server, bot, client } = await start({ limits: { ...LOOSE_LIMITS, maxOpenOrdersPerSymbol: 2 }, listed: () => listed });
     bot.executor.unfence();
     for (const k of [1, 2]) {
-      server.engine.place('spot', 'BTCUSDT_SPBL', [{ clientOid: `manual_${k}`, side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceAt(server, 'BTCUSDT_SPBL', '0.97'), size: d('0.01') }]);
+      server.engine.place('spot', 'BTCUSDT_SPBL', [
+        { clientOid: `manual_${k}`, side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceAt(server, 'BTCUSDT_SPBL', '0.97'), size: d('0.01') },
+      ]);
     }
     listed = await client.openOrders('spot', 'BTCUSDT_SPBL');
     expect(listed).toHaveLength(2);
-    const ev = await bot.executor.submit({ kind: 'place', strategyId: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))] });
+    const ev = await bot.executor.submit({
+      kind: 'place',
+      strategyId: 'a',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [spotBuy(priceAt(server, 'BTCUSDT_SPBL', '0.98'))],
+    });
     expect(ev).toEqual([expect.objectContaining({ type: 'denied', reason: 'max-open-orders-symbol' })]);
   });
 });

@@ -53,7 +53,13 @@ describe('R2: a spot batch times out and the venue shows it late', () => {
     b.executor.unfence();
     s.faults.visibilityLagMs = 800;
     s.faults.scripted.push({ endpoint: 'S6', kind: 'timeout', ms: 1000 });
-    const events = await b.executor.submit({ kind: 'place', strategyId: 'r2', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'BTCUSDT_SPBL', '0.98'), size: d('0.01') }] });
+    const events = await b.executor.submit({
+      kind: 'place',
+      strategyId: 'r2',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'BTCUSDT_SPBL', '0.98'), size: d('0.01') }],
+    });
     expect(events.map((e) => e.type)).toEqual(['unknown']);
     for (let i = 0; i < 3; i++) {
       const r = await b.tracker.reconcile();
@@ -72,7 +78,13 @@ describe('R2: a spot batch times out and the venue shows it late', () => {
     s.faults.scripted.push({ endpoint: 'S6', kind: 'html-502' });
     const lostEvents: ExecutionEvent[] = [];
     b.executor.events$.subscribe((e) => e.type === 'lost' && lostEvents.push(e));
-    await b.executor.submit({ kind: 'place', strategyId: 'r2', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'BTCUSDT_SPBL', '0.98'), size: d('0.01') }] });
+    await b.executor.submit({
+      kind: 'place',
+      strategyId: 'r2',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'BTCUSDT_SPBL', '0.98'), size: d('0.01') }],
+    });
     await b.tracker.reconcile();
     expect(b.journal.allOrders()[0]!.state).toBe('unknown');
     await new Promise((r) => setTimeout(r, 350));
@@ -105,8 +117,16 @@ describe('R3: partial batch results', () => {
 describe('R6: startup reconciliation', () => {
   it('fenced until reconciled; a foreign order is reported and left alone; cancels still go while fenced', async () => {
     const { server: s, bot: b } = await setup();
-    s.engine.place('futures', 'cmt_btcusdt', [{ clientOid: 'manual_1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'cmt_btcusdt', '0.97'), size: d('0.01'), positionSide: 'long' }]);
-    const denied = await b.executor.submit({ kind: 'place', strategyId: 'r6', surface: 'futures', symbol: 'cmt_btcusdt', orders: [futLimit(px(s, 'cmt_btcusdt', '0.98'))] });
+    s.engine.place('futures', 'cmt_btcusdt', [
+      { clientOid: 'manual_1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: px(s, 'cmt_btcusdt', '0.97'), size: d('0.01'), positionSide: 'long' },
+    ]);
+    const denied = await b.executor.submit({
+      kind: 'place',
+      strategyId: 'r6',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      orders: [futLimit(px(s, 'cmt_btcusdt', '0.98'))],
+    });
     expect(denied.map((e) => e.type === 'denied' && e.reason)).toEqual(['fenced']);
     expect(s.snapshot().requests.F6 ?? 0).toBe(0);
     const report = await b.tracker.reconcile({ scanForeign: true });
@@ -129,7 +149,13 @@ describe('R7: ambiguous cancels', () => {
     const { server: s, bot: b, market } = await setup();
     b.executor.unfence();
     const price = px(s, 'BTCUSDT_SPBL', '0.99');
-    const [ev] = await b.executor.submit({ kind: 'place', strategyId: 'r7', surface: 'spot', symbol: 'BTCUSDT_SPBL', orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price, size: d('0.01') }] });
+    const [ev] = await b.executor.submit({
+      kind: 'place',
+      strategyId: 'r7',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price, size: d('0.01') }],
+    });
     expect(ev!.type).toBe('accepted');
     // The market falls through the order: it fills.
     market.shift('BTCUSDT_SPBL', -20_000);

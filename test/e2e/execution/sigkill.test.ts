@@ -36,8 +36,12 @@ describe('SIGKILL at each kill point, then a new process recovers', () => {
   it.each(cases)('%s journal: %s (hit %d)', async (backend, killPoint, hitAt) => {
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 77, startMs: systemClock.now(), tickIntervalMs: 1000 });
     const server = new SimServer({
-      market, accounts: { spot: { USDT: '1000000' }, futuresCollateral: '1000000', leverage: 20 }, credentials: CREDS,
-      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 }, clock: systemClock, logger: silentLogger,
+      market,
+      accounts: { spot: { USDT: '1000000' }, futuresCollateral: '1000000', leverage: 20 },
+      credentials: CREDS,
+      budget: { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 },
+      clock: systemClock,
+      logger: silentLogger,
     });
     const url = await server.listen(0, '127.0.0.1');
     try {
@@ -57,10 +61,15 @@ describe('SIGKILL at each kill point, then a new process recovers', () => {
       const rows = journal.allOrders();
       journal.close();
       const venueAll = [...server.engine.history('BTCUSDT_SPBL'), ...server.engine.history('cmt_btcusdt')];
-      for (const v of venueAll) expect({ clientOid: v.clientOid, orderId: rows.find((r) => r.clientOid === v.clientOid)?.orderId }).toEqual({ clientOid: v.clientOid, orderId: v.orderId });
+      for (const v of venueAll)
+        expect({ clientOid: v.clientOid, orderId: rows.find((r) => r.clientOid === v.clientOid)?.orderId }).toEqual({
+          clientOid: v.clientOid,
+          orderId: v.orderId,
+        });
       const open = [...server.engine.openOrders('spot'), ...server.engine.openOrders('futures')].map((o) => server.engine.toOrder(o));
       for (const [symbol, prices] of Object.entries(targets)) {
-        for (const p of prices) expect({ symbol, p, resting: open.filter((o) => o.symbol === symbol && o.price!.toString() === p).length }).toEqual({ symbol, p, resting: 1 });
+        for (const p of prices)
+          expect({ symbol, p, resting: open.filter((o) => o.symbol === symbol && o.price!.toString() === p).length }).toEqual({ symbol, p, resting: 1 });
       }
       expect(rows.filter((r) => r.state === 'unknown' || r.state === 'sending')).toEqual([]);
     } finally {

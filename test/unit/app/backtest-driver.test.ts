@@ -37,7 +37,16 @@ function venueOver(records: ReplayRecord[], opts: { latencyMs?: number; spotBudg
   const clock = new VirtualClock(market.nextTs);
   const simulator = new SimulatedExchange(market, { spot: { USDT: '1000000', BTC: '10' }, futuresCollateral: '1000000', leverage: 10 }, undefined, clock);
   const metered = new MeteredClient(simulator, budget(opts.spotBudget ?? 100_000, 100_000), clock, 'S15');
-  return virtualVenue({ market, simulator, metered, clock, latencyMs: opts.latencyMs ?? 0, polls: POLLS, choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' }, closeDelayMs: 3000 });
+  return virtualVenue({
+    market,
+    simulator,
+    metered,
+    clock,
+    latencyMs: opts.latencyMs ?? 0,
+    polls: POLLS,
+    choices: { spotOpenOrders: 'S15', futuresTickers: 'F2', spotTickers: 'trade' },
+    closeDelayMs: 3000,
+  });
 }
 
 /** Moves the venue to `untilMs`: market events and timers in time order, a tick first at the same instant. */
@@ -58,7 +67,8 @@ function bindAndRecord(venue: BacktestVenue, symbols: TradedSymbols) {
   const bound = venue.bind(symbols);
   const got: Record<'tickers' | 'orders' | 'balances' | 'positions', Delivery[]> = { tickers: [], orders: [], balances: [], positions: [] };
   const streams = bound.streams!;
-  const record = (list: Delivery[]) => (x: { atMs: number; value: unknown }) => void list.push({ atMs: x.atMs, deliveredAtMs: venue.clock.now(), value: x.value });
+  const record = (list: Delivery[]) => (x: { atMs: number; value: unknown }) =>
+    void list.push({ atMs: x.atMs, deliveredAtMs: venue.clock.now(), value: x.value });
   streams.tickers$.subscribe(record(got.tickers));
   streams.openOrders$.subscribe(record(got.orders));
   streams.balances$.subscribe(record(got.balances));
@@ -114,7 +124,10 @@ describe('virtualVenue: polls', () => {
     drive(venue, 1009);
     expect(got.tickers).toEqual([]);
     drive(venue, 2010);
-    expect(got.tickers.map((x) => [x.atMs, x.deliveredAtMs])).toEqual([[1005, 1010], [2005, 2010]]);
+    expect(got.tickers.map((x) => [x.atMs, x.deliveredAtMs])).toEqual([
+      [1005, 1010],
+      [2005, 2010],
+    ]);
     // Read at 1005: the trade of 1007 came after the read, before the answer.
     const lastOf = (x: Delivery) => (x.value as Map<string, { last: Decimal }>).get(SPOT)!.last.toString();
     expect(got.tickers.map(lastOf)).toEqual(['90000', '90100']);
@@ -148,12 +161,22 @@ describe('virtualVenue: polls', () => {
 
   it('open orders are read futures first, then spot', async () => {
     const venue = venueOver(everyHalfSecond());
-    const order = (clientOid: string) => ({ clientOid, side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: Decimal.from('89100'), size: Decimal.from('0.01') });
+    const order = (clientOid: string) => ({
+      clientOid,
+      side: 'buy' as const,
+      kind: 'limit' as const,
+      timeInForce: 'gtc' as const,
+      price: Decimal.from('89100'),
+      size: Decimal.from('0.01'),
+    });
     expect((await venue.simulator.placeOrders('spot', SPOT, [order('spot1')]))[0]!.outcome).toBe('accepted');
     expect((await venue.simulator.placeOrders('futures', FUT, [order('fut1')]))[0]!.outcome).toBe('accepted');
     const { got } = bindAndRecord(venue, BOTH);
     drive(venue, 1000);
-    expect((got.orders[0]!.value as Array<{ clientOid: string; surface: string }>).map((o) => [o.surface, o.clientOid])).toEqual([['futures', 'fut1'], ['spot', 'spot1']]);
+    expect((got.orders[0]!.value as Array<{ clientOid: string; surface: string }>).map((o) => [o.surface, o.clientOid])).toEqual([
+      ['futures', 'fut1'],
+      ['spot', 'spot1'],
+    ]);
   });
 
   it('tickersNow: futures then spot, at the market now', () => {

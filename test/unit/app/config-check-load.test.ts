@@ -15,13 +15,16 @@ function file(name: string, lines: string[]): string {
 }
 
 describe('loadCheckedConfig', () => {
-  const unknownStrategy = () => file('strategy.yaml', ['sim: { embedded: true }', 'strategies:', '  - { id: a, name: no-such-strategy, symbols: [BTCUSDT_SPBL] }']);
+  const unknownStrategy = () =>
+    file('strategy.yaml', ['sim: { embedded: true }', 'strategies:', '  - { id: a, name: no-such-strategy, symbols: [BTCUSDT_SPBL] }']);
 
   it('with strategies: a strategy that cannot be loaded is refused', async () => {
     const path = unknownStrategy();
     const result = await loadCheckedConfig(path);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.issues.map(formatIssue)).toEqual([expect.stringMatching(new RegExp(`^${path}:3:20: strategies\\[0\\]\\.name: strategy "no-such-strategy" not found`))]);
+    expect(!result.ok && result.issues.map(formatIssue)).toEqual([
+      expect.stringMatching(new RegExp(`^${path}:3:20: strategies\\[0\\]\\.name: strategy "no-such-strategy" not found`)),
+    ]);
   });
 
   it('without strategies (strategies: false): the same file loads, params as written', async () => {
@@ -44,7 +47,7 @@ describe('loadCheckedConfig', () => {
     expect({ ok: result.ok, askedFor }).toEqual({ ok: true, askedFor: path });
   });
 
-  it('reads the environment given, not the process\'s', async () => {
+  it("reads the environment given, not the process's", async () => {
     const path = file('env.yaml', []);
     const result = await loadCheckedConfig(path, { strategies: false, env: { SEXTANT_SPOT_BASE_URL: 'http://127.0.0.1:1' } });
     expect(result.ok && result.check.loaded.config.exchange.spotBaseUrl).toBe('http://127.0.0.1:1');

@@ -43,14 +43,31 @@ const opener = defineStrategy({
     const futures = inst.surface === 'futures';
     const size = Decimal.from(ctx.params.size);
     const below = roundPrice(last.mul(Decimal.from('0.98')), inst, 'down');
-    const stop = futures && ctx.params.stop ? [{ kind: 'place-trigger' as const, symbol, positionSide: 'long' as const, reduceOnly: true, size, triggerPrice: roundPrice(last.mul(Decimal.from('0.97')), inst, 'down') }] : [];
-    return [{
-      kind: 'place', surface: inst.surface, symbol,
-      orders: [
-        { side: 'buy', kind: 'market', timeInForce: 'ioc', size, ...(futures ? { positionSide: 'long' as const } : {}) },
-        { side: 'buy', kind: 'limit', timeInForce: 'gtc', price: below, size: inst.minSize, ...(futures ? { positionSide: 'long' as const } : {}) },
-      ],
-    }, ...stop];
+    const stop =
+      futures && ctx.params.stop
+        ? [
+            {
+              kind: 'place-trigger' as const,
+              symbol,
+              positionSide: 'long' as const,
+              reduceOnly: true,
+              size,
+              triggerPrice: roundPrice(last.mul(Decimal.from('0.97')), inst, 'down'),
+            },
+          ]
+        : [];
+    return [
+      {
+        kind: 'place',
+        surface: inst.surface,
+        symbol,
+        orders: [
+          { side: 'buy', kind: 'market', timeInForce: 'ioc', size, ...(futures ? { positionSide: 'long' as const } : {}) },
+          { side: 'buy', kind: 'limit', timeInForce: 'gtc', price: below, size: inst.minSize, ...(futures ? { positionSide: 'long' as const } : {}) },
+        ],
+      },
+      ...stop,
+    ];
   },
 }) as unknown as StrategyDefinition<unknown>;
 
@@ -64,28 +81,47 @@ async function setup(overrides: Partial<ExchangeClient> = {}) {
       { id: 'spot', name: 'opener', symbols: [SPOT], params: { size: '0.002' } },
       { id: 'idle', name: 'bidder', symbols: [SPOT], params: { offsetPct: 3 } },
     ],
-    ...(Object.keys(overrides).length ? {} : { bound: { streams } }), simPrices: true,
-    definitions: new Map([['opener', opener], ['bidder', bidder({ markets: 0, params: [] })]]),
+    ...(Object.keys(overrides).length ? {} : { bound: { streams } }),
+    simPrices: true,
+    definitions: new Map([
+      ['opener', opener],
+      ['bidder', bidder({ markets: 0, params: [] })],
+    ]),
   });
   const service = new ControlService({
-    core, clock: venue.clock, logger: silentLogger, mode: 'live', lastPolled: new Map(),
-    reload: async () => [], flatten: async (latch) => (latch(), 'flattened'),
+    core,
+    clock: venue.clock,
+    logger: silentLogger,
+    mode: 'live',
+    lastPolled: new Map(),
+    reload: async () => [],
+    flatten: async (latch) => (latch(), 'flattened'),
   });
   await core.reconcile({ scanForeign: true, startup: true });
   core.start();
   const tick = async () => {
     venue.clock.advance(1000);
-    streams.tickers$.next({ value: new Map([[SPOT, venue.sim.tickerNow(SPOT)!], [FUT, venue.sim.tickerNow(FUT)!]]), atMs: venue.clock.now() });
+    streams.tickers$.next({
+      value: new Map([
+        [SPOT, venue.sim.tickerNow(SPOT)!],
+        [FUT, venue.sim.tickerNow(FUT)!],
+      ]),
+      atMs: venue.clock.now(),
+    });
     for (let i = 0; i < 5 || core.busy() > 0; i++) await nextTurn();
   };
   return { venue, core, service, tick };
 }
 
 const ordersOf = (core: Core, id: string): JournalOrder[] => core.journal.allOrders().filter((r) => r.strategyId === id);
-const longSize = (venue: ReturnType<typeof simVenue>) => venue.sim.positionsNow(FUT).filter((p) => p.side === 'long').reduce((a, p) => a.add(p.size), Decimal.ZERO);
+const longSize = (venue: ReturnType<typeof simVenue>) =>
+  venue.sim
+    .positionsNow(FUT)
+    .filter((p) => p.side === 'long')
+    .reduce((a, p) => a.add(p.size), Decimal.ZERO);
 
 describe('force exit, over the real core', () => {
-  it('closes a strategy\'s futures position at market as its own order, after pausing it and canceling its orders there', async () => {
+  it("closes a strategy's futures position at market as its own order, after pausing it and canceling its orders there", async () => {
     const { venue, core, service, tick } = await setup();
     await tick();
     await core.reconcile();
@@ -96,13 +132,34 @@ describe('force exit, over the real core', () => {
     expect(stop).toMatchObject({ reduceOnly: true, state: 'untriggered' });
 
     const result = await service.forceExit('fut', FUT, ACTOR, 'take it off');
-    expect(result).toMatchObject({ ok: true, detail: expect.stringMatching(/^fut paused; its orders on cmt_btcusdt: 1 order\(s\) canceled; fut holds long 0\.01, the account 0\.01: closing long 0\.01 at market: sx_fut_\d+ filled 0\.01 of 0\.01 at [\d.]+; 1 of its 1 stop\(s\) on cmt_btcusdt canceled; \/resume fut lets it trade again$/) });
+    expect(result).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(
+        /^fut paused; its orders on cmt_btcusdt: 1 order\(s\) canceled; fut holds long 0\.01, the account 0\.01: closing long 0\.01 at market: sx_fut_\d+ filled 0\.01 of 0\.01 at [\d.]+; 1 of its 1 stop\(s\) on cmt_btcusdt canceled; \/resume fut lets it trade again$/,
+      ),
+    });
     // Gone at the venue.
     expect(longSize(venue).isZero()).toBe(true);
     // The close is the strategy's own order, journaled (with its client id) like any other, and filled.
     const close = ordersOf(core, 'fut').find((r) => r.reduceOnly && !r.isTrigger)!;
-    expect(close).toMatchObject({ clientOid: expect.stringMatching(/^sx_fut_\d+$/), strategyId: 'fut', surface: 'futures', symbol: FUT, side: 'sell', kind: 'market', positionSide: 'long', size: '0.01', state: 'filled', filledSize: '0.01' });
-    expect(core.journal.history(close.clientOid).map((h) => h.event).slice(0, 2)).toEqual(['written', 'accepted']);
+    expect(close).toMatchObject({
+      clientOid: expect.stringMatching(/^sx_fut_\d+$/),
+      strategyId: 'fut',
+      surface: 'futures',
+      symbol: FUT,
+      side: 'sell',
+      kind: 'market',
+      positionSide: 'long',
+      size: '0.01',
+      state: 'filled',
+      filledSize: '0.01',
+    });
+    expect(
+      core.journal
+        .history(close.clientOid)
+        .map((h) => h.event)
+        .slice(0, 2),
+    ).toEqual(['written', 'accepted']);
     expect(core.journal.order(resting.clientOid)!.state).toBe('canceled');
     // Its stop protected what it no longer holds: canceled once the close had filled, not before.
     expect(core.journal.order(stop.clientOid)!.state).toBe('canceled');
@@ -115,28 +172,49 @@ describe('force exit, over the real core', () => {
     expect(calls.markets - before).toBe(1); // the spot opener only
     expect(ordersOf(core, 'fut')).toHaveLength(orders);
     // Journaled as a command with who, why and what; told as an event.
-    expect(core.journal.commands().map((c) => ({ command: c.command, via: c.via, who: c.who, args: JSON.parse(c.args) as unknown, reason: c.reason, ok: c.outcome?.ok }))).toEqual([
-      { command: 'force-exit', via: 'telegram', who: '1001', args: { id: 'fut', symbol: FUT }, reason: 'take it off', ok: true },
-    ]);
-    expect(service.recentEvents().filter((e) => e.kind === 'command').map((e) => e.text)).toEqual([expect.stringMatching(/^force-exit fut by telegram\/1001: fut paused; /)]);
+    expect(
+      core.journal
+        .commands()
+        .map((c) => ({ command: c.command, via: c.via, who: c.who, args: JSON.parse(c.args) as unknown, reason: c.reason, ok: c.outcome?.ok })),
+    ).toEqual([{ command: 'force-exit', via: 'telegram', who: '1001', args: { id: 'fut', symbol: FUT }, reason: 'take it off', ok: true }]);
+    expect(
+      service
+        .recentEvents()
+        .filter((e) => e.kind === 'command')
+        .map((e) => e.text),
+    ).toEqual([expect.stringMatching(/^force-exit fut by telegram\/1001: fut paused; /)]);
     // Nothing more to close: refused, and nothing changes.
-    expect(await service.forceExit('fut', FUT, ACTOR)).toEqual({ ok: false, status: 409, error: 'nothing to close: fut holds nothing on cmt_btcusdt by its fills' });
+    expect(await service.forceExit('fut', FUT, ACTOR)).toEqual({
+      ok: false,
+      status: 409,
+      error: 'nothing to close: fut holds nothing on cmt_btcusdt by its fills',
+    });
     core.stopIntake();
     service.stop();
   });
 
-  it('sells a strategy\'s spot inventory (what its fills bought), not the account\'s other holdings', async () => {
+  it("sells a strategy's spot inventory (what its fills bought), not the account's other holdings", async () => {
     const { venue, core, service, tick } = await setup();
     await tick();
     await core.reconcile();
     const btcBefore = (await venue.sim.balances('spot')).find((b) => b.asset === 'BTC')!.total;
-    const bought = ordersOf(core, 'spot').filter((r) => r.kind === 'market').reduce((a, r) => a.add(Decimal.from(r.filledSize)), Decimal.ZERO);
+    const bought = ordersOf(core, 'spot')
+      .filter((r) => r.kind === 'market')
+      .reduce((a, r) => a.add(Decimal.from(r.filledSize)), Decimal.ZERO);
     expect(bought.toString()).toBe('0.002');
 
     const result = await service.forceExit('spot', SPOT, ACTOR);
     expect(result).toMatchObject({ ok: true, detail: expect.stringContaining('spot bought 0.002 BTC more than it sold, ') });
     const sell = ordersOf(core, 'spot').find((r) => r.side === 'sell')!;
-    expect(sell).toMatchObject({ clientOid: expect.stringMatching(/^sx_spot_\d+$/), surface: 'spot', kind: 'market', size: '0.002', state: 'filled', filledSize: '0.002', reduceOnly: false });
+    expect(sell).toMatchObject({
+      clientOid: expect.stringMatching(/^sx_spot_\d+$/),
+      surface: 'spot',
+      kind: 'market',
+      size: '0.002',
+      state: 'filled',
+      filledSize: '0.002',
+      reduceOnly: false,
+    });
     const btcAfter = (await venue.sim.balances('spot')).find((b) => b.asset === 'BTC')!.total;
     expect(btcBefore.sub(btcAfter).toString()).toBe('0.002');
     // What its fills hold is nothing now: bought and sold the same.
@@ -148,20 +226,47 @@ describe('force exit, over the real core', () => {
     core.stopIntake();
   });
 
-  it('never takes another strategy\'s part: fills that say more than the account holds (closed outside its orders) close only what is left over, here nothing', async () => {
+  it("never takes another strategy's part: fills that say more than the account holds (closed outside its orders) close only what is left over, here nothing", async () => {
     const { venue, core, service, tick } = await setup();
     await tick();
     await core.reconcile();
     expect(longSize(venue).toString()).toBe('0.01');
     // Another strategy (since taken out of the config) bought a long of 0.01 on the symbol: the account's 0.01 is
     // its part, however fut's fills read (fut's long was closed outside its own orders: a close-all, a hand).
-    core.journal.insertOrders([journalRow('sx_gone_1', {
-      strategyId: 'gone', surface: 'futures', symbol: FUT, side: 'buy', kind: 'market', timeInForce: 'ioc', price: null, size: '0.01', positionSide: 'long', orderId: '990001', state: 'filled', filledSize: '0.01',
-    })]);
-    expect(core.journal.recordFill({ clientOid: 'sx_gone_1', orderId: '990001', fillId: 'gone-fill-1', price: '90000', size: '0.01', fee: '0', atMs: venue.clock.now() })).toBe(true);
+    core.journal.insertOrders([
+      journalRow('sx_gone_1', {
+        strategyId: 'gone',
+        surface: 'futures',
+        symbol: FUT,
+        side: 'buy',
+        kind: 'market',
+        timeInForce: 'ioc',
+        price: null,
+        size: '0.01',
+        positionSide: 'long',
+        orderId: '990001',
+        state: 'filled',
+        filledSize: '0.01',
+      }),
+    ]);
+    expect(
+      core.journal.recordFill({
+        clientOid: 'sx_gone_1',
+        orderId: '990001',
+        fillId: 'gone-fill-1',
+        price: '90000',
+        size: '0.01',
+        fee: '0',
+        atMs: venue.clock.now(),
+      }),
+    ).toBe(true);
     const result = await service.forceExit('fut', FUT, ACTOR);
     // Refused before anything changes: it keeps running, its orders there stay.
-    expect(result).toEqual({ ok: false, status: 409, error: 'nothing to close: fut holds long 0.01, the account 0.01, other strategies\' fills 0.01: nothing to close' });
+    expect(result).toEqual({
+      ok: false,
+      status: 409,
+      error: "nothing to close: fut holds long 0.01, the account 0.01, other strategies' fills 0.01: nothing to close",
+    });
     expect(service.strategies().find((s) => s.id === 'fut')!.state).toBe('running');
     expect(longSize(venue).toString()).toBe('0.01');
     expect(ordersOf(core, 'fut').filter((r) => r.reduceOnly && !r.isTrigger)).toEqual([]);
@@ -174,21 +279,40 @@ describe('force exit, over the real core', () => {
     expect(await service.forceExit('nope', FUT, ACTOR)).toEqual({ ok: false, status: 404, error: 'no strategy nope' });
     expect(await service.forceExit('fut', SPOT, ACTOR)).toEqual({ ok: false, status: 404, error: `fut does not trade ${SPOT} (its symbols: ${FUT})` });
     // The idle bidder has bought nothing: its resting bid stays, and it keeps running.
-    expect(await service.forceExit('idle', SPOT, ACTOR)).toEqual({ ok: false, status: 409, error: `nothing to close: idle holds nothing on ${SPOT} by its fills` });
+    expect(await service.forceExit('idle', SPOT, ACTOR)).toEqual({
+      ok: false,
+      status: 409,
+      error: `nothing to close: idle holds nothing on ${SPOT} by its fills`,
+    });
     expect(service.strategies().find((s) => s.id === 'idle')).toMatchObject({ state: 'running', openOrders: 1 });
-    expect(core.journal.commands().map((c) => [c.command, c.outcome?.ok])).toEqual([['force-exit', false], ['force-exit', false], ['force-exit', false]]);
+    expect(core.journal.commands().map((c) => [c.command, c.outcome?.ok])).toEqual([
+      ['force-exit', false],
+      ['force-exit', false],
+      ['force-exit', false],
+    ]);
     core.stopIntake();
   });
 
   it('sends nothing while an order of the strategy there is not settled (a cancel the venue did not confirm): it may yet fill', async () => {
     const { venue, core, service, tick } = await setup({
       cancelOrders: async (_surface, _symbol, target) =>
-        (target.orderIds ?? target.clientOids ?? []).map((id) => ({ outcome: 'unknown' as const, clientOid: null, orderId: id, error: new ExchangeError('timeout', 'no answer', { endpoint: 'F7' }) })),
+        (target.orderIds ?? target.clientOids ?? []).map((id) => ({
+          outcome: 'unknown' as const,
+          clientOid: null,
+          orderId: id,
+          error: new ExchangeError('timeout', 'no answer', { endpoint: 'F7' }),
+        })),
     });
     await tick();
     await core.reconcile();
     const result = await service.forceExit('fut', FUT, ACTOR);
-    expect(result).toMatchObject({ ok: false, status: 409, error: expect.stringMatching(/^fut paused; its orders on cmt_btcusdt: 0 order\(s\) canceled, 1 still open .*; not closed: its orders on cmt_btcusdt are not all settled \(sx_fut_\d+ \w+\): .*fut stays paused$/) });
+    expect(result).toMatchObject({
+      ok: false,
+      status: 409,
+      error: expect.stringMatching(
+        /^fut paused; its orders on cmt_btcusdt: 0 order\(s\) canceled, 1 still open .*; not closed: its orders on cmt_btcusdt are not all settled \(sx_fut_\d+ \w+\): .*fut stays paused$/,
+      ),
+    });
     expect(longSize(venue).toString()).toBe('0.01');
     expect(ordersOf(core, 'fut').filter((r) => r.reduceOnly && !r.isTrigger)).toEqual([]);
     expect(service.strategies().find((s) => s.id === 'fut')!.state).toBe('paused');
@@ -215,7 +339,21 @@ describe('realised PnL by window and by symbol, from the journal', () => {
   /** An order of `strategyId` and one fill of it at `atMs`. */
   function fill(core: Core, n: number, strategyId: string, symbol: string, side: 'buy' | 'sell', price: string, size: string, fee: string, atMs: number) {
     const clientOid = `sx_${strategyId}_${n}`;
-    core.journal.insertOrders([journalRow(clientOid, { strategyId, symbol, side, price, size, state: 'filled', filledSize: size, avgPrice: price, surface: symbol === FUT ? 'futures' : 'spot', positionSide: symbol === FUT ? 'long' : null, reduceOnly: symbol === FUT && side === 'sell' })]);
+    core.journal.insertOrders([
+      journalRow(clientOid, {
+        strategyId,
+        symbol,
+        side,
+        price,
+        size,
+        state: 'filled',
+        filledSize: size,
+        avgPrice: price,
+        surface: symbol === FUT ? 'futures' : 'spot',
+        positionSide: symbol === FUT ? 'long' : null,
+        reduceOnly: symbol === FUT && side === 'sell',
+      }),
+    ]);
     core.journal.recordFill({ clientOid, orderId: String(1000 + n), fillId: `f${n}`, price, size, fee, atMs });
   }
 

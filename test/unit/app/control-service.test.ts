@@ -20,7 +20,11 @@ async function setup() {
   const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { streams }, sink, simPrices: true });
   const reloads: string[][] = [[]];
   const service = new ControlService({
-    core, clock: venue.clock, logger: silentLogger, mode: 'live', lastPolled: new Map([['tickers', venue.clock.now()]]),
+    core,
+    clock: venue.clock,
+    logger: silentLogger,
+    mode: 'live',
+    lastPolled: new Map([['tickers', venue.clock.now()]]),
     limiter: { stats: async () => [{ pool: 'spot:ip', reservoir: 480, queued: 2 }] },
     reload: async () => reloads.shift() ?? ['strategies[b1].params.offsetPct: Too big'],
     flatten: async (latch) => (latch(), 'flattened'),
@@ -36,7 +40,10 @@ async function setup() {
 }
 
 const kinds = (events: ControlEvent[]) => events.map((e) => e.kind);
-const commands = (core: Core) => core.journal.commands().map((c) => ({ command: c.command, via: c.via, who: c.who, reason: c.reason, args: JSON.parse(c.args) as unknown, ok: c.outcome?.ok }));
+const commands = (core: Core) =>
+  core.journal
+    .commands()
+    .map((c) => ({ command: c.command, via: c.via, who: c.who, reason: c.reason, args: JSON.parse(c.args) as unknown, ok: c.outcome?.ok }));
 
 describe('the Control of the daemon', () => {
   it('builds its events from the executor and the strategies, and answers reads from the core and the journal', async () => {
@@ -44,20 +51,46 @@ describe('the Control of the daemon', () => {
     const seen: ControlEvent[] = [];
     service.onEvent((e) => seen.push(e));
     await tick();
-    expect(seen).toEqual([expect.objectContaining({ kind: 'order', text: expect.stringMatching(/^b1 BTCUSDT_SPBL: sx_b1_1 accepted as \d+$/), data: expect.objectContaining({ type: 'accepted', strategyId: 'b1' }) })]);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        kind: 'order',
+        text: expect.stringMatching(/^b1 BTCUSDT_SPBL: sx_b1_1 accepted as \d+$/),
+        data: expect.objectContaining({ type: 'accepted', strategyId: 'b1' }),
+      }),
+    ]);
     expect(service.recentEvents()).toEqual(seen);
     const [open] = service.orders({ scope: 'open' });
     expect(open).toMatchObject({ clientOid: 'sx_b1_1', strategyId: 'b1', kind: 'limit', state: 'open', size: '0.001' });
     expect(service.orders({ scope: 'recent', strategyId: 'nobody' })).toEqual([]);
     expect(service.order('sx_b1_1')!.history.map((h) => h.event)).toEqual(['written', 'accepted']);
-    expect(service.strategies()).toEqual([{
-      id: 'b1', name: 'bidder', symbols: [SPOT], params: { offsetPct: 1 }, state: 'running', errors: 0, lastError: null, pnl: { realized: '0', fees: '0', fills: 0 }, openOrders: 1, positions: [],
-    }]);
+    expect(service.strategies()).toEqual([
+      {
+        id: 'b1',
+        name: 'bidder',
+        symbols: [SPOT],
+        params: { offsetPct: 1 },
+        state: 'running',
+        errors: 0,
+        lastError: null,
+        pnl: { realized: '0', fees: '0', fills: 0 },
+        openOrders: 1,
+        positions: [],
+      },
+    ]);
     await service.refresh();
     venue.clock.advance(1500);
     expect(service.status()).toMatchObject({
-      mode: 'live', tradingState: 'active', latches: [], fenced: null, budget: [{ pool: 'spot:ip', available: 480, queued: 2 }],
-      polls: [{ poll: 'tickers', ageMs: 1500 }, { poll: 'orders', ageMs: null }, { poll: 'balances', ageMs: null }], reconciliation: { unresolved: 0 },
+      mode: 'live',
+      tradingState: 'active',
+      latches: [],
+      fenced: null,
+      budget: [{ pool: 'spot:ip', available: 480, queued: 2 }],
+      polls: [
+        { poll: 'tickers', ageMs: 1500 },
+        { poll: 'orders', ageMs: null },
+        { poll: 'balances', ageMs: null },
+      ],
+      reconciliation: { unresolved: 0 },
     });
     core.stopIntake();
     service.stop();
@@ -81,9 +114,15 @@ describe('the Control of the daemon', () => {
       { command: 'resume', via: 'cli', who: 'loopback', reason: null, args: { id: 'b1' }, ok: true },
       { command: 'pause', via: 'api', who: 'token', reason: null, args: { id: 'nope', cancelOrders: false }, ok: false },
     ]);
-    const told = service.recentEvents().filter((e) => e.kind === 'strategy' || e.kind === 'command').map((e) => e.text);
+    const told = service
+      .recentEvents()
+      .filter((e) => e.kind === 'strategy' || e.kind === 'command')
+      .map((e) => e.text);
     expect(told).toEqual([
-      'b1 paused', 'pause b1 by api/token: b1 paused: no new intents; 1 order(s) canceled', 'b1 resumed', 'resume b1 by cli/loopback: b1 resumed',
+      'b1 paused',
+      'pause b1 by api/token: b1 paused: no new intents; 1 order(s) canceled',
+      'b1 resumed',
+      'resume b1 by cli/loopback: b1 resumed',
       'pause nope by api/token: refused: no strategy nope',
     ]);
     core.stopIntake();
@@ -91,7 +130,10 @@ describe('the Control of the daemon', () => {
 
   it('halts, reduces and resets through the risk gate; a reset needs a reason; flatten and reload say what they did', async () => {
     const { core, service } = await setup();
-    expect(await service.halt('venue incident', ACTOR)).toEqual({ ok: true, detail: 'halted: kill-switch:operator: venue incident (the kill action of risk.onKill follows)' });
+    expect(await service.halt('venue incident', ACTOR)).toEqual({
+      ok: true,
+      detail: 'halted: kill-switch:operator: venue incident (the kill action of risk.onKill follows)',
+    });
     expect(core.risk.state()).toBe('halted');
     expect(service.status().latches).toEqual([{ name: 'kill-switch:operator', reason: 'venue incident', atMs: expect.any(Number) }]);
     expect(await service.reduce('  wind down ', ACTOR)).toEqual({ ok: true, detail: 'reducing: reduce:operator: wind down' });
@@ -103,8 +145,21 @@ describe('the Control of the daemon', () => {
     expect(await service.flatten('end', ACTOR)).toEqual({ ok: true, detail: 'halted and flattening: flattened' });
     expect(core.risk.latchReason()).toBe('kill-switch:operator: end');
     expect(await service.reload(ACTOR)).toEqual({ ok: true, detail: 'strategy params reloaded' });
-    expect(await service.reload(ACTOR, 'again')).toEqual({ ok: false, status: 409, error: 'config reload refused, the running config stays: strategies[b1].params.offsetPct: Too big' });
-    expect(commands(core).map((c) => [c.command, c.ok])).toEqual([['halt', true], ['reduce', true], ['reset', false], ['reset', true], ['halt', false], ['flatten', true], ['reload', true], ['reload', false]]);
+    expect(await service.reload(ACTOR, 'again')).toEqual({
+      ok: false,
+      status: 409,
+      error: 'config reload refused, the running config stays: strategies[b1].params.offsetPct: Too big',
+    });
+    expect(commands(core).map((c) => [c.command, c.ok])).toEqual([
+      ['halt', true],
+      ['reduce', true],
+      ['reset', false],
+      ['reset', true],
+      ['halt', false],
+      ['flatten', true],
+      ['reload', true],
+      ['reload', false],
+    ]);
     expect(kinds(service.recentEvents()).filter((k) => k === 'state').length).toBeGreaterThanOrEqual(4);
     core.stopIntake();
   });

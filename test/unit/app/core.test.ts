@@ -15,7 +15,13 @@ const d = (s: string) => Decimal.from(s);
 
 /** A place intent of strategy `strategyId`: one limit buy 1 % under the market. */
 function bid(venue: SimVenue, strategyId = 'b1') {
-  return { kind: 'place' as const, strategyId, surface: 'spot' as const, symbol: SPOT, orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: priceNear(venue, SPOT, '99'), size: d('0.001') }] };
+  return {
+    kind: 'place' as const,
+    strategyId,
+    surface: 'spot' as const,
+    symbol: SPOT,
+    orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: priceNear(venue, SPOT, '99'), size: d('0.001') }],
+  };
 }
 
 const types = (events: ExecutionEvent[]) => events.map((e) => (e.type === 'denied' ? `denied:${e.reason}` : e.type));
@@ -112,7 +118,12 @@ describe('core: keys the venue refuses keep trading fenced', () => {
   it('a probe that throws keeps the fence, with its reason, and sends no reconciliation', async () => {
     const venue = simVenue();
     const { client, calls } = recordingClient(venue.sim);
-    const keys = { authHalt: () => undefined, probe: async () => { throw new Error('40012 apikey/password is incorrect'); } };
+    const keys = {
+      authHalt: () => undefined,
+      probe: async () => {
+        throw new Error('40012 apikey/password is incorrect');
+      },
+    };
     const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { trading: client, keys } });
     await core.reconcile({ scanForeign: true, startup: true });
     expect(core.executor.fenced).toBe('no signed request has succeeded yet: 40012 apikey/password is incorrect');
@@ -143,8 +154,17 @@ describe('core: state()', () => {
     const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { streams } });
     core.start();
     const position: Position = {
-      symbol: 'cmt_btcusdt', side: 'long', size: d('2'), openValue: d('18'), entryPrice: d('90000'), leverage: d('20'), marginMode: 'crossed',
-      isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: 1,
+      symbol: 'cmt_btcusdt',
+      side: 'long',
+      size: d('2'),
+      openValue: d('18'),
+      entryPrice: d('90000'),
+      leverage: d('20'),
+      marginMode: 'crossed',
+      isolatedMargin: null,
+      openFee: null,
+      fundingFee: null,
+      updatedAtMs: 1,
     };
     const balance: Balance = { surface: 'spot', asset: 'USDT', available: d('100'), frozen: d('0'), total: d('100') };
     streams.positions$.next({ value: [position], atMs: venue.clock.now() });
@@ -206,7 +226,9 @@ describe('core: updateParams', () => {
   it('refuses a changed symbol list, a removed or a new instance, and changes nothing', async () => {
     const { core, instances, paramsNow } = await setup();
     const before = paramsNow();
-    expect(core.updateParams([{ ...instances[0]!, symbols: ['ETHUSDT_SPBL'], params: { offsetPct: 3 } }, instances[1]!])).toEqual(['strategies[b1]: only params can change without a restart']);
+    expect(core.updateParams([{ ...instances[0]!, symbols: ['ETHUSDT_SPBL'], params: { offsetPct: 3 } }, instances[1]!])).toEqual([
+      'strategies[b1]: only params can change without a restart',
+    ]);
     expect(core.updateParams([instances[0]!])).toEqual(['strategies[b2]: only params can change without a restart']);
     expect(core.updateParams([...instances, bidderInstance('b3')])).toEqual(['strategies[b3]: adding a strategy needs a restart']);
     expect(paramsNow()).toEqual(before);
@@ -215,22 +237,46 @@ describe('core: updateParams', () => {
   it('refuses bad params, all or nothing, and applies valid ones to every instance', async () => {
     const { core, instances, paramsNow } = await setup();
     expect(paramsNow()).toEqual({ b1: { offsetPct: 1, size: '0.001' }, b2: { offsetPct: 2, size: '0.001' } });
-    const problems = core.updateParams([{ ...instances[0]!, params: { offsetPct: 3 } }, { ...instances[1]!, params: { offsetPct: 'far' } }]);
+    const problems = core.updateParams([
+      { ...instances[0]!, params: { offsetPct: 3 } },
+      { ...instances[1]!, params: { offsetPct: 'far' } },
+    ]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^strategies\[b2\]\.params\.offsetPct: /);
     // b1's valid params were not applied either.
     expect(paramsNow()).toEqual({ b1: { offsetPct: 1, size: '0.001' }, b2: { offsetPct: 2, size: '0.001' } });
 
-    expect(core.updateParams([{ ...instances[0]!, params: { offsetPct: 3 } }, { ...instances[1]!, params: { offsetPct: 0.5, size: '0.002' } }])).toEqual([]);
+    expect(
+      core.updateParams([
+        { ...instances[0]!, params: { offsetPct: 3 } },
+        { ...instances[1]!, params: { offsetPct: 0.5, size: '0.002' } },
+      ]),
+    ).toEqual([]);
     expect(paramsNow()).toEqual({ b1: { offsetPct: 3, size: '0.001' }, b2: { offsetPct: 0.5, size: '0.002' } });
   });
 });
 
 describe('core: capsCountListed', () => {
   const foreign = (venue: SimVenue): Order => ({
-    surface: 'spot', symbol: SPOT, orderId: 'f-1', clientOid: 'someone-else-1', side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', timeInForce: 'gtc',
-    price: priceNear(venue, SPOT, '98'), size: d('0.001'), filledSize: Decimal.ZERO, avgFillPrice: null, fee: null, status: 'open', rawStatus: 'live', rawType: 'limit',
-    createdAtMs: 0, updatedAtMs: 0,
+    surface: 'spot',
+    symbol: SPOT,
+    orderId: 'f-1',
+    clientOid: 'someone-else-1',
+    side: 'buy',
+    positionSide: null,
+    reduceOnly: false,
+    kind: 'limit',
+    timeInForce: 'gtc',
+    price: priceNear(venue, SPOT, '98'),
+    size: d('0.001'),
+    filledSize: Decimal.ZERO,
+    avgFillPrice: null,
+    fee: null,
+    status: 'open',
+    rawStatus: 'live',
+    rawType: 'limit',
+    createdAtMs: 0,
+    updatedAtMs: 0,
   });
   const limits = { ...LOOSE_LIMITS, maxOpenOrdersPerSymbol: 1 };
 
@@ -269,7 +315,10 @@ describe('core: start() and stopIntake()', () => {
     const before: number[] = [];
     const intents: string[] = [];
     const core = await simCore(venue, {
-      instances: [bidderInstance('b1')], sink, fencedUntilReconciled: false, onIntent: (i) => void intents.push(`${i.strategyId}:${i.kind}`),
+      instances: [bidderInstance('b1')],
+      sink,
+      fencedUntilReconciled: false,
+      onIntent: (i) => void intents.push(`${i.strategyId}:${i.kind}`),
       bound: { streams, beforeTickers: (t) => void before.push(t.atMs) },
     });
     core.start();

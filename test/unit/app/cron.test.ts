@@ -28,7 +28,7 @@ describe('cronInstants', () => {
     ['0 0 12 1 * *', '2026-01-31T12:00:00Z', 32],
     ['0 30 * * * 0,6', '2026-01-02T23:45:00Z', 3],
   ];
-  it.each(cases)('%s after %s: the same instants as a scan with node-cron\'s matcher', (expression, from, days) => {
+  it.each(cases)("%s after %s: the same instants as a scan with node-cron's matcher", (expression, from, days) => {
     const next = cronInstants(expression);
     let t = Date.parse(from);
     for (let k = 0; k < 3; k++) {
@@ -48,7 +48,9 @@ describe('cronInstants', () => {
 describe('cronProblem', () => {
   it('takes what node-cron schedules (5 fields, or 6 with seconds; names, nicknames) and says why it refuses the rest', () => {
     for (const ok of ['*/5 * * * * *', '0 0 9 * * *', '0 9 * * MON-FRI', '@daily']) expect(cronProblem(ok)).toBeUndefined();
-    expect(cronProblem('*/5 * * *')).toBe('invalid cron expression "*/5 * * *": expected 5 or 6 fields but got 4 (fields: [second] minute hour day-of-month month day-of-week)');
+    expect(cronProblem('*/5 * * *')).toBe(
+      'invalid cron expression "*/5 * * *": expected 5 or 6 fields but got 4 (fields: [second] minute hour day-of-month month day-of-week)',
+    );
     expect(cronProblem('0 0 25 * * *')).toMatch(/^invalid cron expression "0 0 25 \* \* \*": 25 is an invalid expression for hour /);
     expect(cronProblem('0 0 31 2 *')).toMatch(/31 2 is an impossible day of month/);
     expect(cronProblem('every day')).toMatch(/expected 5 or 6 fields but got 2/);

@@ -28,7 +28,7 @@ describe('httpToken', () => {
   });
 });
 
-describe('the daemon\'s token and its file', () => {
+describe("the daemon's token and its file", () => {
   it('a configured token is used as given (16 characters at least); none: 256 random bits, new at every start, scrubbed from logs', () => {
     expect(daemonToken({ T: 'configured-token-16' }, 'T', '0.0.0.0')).toEqual({ token: 'configured-token-16', generated: false });
     expect(() => daemonToken({ T: 'short-token' }, 'T', '127.0.0.1')).toThrow(/^T is too short: 16 characters at least/);

@@ -40,7 +40,15 @@ describe('ops server bound beyond loopback', () => {
     const base = await start('0.0.0.0', TOKEN);
     for (const scheme of ['bearer', 'BEARER', 'BeArEr']) expect(await status(`${base}/health`, `${scheme} ${TOKEN}`)).toBe(200);
     expect(await status(`${base}/health`, `Bearer  ${TOKEN} `)).toBe(200);
-    for (const bad of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN.toUpperCase()}`, 'Bearer', `Basic ${TOKEN}`, TOKEN, `Bearer ${TOKEN} extra`]) {
+    for (const bad of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      'Bearer',
+      `Basic ${TOKEN}`,
+      TOKEN,
+      `Bearer ${TOKEN} extra`,
+    ]) {
       expect({ bad, status: await status(`${base}/health`, bad) }).toEqual({ bad, status: 401 });
     }
   });
@@ -66,6 +74,7 @@ describe('ops server on loopback', () => {
 
   it('knows its loopback addresses', () => {
     for (const h of ['127.0.0.1', '127.0.0.53', 'localhost', '::1', '::ffff:127.0.0.1']) expect({ h, loopback: isLoopback(h) }).toEqual({ h, loopback: true });
-    for (const h of ['0.0.0.0', '::', '10.0.0.1', '127.0.0.1.example.com', '1127.0.0.1']) expect({ h, loopback: isLoopback(h) }).toEqual({ h, loopback: false });
+    for (const h of ['0.0.0.0', '::', '10.0.0.1', '127.0.0.1.example.com', '1127.0.0.1'])
+      expect({ h, loopback: isLoopback(h) }).toEqual({ h, loopback: false });
   });
 });

@@ -28,20 +28,38 @@ function config(name: string, strategies: unknown[]): string {
   return file;
 }
 
-const mm = config('mm', [{ id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 1 } }]);
-const job = (over: Partial<BacktestJob>): BacktestJob => ({ id: 'run-001', configFile: mm, strategy: 'mm-btc', params: {}, range: { toMs: Date.parse('2026-01-05T00:01:00Z') }, ...over });
+const mm = config('mm', [
+  {
+    id: 'mm-btc',
+    name: 'spot-market-maker',
+    symbols: ['BTCUSDT_SPBL'],
+    params: { halfSpreadBps: 2, size: '0.002', maxInventory: '0.02', skewBps: 5, toleranceBps: 1 },
+  },
+]);
+const job = (over: Partial<BacktestJob>): BacktestJob => ({
+  id: 'run-001',
+  configFile: mm,
+  strategy: 'mm-btc',
+  params: {},
+  range: { toMs: Date.parse('2026-01-05T00:01:00Z') },
+  ...over,
+});
 
 describe('runJob', () => {
-  it('refuses a job whose data file differs from the submitter\'s copy, or is missing, naming the file', async () => {
+  it("refuses a job whose data file differs from the submitter's copy, or is missing, naming the file", async () => {
     const differs = await runJob(job({ dataHashes: { [SAMPLE]: '0'.repeat(64) } })).catch((err: unknown) => err);
     expect(differs).toBeInstanceOf(JobError);
-    expect((differs as Error).message).toMatch(/^job run-001: data file data\/sample\/ticks\.jsonl differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/);
+    expect((differs as Error).message).toMatch(
+      /^job run-001: data file data\/sample\/ticks\.jsonl differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/,
+    );
     const gone = join(dir, 'gone.jsonl');
     const missing = await runJob(job({ range: { dataFile: gone }, dataHashes: { [gone]: '0'.repeat(64) } })).catch((err: unknown) => err);
-    expect((missing as Error).message).toBe(`job run-001: data file ${gone} is missing here (working directory ${process.cwd()}): a worker runs in the same file tree as the submitter`);
+    expect((missing as Error).message).toBe(
+      `job run-001: data file ${gone} is missing here (working directory ${process.cwd()}): a worker runs in the same file tree as the submitter`,
+    );
   });
 
-  it('names the strategy\'s module file and refuses a job whose copy of it differs', async () => {
+  it("names the strategy's module file and refuses a job whose copy of it differs", async () => {
     const { loadConfig } = await import('../../../src/config/load.js');
     const files = jobStrategyFiles(loadConfig(mm, {}).config, 'mm-btc');
     expect(files).toHaveLength(1);
@@ -49,11 +67,15 @@ describe('runJob', () => {
     expect(jobStrategyFiles(loadConfig(mm, {}).config, 'nobody')).toEqual([]);
     const differs = await runJob(job({ strategyHashes: { [files[0]!]: '0'.repeat(64) } })).catch((err: unknown) => err);
     expect(differs).toBeInstanceOf(JobError);
-    expect((differs as Error).message).toMatch(/^job run-001: strategy file strategies\/spot-market-maker\S* differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/);
+    expect((differs as Error).message).toMatch(
+      /^job run-001: strategy file strategies\/spot-market-maker\S* differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/,
+    );
   });
 
   it('refuses a job whose config file differs, and one naming an instance the config does not have', async () => {
-    await expect(runJob(job({ configHash: 'f'.repeat(64) }))).rejects.toThrow(new RegExp(`^job run-001: config file ${mm.replace(/[.]/g, '\\.')} differs from the submitter's copy`));
+    await expect(runJob(job({ configHash: 'f'.repeat(64) }))).rejects.toThrow(
+      new RegExp(`^job run-001: config file ${mm.replace(/[.]/g, '\\.')} differs from the submitter's copy`),
+    );
     await expect(runJob(job({ strategy: 'nobody' }))).rejects.toThrow(`job run-001: no strategy instance nobody in ${mm}`);
   });
 

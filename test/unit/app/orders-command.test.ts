@@ -24,7 +24,11 @@ describe('sextant orders', () => {
     j.insertOrders([row('sx_mm_1'), row('sx_mm_2', { state: 'open', orderId: '8389765489680951453' })]);
     expect(settleOrder(j, 'sx_mm_1', 'vanished', 'the venue was reset', 5000).state).toBe('vanished');
     expect(j.history('sx_mm_1').at(-1)).toEqual({ event: 'settled by an operator as vanished: the venue was reset', state: 'vanished', atMs: 5000 });
-    expect(settleOrder(j, '8389765489680951453', 'filled', 'seen filled in the venue UI', 6000)).toMatchObject({ clientOid: 'sx_mm_2', state: 'filled', filledSize: '0.5' });
+    expect(settleOrder(j, '8389765489680951453', 'filled', 'seen filled in the venue UI', 6000)).toMatchObject({
+      clientOid: 'sx_mm_2',
+      state: 'filled',
+      filledSize: '0.5',
+    });
     expect(j.activeOrders()).toEqual([]);
     expect(() => settleOrder(j, 'sx_mm_1', 'canceled', 'again', 7000)).toThrow(/already final \(vanished\)/);
     expect(() => settleOrder(j, 'nope', 'canceled', 'x', 7000)).toThrow(/no order nope/);

@@ -63,17 +63,24 @@ describe('the plan check', () => {
     // The 1200-order plan takes exactly the share of one process (225); two processes have 112 each.
     expect(checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1200 }\nexchange: { rateLimit: { processes: 1 } }'))).toEqual([]);
     const issues = checkPollingPlan(config('risk: { maxOpenOrdersPerSymbol: 1200 }\nexchange: { rateLimit: { processes: 2 } }'));
-    expect(issues[0]!.message).toMatch(/^polling uses 225 IP weight per 10000 ms on spot, more than its share 112 \(pollShare 0.5 ÷ 2 processes of 0.9 × 500\)/);
+    expect(issues[0]!.message).toMatch(
+      /^polling uses 225 IP weight per 10000 ms on spot, more than its share 112 \(pollShare 0.5 ÷ 2 processes of 0.9 × 500\)/,
+    );
   });
 
   it('spot pairs with bars add their trades poll (S9 per pair); the last-trade ticker is dearer than S11 + S13', () => {
-    const uses = (extra: string, timeframes = '') => pollRequests(parseConfig(`${extra}\nstrategies:\n  - { id: b, name: spot-market-maker, symbols: [BTCUSDT_SPBL, cmt_btcusdt]${timeframes} }\n`, 'plan.yaml', {}));
+    const uses = (extra: string, timeframes = '') =>
+      pollRequests(
+        parseConfig(`${extra}\nstrategies:\n  - { id: b, name: spot-market-maker, symbols: [BTCUSDT_SPBL, cmt_btcusdt]${timeframes} }\n`, 'plan.yaml', {}),
+      );
     expect(uses('').filter((u) => u.poll === 'tickersMs' || u.poll === 'tradesMs')).toEqual([
       { poll: 'tickersMs', endpoint: 'F12', times: 1 },
       { poll: 'tickersMs', endpoint: 'S11', times: 1 },
       { poll: 'tickersMs', endpoint: 'S13', times: 1 },
     ]);
-    expect(uses('exchange: { futuresTickers: F2, spotTickers: trade }', ', timeframes: [1m, 1h]').filter((u) => u.poll === 'tickersMs' || u.poll === 'tradesMs')).toEqual([
+    expect(
+      uses('exchange: { futuresTickers: F2, spotTickers: trade }', ', timeframes: [1m, 1h]').filter((u) => u.poll === 'tickersMs' || u.poll === 'tradesMs'),
+    ).toEqual([
       { poll: 'tickersMs', endpoint: 'F2', times: 1 },
       { poll: 'tickersMs', endpoint: 'S9', times: 1 },
       { poll: 'tradesMs', endpoint: 'S9', times: 1 },

@@ -12,7 +12,7 @@ function run(clock: VirtualClock, untilMs: number): void {
 }
 
 describe('Schedules', () => {
-  it('fires each job at the instants its expression names, from the clock\'s now', () => {
+  it("fires each job at the instants its expression names, from the clock's now", () => {
     const clock = new VirtualClock(START);
     const schedules = new Schedules(clock, silentLogger);
     const every5: number[] = [];

@@ -18,19 +18,27 @@ function recorder() {
 const SETTINGS: ShutdownSettings = { timeoutMs: 10_000, cancelOpenOrders: true, cancelTriggers: true };
 
 async function placeBids(core: Core, venue: SimVenue, strategyId: string, pcts: string[]): Promise<void> {
-  const orders = pcts.map((pct) => ({ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: priceNear(venue, SPOT, pct), size: Decimal.from('0.001') }));
+  const orders = pcts.map((pct) => ({
+    side: 'buy' as const,
+    kind: 'limit' as const,
+    timeInForce: 'gtc' as const,
+    price: priceNear(venue, SPOT, pct),
+    size: Decimal.from('0.001'),
+  }));
   const events = await core.executor.submit({ kind: 'place', strategyId, surface: 'spot', symbol: SPOT, orders });
   expect(events.map((e) => e.type)).toEqual(pcts.map(() => 'accepted'));
 }
 
 /** An order someone else placed at the venue, on the strategy's symbol. */
 async function placeForeign(venue: SimVenue): Promise<void> {
-  const [r] = await venue.sim.placeOrders('spot', SPOT, [{ clientOid: 'manual1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceNear(venue, SPOT, '97'), size: Decimal.from('0.001') }]);
+  const [r] = await venue.sim.placeOrders('spot', SPOT, [
+    { clientOid: 'manual1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: priceNear(venue, SPOT, '97'), size: Decimal.from('0.001') },
+  ]);
   expect(r!.outcome).toBe('accepted');
 }
 
 describe('shutdownCore: orders at the venue', () => {
-  it('with cancelOpenOrders, cancels the strategies\' own resting orders at the venue; none is active after; a foreign one stays', async () => {
+  it("with cancelOpenOrders, cancels the strategies' own resting orders at the venue; none is active after; a foreign one stays", async () => {
     const venue = simVenue();
     const core = await simCore(venue, { instances: [bidderInstance('b1'), bidderInstance('b2')], fencedUntilReconciled: false });
     await placeBids(core, venue, 'b1', ['99', '98.5']);
@@ -91,7 +99,15 @@ describe('shutdownCore: trigger orders', () => {
   async function withTrigger() {
     const venue = simVenue();
     const core = await simCore(venue, { instances: [bidderInstance('t1', { symbols: [FUT] })], fencedUntilReconciled: false });
-    const events = await core.executor.submit({ kind: 'place-trigger', strategyId: 't1', symbol: FUT, positionSide: 'long', reduceOnly: false, size: Decimal.from('0.01'), triggerPrice: priceNear(venue, FUT, '98') });
+    const events = await core.executor.submit({
+      kind: 'place-trigger',
+      strategyId: 't1',
+      symbol: FUT,
+      positionSide: 'long',
+      reduceOnly: false,
+      size: Decimal.from('0.01'),
+      triggerPrice: priceNear(venue, FUT, '98'),
+    });
     expect(events.map((e) => e.type)).toEqual(['accepted']);
     return { venue, core };
   }
@@ -105,7 +121,9 @@ describe('shutdownCore: trigger orders', () => {
     expect(rec.named('open orders canceled on shutdown').map((l) => [l.canceled, l.triggersKept])).toEqual([[0, 1]]);
     const [left] = rec.named('orders left at the venue');
     expect(left!.open).toEqual([]);
-    expect(left!.triggers).toEqual([{ clientOid: row!.clientOid, symbol: FUT, side: 'buy', price: row!.price, state: 'untriggered', triggerPrice: row!.triggerPrice }]);
+    expect(left!.triggers).toEqual([
+      { clientOid: row!.clientOid, symbol: FUT, side: 'buy', price: row!.price, state: 'untriggered', triggerPrice: row!.triggerPrice },
+    ]);
     expect(left!.kept).toMatch(/cancelTriggers: false/);
   });
 
@@ -125,7 +143,10 @@ describe('shutdownCore: writes in flight', () => {
     const streams = pushStreams();
     let answer: ((results: ItemResult[]) => void) | undefined;
     const { client } = recordingClient(venue.sim, {
-      placeOrders: (_surface, _symbol, orders) => new Promise<ItemResult[]>((resolve) => (answer = resolve)).then(() => orders.map((o, i) => ({ outcome: 'accepted' as const, clientOid: o.clientOid, orderId: `v${i}` }))),
+      placeOrders: (_surface, _symbol, orders) =>
+        new Promise<ItemResult[]>((resolve) => (answer = resolve)).then(() =>
+          orders.map((o, i) => ({ outcome: 'accepted' as const, clientOid: o.clientOid, orderId: `v${i}` })),
+        ),
     });
     const sink: BidderSink = { markets: 0, params: [] };
     const core = await simCore(venue, { instances: [bidderInstance('b1')], sink, fencedUntilReconciled: false, bound: { trading: client, streams } });
@@ -140,7 +161,9 @@ describe('shutdownCore: writes in flight', () => {
     const { venue, core } = await oneWriteInFlight();
     const rec = recorder();
     let result: boolean | undefined;
-    const stopping = shutdownCore(core, { ...SETTINGS, timeoutMs: 5000, cancelOpenOrders: false }, venue.clock, rec.logger, venue.clock.now()).then((r) => (result = r));
+    const stopping = shutdownCore(core, { ...SETTINGS, timeoutMs: 5000, cancelOpenOrders: false }, venue.clock, rec.logger, venue.clock.now()).then(
+      (r) => (result = r),
+    );
     venue.clock.advance(3499);
     for (let k = 0; k < 20; k++) await null;
     expect(result).toBeUndefined();
@@ -156,7 +179,9 @@ describe('shutdownCore: writes in flight', () => {
     const startedAtMs = venue.clock.now();
     venue.clock.advance(3000);
     let result: boolean | undefined;
-    const stopping = shutdownCore(core, { ...SETTINGS, timeoutMs: 5000, cancelOpenOrders: false }, venue.clock, recorder().logger, startedAtMs).then((r) => (result = r));
+    const stopping = shutdownCore(core, { ...SETTINGS, timeoutMs: 5000, cancelOpenOrders: false }, venue.clock, recorder().logger, startedAtMs).then(
+      (r) => (result = r),
+    );
     venue.clock.advance(499);
     for (let k = 0; k < 20; k++) await null;
     expect(result).toBeUndefined();

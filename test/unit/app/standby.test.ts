@@ -16,7 +16,11 @@ function fixture() {
   const journal = new SqliteJournal(file, { clientOidPrefix: 'sx' });
   const holder = new Database(file);
   const lines: Array<{ msg: string; level: string }> = [];
-  const logger = createLogger({ level: 'info', base: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as { msg: string; level: string }) } as never });
+  const logger = createLogger({
+    level: 'info',
+    base: {},
+    destination: { write: (s: string) => void lines.push(JSON.parse(s) as { msg: string; level: string }) } as never,
+  });
   const token = () => (holder.prepare('SELECT token FROM journal_fence WHERE id = 1').get() as { token: number }).token;
   return { journal, holder, lines, logger, token, close: () => (holder.close(), journal.close()) };
 }

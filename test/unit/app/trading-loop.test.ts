@@ -26,12 +26,30 @@ const instruments: Map<string, Instrument> = new Map(DEFAULT_INSTRUMENTS.map((s)
 const BTC = 'BTCUSDT_SPBL';
 const ETH = 'cmt_ethusdt';
 const LIMITS: RiskLimits = {
-  maxNotionalPerOrder: d('100000'), maxNotionalPerSymbol: d('1000000'), maxOpenOrdersPerSymbol: 100, maxOpenOrdersPerStrategy: 100,
-  priceBandPct: d('5'), staleAfterMs: 10_000, maxOrdersPerMinute: 1000, maxDrawdownPct: d('10'), maxOrdersPerIntent: 50, outlierPct: d('20'),
+  maxNotionalPerOrder: d('100000'),
+  maxNotionalPerSymbol: d('1000000'),
+  maxOpenOrdersPerSymbol: 100,
+  maxOpenOrdersPerStrategy: 100,
+  priceBandPct: d('5'),
+  staleAfterMs: 10_000,
+  maxOrdersPerMinute: 1000,
+  maxDrawdownPct: d('10'),
+  maxOrdersPerIntent: 50,
+  outlierPct: d('20'),
 };
 
 const ticker = (symbol: string, last: string, venueMs: number): Ticker => ({
-  symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: venueMs,
+  symbol,
+  last: d(last),
+  bestBid: null,
+  bestAsk: null,
+  markPrice: null,
+  indexPrice: null,
+  high24h: null,
+  low24h: null,
+  volume24h: null,
+  baseVolume24h: null,
+  timestampMs: venueMs,
 });
 
 /** A journal row as the executor writes it. */
@@ -43,19 +61,46 @@ function row(journal: SqliteJournal, strategyId: string, over: Partial<JournalOr
 /** The venue's record of a journal row. */
 function polled(r: JournalOrder, over: Partial<Order> = {}): Order {
   return {
-    surface: r.surface, symbol: r.symbol, orderId: r.orderId ?? '1', clientOid: r.clientOid, side: r.side, positionSide: null, reduceOnly: false,
-    kind: 'limit', timeInForce: 'post_only', price: d(r.price!), size: d(r.size), filledSize: Decimal.ZERO, avgFillPrice: null, fee: null,
-    status: 'open', rawStatus: 'live', rawType: 'limit', createdAtMs: 0, updatedAtMs: 0, ...over,
+    surface: r.surface,
+    symbol: r.symbol,
+    orderId: r.orderId ?? '1',
+    clientOid: r.clientOid,
+    side: r.side,
+    positionSide: null,
+    reduceOnly: false,
+    kind: 'limit',
+    timeInForce: 'post_only',
+    price: d(r.price!),
+    size: d(r.size),
+    filledSize: Decimal.ZERO,
+    avgFillPrice: null,
+    fee: null,
+    status: 'open',
+    rawStatus: 'live',
+    rawType: 'limit',
+    createdAtMs: 0,
+    updatedAtMs: 0,
+    ...over,
   };
 }
 
 const erase = <P>(def: StrategyDefinition<P>) => def as unknown as StrategyDefinition<unknown>;
 
-function setup(o: { strategies: Array<{ id: string; symbols: string[]; def: StrategyDefinition<unknown> }>; submit?: (intent: Intent) => Promise<void>; executor?: Executor; yieldAfterIntent?: () => Promise<void> }) {
+function setup(o: {
+  strategies: Array<{ id: string; symbols: string[]; def: StrategyDefinition<unknown> }>;
+  submit?: (intent: Intent) => Promise<void>;
+  executor?: Executor;
+  yieldAfterIntent?: () => Promise<void>;
+}) {
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
   const clock = new ManualClock(1_000_000);
   const risk = new RiskGate(LIMITS, journal);
-  const runner = new StrategyRunner(o.strategies.map((s) => ({ cfg: { id: s.id, name: s.def.name, symbols: s.symbols, params: {} }, def: s.def })), instruments, silentLogger, 3);
+  const runner = new StrategyRunner(
+    o.strategies.map((s) => ({ cfg: { id: s.id, name: s.def.name, symbols: s.symbols, params: {} }, def: s.def })),
+    instruments,
+    silentLogger,
+    3,
+  );
   const events$ = new Subject<ExecutionEvent>();
   const executor = o.executor ?? ({ events$, submit: async (intent: Intent) => (await o.submit?.(intent), []) } as unknown as Executor);
   const streams = {
@@ -65,7 +110,18 @@ function setup(o: { strategies: Array<{ id: string; symbols: string[]; def: Stra
     positions$: new Subject<Stamped<Position[]>>(),
   };
   const latest = new LatestTickers(LIMITS.outlierPct);
-  const loop = startTradingLoop({ streams, latest, runner, executor, journal, risk, clock, logger: silentLogger, instruments, ...(o.yieldAfterIntent ? { yieldAfterIntent: o.yieldAfterIntent } : {}) });
+  const loop = startTradingLoop({
+    streams,
+    latest,
+    runner,
+    executor,
+    journal,
+    risk,
+    clock,
+    logger: silentLogger,
+    instruments,
+    ...(o.yieldAfterIntent ? { yieldAfterIntent: o.yieldAfterIntent } : {}),
+  });
   const tick = (tickers: Ticker[]) => streams.tickers$.next({ value: new Map(tickers.map((t) => [t.symbol, t])), atMs: clock.now() });
   return { journal, clock, risk, streams, latest, loop, tick, runner };
 }
@@ -78,16 +134,32 @@ function watcher(seen: MarketUpdate[]) {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('trading loop: a strategy sees its own orders at once', () => {
-  it('resting journal rows show until the venue lists or closes them; the polled record wins; lost rows and other strategies\' rows do not show', () => {
+  it("resting journal rows show until the venue lists or closes them; the polled record wins; lost rows and other strategies' rows do not show", () => {
     const a: MarketUpdate[] = [];
     const b: MarketUpdate[] = [];
-    const t = setup({ strategies: [{ id: 'a', symbols: [BTC, ETH], def: watcher(a) }, { id: 'b', symbols: [BTC], def: watcher(b) }] });
+    const t = setup({
+      strategies: [
+        { id: 'a', symbols: [BTC, ETH], def: watcher(a) },
+        { id: 'b', symbols: [BTC], def: watcher(b) },
+      ],
+    });
     const at = (state: OrderState, over: Partial<JournalOrder> = {}) => row(t.journal, 'a', { state, ...over });
     const sending = at('sending');
     const unknown = at('unknown', { price: '88000' });
     const open = at('open', { orderId: '101', price: '88500' });
     const canceling = at('canceling', { orderId: '102', price: '87000', filledSize: '0.004', avgPrice: '87000' });
-    const trigger = at('untriggered', { orderId: '103', surface: 'futures', symbol: ETH, side: 'sell', timeInForce: 'gtc', price: null, positionSide: 'long', reduceOnly: true, isTrigger: true, triggerPrice: '2900' });
+    const trigger = at('untriggered', {
+      orderId: '103',
+      surface: 'futures',
+      symbol: ETH,
+      side: 'sell',
+      timeInForce: 'gtc',
+      price: null,
+      positionSide: 'long',
+      reduceOnly: true,
+      isTrigger: true,
+      triggerPrice: '2900',
+    });
     const lost = at('lost', { price: '86000' });
     const otherSymbol = at('open', { orderId: '104', symbol: 'ETHUSDT_SPBL' });
     const listedOpen = at('open', { orderId: '105', price: '88800' });
@@ -124,15 +196,23 @@ describe('trading loop: a strategy sees its own orders at once', () => {
 
   it('a market maker that quotes when it sees no quotes places one pair, not one per update', async () => {
     const places: Intent[] = [];
-    const maker = erase(defineStrategy({
-      name: 'maker',
-      params: z.object({}),
-      onMarket: (ctx, u) => {
-        if (u.openOrders.length > 0) return [];
-        const quote = (side: 'buy' | 'sell', price: string): OrderSpec => ({ side, kind: 'limit', timeInForce: 'post_only', price: d(price), size: d('0.001') });
-        return [{ kind: 'place', surface: 'spot', symbol: ctx.symbols[0]!, orders: [quote('buy', '89990'), quote('sell', '90010')] }];
-      },
-    }));
+    const maker = erase(
+      defineStrategy({
+        name: 'maker',
+        params: z.object({}),
+        onMarket: (ctx, u) => {
+          if (u.openOrders.length > 0) return [];
+          const quote = (side: 'buy' | 'sell', price: string): OrderSpec => ({
+            side,
+            kind: 'limit',
+            timeInForce: 'post_only',
+            price: d(price),
+            size: d('0.001'),
+          });
+          return [{ kind: 'place', surface: 'spot', symbol: ctx.symbols[0]!, orders: [quote('buy', '89990'), quote('sell', '90010')] }];
+        },
+      }),
+    );
     let journal: SqliteJournal | undefined;
     const t = setup({
       strategies: [{ id: 'mm', symbols: [BTC], def: maker }],
@@ -176,8 +256,21 @@ describe('trading loop: trusted prices for equity and references', () => {
       poll(bad, 2);
       expect(t.latest.reference(BTC)).toBeUndefined();
       // The gate denies what the executor would price off it.
-      const intent = { kind: 'place' as const, strategyId: 'mm', surface: 'spot' as const, symbol: BTC, orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: d('89000'), size: d('0.001') }] };
-      const ctx = { now: t.clock.now(), instrument: (s: string) => instruments.get(s), reference: t.latest.reference, openCount: () => 0, openCountByStrategy: () => 0, openNotional: () => Decimal.ZERO };
+      const intent = {
+        kind: 'place' as const,
+        strategyId: 'mm',
+        surface: 'spot' as const,
+        symbol: BTC,
+        orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: d('89000'), size: d('0.001') }],
+      };
+      const ctx = {
+        now: t.clock.now(),
+        instrument: (s: string) => instruments.get(s),
+        reference: t.latest.reference,
+        openCount: () => 0,
+        openCountByStrategy: () => 0,
+        openNotional: () => Decimal.ZERO,
+      };
       expect(t.risk.checkPlace(intent, ctx).denials.map((x) => x.reason)).toEqual(['no-reference-price']);
       poll('90010', 3);
       poll('90020', 4);
@@ -203,8 +296,21 @@ describe('trading loop: trusted prices for equity and references', () => {
       t.tick([ticker(ETH, '3000', 5_000_000)]); // the venue's timestamp never moves
       if (k < 40) t.clock.advance(1000);
     }
-    const intent = { kind: 'place' as const, strategyId: 'g', surface: 'futures' as const, symbol: ETH, orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: d('2990'), size: d('0.01'), positionSide: 'long' as const }] };
-    const ctx = { now: t.clock.now(), instrument: (s: string) => instruments.get(s), reference: t.latest.reference, openCount: () => 0, openCountByStrategy: () => 0, openNotional: () => Decimal.ZERO };
+    const intent = {
+      kind: 'place' as const,
+      strategyId: 'g',
+      surface: 'futures' as const,
+      symbol: ETH,
+      orders: [{ side: 'buy' as const, kind: 'limit' as const, timeInForce: 'gtc' as const, price: d('2990'), size: d('0.01'), positionSide: 'long' as const }],
+    };
+    const ctx = {
+      now: t.clock.now(),
+      instrument: (s: string) => instruments.get(s),
+      reference: t.latest.reference,
+      openCount: () => 0,
+      openCountByStrategy: () => 0,
+      openNotional: () => Decimal.ZERO,
+    };
     const r = t.risk.checkPlace(intent, ctx);
     expect(r.denials.map((x) => x.reason)).toEqual(['stale-price']);
     // The venue moves again: fresh.
@@ -224,13 +330,20 @@ describe('trading loop: a strategy that answers every denial with a new intent',
       submit: async (intent: Intent) => {
         submitted++;
         // Denied at once (fenced, halted, stale): the event reaches the strategy before the submit resolves.
-        if (submitted < 100_000) events$.next({ type: 'denied', strategyId: intent.strategyId, surface: 'spot', symbol: BTC, atMs: 0, reason: 'fenced', detail: '' });
+        if (submitted < 100_000)
+          events$.next({ type: 'denied', strategyId: intent.strategyId, surface: 'spot', symbol: BTC, atMs: 0, reason: 'fenced', detail: '' });
         return [];
       },
     } as unknown as Executor;
     const place = { kind: 'place' as const, surface: 'spot' as const, symbol: BTC, orders: [] };
-    const stubborn = erase(defineStrategy({ name: 'stubborn', params: z.object({}), onStart: () => [place], onEvent: (_c, e) => (e.type === 'denied' ? [place] : []) }));
-    const t = setup({ strategies: [{ id: 'a', symbols: [BTC], def: stubborn }], executor, yieldAfterIntent: () => new Promise((resolve) => setImmediate(resolve)) });
+    const stubborn = erase(
+      defineStrategy({ name: 'stubborn', params: z.object({}), onStart: () => [place], onEvent: (_c, e) => (e.type === 'denied' ? [place] : []) }),
+    );
+    const t = setup({
+      strategies: [{ id: 'a', symbols: [BTC], def: stubborn }],
+      executor,
+      yieldAfterIntent: () => new Promise((resolve) => setImmediate(resolve)),
+    });
     let atTimer = -1;
     const timer = new Promise<void>((resolve) => setTimeout(() => ((atTimer = submitted), resolve()), 0));
     // The runner starts the strategies once the loop is wired, as the daemon does.

@@ -50,17 +50,15 @@ describe('config validation', () => {
   });
 
   it('refuses duplicate strategy ids at the second one, naming the first', () => {
-    const out = issuesOf([
-      'strategies:',
-      '  - { id: mm, name: a, symbols: [X] }',
-      '  - { id: grid, name: b, symbols: [Y] }',
-      '  - { id: mm, name: c, symbols: [Z] }',
-    ].join('\n'));
+    const out = issuesOf(
+      ['strategies:', '  - { id: mm, name: a, symbols: [X] }', '  - { id: grid, name: b, symbols: [Y] }', '  - { id: mm, name: c, symbols: [Z] }'].join('\n'),
+    );
     expect(out).toEqual(['cfg.yaml:4:11: strategies[2].id: duplicate strategy id "mm": strategies[0] has it too (an id tags client ids, logs and metrics)']);
   });
 
   it('lists the errors in file order, and keeps what else can be checked (ConfigError.partial)', () => {
-    const text = 'strategies:\n  - { id: a, name: x, symbols: [] }\n  - { id: b, name: y, symbols: [Y], params: { size: 0.5 } }\nmode: paper\ndaemon: { reconcileCron: "*/5 * *" }\n';
+    const text =
+      'strategies:\n  - { id: a, name: x, symbols: [] }\n  - { id: b, name: y, symbols: [Y], params: { size: 0.5 } }\nmode: paper\ndaemon: { reconcileCron: "*/5 * *" }\n';
     let error: ConfigError | undefined;
     try {
       parseConfig(text, 'cfg.yaml', {});
@@ -152,9 +150,13 @@ describe('polling plan', () => {
     // The futures contract is read alone (F12, weight 1): only the spot share runs over.
     const issues = checkPollingPlan(fast);
     expect(issues.map((i) => i.path)).toEqual(['daemon.polls.tickersMs']);
-    expect(issues[0]!.message).toMatch(/^polling uses 232 IP weight per 10000 ms on spot, more than its share 225 .*slow down tickersMs \(200 per window: S11 1×1, S13 1×1 per cycle\)$/);
+    expect(issues[0]!.message).toMatch(
+      /^polling uses 232 IP weight per 10000 ms on spot, more than its share 225 .*slow down tickersMs \(200 per window: S11 1×1, S13 1×1 per cycle\)$/,
+    );
     // All contracts at once (F2, weight 40) ten times a second is far over the futures share.
-    const f2 = checkPollingPlan(parseConfig(text.replace('tickersMs: 1000', 'tickersMs: 100').replace('exchange:', 'exchange:\n  futuresTickers: F2'), 'fast.yaml', {}));
+    const f2 = checkPollingPlan(
+      parseConfig(text.replace('tickersMs: 1000', 'tickersMs: 100').replace('exchange:', 'exchange:\n  futuresTickers: F2'), 'fast.yaml', {}),
+    );
     expect(f2.map((i) => i.path)).toEqual(['daemon.polls.tickersMs', 'daemon.polls.tickersMs']);
     expect(f2[1]!.message).toMatch(/^polling uses 4031 IP weight per 10000 ms on futures, more than its share 450/);
   });

@@ -64,7 +64,7 @@ describe('Decimal', () => {
   it('stepsOf counts steps as from().steps() does, and ofSteps turns them back', () => {
     const steps = ['0.1', '0.5', '0.01', '0.005', '1', '0.0001', '5'].map((x) => Decimal.from(x));
     let seed = 11;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     for (let k = 0; k < 3000; k++) {
       const step = steps[rnd(steps.length)]!;
       const int = String(rnd(200000));
@@ -82,7 +82,7 @@ describe('Decimal', () => {
 
   it('agrees with plain BigInt arithmetic on random values, small and large, and stays normalised', () => {
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     const digits = (n: number) => Array.from({ length: n }, () => String(rnd(10))).join('');
     const text = () => `${rnd(4) === 0 ? '-' : ''}${digits(rnd(12) + 1)}${rnd(3) === 0 ? '' : `.${digits(rnd(14))}`}`;
     // The reference: a value as units of 10^-s, and its canonical text.
@@ -107,7 +107,10 @@ describe('Decimal', () => {
       const [ua, ub] = [units(ta), units(tb)];
       const s = Math.max(ua[1], ub[1]);
       const want = {
-        a: canonical(ua), sum: canonical([at(ua, s) + at(ub, s), s]), diff: canonical([at(ua, s) - at(ub, s), s]), prod: canonical([ua[0] * ub[0], ua[1] + ub[1]]),
+        a: canonical(ua),
+        sum: canonical([at(ua, s) + at(ub, s), s]),
+        diff: canonical([at(ua, s) - at(ub, s), s]),
+        prod: canonical([ua[0] * ub[0], ua[1] + ub[1]]),
         cmp: at(ua, s) < at(ub, s) ? -1 : at(ua, s) > at(ub, s) ? 1 : 0,
       };
       const got = { a: a.toString(), sum: a.add(b).toString(), diff: a.sub(b).toString(), prod: a.mul(b).toString(), cmp: a.cmp(b) };
@@ -134,7 +137,7 @@ describe('Decimal', () => {
 
   it('is exact on both sides of the safe-integer range: every operation matches BigInt arithmetic where plain numbers would round', () => {
     let seed = 29;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
     // Mantissas near 2^53, near its square root (products cross it) and small ones, at scales 0 to 12.
     const mantissa = (): bigint => {
@@ -180,13 +183,24 @@ describe('Decimal', () => {
       const mode = (['down', 'up', 'half-up'] as const)[rnd(3)]!;
       const places = rnd(6);
       const want: Record<string, unknown> = {
-        a: canonical(ra), sum: canonical(ref(at(ra, s) + at(rb, s), s)), diff: canonical(ref(at(ra, s) - at(rb, s), s)),
-        prod: canonical(ref(ra.m * rb.m, ra.s + rb.s)), cmp: at(ra, s) < at(rb, s) ? -1 : at(ra, s) > at(rb, s) ? 1 : 0,
-        neg: canonical(ref(-ra.m, ra.s)), moved: canonical(ref(ra.m * 10n ** BigInt(places), ra.s)), number: Number(canonical(ra)),
+        a: canonical(ra),
+        sum: canonical(ref(at(ra, s) + at(rb, s), s)),
+        diff: canonical(ref(at(ra, s) - at(rb, s), s)),
+        prod: canonical(ref(ra.m * rb.m, ra.s + rb.s)),
+        cmp: at(ra, s) < at(rb, s) ? -1 : at(ra, s) > at(rb, s) ? 1 : 0,
+        neg: canonical(ref(-ra.m, ra.s)),
+        moved: canonical(ref(ra.m * 10n ** BigInt(places), ra.s)),
+        number: Number(canonical(ra)),
       };
       const got: Record<string, unknown> = {
-        a: a.toString(), sum: a.add(b).toString(), diff: a.sub(b).toString(), prod: a.mul(b).toString(), cmp: a.cmp(b), neg: a.neg().toString(),
-        moved: a.movePoint(places).toString(), number: a.toNumber(),
+        a: a.toString(),
+        sum: a.add(b).toString(),
+        diff: a.sub(b).toString(),
+        prod: a.mul(b).toString(),
+        cmp: a.cmp(b),
+        neg: a.neg().toString(),
+        moved: a.movePoint(places).toString(),
+        number: a.toNumber(),
       };
       if (rb.m !== 0n) {
         const scale = rnd(9);
@@ -216,4 +230,3 @@ describe('Decimal', () => {
     }
   });
 });
-

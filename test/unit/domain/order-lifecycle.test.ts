@@ -2,8 +2,18 @@
 // state sets the executor, the tracker and the journal read.
 import { describe, expect, it } from '@jest/globals';
 import {
-  ACTIVE_STATES, FINAL_STATES, INITIAL_ORDER_STATE, mustTransition, ORDER_STATES, RESTING_STATES, stateOfVenueStatus, transition,
-  UNANSWERED_STATES, UNCONFIRMED_STATES, type OrderEvent, type OrderState,
+  ACTIVE_STATES,
+  FINAL_STATES,
+  INITIAL_ORDER_STATE,
+  mustTransition,
+  ORDER_STATES,
+  RESTING_STATES,
+  stateOfVenueStatus,
+  transition,
+  UNANSWERED_STATES,
+  UNCONFIRMED_STATES,
+  type OrderEvent,
+  type OrderState,
 } from '../../../src/domain/order-lifecycle.js';
 import type { OrderStatus } from '../../../src/domain/order.js';
 
@@ -48,7 +58,8 @@ const TABLE: Record<OrderState, string> = {
   vanished: `- - - - - canceled - - ${REFUSED7} - - - -`,
 };
 
-const label = (e: OrderEvent) => ('status' in e ? `${e.type}:${e.status}` : 'as' in e ? `${e.type}:${e.as}` : 'trigger' in e ? `${e.type}:${e.trigger ? 'trigger' : 'plain'}` : e.type);
+const label = (e: OrderEvent) =>
+  'status' in e ? `${e.type}:${e.status}` : 'as' in e ? `${e.type}:${e.as}` : 'trigger' in e ? `${e.type}:${e.trigger ? 'trigger' : 'plain'}` : e.type;
 
 describe('order lifecycle: the transition table', () => {
   it('covers every state and every event', () => {
@@ -68,10 +79,22 @@ describe('order lifecycle: the transition table', () => {
   }
 
   it('a refusal says which event, from which state, and why', () => {
-    expect(transition('filled', { type: 'cancel-requested' })).toEqual({ ok: false, refusal: 'cancel-requested does not apply to an order filled: it is final' });
-    expect(transition('unknown', { type: 'cancel-unconfirmed' })).toEqual({ ok: false, refusal: 'cancel-unconfirmed does not apply to an order unknown: it is not known to be placed: a lookup settles it' });
-    expect(transition('open', { type: 'place-accepted', trigger: false })).toMatchObject({ ok: false, refusal: expect.stringMatching(/only an order being sent/) });
-    expect(transition('vanished', { type: 'operator-settled', as: 'filled' })).toMatchObject({ ok: false, refusal: expect.stringMatching(/final: the venue answered for it/) });
+    expect(transition('filled', { type: 'cancel-requested' })).toEqual({
+      ok: false,
+      refusal: 'cancel-requested does not apply to an order filled: it is final',
+    });
+    expect(transition('unknown', { type: 'cancel-unconfirmed' })).toEqual({
+      ok: false,
+      refusal: 'cancel-unconfirmed does not apply to an order unknown: it is not known to be placed: a lookup settles it',
+    });
+    expect(transition('open', { type: 'place-accepted', trigger: false })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/only an order being sent/),
+    });
+    expect(transition('vanished', { type: 'operator-settled', as: 'filled' })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/final: the venue answered for it/),
+    });
   });
 
   it('mustTransition gives the next state, and throws on a refusal', () => {
@@ -83,7 +106,13 @@ describe('order lifecycle: the transition table', () => {
 describe('order lifecycle: the venue status map', () => {
   it('maps each venue status to our state: pending and unknown statuses count as open', () => {
     expect(Object.fromEntries(STATUSES.map((s) => [s, stateOfVenueStatus(s)]))).toEqual({
-      pending: 'open', open: 'open', filled: 'filled', canceling: 'canceling', canceled: 'canceled', untriggered: 'untriggered', unknown: 'open',
+      pending: 'open',
+      open: 'open',
+      filled: 'filled',
+      canceling: 'canceling',
+      canceled: 'canceled',
+      untriggered: 'untriggered',
+      unknown: 'open',
     });
   });
 });

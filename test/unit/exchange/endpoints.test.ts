@@ -7,9 +7,14 @@ describe('chargesOf', () => {
   it('names the pools and weights of unsigned reads, signed reads and order endpoints', () => {
     expect(chargesOf(ENDPOINTS.F2)).toEqual([{ pool: 'futures:ip', kind: 'ip', weight: 40 }]);
     expect(chargesOf(ENDPOINTS.S0)).toEqual([{ pool: 'spot:ip', kind: 'ip', weight: 1 }]);
-    expect(chargesOf(ENDPOINTS.F4)).toEqual([{ pool: 'futures:ip', kind: 'ip', weight: 2 }, { pool: 'futures:uid', kind: 'uid', weight: 3 }]);
+    expect(chargesOf(ENDPOINTS.F4)).toEqual([
+      { pool: 'futures:ip', kind: 'ip', weight: 2 },
+      { pool: 'futures:uid', kind: 'uid', weight: 3 },
+    ]);
     expect(chargesOf(ENDPOINTS.S4)).toEqual([
-      { pool: 'spot:ip', kind: 'ip', weight: 5 }, { pool: 'spot:uid', kind: 'uid', weight: 10 }, { pool: 'spot:orders', kind: 'orders', weight: 1 },
+      { pool: 'spot:ip', kind: 'ip', weight: 5 },
+      { pool: 'spot:uid', kind: 'uid', weight: 10 },
+      { pool: 'spot:orders', kind: 'orders', weight: 1 },
     ]);
   });
 

@@ -17,7 +17,17 @@ let files = 0;
 const journalFile = () => join(dir, `journal-${files++}.sqlite`);
 
 function entry(billId: string, symbol: string, amount: string, timestampMs: number, kind: LedgerKind = 'funding'): LedgerEntry {
-  return { billId, asset: 'USDT', symbol, kind, rawKind: kind === 'funding' ? 'position_funding' : 'order_fill_fee_income', amount: Decimal.from(amount), balance: null, fee: null, timestampMs };
+  return {
+    billId,
+    asset: 'USDT',
+    symbol,
+    kind,
+    rawKind: kind === 'funding' ? 'position_funding' : 'order_fill_fee_income',
+    amount: Decimal.from(amount),
+    balance: null,
+    fee: null,
+    timestampMs,
+  };
 }
 
 /** A ledger as the venue answers it: the entries of the window (kind filtered), newest first, `limit` at most. */
@@ -27,7 +37,9 @@ class Ledger {
   async ledger(q: LedgerQuery = {}): Promise<{ entries: LedgerEntry[]; hasMore: boolean }> {
     this.queries.push(q);
     const inWindow = this.entries
-      .filter((e) => (!q.kind || e.kind === q.kind) && (q.startMs === undefined || e.timestampMs >= q.startMs) && (q.endMs === undefined || e.timestampMs <= q.endMs))
+      .filter(
+        (e) => (!q.kind || e.kind === q.kind) && (q.startMs === undefined || e.timestampMs >= q.startMs) && (q.endMs === undefined || e.timestampMs <= q.endMs),
+      )
       .sort((a, b) => b.timestampMs - a.timestampMs);
     const limit = q.limit ?? 20;
     return { entries: inWindow.slice(0, limit), hasMore: inWindow.length > limit };

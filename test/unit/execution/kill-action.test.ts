@@ -22,7 +22,17 @@ const BTC = 'cmt_btcusdt';
 const ETH = 'cmt_ethusdt';
 
 const long = (symbol: string, size = '0.5'): Position => ({
-  symbol, side: 'long', size: Decimal.from(size), openValue: Decimal.from('100'), entryPrice: null, leverage: null, marginMode: 'SHARED', isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: null,
+  symbol,
+  side: 'long',
+  size: Decimal.from(size),
+  openValue: Decimal.from('100'),
+  entryPrice: null,
+  leverage: null,
+  marginMode: 'SHARED',
+  isolatedMargin: null,
+  openFee: null,
+  fundingFee: null,
+  updatedAtMs: null,
 });
 
 function setup(opts: { mode?: OnKill; startMs?: number; closeFails?: boolean; planThrows?: boolean } = {}) {
@@ -44,7 +54,11 @@ function setup(opts: { mode?: OnKill; startMs?: number; closeFails?: boolean; pl
     },
     closePositions: async (symbol?: string): Promise<PositionCloseResult[]> => {
       calls.push(`F27 ${symbol}`);
-      return [opts.closeFails ? { positionId: '690800371848708186', ok: false, orderId: null, error: 'position is liquidating' } : { positionId: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' }];
+      return [
+        opts.closeFails
+          ? { positionId: '690800371848708186', ok: false, orderId: null, error: 'position is liquidating' }
+          : { positionId: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' },
+      ];
     },
   };
   const executor = {
@@ -62,24 +76,53 @@ function setup(opts: { mode?: OnKill; startMs?: number; closeFails?: boolean; pl
       calls.push(`cancel-trigger ${intent.strategyId} ${intent.orderId}`);
       const row = journal.orderByOrderId(intent.orderId)!;
       journal.updateOrder(row.clientOid, { state: 'canceled' }, 'canceled', clock.now());
-      return [{ type: 'canceled', strategyId: row.strategyId, surface: 'futures', symbol: row.symbol, clientOid: row.clientOid, orderId: intent.orderId, atMs: clock.now() }];
+      return [
+        {
+          type: 'canceled',
+          strategyId: row.strategyId,
+          surface: 'futures',
+          symbol: row.symbol,
+          clientOid: row.clientOid,
+          orderId: intent.orderId,
+          atMs: clock.now(),
+        },
+      ];
     },
   };
   let positions: { value: Position[]; atMs: number } | undefined;
   let reconciled = 0;
   const action = new KillAction({
-    mode: opts.mode ?? 'flatten', client, executor, journal, clock, logger: createLogger({ level: 'silent' }),
-    symbols: { spot: [SPOT], futures: [BTC, ETH] }, positions: () => positions, afterPass: async () => void reconciled++,
+    mode: opts.mode ?? 'flatten',
+    client,
+    executor,
+    journal,
+    clock,
+    logger: createLogger({ level: 'silent' }),
+    symbols: { spot: [SPOT], futures: [BTC, ETH] },
+    positions: () => positions,
+    afterPass: async () => void reconciled++,
   });
   return {
-    clock, journal, calls, intents, action,
+    clock,
+    journal,
+    calls,
+    intents,
+    action,
     positions: (...value: Position[]) => (positions = { value, atMs: clock.now() }),
     reconciled: () => reconciled,
     decisions: () => journal.riskDecisions().map((x) => ({ reason: x.reason, ...(JSON.parse(x.detail) as object) })),
   };
 }
 
-const FLATTEN_CALLS = [`own spot ${SPOT} triggers:false`, `F28 normal ${BTC}`, `F28 plan ${BTC}`, `F27 ${BTC}`, `F28 normal ${ETH}`, `F28 plan ${ETH}`, `F27 ${ETH}`];
+const FLATTEN_CALLS = [
+  `own spot ${SPOT} triggers:false`,
+  `F28 normal ${BTC}`,
+  `F28 plan ${BTC}`,
+  `F27 ${BTC}`,
+  `F28 normal ${ETH}`,
+  `F28 plan ${ETH}`,
+  `F27 ${ETH}`,
+];
 
 describe('flatten on a kill switch latched while running', () => {
   it('cancels own spot orders, then per contract every order, every trigger order and the positions; journals and reconciles', async () => {
@@ -90,15 +133,31 @@ describe('flatten on a kill switch latched while running', () => {
     t.journal.setLatch(LATCH_DRAWDOWN, 'drawdown 11 % from peak 1000', t.clock.now());
     await t.action.check();
     expect(t.calls).toEqual(FLATTEN_CALLS);
-    expect(t.intents).toEqual([{ strategyId: KILL_ACTOR, kind: 'flatten', json: { latch: LATCH_DRAWDOWN, reason: 'drawdown 11 % from peak 1000', latchedAtMs: 1_000_010, pass: 1, spot: [SPOT], futures: [BTC, ETH] } }]);
+    expect(t.intents).toEqual([
+      {
+        strategyId: KILL_ACTOR,
+        kind: 'flatten',
+        json: { latch: LATCH_DRAWDOWN, reason: 'drawdown 11 % from peak 1000', latchedAtMs: 1_000_010, pass: 1, spot: [SPOT], futures: [BTC, ETH] },
+      },
+    ]);
     expect(t.decisions()).toEqual([
       { reason: 'flatten:cancel-own-orders', symbol: SPOT, endpoint: 'S4', answers: [{ id: 'spot1', ok: true, orderId: '11' }] },
       { reason: 'flatten:cancel-orders', symbol: BTC, endpoint: 'F28', answers: [{ id: '700000000000000000001', ok: true }] },
       { reason: 'flatten:cancel-triggers', symbol: BTC, endpoint: 'F28', answers: [] },
-      { reason: 'flatten:close-positions', symbol: BTC, endpoint: 'F27', answers: [{ id: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' }] },
+      {
+        reason: 'flatten:close-positions',
+        symbol: BTC,
+        endpoint: 'F27',
+        answers: [{ id: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' }],
+      },
       { reason: 'flatten:cancel-orders', symbol: ETH, endpoint: 'F28', answers: [{ id: '700000000000000000001', ok: true }] },
       { reason: 'flatten:cancel-triggers', symbol: ETH, endpoint: 'F28', answers: [] },
-      { reason: 'flatten:close-positions', symbol: ETH, endpoint: 'F27', answers: [{ id: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' }] },
+      {
+        reason: 'flatten:close-positions',
+        symbol: ETH,
+        endpoint: 'F27',
+        answers: [{ id: '690800371848708186', ok: true, orderId: '696023766399976282', error: '' }],
+      },
     ]);
     expect(t.journal.riskDecisions().every((x) => x.strategyId === KILL_ACTOR)).toBe(true);
     expect(t.reconciled()).toBe(1);
@@ -160,7 +219,12 @@ describe('flatten on a kill switch latched while running', () => {
     expect(t.calls).toEqual(FLATTEN_CALLS);
     const failed = t.decisions().filter((x) => x.reason !== 'flatten:cancel-orders' && x.reason !== 'flatten:cancel-own-orders');
     expect(failed[0]).toEqual({ reason: 'flatten:cancel-triggers', symbol: BTC, endpoint: 'F28', error: expect.stringContaining('system busy') });
-    expect(failed[1]).toEqual({ reason: 'flatten:close-positions', symbol: BTC, endpoint: 'F27', answers: [{ id: '690800371848708186', ok: false, orderId: null, error: 'position is liquidating' }] });
+    expect(failed[1]).toEqual({
+      reason: 'flatten:close-positions',
+      symbol: BTC,
+      endpoint: 'F27',
+      answers: [{ id: '690800371848708186', ok: false, orderId: null, error: 'position is liquidating' }],
+    });
     t.clock.advance(5000);
     t.positions();
     await t.action.check();
@@ -231,17 +295,30 @@ describe('a kill switch latched before the start', () => {
 });
 
 describe('cancel on a kill switch', () => {
-  it('cancels this bot\'s own orders on every traded symbol and the triggers that would open a position; a stop stays', async () => {
+  it("cancels this bot's own orders on every traded symbol and the triggers that would open a position; a stop stays", async () => {
     const t = setup({ mode: 'cancel' });
     t.journal.insertOrders([
       journalRow('spot1', { symbol: SPOT, surface: 'spot', state: 'open', orderId: '11' }),
       journalRow('fut1', { symbol: BTC, surface: 'futures', state: 'open', orderId: '12', positionSide: 'long' }),
-      journalRow('open-trigger', { symbol: BTC, surface: 'futures', state: 'untriggered', orderId: '13', isTrigger: true, reduceOnly: false, strategyId: 'mm' }),
+      journalRow('open-trigger', {
+        symbol: BTC,
+        surface: 'futures',
+        state: 'untriggered',
+        orderId: '13',
+        isTrigger: true,
+        reduceOnly: false,
+        strategyId: 'mm',
+      }),
       journalRow('stop', { symbol: ETH, surface: 'futures', state: 'untriggered', orderId: '14', isTrigger: true, reduceOnly: true }),
     ]);
     t.journal.setLatch(LATCH_KILL_OPERATOR, 'stop trading', t.clock.now());
     await t.action.check();
-    expect(t.calls).toEqual([`own spot ${SPOT} triggers:false`, `own futures ${BTC} triggers:false`, 'cancel-trigger mm 13', `own futures ${ETH} triggers:false`]);
+    expect(t.calls).toEqual([
+      `own spot ${SPOT} triggers:false`,
+      `own futures ${BTC} triggers:false`,
+      'cancel-trigger mm 13',
+      `own futures ${ETH} triggers:false`,
+    ]);
     expect(t.intents.map((x) => x.kind)).toEqual(['kill-cancel']);
     expect(t.decisions().map((x) => x.reason)).toEqual(['kill-cancel:cancel-own-orders', 'kill-cancel:cancel-own-orders', 'kill-cancel:cancel-own-orders']);
     expect(t.journal.activeOrders().map((r) => r.clientOid)).toEqual(['stop']);

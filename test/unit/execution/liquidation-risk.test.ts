@@ -24,8 +24,16 @@ const dir = mkdtempSync(join(tmpdir(), 'sextant-liquidation-risk-'));
 const BTC: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_btcusdt')!);
 const ETH: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_ethusdt')!);
 const LIMITS: RiskLimits = {
-  maxNotionalPerOrder: d('100000'), maxNotionalPerSymbol: d('250000'), maxOpenOrdersPerSymbol: 30, maxOpenOrdersPerStrategy: 40,
-  priceBandPct: d('2'), staleAfterMs: 5000, maxOrdersPerMinute: 60, maxDrawdownPct: d('10'), maxOrdersPerIntent: 10, outlierPct: d('20'),
+  maxNotionalPerOrder: d('100000'),
+  maxNotionalPerSymbol: d('250000'),
+  maxOpenOrdersPerSymbol: 30,
+  maxOpenOrdersPerStrategy: 40,
+  priceBandPct: d('2'),
+  staleAfterMs: 5000,
+  maxOrdersPerMinute: 60,
+  maxDrawdownPct: d('10'),
+  maxOrdersPerIntent: 10,
+  outlierPct: d('20'),
 };
 const GUARDED: RiskLimits = { ...LIMITS, minLiquidationDistancePct: d('5'), reduceLiquidationDistancePct: d('2') };
 
@@ -37,12 +45,40 @@ const ctx: RiskContext = {
   openCountByStrategy: () => 0,
   openNotional: () => Decimal.ZERO,
 };
-const open = (side: 'buy' | 'sell', price: string): OrderSpec => ({ side, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d('0.01'), positionSide: side === 'buy' ? 'long' : 'short', reduceOnly: false });
-const close = (side: 'buy' | 'sell', price: string): OrderSpec => ({ side, kind: 'limit', timeInForce: 'gtc', price: d(price), size: d('0.01'), positionSide: side === 'sell' ? 'long' : 'short', reduceOnly: true });
-const place = (symbol: string, ...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({ kind: 'place', strategyId: 's1', surface: 'futures', symbol, orders });
+const open = (side: 'buy' | 'sell', price: string): OrderSpec => ({
+  side,
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: d(price),
+  size: d('0.01'),
+  positionSide: side === 'buy' ? 'long' : 'short',
+  reduceOnly: false,
+});
+const close = (side: 'buy' | 'sell', price: string): OrderSpec => ({
+  side,
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: d(price),
+  size: d('0.01'),
+  positionSide: side === 'sell' ? 'long' : 'short',
+  reduceOnly: true,
+});
+const place = (symbol: string, ...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({
+  kind: 'place',
+  strategyId: 's1',
+  surface: 'futures',
+  symbol,
+  orders,
+});
 
 const distance = (symbol: string, pct: string, over: Partial<LiquidationDistance> = {}): LiquidationDistance => ({
-  symbol, side: 'long', mark: d('50000'), liquidationPrice: d('48000'), distancePct: d(pct), source: 'estimate', ...over,
+  symbol,
+  side: 'long',
+  mark: d('50000'),
+  liquidationPrice: d('48000'),
+  distancePct: d(pct),
+  source: 'estimate',
+  ...over,
 });
 const view = (atMs: number, ...distances: LiquidationDistance[]): LiquidationView => ({ distances, marginRate: null, maintenanceRate: null, atMs });
 
@@ -58,14 +94,26 @@ function gate(limits: RiskLimits, clock = new ManualClock(100_000)) {
 
 describe('the liquidation-distance rule', () => {
   const check = (over: Partial<OrderCheck>): OrderCheck => ({
-    order: open('buy', '50000'), intent: place(BTC.symbol), limits: GUARDED, state: 'active', haltReason: () => undefined, instrument: BTC,
-    reference: { price: d('50000'), atMs: 99_000 }, referenceProblem: undefined, openCount: 0, openCountByStrategy: 0, openNotional: Decimal.ZERO, sentCount: 0,
-    account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: view(1, distance(BTC.symbol, '4')) }, ...over,
+    order: open('buy', '50000'),
+    intent: place(BTC.symbol),
+    limits: GUARDED,
+    state: 'active',
+    haltReason: () => undefined,
+    instrument: BTC,
+    reference: { price: d('50000'), atMs: 99_000 },
+    referenceProblem: undefined,
+    openCount: 0,
+    openCountByStrategy: 0,
+    openNotional: Decimal.ZERO,
+    sentCount: 0,
+    account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: view(1, distance(BTC.symbol, '4')) },
+    ...over,
   });
 
   it('denies an opening order on the contract of a position closer than the minimum, naming both', () => {
     expect(liquidationDistanceRule(check({}))).toEqual({
-      reason: 'liquidation-distance', detail: 'cmt_btcusdt long: mark 50000 is 4 % from liquidation at 48000 (minimum 5 %): only reduce-only orders',
+      reason: 'liquidation-distance',
+      detail: 'cmt_btcusdt long: mark 50000 is 4 % from liquidation at 48000 (minimum 5 %): only reduce-only orders',
     });
     // An opening sell (a short) adds exposure just as well.
     expect(liquidationDistanceRule(check({ order: open('sell', '50000') }))?.reason).toBe('liquidation-distance');
@@ -74,17 +122,37 @@ describe('the liquidation-distance rule', () => {
   it('passes a reduce-only order, another contract, a position at the minimum or further, a spot order, and any order without the limit', () => {
     expect(liquidationDistanceRule(check({ order: close('sell', '50000') }))).toBeUndefined();
     expect(liquidationDistanceRule(check({ intent: place(ETH.symbol), instrument: ETH }))).toBeUndefined();
-    expect(liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: view(1, distance(BTC.symbol, '5')) } }))).toBeUndefined();
+    expect(
+      liquidationDistanceRule(
+        check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: view(1, distance(BTC.symbol, '5')) } }),
+      ),
+    ).toBeUndefined();
     expect(liquidationDistanceRule(check({ intent: { ...place('BTCUSDT_SPBL'), surface: 'spot' } }))).toBeUndefined();
     expect(liquidationDistanceRule(check({ limits: LIMITS }))).toBeUndefined();
     // Nothing worked out yet, or no liquidation price: nothing to deny on.
-    expect(liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null } }))).toBeUndefined();
-    expect(liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: view(1, distance(BTC.symbol, '0', { liquidationPrice: null, distancePct: null })) } }))).toBeUndefined();
+    expect(
+      liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null } })),
+    ).toBeUndefined();
+    expect(
+      liquidationDistanceRule(
+        check({
+          account: {
+            positions: [],
+            balances: [],
+            positionsAtMs: null,
+            balancesAtMs: null,
+            liquidation: view(1, distance(BTC.symbol, '0', { liquidationPrice: null, distancePct: null })),
+          },
+        }),
+      ),
+    ).toBeUndefined();
   });
 
   it('the closest position of the contract decides (hedged: long and short)', () => {
     const both = view(1, distance(BTC.symbol, '9'), distance(BTC.symbol, '3', { side: 'short', liquidationPrice: d('51500') }));
-    expect(liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: both } }))?.detail).toMatch(/^cmt_btcusdt short: mark 50000 is 3 % from liquidation at 51500/);
+    expect(
+      liquidationDistanceRule(check({ account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: both } }))?.detail,
+    ).toMatch(/^cmt_btcusdt short: mark 50000 is 3 % from liquidation at 51500/);
   });
 });
 
@@ -108,11 +176,26 @@ describe('the gate near liquidation', () => {
     g.risk.observeLiquidation(view(100_000, distance(BTC.symbol, '1')));
     const sent: string[] = [];
     const client = new Proxy({}, { get: (_, name) => async () => void sent.push(String(name)) }) as unknown as ExchangeClient;
-    const executor = new Executor({ client, journal: g.journal, risk: g.risk, clock: g.clock, logger: createLogger({ level: 'silent' }), instruments: new Map([[BTC.symbol, BTC]]), reference: ctx.reference });
+    const executor = new Executor({
+      client,
+      journal: g.journal,
+      risk: g.risk,
+      clock: g.clock,
+      logger: createLogger({ level: 'silent' }),
+      instruments: new Map([[BTC.symbol, BTC]]),
+      reference: ctx.reference,
+    });
     executor.unfence();
     const events = await executor.submit(place(BTC.symbol, open('buy', '50000')));
     expect(events.map((e) => (e.type === 'denied' ? [e.type, e.reason] : [e.type]))).toEqual([['denied', 'liquidation-distance']]);
-    expect(g.journal.riskDecisions()).toEqual([{ strategyId: 's1', reason: 'liquidation-distance', detail: expect.stringMatching(/^cmt_btcusdt long: mark 50000 is 1 % from liquidation at 48000/), atMs: 100_000 }]);
+    expect(g.journal.riskDecisions()).toEqual([
+      {
+        strategyId: 's1',
+        reason: 'liquidation-distance',
+        detail: expect.stringMatching(/^cmt_btcusdt long: mark 50000 is 1 % from liquidation at 48000/),
+        atMs: 100_000,
+      },
+    ]);
     expect(sent).toEqual([]);
     g.journal.close();
   });
@@ -163,7 +246,7 @@ describe('the gate near liquidation', () => {
   });
 });
 
-describe('the operator\'s kill order', () => {
+describe("the operator's kill order", () => {
   it('latches halted with its reason (kept in the journal, told once); a blank reason is refused; a reset clears it', () => {
     const g = gate(LIMITS);
     expect(() => g.risk.kill('  ')).toThrow(RangeError);

@@ -20,7 +20,13 @@ const fillsOf = (p: CoreParts, clientOid: string) => {
 const eventsOf = (p: CoreParts, clientOid: string) => p.events.filter((e) => 'clientOid' in e && e.clientOid === clientOid).map((e) => e.type);
 
 async function bid(p: CoreParts, price: string) {
-  await p.executor.submit({ kind: 'place', strategyId: 'g', surface: 'futures', symbol: SYMBOL, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d('0.01'), positionSide: 'long' }] });
+  await p.executor.submit({
+    kind: 'place',
+    strategyId: 'g',
+    surface: 'futures',
+    symbol: SYMBOL,
+    orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d('0.01'), positionSide: 'long' }],
+  });
   return p.journal.allOrders().at(-1)!;
 }
 
@@ -62,7 +68,15 @@ describe('order tracker: trigger orders', () => {
     const v = venue('90000');
     const p = parts(v);
     v.long('0.01');
-    await p.executor.submit({ kind: 'place-trigger', strategyId: 'g', symbol: SYMBOL, positionSide: 'long', reduceOnly: true, size: d('0.01'), triggerPrice: d('89000') });
+    await p.executor.submit({
+      kind: 'place-trigger',
+      strategyId: 'g',
+      symbol: SYMBOL,
+      positionSide: 'long',
+      reduceOnly: true,
+      size: d('0.01'),
+      triggerPrice: d('89000'),
+    });
     const row = p.journal.allOrders().at(-1)!;
     expect(row).toMatchObject({ isTrigger: true, state: 'untriggered' });
     p.calls.length = 0;

@@ -7,18 +7,53 @@ import type { Instrument } from '../../../src/domain/market.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../../src/exchange/sim/instruments.js';
 import { LATCH_ORDER_RATE } from '../../../src/execution/latches.js';
 import {
-  firstProblem, haltedRule, INTENT_RULES, liquidationDistanceRule, malformedIntentRule, malformedOrderRule, maxNotionalOrderRule, maxNotionalSymbolRule, maxOpenStrategyRule,
-  maxOpenSymbolRule, maxSizeRule, minSizeRule, missingPriceRule, ORDER_RULES, orderRateRule, positivePriceRule, positiveSizeRule, priceBandRule,
-  reducingRule, referenceProblem, referenceRule, sideRule, stepRule, surfaceRule, tickRule, tooManyOrdersRule, unknownSymbolRule,
-  type OrderCheck, type OrderRule, type PlaceIntent, type RiskLimits,
+  firstProblem,
+  haltedRule,
+  INTENT_RULES,
+  liquidationDistanceRule,
+  malformedIntentRule,
+  malformedOrderRule,
+  maxNotionalOrderRule,
+  maxNotionalSymbolRule,
+  maxOpenStrategyRule,
+  maxOpenSymbolRule,
+  maxSizeRule,
+  minSizeRule,
+  missingPriceRule,
+  ORDER_RULES,
+  orderRateRule,
+  positivePriceRule,
+  positiveSizeRule,
+  priceBandRule,
+  reducingRule,
+  referenceProblem,
+  referenceRule,
+  sideRule,
+  stepRule,
+  surfaceRule,
+  tickRule,
+  tooManyOrdersRule,
+  unknownSymbolRule,
+  type OrderCheck,
+  type OrderRule,
+  type PlaceIntent,
+  type RiskLimits,
 } from '../../../src/execution/risk-rules.js';
 
 const d = (s: string) => Decimal.from(s);
 const BTC: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 const ETH: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_ethusdt')!);
 const LIMITS: RiskLimits = {
-  maxNotionalPerOrder: d('10000'), maxNotionalPerSymbol: d('25000'), maxOpenOrdersPerSymbol: 3, maxOpenOrdersPerStrategy: 4,
-  priceBandPct: d('2'), staleAfterMs: 5000, maxOrdersPerMinute: 6, maxDrawdownPct: d('10'), maxOrdersPerIntent: 10, outlierPct: d('20'),
+  maxNotionalPerOrder: d('10000'),
+  maxNotionalPerSymbol: d('25000'),
+  maxOpenOrdersPerSymbol: 3,
+  maxOpenOrdersPerStrategy: 4,
+  priceBandPct: d('2'),
+  staleAfterMs: 5000,
+  maxOrdersPerMinute: 6,
+  maxDrawdownPct: d('10'),
+  maxOrdersPerIntent: 10,
+  outlierPct: d('20'),
 };
 const buy = (price: string, size = '0.01'): OrderSpec => ({ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size) });
 const sell = (price: string, size = '0.01'): OrderSpec => ({ side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size) });
@@ -28,45 +63,101 @@ const spot = (...orders: OrderSpec[]): PlaceIntent => ({ kind: 'place', strategy
 function check(over: Partial<OrderCheck> = {}): OrderCheck {
   const order = over.order ?? buy('89900');
   return {
-    order, intent: spot(order), limits: LIMITS, state: 'active', haltReason: () => undefined, instrument: BTC,
-    reference: { price: d('90000'), atMs: 99_000 }, referenceProblem: undefined, openCount: 0, openCountByStrategy: 0, openNotional: Decimal.ZERO,
-    sentCount: 0, account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null }, ...over,
+    order,
+    intent: spot(order),
+    limits: LIMITS,
+    state: 'active',
+    haltReason: () => undefined,
+    instrument: BTC,
+    reference: { price: d('90000'), atMs: 99_000 },
+    referenceProblem: undefined,
+    openCount: 0,
+    openCountByStrategy: 0,
+    openNotional: Decimal.ZERO,
+    sentCount: 0,
+    account: { positions: [], balances: [], positionsAtMs: null, balancesAtMs: null, liquidation: null },
+    ...over,
   };
 }
 
 const cases: Array<{ name: string; rule: OrderRule; denied: Partial<OrderCheck>; reason: string; detail: string | RegExp }> = [
-  { name: 'malformed order', rule: malformedOrderRule, denied: { order: { ...buy('89900'), kind: 'stop' } as unknown as OrderSpec }, reason: 'malformed-order', detail: /kind "stop"/ },
-  { name: 'halted', rule: haltedRule, denied: { state: 'halted', haltReason: () => 'kill-switch:drawdown: drawdown 12 % from peak 100' }, reason: 'halted', detail: 'kill-switch:drawdown: drawdown 12 % from peak 100' },
+  {
+    name: 'malformed order',
+    rule: malformedOrderRule,
+    denied: { order: { ...buy('89900'), kind: 'stop' } as unknown as OrderSpec },
+    reason: 'malformed-order',
+    detail: /kind "stop"/,
+  },
+  {
+    name: 'halted',
+    rule: haltedRule,
+    denied: { state: 'halted', haltReason: () => 'kill-switch:drawdown: drawdown 12 % from peak 100' },
+    reason: 'halted',
+    detail: 'kill-switch:drawdown: drawdown 12 % from peak 100',
+  },
   { name: 'halted by the operator (no latch)', rule: haltedRule, denied: { state: 'halted' }, reason: 'halted', detail: 'trading halted' },
   { name: 'reducing', rule: reducingRule, denied: { state: 'reducing' }, reason: 'reducing', detail: 'only orders that reduce exposure are allowed' },
   { name: 'unknown symbol', rule: unknownSymbolRule, denied: { instrument: undefined }, reason: 'unknown-symbol', detail: BTC.symbol },
   { name: 'surface', rule: surfaceRule, denied: { instrument: ETH }, reason: 'malformed-order', detail: `${BTC.symbol} is a futures symbol, not spot` },
-  { name: 'reference problem', rule: referenceRule, denied: { referenceProblem: { reason: 'stale-price', detail: 'old' } }, reason: 'stale-price', detail: 'old' },
+  {
+    name: 'reference problem',
+    rule: referenceRule,
+    denied: { referenceProblem: { reason: 'stale-price', detail: 'old' } },
+    reason: 'stale-price',
+    detail: 'old',
+  },
   { name: 'no reference', rule: referenceRule, denied: { reference: undefined }, reason: 'no-reference-price', detail: BTC.symbol },
   {
-    name: 'futures side', rule: sideRule,
+    name: 'futures side',
+    rule: sideRule,
     denied: { order: { ...buy('3000'), positionSide: 'short' }, intent: { ...spot(), surface: 'futures', symbol: ETH.symbol }, instrument: ETH },
-    reason: 'side-mismatch', detail: 'buy cannot open a short position',
+    reason: 'side-mismatch',
+    detail: 'buy cannot open a short position',
   },
   {
-    name: 'liquidation distance', rule: liquidationDistanceRule,
+    name: 'liquidation distance',
+    rule: liquidationDistanceRule,
     denied: {
-      order: { ...buy('3000'), positionSide: 'long' }, intent: { ...spot(), surface: 'futures', symbol: ETH.symbol }, instrument: ETH, limits: { ...LIMITS, minLiquidationDistancePct: d('5') },
+      order: { ...buy('3000'), positionSide: 'long' },
+      intent: { ...spot(), surface: 'futures', symbol: ETH.symbol },
+      instrument: ETH,
+      limits: { ...LIMITS, minLiquidationDistancePct: d('5') },
       account: {
-        positions: [], balances: [], positionsAtMs: null, balancesAtMs: null,
-        liquidation: { distances: [{ symbol: ETH.symbol, side: 'long', mark: d('3000'), liquidationPrice: d('2900'), distancePct: d('3.333333'), source: 'venue' }], marginRate: null, maintenanceRate: null, atMs: 1 },
+        positions: [],
+        balances: [],
+        positionsAtMs: null,
+        balancesAtMs: null,
+        liquidation: {
+          distances: [{ symbol: ETH.symbol, side: 'long', mark: d('3000'), liquidationPrice: d('2900'), distancePct: d('3.333333'), source: 'venue' }],
+          marginRate: null,
+          maintenanceRate: null,
+          atMs: 1,
+        },
       },
     },
-    reason: 'liquidation-distance', detail: `${ETH.symbol} long: mark 3000 is 3.333333 % from liquidation at 2900 (minimum 5 %): only reduce-only orders`,
+    reason: 'liquidation-distance',
+    detail: `${ETH.symbol} long: mark 3000 is 3.333333 % from liquidation at 2900 (minimum 5 %): only reduce-only orders`,
   },
   { name: 'non-positive size', rule: positiveSizeRule, denied: { order: buy('89900', '0') }, reason: 'non-positive-size', detail: 'size 0' },
   { name: 'non-positive price', rule: positivePriceRule, denied: { order: buy('-1') }, reason: 'non-positive-price', detail: 'price -1' },
   { name: 'step', rule: stepRule, denied: { order: buy('89900', '0.0000015') }, reason: 'off-step', detail: /^size 0.0000015 is not a multiple of / },
   { name: 'min size', rule: minSizeRule, denied: { order: buy('89900', '0.000001') }, reason: 'below-min-size', detail: /^0.000001 < / },
   { name: 'max size', rule: maxSizeRule, denied: { instrument: { ...BTC, maxSize: d('0.001') } }, reason: 'above-max-size', detail: '0.01 > 0.001' },
-  { name: 'missing price', rule: missingPriceRule, denied: { order: { side: 'buy', kind: 'limit', timeInForce: 'gtc', size: d('0.01') } }, reason: 'missing-price', detail: 'a limit order needs a price' },
+  {
+    name: 'missing price',
+    rule: missingPriceRule,
+    denied: { order: { side: 'buy', kind: 'limit', timeInForce: 'gtc', size: d('0.01') } },
+    reason: 'missing-price',
+    detail: 'a limit order needs a price',
+  },
   { name: 'tick', rule: tickRule, denied: { order: buy('89900.05') }, reason: 'off-tick', detail: /^price 89900.05 is not a multiple of / },
-  { name: 'price band', rule: priceBandRule, denied: { order: buy('80000') }, reason: 'price-band', detail: /^price 80000 is 11.11111111 % from 90000 \(band 2 %\)$/ },
+  {
+    name: 'price band',
+    rule: priceBandRule,
+    denied: { order: buy('80000') },
+    reason: 'price-band',
+    detail: /^price 80000 is 11.11111111 % from 90000 \(band 2 %\)$/,
+  },
   { name: 'notional per order', rule: maxNotionalOrderRule, denied: { order: buy('89000', '0.2') }, reason: 'max-notional-order', detail: '17800 > 10000' },
   { name: 'notional per symbol', rule: maxNotionalSymbolRule, denied: { openNotional: d('24500') }, reason: 'max-notional-symbol', detail: '25399 > 25000' },
   { name: 'open orders per symbol', rule: maxOpenSymbolRule, denied: { openCount: 3 }, reason: 'max-open-orders-symbol', detail: '4 > 3' },
@@ -131,15 +222,26 @@ describe('risk rules of a whole intent, and the reference price', () => {
     expect(malformedIntentRule(spot(buy('1')), LIMITS)).toBeUndefined();
     expect(malformedIntentRule({ ...spot(), orders: 'all' as unknown as OrderSpec[] }, LIMITS)?.reason).toBe('malformed-order');
     expect(tooManyOrdersRule(spot(...Array.from({ length: 10 }, () => buy('1'))), LIMITS)).toBeUndefined();
-    expect(tooManyOrdersRule(spot(...Array.from({ length: 11 }, () => buy('1'))), LIMITS)).toEqual({ reason: 'too-many-orders', detail: '11 orders in one intent (limit 10)' });
+    expect(tooManyOrdersRule(spot(...Array.from({ length: 11 }, () => buy('1'))), LIMITS)).toEqual({
+      reason: 'too-many-orders',
+      detail: '11 orders in one intent (limit 10)',
+    });
     expect(INTENT_RULES).toEqual([malformedIntentRule, tooManyOrdersRule]);
   });
 
-  it('a reference is a problem when missing, not positive, stale by its poll or by the venue\'s own timestamp', () => {
+  it("a reference is a problem when missing, not positive, stale by its poll or by the venue's own timestamp", () => {
     expect(referenceProblem('X', { price: d('1'), atMs: 99_000 }, 100_000, 5000)).toBeUndefined();
     expect(referenceProblem('X', undefined, 100_000, 5000)).toEqual({ reason: 'no-reference-price', detail: 'X: no trusted price' });
-    expect(referenceProblem('X', { price: d('0'), atMs: 99_000 }, 100_000, 5000)).toEqual({ reason: 'no-reference-price', detail: 'X: reference price 0 is not positive' });
-    expect(referenceProblem('X', { price: d('1'), atMs: 90_000 }, 100_000, 5000)).toEqual({ reason: 'stale-price', detail: 'reference price is 10000 ms old (limit 5000 ms)' });
-    expect(referenceProblem('X', { price: d('1'), atMs: 99_000, sourceAdvancedAtMs: 60_000 }, 100_000, 5000)?.detail).toBe("the venue's own timestamp has not advanced for 40000 ms (limit 5000 ms)");
+    expect(referenceProblem('X', { price: d('0'), atMs: 99_000 }, 100_000, 5000)).toEqual({
+      reason: 'no-reference-price',
+      detail: 'X: reference price 0 is not positive',
+    });
+    expect(referenceProblem('X', { price: d('1'), atMs: 90_000 }, 100_000, 5000)).toEqual({
+      reason: 'stale-price',
+      detail: 'reference price is 10000 ms old (limit 5000 ms)',
+    });
+    expect(referenceProblem('X', { price: d('1'), atMs: 99_000, sourceAdvancedAtMs: 60_000 }, 100_000, 5000)?.detail).toBe(
+      "the venue's own timestamp has not advanced for 40000 ms (limit 5000 ms)",
+    );
   });
 });

@@ -17,8 +17,16 @@ const d = (s: string) => Decimal.from(s);
 const dir = mkdtempSync(join(tmpdir(), 'sextant-risk-states-'));
 const BTC: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 const LIMITS: RiskLimits = {
-  maxNotionalPerOrder: d('10000'), maxNotionalPerSymbol: d('25000'), maxOpenOrdersPerSymbol: 3, maxOpenOrdersPerStrategy: 4,
-  priceBandPct: d('2'), staleAfterMs: 5000, maxOrdersPerMinute: 6, maxDrawdownPct: d('10'), maxOrdersPerIntent: 10, outlierPct: d('20'),
+  maxNotionalPerOrder: d('10000'),
+  maxNotionalPerSymbol: d('25000'),
+  maxOpenOrdersPerSymbol: 3,
+  maxOpenOrdersPerStrategy: 4,
+  priceBandPct: d('2'),
+  staleAfterMs: 5000,
+  maxOrdersPerMinute: 6,
+  maxDrawdownPct: d('10'),
+  maxOrdersPerIntent: 10,
+  outlierPct: d('20'),
 };
 const REDUCING_AT_5: RiskLimits = { ...LIMITS, reduceDrawdownPct: d('5') };
 
@@ -32,7 +40,13 @@ const ctx: RiskContext = {
 };
 const buy: OrderSpec = { side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89900'), size: d('0.01') };
 const sell: OrderSpec = { side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('90100'), size: d('0.01') };
-const place = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({ kind: 'place', strategyId: 's1', surface: 'spot', symbol: BTC.symbol, orders });
+const place = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({
+  kind: 'place',
+  strategyId: 's1',
+  surface: 'spot',
+  symbol: BTC.symbol,
+  orders,
+});
 const reasons = (gate: RiskGate, ...orders: OrderSpec[]) => gate.checkPlace(place(...orders), ctx).denials.map((x) => x.reason);
 
 let files = 0;
@@ -152,13 +166,16 @@ describe('reducing by an operator (reduce)', () => {
     daemon.journal.close();
   });
 
-  it('halted wins over reducing: a kill switch, or the operator\'s halted setting', () => {
+  it("halted wins over reducing: a kill switch, or the operator's halted setting", () => {
     const g = gate(LIMITS, undefined, 5);
     g.risk.reduce('wind down');
     g.risk.onEquity(d('1000'), 1);
     expect(g.risk.onEquity(d('850'), 2)).toBe(true);
     expect(g.risk.state()).toBe('halted');
-    expect(g.told.map((e) => `${e.state} ${e.reason}`)).toEqual(['reducing reduce:operator: wind down', 'halted kill-switch:drawdown: drawdown 15 % from peak 1000']);
+    expect(g.told.map((e) => `${e.state} ${e.reason}`)).toEqual([
+      'reducing reduce:operator: wind down',
+      'halted kill-switch:drawdown: drawdown 15 % from peak 1000',
+    ]);
     g.risk.reset();
     g.risk.setState('halted');
     g.risk.reduce('wind down');
@@ -199,7 +216,9 @@ describe('configuration: risk.reduceDrawdownPct', () => {
         error = err;
       }
       expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).issues).toEqual([expect.objectContaining({ path: 'risk.reduceDrawdownPct', message: expect.stringMatching(/must be below maxDrawdownPct \(10\)/) })]);
+      expect((error as ConfigError).issues).toEqual([
+        expect.objectContaining({ path: 'risk.reduceDrawdownPct', message: expect.stringMatching(/must be below maxDrawdownPct \(10\)/) }),
+      ]);
     }
   });
 });

@@ -19,8 +19,16 @@ const dir = mkdtempSync(join(tmpdir(), 'sextant-risk-'));
 const BTC: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 const ETH: Instrument = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_ethusdt')!);
 const LIMITS: RiskLimits = {
-  maxNotionalPerOrder: d('10000'), maxNotionalPerSymbol: d('25000'), maxOpenOrdersPerSymbol: 3, maxOpenOrdersPerStrategy: 4,
-  priceBandPct: d('2'), staleAfterMs: 5000, maxOrdersPerMinute: 6, maxDrawdownPct: d('10'), maxOrdersPerIntent: 10, outlierPct: d('20'),
+  maxNotionalPerOrder: d('10000'),
+  maxNotionalPerSymbol: d('25000'),
+  maxOpenOrdersPerSymbol: 3,
+  maxOpenOrdersPerStrategy: 4,
+  priceBandPct: d('2'),
+  staleAfterMs: 5000,
+  maxOrdersPerMinute: 6,
+  maxDrawdownPct: d('10'),
+  maxOrdersPerIntent: 10,
+  outlierPct: d('20'),
 };
 
 function ctx(over: Partial<RiskContext> = {}): RiskContext {
@@ -36,11 +44,32 @@ function ctx(over: Partial<RiskContext> = {}): RiskContext {
 }
 
 const buy = (price: string, size = '0.01'): OrderSpec => ({ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size) });
-const place = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({ kind: 'place', strategyId: 's1', surface: 'spot', symbol: BTC.symbol, orders });
+const place = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({
+  kind: 'place',
+  strategyId: 's1',
+  surface: 'spot',
+  symbol: BTC.symbol,
+  orders,
+});
 
-const futures = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({ kind: 'place', strategyId: 's1', surface: 'futures', symbol: ETH.symbol, orders });
-const ethLong = (price: string, size = '0.01'): OrderSpec => ({ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d(price), size: d(size), positionSide: 'long' });
-const at = (price: string, atMs = 99_000, sourceAdvancedAtMs?: number) => () => ({ price: d(price), atMs, ...(sourceAdvancedAtMs === undefined ? {} : { sourceAdvancedAtMs }) });
+const futures = (...orders: OrderSpec[]): Extract<Intent, { kind: 'place' }> => ({
+  kind: 'place',
+  strategyId: 's1',
+  surface: 'futures',
+  symbol: ETH.symbol,
+  orders,
+});
+const ethLong = (price: string, size = '0.01'): OrderSpec => ({
+  side: 'buy',
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: d(price),
+  size: d(size),
+  positionSide: 'long',
+});
+const at =
+  (price: string, atMs = 99_000, sourceAdvancedAtMs?: number) =>
+  () => ({ price: d(price), atMs, ...(sourceAdvancedAtMs === undefined ? {} : { sourceAdvancedAtMs }) });
 const reasons = (r: { denials: Array<{ reason: string }> }) => r.denials.map((x) => x.reason);
 
 let files = 0;
@@ -168,12 +197,35 @@ describe('risk gate: what an adversarial strategy or market sends (K1, K2, K5, K
 
   it('non-positive prices and sizes are refused, whatever the kind; trigger and execute prices too', () => {
     const { risk } = gate();
-    const market = (price: string | undefined, size = '0.01'): OrderSpec => ({ side: 'buy', kind: 'market', timeInForce: 'ioc', ...(price ? { price: d(price) } : {}), size: d(size) });
-    const r = risk.checkPlace(place(buy('-90000'), buy('0'), buy('90000', '0'), buy('90000', '-0.01'), market('-1'), market(undefined, '-0.01'), market(undefined)), ctx());
-    expect(reasons(r)).toEqual(['non-positive-price', 'non-positive-price', 'non-positive-size', 'non-positive-size', 'non-positive-price', 'non-positive-size']);
+    const market = (price: string | undefined, size = '0.01'): OrderSpec => ({
+      side: 'buy',
+      kind: 'market',
+      timeInForce: 'ioc',
+      ...(price ? { price: d(price) } : {}),
+      size: d(size),
+    });
+    const r = risk.checkPlace(
+      place(buy('-90000'), buy('0'), buy('90000', '0'), buy('90000', '-0.01'), market('-1'), market(undefined, '-0.01'), market(undefined)),
+      ctx(),
+    );
+    expect(reasons(r)).toEqual([
+      'non-positive-price',
+      'non-positive-price',
+      'non-positive-size',
+      'non-positive-size',
+      'non-positive-price',
+      'non-positive-size',
+    ]);
     expect(r.allowed).toHaveLength(1);
     const trigger = (triggerPrice: string, executePrice?: string): Extract<Intent, { kind: 'place-trigger' }> => ({
-      kind: 'place-trigger', strategyId: 's1', symbol: ETH.symbol, positionSide: 'long', reduceOnly: true, size: d('0.01'), triggerPrice: d(triggerPrice), ...(executePrice ? { executePrice: d(executePrice) } : {}),
+      kind: 'place-trigger',
+      strategyId: 's1',
+      symbol: ETH.symbol,
+      positionSide: 'long',
+      reduceOnly: true,
+      size: d('0.01'),
+      triggerPrice: d(triggerPrice),
+      ...(executePrice ? { executePrice: d(executePrice) } : {}),
     });
     const eth = ctx({ reference: at('3000') });
     expect(risk.checkTrigger(trigger('-2950', '2950'), eth).map((x) => x.reason)).toEqual(['non-positive-price']);
@@ -192,7 +244,17 @@ describe('risk gate: what an adversarial strategy or market sends (K1, K2, K5, K
     const { risk } = gate();
     const bad = (over: Record<string, unknown>) => ({ ...buy('89900'), ...over }) as unknown as OrderSpec;
     const r = risk.checkPlace(
-      place(bad({ kind: 'stop' }), bad({ side: 'hold' }), bad({ timeInForce: 'day' }), bad({ positionSide: 'both' }), bad({ price: 89900 }), bad({ size: '0.01' }), bad({ reduceOnly: 'yes' }), null as unknown as OrderSpec, buy('89900')),
+      place(
+        bad({ kind: 'stop' }),
+        bad({ side: 'hold' }),
+        bad({ timeInForce: 'day' }),
+        bad({ positionSide: 'both' }),
+        bad({ price: 89900 }),
+        bad({ size: '0.01' }),
+        bad({ reduceOnly: 'yes' }),
+        null as unknown as OrderSpec,
+        buy('89900'),
+      ),
       ctx(),
     );
     expect(reasons(r)).toEqual(Array(8).fill('malformed-order'));
@@ -207,7 +269,15 @@ describe('risk gate: what an adversarial strategy or market sends (K1, K2, K5, K
     expect(reasons(risk.checkPlace({ ...place(buy('89900')), surface: 'futures' }, ctx()))).toEqual(['malformed-order']);
     const noList = risk.checkPlace({ ...place(), orders: 'all of them' as unknown as OrderSpec[] }, ctx());
     expect(noList.denials).toEqual([{ order: null, reason: 'malformed-order', detail: expect.stringMatching(/not a list/) }]);
-    const trigger = { kind: 'place-trigger', strategyId: 's1', symbol: ETH.symbol, positionSide: 'long', reduceOnly: 'no', size: d('0.01'), triggerPrice: d('2950') } as unknown as Extract<Intent, { kind: 'place-trigger' }>;
+    const trigger = {
+      kind: 'place-trigger',
+      strategyId: 's1',
+      symbol: ETH.symbol,
+      positionSide: 'long',
+      reduceOnly: 'no',
+      size: d('0.01'),
+      triggerPrice: d('2950'),
+    } as unknown as Extract<Intent, { kind: 'place-trigger' }>;
     expect(risk.checkTrigger(trigger, ctx({ reference: at('3000') })).map((x) => x.reason)).toEqual(['malformed-order']);
   });
 
@@ -248,7 +318,7 @@ describe('risk gate: what an adversarial strategy or market sends (K1, K2, K5, K
     daemon.journal.close();
   });
 
-  it('a reset by another process also clears the running gate\'s order-rate window', () => {
+  it("a reset by another process also clears the running gate's order-rate window", () => {
     const file = join(dir, 'reset-rate.sqlite');
     const daemon = gate(file);
     const market = () => ({ ...buy('89900', '0.001'), kind: 'market' as const });
@@ -316,8 +386,25 @@ describe('trading-state changes', () => {
 
 describe('target orders', () => {
   const open = (price: string, size: string, filled = '0'): Order => ({
-    surface: 'spot', symbol: 'X', orderId: price, clientOid: null, side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', timeInForce: 'gtc',
-    price: d(price), size: d(size), filledSize: d(filled), avgFillPrice: null, fee: null, status: 'open', rawStatus: 'open', rawType: 'limit', createdAtMs: 0, updatedAtMs: 0,
+    surface: 'spot',
+    symbol: 'X',
+    orderId: price,
+    clientOid: null,
+    side: 'buy',
+    positionSide: null,
+    reduceOnly: false,
+    kind: 'limit',
+    timeInForce: 'gtc',
+    price: d(price),
+    size: d(size),
+    filledSize: d(filled),
+    avgFillPrice: null,
+    fee: null,
+    status: 'open',
+    rawStatus: 'open',
+    rawType: 'limit',
+    createdAtMs: 0,
+    updatedAtMs: 0,
   });
   it('keeps matching orders, cancels the rest, places what is missing', () => {
     const r = diffTargets([buy('100', '1'), buy('99', '1'), buy('98', '2')], [open('100', '1'), open('99', '2', '1'), open('97', '1'), open('100', '1')]);

@@ -42,7 +42,16 @@ describe('stop manager: placing', () => {
       ['stop-loss', 'untriggered', true, true, 'sell', 'long', '0.01', '89000'],
       ['take-profit', 'untriggered', true, true, 'sell', 'long', '0.01', '91000'],
     ]);
-    for (const r of rows) expect(p.journal.history(r.clientOid).slice(0, 2).map((h) => [h.event, h.state])).toEqual([['written', 'sending'], ['accepted', 'untriggered']]);
+    for (const r of rows)
+      expect(
+        p.journal
+          .history(r.clientOid)
+          .slice(0, 2)
+          .map((h) => [h.event, h.state]),
+      ).toEqual([
+        ['written', 'sending'],
+        ['accepted', 'untriggered'],
+      ]);
     expect(p.events.filter((e) => e.type === 'accepted').map((e) => e.type === 'accepted' && e.trigger)).toEqual([true, true]);
 
     // In line: nothing more is sent.
@@ -83,7 +92,10 @@ describe('stop manager: the position changes size', () => {
     await step(v, p);
     expect(p.calls.filter((c) => c === 'cancelTrigger' || c === 'placeTpSl')).toEqual(['cancelTrigger', 'placeTpSl']);
     expect(await v.stops()).toEqual([{ role: 'stop-loss', size: '0.03', trigger: '89000' }]);
-    expect(stopRows(p).map((r) => [r.size, r.state])).toEqual([['0.01', 'canceled'], ['0.03', 'untriggered']]);
+    expect(stopRows(p).map((r) => [r.size, r.state])).toEqual([
+      ['0.01', 'canceled'],
+      ['0.03', 'untriggered'],
+    ]);
     expect(liveAtPlacing).toEqual([0, 0]);
 
     // Smaller again: the same.
@@ -224,7 +236,9 @@ describe('stop manager: a restart', () => {
     expect(await v.stops()).toEqual([{ role: 'stop-loss', size: '0.01', trigger: '89960' }]);
 
     const second = parts(v, { journal });
-    expect(second.stops.wanted().map((w) => [w.strategyId, w.trailing?.distance.toString(), w.extreme?.toString(), w.trail?.toString()])).toEqual([['g', '100', '90060', '89960']]);
+    expect(second.stops.wanted().map((w) => [w.strategyId, w.trailing?.distance.toString(), w.extreme?.toString(), w.trail?.toString()])).toEqual([
+      ['g', '100', '90060', '89960'],
+    ]);
     // The best price is 90060 still: 90080 is not a step better (a lost state would have started over at 89980).
     v.trade('90080');
     await step(v, second);

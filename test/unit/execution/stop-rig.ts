@@ -35,7 +35,10 @@ export function venue(price = '90000') {
   const instruments = new Map<string, Instrument>([[SYMBOL, toInstrument(spec)]]);
   let nextId = 0;
   return {
-    clock, market, sim, instruments,
+    clock,
+    market,
+    sim,
+    instruments,
     /** The market trades at `price` `afterMs` from now (the clock moves there). */
     trade(price: string, afterMs = 1000): void {
       const ts = clock.now() + afterMs;
@@ -46,12 +49,26 @@ export function venue(price = '90000') {
     long(size: string): void {
       const n = d(size);
       const close = n.isNegative();
-      const [r] = sim.engine.place('futures', SYMBOL, [{ clientOid: `manual${nextId++}`, side: close ? 'sell' : 'buy', kind: 'market', timeInForce: 'ioc', size: n.abs(), positionSide: 'long', reduceOnly: close }]);
+      const [r] = sim.engine.place('futures', SYMBOL, [
+        {
+          clientOid: `manual${nextId++}`,
+          side: close ? 'sell' : 'buy',
+          kind: 'market',
+          timeInForce: 'ioc',
+          size: n.abs(),
+          positionSide: 'long',
+          reduceOnly: close,
+        },
+      ]);
       if (!r?.ok) throw new Error(`position change refused: ${JSON.stringify(r)}`);
     },
     /** The stop orders resting at the venue: role, size and trigger price. */
     async stops(): Promise<Array<{ role: string | undefined; size: string; trigger: string }>> {
-      return (await sim.triggerOrders(SYMBOL)).map((t) => ({ role: sim.engine.rawOrder(t.orderId)?.role, size: t.size.toString(), trigger: t.triggerPrice!.toString() }));
+      return (await sim.triggerOrders(SYMBOL)).map((t) => ({
+        role: sim.engine.rawOrder(t.orderId)?.role,
+        size: t.size.toString(),
+        trigger: t.triggerPrice!.toString(),
+      }));
     },
   };
 }
@@ -78,21 +95,44 @@ export interface CoreParts {
 }
 
 /** The executor, the tracker and the stop manager over `v` (a new journal file, unless one is given: a restart). */
-export function parts(v: Venue, opts: { journal?: SqliteJournal; overrides?: Partial<ExchangeClient>; settings?: StopSettings; strategyIds?: string[] } = {}): CoreParts {
+export function parts(
+  v: Venue,
+  opts: { journal?: SqliteJournal; overrides?: Partial<ExchangeClient>; settings?: StopSettings; strategyIds?: string[] } = {},
+): CoreParts {
   const file = opts.journal ? undefined : join(journalDir, `j-${journals++}.sqlite`);
   const journal = opts.journal ?? new SqliteJournal(file!, { clientOidPrefix: 'sx' });
   const { client, calls } = recording(v.sim, opts.overrides);
   const risk = new RiskGate(LOOSE_LIMITS, journal, v.clock);
   const executor = new Executor({
-    client, journal, risk, clock: v.clock, logger: silentLogger, instruments: v.instruments,
+    client,
+    journal,
+    risk,
+    clock: v.clock,
+    logger: silentLogger,
+    instruments: v.instruments,
     reference: (s) => ({ price: v.sim.tickerNow(s)!.last!, atMs: v.clock.now() }),
   });
   executor.unfence();
   const events: ExecutionEvent[] = [];
   executor.events$.subscribe((e) => events.push(e));
-  const tracker = new OrderTracker({ client, journal, clock: v.clock, logger: silentLogger, graceMs: 0, lostAfterChecks: 2, symbols: { spot: [], futures: [SYMBOL] }, events$: executor.events$ });
+  const tracker = new OrderTracker({
+    client,
+    journal,
+    clock: v.clock,
+    logger: silentLogger,
+    graceMs: 0,
+    lostAfterChecks: 2,
+    symbols: { spot: [], futures: [SYMBOL] },
+    events$: executor.events$,
+  });
   const stops = new StopManager({
-    executor, tracker, journal, clock: v.clock, logger: silentLogger, instruments: v.instruments, strategyIds: opts.strategyIds ?? ['g'],
+    executor,
+    tracker,
+    journal,
+    clock: v.clock,
+    logger: silentLogger,
+    instruments: v.instruments,
+    strategyIds: opts.strategyIds ?? ['g'],
     settings: opts.settings ?? { maxModifiesPerMinute: 2, triggerPriceType: 'last' },
   });
   executor.keepProtectionWith(stops);

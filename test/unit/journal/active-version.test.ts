@@ -8,9 +8,31 @@ import type { JournalOrder } from '../../../src/journal/journal.js';
 import { SqliteJournal } from '../../../src/journal/sqlite-journal.js';
 
 const row = (clientOid: string): JournalOrder => ({
-  clientOid, strategyId: 's', intentId: 1, surface: 'futures', symbol: 'cmt_btcusdt', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: '100', size: '1',
-  positionSide: 'long', reduceOnly: false, isTrigger: false, triggerPrice: null, orderId: null, state: 'sending', filledSize: '0', avgPrice: null, fee: null,
-  createdAtMs: 1, updatedAtMs: 1, seenAtMs: null, absentChecks: 0, absentSinceMs: null, lastError: null,
+  clientOid,
+  strategyId: 's',
+  intentId: 1,
+  surface: 'futures',
+  symbol: 'cmt_btcusdt',
+  side: 'buy',
+  kind: 'limit',
+  timeInForce: 'gtc',
+  price: '100',
+  size: '1',
+  positionSide: 'long',
+  reduceOnly: false,
+  isTrigger: false,
+  triggerPrice: null,
+  orderId: null,
+  state: 'sending',
+  filledSize: '0',
+  avgPrice: null,
+  fee: null,
+  createdAtMs: 1,
+  updatedAtMs: 1,
+  seenAtMs: null,
+  absentChecks: 0,
+  absentSinceMs: null,
+  lastError: null,
 });
 
 describe('activeVersion', () => {

@@ -73,7 +73,7 @@ const backends = [
 ];
 
 describe.each(backends)('fencing across processes: $name', ({ backend, fresh, intents }) => {
-  it('a newer holder\'s first write locks out an older one writing at the same time, atomically', async () => {
+  it("a newer holder's first write locks out an older one writing at the same time, atomically", async () => {
     const where = fresh();
     let newer: Promise<Outcome> | undefined;
     const older = await writer({ backend, where, token: 7, max: 20_000, tag: 'older', pauseMs: 1 }, () => {

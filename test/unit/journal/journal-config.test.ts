@@ -17,7 +17,11 @@ const live = (journal: string) => parseConfig(`mode: live\njournal: ${journal}\n
 describe('journal configuration', () => {
   it('is a SQLite file by default, a PostgreSQL database with journal.url, and refuses both at once', () => {
     expect(parseConfig('{}', 'a.yaml', {}).config.journal).toMatchObject({ path: 'data/journal.sqlite' });
-    expect(live('{ url: "postgres://sx@db.example:5432/fleet" }').config.journal).toEqual({ url: 'postgres://sx@db.example:5432/fleet', path: undefined, clientOidPrefix: 'sx' });
+    expect(live('{ url: "postgres://sx@db.example:5432/fleet" }').config.journal).toEqual({
+      url: 'postgres://sx@db.example:5432/fleet',
+      path: undefined,
+      clientOidPrefix: 'sx',
+    });
     expect(() => live('{ path: data/j.sqlite, url: "postgres://sx@db.example:5432/fleet" }')).toThrow(/journal\.path and journal\.url are both set/);
     expect(() => live('{ url: "mysql://sx@db.example/fleet" }')).toThrow(/expected a postgres:\/\/ URL/);
   });
@@ -36,7 +40,11 @@ describe('journal configuration', () => {
     // A password in the URL: the store refuses another account, and says where without the password.
     const withPassword = new URL(url);
     withPassword.password = 'pw-s3cr3t';
-    const other = parseConfig(`mode: live\njournal: ${JSON.stringify({ url: withPassword.toString() })}\n`, 'fleet.yaml', { SEXTANT_API_KEY: 'k2', SEXTANT_API_SECRET: 's', SEXTANT_API_PASSPHRASE: 'p' });
+    const other = parseConfig(`mode: live\njournal: ${JSON.stringify({ url: withPassword.toString() })}\n`, 'fleet.yaml', {
+      SEXTANT_API_KEY: 'k2',
+      SEXTANT_API_SECRET: 's',
+      SEXTANT_API_PASSPHRASE: 'p',
+    });
     let caught: unknown;
     try {
       openJournal(other, venueOf(other)).close();

@@ -23,8 +23,24 @@ function traffic(j: SqliteJournal): unknown[] {
   const done: string[] = [];
   let t = 1_700_000_000_000;
   const reads = (oid: string) => {
-    out.push(j.order(oid), j.orderByOrderId(j.order(oid)?.orderId ?? '-'), j.activeOrders(), j.activeVersion(), j.fills({ limit: 5 }), j.fills({ strategyId: 's1', limit: 3 }));
-    out.push(j.history(oid), j.countByState(), j.latch('gate'), j.strategyState('s0'), j.commands({ limit: 2 }), j.equitySeries({ limit: 3 }), j.funding().length, j.riskDecisions().length);
+    out.push(
+      j.order(oid),
+      j.orderByOrderId(j.order(oid)?.orderId ?? '-'),
+      j.activeOrders(),
+      j.activeVersion(),
+      j.fills({ limit: 5 }),
+      j.fills({ strategyId: 's1', limit: 3 }),
+    );
+    out.push(
+      j.history(oid),
+      j.countByState(),
+      j.latch('gate'),
+      j.strategyState('s0'),
+      j.commands({ limit: 2 }),
+      j.equitySeries({ limit: 3 }),
+      j.funding().length,
+      j.riskDecisions().length,
+    );
     out.push(j.recentOrders({ strategyId: 's2', limit: 4 }), j.venueBinding());
     // The rows the journal answers from memory are the table's.
     const table = new Map(j.allOrders().map((r) => [r.clientOid, r]));
@@ -37,7 +53,16 @@ function traffic(j: SqliteJournal): unknown[] {
     const oids = j.nextClientOids(strategy, 1 + (i % 2));
     const oid = oids[0]!;
     out.push(intentId, oids);
-    j.insertOrders([journalRow(oid, { strategyId: strategy, intentId, createdAtMs: t, updatedAtMs: t, isTrigger: i % 7 === 0, ...(i % 7 === 0 ? { role: 'stop-loss' as const } : {}) })]);
+    j.insertOrders([
+      journalRow(oid, {
+        strategyId: strategy,
+        intentId,
+        createdAtMs: t,
+        updatedAtMs: t,
+        isTrigger: i % 7 === 0,
+        ...(i % 7 === 0 ? { role: 'stop-loss' as const } : {}),
+      }),
+    ]);
     j.updateOrder(oid, { state: 'open', orderId: String(1_000_000 + i) }, 'accepted', t + 1);
     const fate = rnd(4);
     if (fate === 0) {
@@ -55,14 +80,21 @@ function traffic(j: SqliteJournal): unknown[] {
     // Orders left open are canceled later, some while their rows still wait, some once written.
     if (open.length > 40) j.updateOrder(open.splice(rnd(open.length), 1)[0]!, { state: 'canceled' }, 'canceled', t + 4);
     j.recordEquity(i % 5 === 0 ? 'futures' : 'spot', String(1000 + rnd(8)), t);
-    if (i % 100 === 0) j.recordRiskDecisions([{ strategyId: strategy, intentKind: 'place', reason: 'price-band', detail: String(i), atMs: t }, { strategyId: 's0', intentKind: 'cancel', reason: 'rate', detail: '-', atMs: t }]);
+    if (i % 100 === 0)
+      j.recordRiskDecisions([
+        { strategyId: strategy, intentKind: 'place', reason: 'price-band', detail: String(i), atMs: t },
+        { strategyId: 's0', intentKind: 'cancel', reason: 'rate', detail: '-', atMs: t },
+      ]);
     if (i % 900 === 0) j.saveStrategyState('s0', JSON.stringify({ i }), t);
     if (i % 1300 === 0) j.setLatch('gate', `at ${i}`, t);
     if (i % 1300 === 650) j.clearLatch('gate');
     // Rare: these wait for the database (a flush of whatever is held, and an answer).
     if (i % 3000 === 2999) {
       reads(oid);
-      out.push(j.recordFunding({ ref: `r${i}`, symbol: 'cmt_btcusdt', amount: '-0.1', atMs: t }), j.recordFunding({ ref: `r${i}`, symbol: 'cmt_btcusdt', amount: '-0.1', atMs: t }));
+      out.push(
+        j.recordFunding({ ref: `r${i}`, symbol: 'cmt_btcusdt', amount: '-0.1', atMs: t }),
+        j.recordFunding({ ref: `r${i}`, symbol: 'cmt_btcusdt', amount: '-0.1', atMs: t }),
+      );
       const id = j.recordCommand({ via: 'cli', who: 'op', command: 'pause', args: '{}', reason: null, atMs: t });
       j.finishCommand(id, { ok: true, detail: 'paused', atMs: t + 1 });
       out.push(id);
@@ -84,7 +116,10 @@ function traffic(j: SqliteJournal): unknown[] {
 function dump(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
   try {
-    const out: Record<string, unknown[]> = { schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all(), version: [db.pragma('user_version', { simple: true })] };
+    const out: Record<string, unknown[]> = {
+      schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all(),
+      version: [db.pragma('user_version', { simple: true })],
+    };
     for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>) {
       out[name] = db.prepare(`SELECT rowid AS rowid_, * FROM "${name}" ORDER BY rowid`).all();
     }
@@ -127,7 +162,7 @@ describe('in-memory journal on a worker thread', () => {
     for (const k of Object.keys(y)) expect({ k, rows: x[k] }).toEqual({ k, rows: y[k] });
   });
 
-  it('throws a held write that failed on the thread, with SQLite\'s message, from the next call that waits; as the calling thread does', () => {
+  it("throws a held write that failed on the thread, with SQLite's message, from the next call that waits; as the calling thread does", () => {
     for (const thread of [true, false]) {
       const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx', thread });
       j.insertOrders([journalRow('ok')]);
@@ -140,7 +175,12 @@ describe('in-memory journal on a worker thread', () => {
         err = e;
       }
       const { name, code, message } = err as { name: string; code: string; message: string };
-      expect({ thread, name, code, message }).toEqual({ thread, name: 'SqliteError', code: 'SQLITE_CONSTRAINT_NOTNULL', message: 'NOT NULL constraint failed: orders.size' });
+      expect({ thread, name, code, message }).toEqual({
+        thread,
+        name: 'SqliteError',
+        code: 'SQLITE_CONSTRAINT_NOTNULL',
+        message: 'NOT NULL constraint failed: orders.size',
+      });
       // Told once: the journal answers again.
       expect(j.countByState()).toEqual({ sending: 1 });
       j.close();
@@ -165,13 +205,17 @@ describe('in-memory journal on a worker thread', () => {
     expect(() => db.prepare('SELEC 1').get()).toThrow('near "SELEC": syntax error');
     db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
     db.prepare('INSERT INTO t VALUES (?)').run('a');
-    expect(() => db.prepare('INSERT INTO t VALUES (?)').run('a')).toThrow(new Database.SqliteError('UNIQUE constraint failed: t.k', 'SQLITE_CONSTRAINT_PRIMARYKEY'));
+    expect(() => db.prepare('INSERT INTO t VALUES (?)').run('a')).toThrow(
+      new Database.SqliteError('UNIQUE constraint failed: t.k', 'SQLITE_CONSTRAINT_PRIMARYKEY'),
+    );
     expect(db.prepare('SELECT k FROM t').all()).toEqual([{ k: 'a' }]);
     // A transaction that throws is rolled back.
-    expect(() => db.transaction(() => {
-      db.prepare('INSERT INTO t VALUES (?)').run('b');
-      throw new Error('no');
-    })()).toThrow('no');
+    expect(() =>
+      db.transaction(() => {
+        db.prepare('INSERT INTO t VALUES (?)').run('b');
+        throw new Error('no');
+      })(),
+    ).toThrow('no');
     expect(db.inTransaction).toBe(false);
     expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 1 });
     // Its pages, copied over: a database that reads back the same.
@@ -202,7 +246,7 @@ describe('in-memory journal on a worker thread', () => {
       const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
       for (let i = 0; i < 30000; i++) j.recordEquity('spot', String(i), i);
       console.log(j.equitySeries({ limit: 1 })[0].value);
-      ${close ? "j.close(); try { j.countByState(); } catch (e) { console.log(e.message); }" : ''}
+      ${close ? 'j.close(); try { j.countByState(); } catch (e) { console.log(e.message); }' : ''}
     `;
     const [closed, open] = await Promise.all([node(body(true)), node(body(false))]);
     expect(closed).toEqual({ code: 0, out: '29999\nThe database connection is not open\n' });

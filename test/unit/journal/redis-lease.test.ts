@@ -20,7 +20,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RedisLeaseStore', () => {
-  it('grants one holder at a time; renewal and release only with the holder\'s token; a lapsed lease goes with a larger token', async () => {
+  it("grants one holder at a time; renewal and release only with the holder's token; a lapsed lease goes with a larger token", async () => {
     const [one, two] = [store(), store()];
     const a = await one.acquire('acct-1', 'a', 400);
     expect(a).toEqual({ token: expect.any(Number), ttlMs: 400 });
@@ -51,7 +51,10 @@ describe('RedisLeaseStore', () => {
   it('a store that cannot reach Redis says where, without the password', async () => {
     const s = new RedisLeaseStore('redis://:hunter2-secret@127.0.0.1:1', prefix);
     stores.push(s);
-    const err = await s.acquire('acct', 'a', 1000).then(() => undefined, (e: Error) => e);
+    const err = await s.acquire('acct', 'a', 1000).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/lease store Redis at redis:\/\/.*127\.0\.0\.1:1/);
     expect(err?.message).not.toContain('hunter2-secret');
   });
@@ -72,7 +75,12 @@ describe('AccountLease', () => {
     const standing = standby.take(never, (h) => waiting.push(h?.holder)).then((t) => (taken = t));
     // Renewed past several times to live, the standby still waits.
     await sleep(2500);
-    expect({ taken, lost, held: active.held(), seen: waiting.some((h) => h?.startsWith('active:')) }).toEqual({ taken: undefined, lost: [], held: true, seen: true });
+    expect({ taken, lost, held: active.held(), seen: waiting.some((h) => h?.startsWith('active:')) }).toEqual({
+      taken: undefined,
+      lost: [],
+      held: true,
+      seen: true,
+    });
     // The holder gives up: released, the standby has it at its next ask, with a larger token.
     await active.close();
     await standing;

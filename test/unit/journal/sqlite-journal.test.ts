@@ -59,7 +59,7 @@ describe('SQLite journal', () => {
     const a = new SqliteJournal(f, { clientOidPrefix: 'sx' });
     const states = ['sending', 'open', 'untriggered', 'unknown', 'canceling', 'lost', 'rejected', 'canceled', 'filled', 'closed'] as const;
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     for (let i = 0; i < 40; i++) a.insertOrders([row(`o${i}`, { createdAtMs: rnd(5), strategyId: i % 2 ? 'x' : 'y' })]);
     for (let k = 0; k < 400; k++) {
       const id = `o${rnd(40)}`;
@@ -88,7 +88,9 @@ describe('SQLite journal', () => {
     const b = new SqliteJournal(f, { clientOidPrefix: 'sx' });
     expect(b.venueBinding()).toEqual({ venue: 'https://a.example', account: 'k1' });
     expect(() => bindJournal(b, { venue: 'https://b.example', account: 'k1' }, f, 3)).toThrow(JournalVenueError);
-    expect(() => bindJournal(b, { venue: 'https://a.example', account: 'k2' }, f, 3)).toThrow(/belongs to venue https:\/\/a\.example \(account k1\), not to https:\/\/a\.example \(account k2\)/);
+    expect(() => bindJournal(b, { venue: 'https://a.example', account: 'k2' }, f, 3)).toThrow(
+      /belongs to venue https:\/\/a\.example \(account k1\), not to https:\/\/a\.example \(account k2\)/,
+    );
     b.close();
   });
 
@@ -136,7 +138,13 @@ describe('SQLite journal', () => {
     j.fence(3);
     j.recordIntent('mm', 'place', '{}', 2);
     j.nextClientOids('mm', 1);
-    expect(ran.splice(0)).toEqual(['UPDATE journal_fence SET @2', 'UPDATE journal_fence SET @1', 'INSERT INTO intents @1', 'UPDATE journal_fence SET @1', 'INSERT INTO sequences @1']);
+    expect(ran.splice(0)).toEqual([
+      'UPDATE journal_fence SET @2',
+      'UPDATE journal_fence SET @1',
+      'INSERT INTO intents @1',
+      'UPDATE journal_fence SET @1',
+      'INSERT INTO sequences @1',
+    ]);
     const newer = new SqliteJournal(f, { clientOidPrefix: 'sx' });
     newer.fence(4);
     expect(() => j.recordIntent('mm', 'place', '{}', 3)).toThrow(JournalFencedError);
@@ -185,7 +193,14 @@ describe('SQLite journal', () => {
 
   it('records equity as a series of changes', () => {
     const j = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
-    for (const [v, t] of [['10', 1], ['10', 2], ['11', 3], ['11', 4], ['10', 5]] as const) j.recordEquity('spot', v, t);
+    for (const [v, t] of [
+      ['10', 1],
+      ['10', 2],
+      ['11', 3],
+      ['11', 4],
+      ['10', 5],
+    ] as const)
+      j.recordEquity('spot', v, t);
     j.maintain(); // housekeeping works on the in-memory journal too (its long transaction is committed first)
     j.recordEquity('futures', '10', 6);
     const f = join(dir, 'eq.sqlite');
@@ -195,7 +210,10 @@ describe('SQLite journal', () => {
     k.close();
     const db = new Database(f, { readonly: true });
     expect(db.prepare('SELECT surface, value, at_ms FROM equity ORDER BY id').all()).toEqual([
-      { surface: 'spot', value: '10', at_ms: 1 }, { surface: 'spot', value: '11', at_ms: 3 }, { surface: 'spot', value: '10', at_ms: 5 }, { surface: 'futures', value: '10', at_ms: 6 },
+      { surface: 'spot', value: '10', at_ms: 1 },
+      { surface: 'spot', value: '11', at_ms: 3 },
+      { surface: 'spot', value: '10', at_ms: 5 },
+      { surface: 'futures', value: '10', at_ms: 6 },
     ]);
     db.close();
   });

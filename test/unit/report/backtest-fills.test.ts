@@ -23,7 +23,12 @@ function fundingOf(run: RandomRun, seed: number): TradeCsvRow[] {
   const r = rng(seed * 31);
   const times = run.fills.filter(() => r() < 0.02).map((f) => f.timestampMs + (r() < 0.5 ? 0 : 1));
   return [run.fills[0]!.timestampMs - 5, ...times, run.fills[run.fills.length - 1]!.timestampMs + 10].map((timestampMs, i) => ({
-    kind: 'funding' as const, symbol: i % 2 ? 'A' : 'B', timestampMs, amount: d(i % 3 ? '-0.1234' : '0.05'), rate: i % 4 ? d('0.0001') : null, positionSide: i % 4 ? ('long' as const) : null,
+    kind: 'funding' as const,
+    symbol: i % 2 ? 'A' : 'B',
+    timestampMs,
+    amount: d(i % 3 ? '-0.1234' : '0.05'),
+    rate: i % 4 ? d('0.0001') : null,
+    positionSide: i % 4 ? ('long' as const) : null,
   }));
 }
 
@@ -46,7 +51,13 @@ function fold(run: RandomRun, name: string, holdBack: number) {
 
 describe('BacktestFills', () => {
   it.each([
-    [11, 256, false], [12, 0, false], [13, 1, false], [14, 256, false], [15, 3, false], [16, 256, true], [17, 1, true],
+    [11, 256, false],
+    [12, 0, false],
+    [13, 1, false],
+    [14, 256, false],
+    [15, 3, false],
+    [16, 256, true],
+    [17, 1, true],
   ])('seed %i, %i held back (amounts beyond 2^53: %s): the files and figures of the whole list', (seed, holdBack, huge) => {
     const run = randomRun(seed, 2000, { strategies: ['s1', 's2', 's3'], ownerDelay: true, huge });
     expect(beyondSafe(run)).toBe(huge);
@@ -60,7 +71,9 @@ describe('BacktestFills', () => {
     // trades.csv, the funding rows merged in.
     const funding = fundingOf(run, seed);
     writeTradesCsv(join(dir, `trades-${seed}.csv`), fills.executions!, funding);
-    expect(readFileSync(join(dir, `trades-${seed}.csv`), 'utf8')).toBe([TRADES_CSV_HEADER, ...tradeCsvRows(rows, run.kinds, funding).map(tradesCsvLine)].join('\n') + '\n');
+    expect(readFileSync(join(dir, `trades-${seed}.csv`), 'utf8')).toBe(
+      [TRADES_CSV_HEADER, ...tradeCsvRows(rows, run.kinds, funding).map(tradesCsvLine)].join('\n') + '\n',
+    );
 
     // The trade list: report.json, round-trips.csv, the newest, the stats, the closed trips' PnL.
     const report = { data: { records: 1 }, monthly: [{ month: '2026-01' }] };
@@ -108,7 +121,15 @@ describe('BacktestFills', () => {
 describe('BacktestFills, a fill whose owner is named late', () => {
   it('opens its trip where it happened: trips that closed meanwhile wait for it', () => {
     const fill = (symbol: string, orderId: string, timestampMs: number, side: 'buy' | 'sell') => ({
-      symbol, orderId, fillId: orderId, side, price: d('10'), size: d('1'), amount: d('10'), fee: d('0.01'), timestampMs,
+      symbol,
+      orderId,
+      fillId: orderId,
+      side,
+      price: d('10'),
+      size: d('1'),
+      amount: d('10'),
+      fee: d('0.01'),
+      timestampMs,
     });
     const fills = new BacktestFills({ futures: new Set(), marks: {}, chart: {} });
     fills.fill(fill('B', 'p', 100, 'buy'), undefined, undefined);
@@ -117,6 +138,9 @@ describe('BacktestFills, a fill whose owner is named late', () => {
     expect(fills.trips.count).toBe(0);
     fills.resolve('p', 's', 400);
     fills.finish(() => '(not ours)');
-    expect(fills.trips.newest().map((t) => [t.symbol, t.entryMs, t.exitMs])).toEqual([['B', 100, null], ['A', 200, 300]]);
+    expect(fills.trips.newest().map((t) => [t.symbol, t.entryMs, t.exitMs])).toEqual([
+      ['B', 100, null],
+      ['A', 200, 300],
+    ]);
   });
 });

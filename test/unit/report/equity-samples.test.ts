@@ -12,28 +12,71 @@ const FUT = 'cmt_btcusdt';
 
 function instrument(symbol: string, surface: 'spot' | 'futures'): Instrument {
   return {
-    surface, symbol, base: 'BTC', quote: 'USDT', tickSize: d('0.1'), stepSize: d('0.001'), minSize: d('0.001'), maxSize: null, makerFeeRate: d('0.0002'), takerFeeRate: d('0.0006'),
-    buyLimitPriceRatio: null, sellLimitPriceRatio: null, tradingEnabled: true, contractValue: surface === 'futures' ? d('0.001') : null, maxPositionSize: null, minLeverage: null, maxLeverage: null,
+    surface,
+    symbol,
+    base: 'BTC',
+    quote: 'USDT',
+    tickSize: d('0.1'),
+    stepSize: d('0.001'),
+    minSize: d('0.001'),
+    maxSize: null,
+    makerFeeRate: d('0.0002'),
+    takerFeeRate: d('0.0006'),
+    buyLimitPriceRatio: null,
+    sellLimitPriceRatio: null,
+    tradingEnabled: true,
+    contractValue: surface === 'futures' ? d('0.001') : null,
+    maxPositionSize: null,
+    minLeverage: null,
+    maxLeverage: null,
   };
 }
 
 const ticker = (symbol: string, last: string): Ticker =>
-  ({ symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null }) as unknown as Ticker;
-const balance = (surface: 'spot' | 'futures', asset: string, total: string): Balance => ({ surface, asset, available: d(total), frozen: null, total: d(total) });
+  ({
+    symbol,
+    last: d(last),
+    bestBid: null,
+    bestAsk: null,
+    markPrice: null,
+    indexPrice: null,
+    high24h: null,
+    low24h: null,
+    volume24h: null,
+  }) as unknown as Ticker;
+const balance = (surface: 'spot' | 'futures', asset: string, total: string): Balance => ({
+  surface,
+  asset,
+  available: d(total),
+  frozen: null,
+  total: d(total),
+});
 const position = (size: string, openValue: string): Position => ({ symbol: FUT, side: 'long', size: d(size), openValue: d(openValue) }) as unknown as Position;
 
 /** The account over time: [ms, BTC held, futures position or none, price]. */
 const STATES: Array<[number, string, [string, string] | null, string]> = [
-  [0, '1', null, '100'], [1000, '1', null, '101'], [2000, '1.5', null, '99'], [3000, '1.5', ['2', '200'], '102'], [4000, '1.5', ['2', '200'], '98'],
-  [5000, '1', null, '97'], [5500, '1', null, '96'], [6000, '1', null, '103'],
+  [0, '1', null, '100'],
+  [1000, '1', null, '101'],
+  [2000, '1.5', null, '99'],
+  [3000, '1.5', ['2', '200'], '102'],
+  [4000, '1.5', ['2', '200'], '98'],
+  [5000, '1', null, '97'],
+  [5500, '1', null, '96'],
+  [6000, '1', null, '103'],
 ];
 
 describe('EquitySamples', () => {
   it('an account given again as the same arrays samples as one read afresh', () => {
-    const instruments = new Map([[SPOT, instrument(SPOT, 'spot')], [FUT, instrument(FUT, 'futures')]]);
+    const instruments = new Map([
+      [SPOT, instrument(SPOT, 'spot')],
+      [FUT, instrument(FUT, 'futures')],
+    ]);
     const counted = (bs: Balance[]) => bs.filter((b) => b.surface === 'spot' || b.surface === 'futures');
     const read = ([, btc, pos, price]: (typeof STATES)[number]): AccountNow => ({
-      tickers: new Map([[SPOT, ticker(SPOT, price)], [FUT, ticker(FUT, price)]]),
+      tickers: new Map([
+        [SPOT, ticker(SPOT, price)],
+        [FUT, ticker(FUT, price)],
+      ]),
       balances: [balance('spot', 'USDT', '1000'), balance('spot', 'BTC', btc), balance('futures', 'USDT', '500')],
       positions: pos ? [position(pos[0], pos[1])] : [],
     });
@@ -51,7 +94,9 @@ describe('EquitySamples', () => {
       last = same ? { ...now, balances: last!.balances, positions: last!.positions } : now;
     });
     expect(reused).toBeGreaterThan(2);
-    expect(kept.points.map((p) => [p.ts, p.equity.toString(), p.hold.toString()])).toEqual(fresh.points.map((p) => [p.ts, p.equity.toString(), p.hold.toString()]));
+    expect(kept.points.map((p) => [p.ts, p.equity.toString(), p.hold.toString()])).toEqual(
+      fresh.points.map((p) => [p.ts, p.equity.toString(), p.hold.toString()]),
+    );
     expect(kept.exposed).toEqual(fresh.exposed);
     expect(fresh.exposed).toEqual([false, false, true, true, true, false, false, false]);
     expect(kept.prices).toEqual(fresh.prices);

@@ -13,7 +13,15 @@ const feesText = (f: FeesByKind) => Object.fromEntries(Object.entries(f).map(([k
 
 describe('ExecutionLedger', () => {
   it.each([
-    [1, false], [2, false], [3, false], [4, false], [5, false], [6, false], [7, true], [8, true], [9, true],
+    [1, false],
+    [2, false],
+    [3, false],
+    [4, false],
+    [5, false],
+    [6, false],
+    [7, true],
+    [8, true],
+    [9, true],
   ])('seed %i (amounts beyond 2^53: %s): realised PnL per execution, totals and fees by kind as over the whole list', (seed, huge) => {
     const run = randomRun(seed, 700, { huge });
     expect(beyondSafe(run)).toBe(huge);
@@ -35,12 +43,26 @@ describe('ExecutionLedger', () => {
 
   it('a fill with more places than those before it widens the books: what was booked keeps its value', () => {
     const fill = (side: 'buy' | 'sell', price: string, size: string, fee: string) => ({
-      symbol: 'X', orderId: '1', fillId: `${side}${price}`, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs: 0,
+      symbol: 'X',
+      orderId: '1',
+      fillId: `${side}${price}`,
+      side,
+      price: d(price),
+      size: d(size),
+      amount: d(price).mul(d(size)),
+      fee: d(fee),
+      timestampMs: 0,
     });
     // Then a fill of more than 18 places (no safe scale holds it: the books go on in BigInt) and the books after it.
     const fills = [
-      fill('buy', '100', '1', '0.1'), fill('buy', '100.123456789', '0.5', '0.000000001'), fill('sell', '99.5', '1.5', '0.07'), fill('sell', '98', '1', '0'),
-      fill('buy', '98', '1', '0'), fill('buy', '1.00000000000000000001', '2', '0.00000000000000000003'), fill('sell', '97', '3', '0.01'), fill('sell', '96', '1', '0'),
+      fill('buy', '100', '1', '0.1'),
+      fill('buy', '100.123456789', '0.5', '0.000000001'),
+      fill('sell', '99.5', '1.5', '0.07'),
+      fill('sell', '98', '1', '0'),
+      fill('buy', '98', '1', '0'),
+      fill('buy', '1.00000000000000000001', '2', '0.00000000000000000003'),
+      fill('sell', '97', '3', '0.01'),
+      fill('sell', '96', '1', '0'),
     ];
     const ledger = new ExecutionLedger(new Set());
     expect(

@@ -30,11 +30,38 @@ describe('ExecutionTally', () => {
     tally.observe({ ...base, type: 'accepted', strategyId: 'mm', clientOid: 'a', orderId: '21', trigger: false });
     tally.observe({ ...base, type: 'accepted', strategyId: 'mm', clientOid: 'b', orderId: '22', trigger: false });
     tally.observe({ ...base, type: 'accepted', strategyId: 'mm', clientOid: 'c', orderId: '23', trigger: false });
-    tally.observe({ ...base, type: 'partially-filled', strategyId: 'mm', clientOid: 'a', orderId: '21', filledSize: Decimal.from('1'), avgPrice: null, side: 'buy', positionSide: null, reduceOnly: false });
-    tally.observe({ ...base, type: 'filled', strategyId: 'mm', clientOid: 'b', orderId: '22', filledSize: Decimal.from('1'), avgPrice: null, side: 'buy', positionSide: null, reduceOnly: false });
+    tally.observe({
+      ...base,
+      type: 'partially-filled',
+      strategyId: 'mm',
+      clientOid: 'a',
+      orderId: '21',
+      filledSize: Decimal.from('1'),
+      avgPrice: null,
+      side: 'buy',
+      positionSide: null,
+      reduceOnly: false,
+    });
+    tally.observe({
+      ...base,
+      type: 'filled',
+      strategyId: 'mm',
+      clientOid: 'b',
+      orderId: '22',
+      filledSize: Decimal.from('1'),
+      avgPrice: null,
+      side: 'buy',
+      positionSide: null,
+      reduceOnly: false,
+    });
     tally.observe({ ...base, type: 'canceled', strategyId: 'mm', clientOid: 'c', orderId: '23' });
     expect(['21', '22', '23'].map((id) => tally.ownerOf(id))).toEqual(['mm', undefined, undefined]);
-    for (const [strategyId, reason] of [['a', 'post only'], ['b', 'post only'], ['a', 'insufficient balance'], ['b', 'post only']] as const) {
+    for (const [strategyId, reason] of [
+      ['a', 'post only'],
+      ['b', 'post only'],
+      ['a', 'insufficient balance'],
+      ['b', 'post only'],
+    ] as const) {
       tally.observe({ ...base, type: 'rejected', strategyId, clientOid: 'x', code: undefined, reason });
     }
     expect(tally.rejected()).toEqual({ 'post-only': 3, insufficient: 1 });

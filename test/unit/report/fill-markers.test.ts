@@ -25,6 +25,11 @@ describe('FillMarkerCounts', () => {
     fill(15, 'buy');
     chart.X!.push([20, 103]);
     expect(counts.markers()).toEqual({ X: fillMarkers(chart.X!, fills), Y: [] });
-    expect(counts.markers().X!.map((m) => [m.time, m.shape, m.text ?? ''])).toEqual([[9, 'arrowUp', ''], [9, 'arrowDown', ''], [12, 'arrowUp', '3'], [12, 'arrowDown', '2']]);
+    expect(counts.markers().X!.map((m) => [m.time, m.shape, m.text ?? ''])).toEqual([
+      [9, 'arrowUp', ''],
+      [9, 'arrowDown', ''],
+      [12, 'arrowUp', '3'],
+      [12, 'arrowDown', '2'],
+    ]);
   });
 });

@@ -24,7 +24,10 @@ function run() {
   }
   const sim = new SimulatedExchange(new ReplayMarket(DEFAULT_INSTRUMENTS, records), { spot: {}, futuresCollateral: '100000', leverage: 20 });
   const engine = sim.engine;
-  engine.setFundingHistory('cmt_btcusdt', [{ settlementMs: DAY + 8 * H, rate: d('0.0001') }, { settlementMs: DAY + 16 * H, rate: d('-0.0002') }]);
+  engine.setFundingHistory('cmt_btcusdt', [
+    { settlementMs: DAY + 8 * H, rate: d('0.0001') },
+    { settlementMs: DAY + 16 * H, rate: d('-0.0002') },
+  ]);
   const fills: Fill[] = [];
   const kinds = new Map<string, FillKind>();
   engine.onFill = (f, order) => {
@@ -33,7 +36,14 @@ function run() {
     kinds.set(f.fillId, { taker: detail?.taker ?? null, liquidation: order.liquidation === true, positionSide: detail?.positionSide ?? null });
   };
   sim.advanceTo(DAY + 7 * H);
-  const market = (clientOid: string, side: 'buy' | 'sell', size: string, positionSide: 'long' | 'short') => ({ clientOid, side, kind: 'market' as const, timeInForce: 'gtc' as const, size: d(size), positionSide });
+  const market = (clientOid: string, side: 'buy' | 'sell', size: string, positionSide: 'long' | 'short') => ({
+    clientOid,
+    side,
+    kind: 'market' as const,
+    timeInForce: 'gtc' as const,
+    size: d(size),
+    positionSide,
+  });
   expect(engine.place('futures', 'cmt_btcusdt', [market('l', 'buy', '0.1', 'long'), market('s', 'sell', '0.05', 'short')]).every((r) => r.ok)).toBe(true);
   expect(engine.place('futures', 'cmt_ethusdt', [market('e', 'sell', '1', 'short')]).every((r) => r.ok)).toBe(true);
   // The report collects as the run goes: after each settlement hour, and at the end.
@@ -57,21 +67,39 @@ describe('the futures figures from the simulator', () => {
   });
 
   it('each recorded BTC settlement: the long and the short at the rate × size × mark, the side read from the sign', () => {
-    const btc = rows.flatMap((r) => (r.kind === 'funding' && r.symbol === 'cmt_btcusdt' ? [[(r.timestampMs - DAY) / H, r.amount.toString(), r.rate?.toString(), r.positionSide]] : []));
+    const btc = rows.flatMap((r) =>
+      r.kind === 'funding' && r.symbol === 'cmt_btcusdt' ? [[(r.timestampMs - DAY) / H, r.amount.toString(), r.rate?.toString(), r.positionSide]] : [],
+    );
     // A change of collateral: −rate × size × mark for a long, +rate × size × mark for a short (positive rate: the
     // long pays, the short receives; negative, the reverse).
-    const amount = (rate: string, size: string, side: 'long' | 'short') => d(rate).mul(d(size)).mul(d('90010')).mul(Decimal.fromInt(side === 'long' ? -1 : 1)).toString();
-    expect(btc).toEqual(expect.arrayContaining([
-      [8, amount('0.0001', '0.1', 'long'), '0.0001', 'long'], [8, amount('0.0001', '0.05', 'short'), '0.0001', 'short'],
-      [16, amount('-0.0002', '0.1', 'long'), '-0.0002', 'long'], [16, amount('-0.0002', '0.05', 'short'), '-0.0002', 'short'],
-    ]));
+    const amount = (rate: string, size: string, side: 'long' | 'short') =>
+      d(rate)
+        .mul(d(size))
+        .mul(d('90010'))
+        .mul(Decimal.fromInt(side === 'long' ? -1 : 1))
+        .toString();
+    expect(btc).toEqual(
+      expect.arrayContaining([
+        [8, amount('0.0001', '0.1', 'long'), '0.0001', 'long'],
+        [8, amount('0.0001', '0.05', 'short'), '0.0001', 'short'],
+        [16, amount('-0.0002', '0.1', 'long'), '-0.0002', 'long'],
+        [16, amount('-0.0002', '0.05', 'short'), '-0.0002', 'short'],
+      ]),
+    );
     expect(btc).toHaveLength(4);
     // ETH at the seeded rates: its short's side follows the sign of each.
     for (const r of rows) if (r.kind === 'funding' && r.symbol === 'cmt_ethusdt' && r.rate && !r.rate.isZero()) expect(r.positionSide).toBe('short');
   });
 
-  it('the totals are the account\'s cumulative funding; the fees by kind its trading fees', () => {
-    const report = futuresReport({ futures: new Set(['cmt_btcusdt', 'cmt_ethusdt']), funding: collector.entries, liquidations: engine.liquidations(), trades: realize(fills), kinds, equity: [] });
+  it("the totals are the account's cumulative funding; the fees by kind its trading fees", () => {
+    const report = futuresReport({
+      futures: new Set(['cmt_btcusdt', 'cmt_ethusdt']),
+      funding: collector.entries,
+      liquidations: engine.liquidations(),
+      trades: realize(fills),
+      kinds,
+      equity: [],
+    });
     const view = engine.accountView();
     expect(report.funding.net).toBe(view.cumFunding.toString(8));
     expect(d(report.funding.received).sub(d(report.funding.paid)).eq(view.cumFunding)).toBe(true);

@@ -4,7 +4,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { LedgerEntry } from '../../../src/domain/market.js';
-import { FundingCollector, fundingRows, futuresReport, tradeCsvRows, type FillKind, type LedgerReader, type LiquidationRecord } from '../../../src/report/futures.js';
+import {
+  FundingCollector,
+  fundingRows,
+  futuresReport,
+  tradeCsvRows,
+  type FillKind,
+  type LedgerReader,
+  type LiquidationRecord,
+} from '../../../src/report/futures.js';
 import { realize, type EquityPoint } from '../../../src/report/metrics.js';
 
 const d = (s: string) => Decimal.from(s);
@@ -12,10 +20,26 @@ const H = 3_600_000;
 const T0 = Date.UTC(2026, 0, 5);
 let bill = 900000000000000001n;
 const funding = (symbol: string, timestampMs: number, amount: string): LedgerEntry => ({
-  billId: (bill++).toString(), asset: 'USDT', symbol, kind: 'funding', rawKind: 'position_funding', amount: d(amount), balance: null, fee: d('0'), timestampMs,
+  billId: (bill++).toString(),
+  asset: 'USDT',
+  symbol,
+  kind: 'funding',
+  rawKind: 'position_funding',
+  amount: d(amount),
+  balance: null,
+  fee: d('0'),
+  timestampMs,
 });
 const fill = (fillId: string, symbol: string, side: 'buy' | 'sell', price: string, size: string, fee: string, timestampMs: number) => ({
-  symbol, orderId: `o-${fillId}`, fillId, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs,
+  symbol,
+  orderId: `o-${fillId}`,
+  fillId,
+  side,
+  price: d(price),
+  size: d(size),
+  amount: d(price).mul(d(size)),
+  fee: d(fee),
+  timestampMs,
 });
 
 // A long of 0.2 BTC opened as taker, a take-profit resting as maker, a short of ETH, a spot fill (not futures), the
@@ -45,14 +69,26 @@ const ledger = [
   funding('cmt_ethusdt', T0 + 24 * H + 5000, '0.1'),
   funding('cmt_ethusdt', T0 + 24 * H + 5000, '0.2'),
 ];
-const liquidation: LiquidationRecord = { symbol: 'cmt_btcusdt', side: 'long', atMs: T0 + 20 * H, size: d('0.1'), price: d('87250'), mark: d('87240.5'), pnl: d('-275'), fee: d('5.235'), orderId: 'o-f5' };
+const liquidation: LiquidationRecord = {
+  symbol: 'cmt_btcusdt',
+  side: 'long',
+  atMs: T0 + 20 * H,
+  size: d('0.1'),
+  price: d('87250'),
+  mark: d('87240.5'),
+  pnl: d('-275'),
+  fee: d('5.235'),
+  orderId: 'o-f5',
+};
 const rates: Record<string, string> = { cmt_btcusdt: '0.0001', cmt_ethusdt: '0.00005' };
 const rateAt = (symbol: string) => d(rates[symbol]!);
 
 describe('funding rows', () => {
   it('carry the signed amount, the rate where one settlement explains them, and the side the sign implies', () => {
     const rows = fundingRows([...ledger].reverse(), rateAt);
-    expect(rows.map((r) => (r.kind === 'funding' ? [r.symbol, (r.timestampMs - T0) / H, r.amount.toString(), r.rate?.toString() ?? null, r.positionSide] : null))).toEqual([
+    expect(
+      rows.map((r) => (r.kind === 'funding' ? [r.symbol, (r.timestampMs - T0) / H, r.amount.toString(), r.rate?.toString() ?? null, r.positionSide] : null)),
+    ).toEqual([
       ['cmt_btcusdt', 8, '-1.8', '0.0001', 'long'],
       ['cmt_ethusdt', 8, '0.3', '0.00005', 'short'],
       ['cmt_btcusdt', 16, '0.9', '0.0001', 'short'],
@@ -65,23 +101,60 @@ describe('funding rows', () => {
 
   it('sit among the executions in time order in trades.csv, liquidations marked as such', () => {
     const rows = tradeCsvRows(realize(fills), kinds, fundingRows(ledger, rateAt));
-    expect(rows.map((r) => [r.kind, r.kind === 'funding' ? r.timestampMs : r.trade.timestampMs, r.kind === 'funding' ? r.amount.toString() : r.trade.fillId, r.positionSide])).toEqual([
-      ['fill', T0 + 1000, 'f1', 'long'], ['fill', T0 + 2000, 'f2', null], ['fill', T0 + 3000, 'f3', 'short'], ['fill', T0 + 4 * H, 'f4', 'long'],
-      ['funding', T0 + 8 * H, '-1.8', 'long'], ['funding', T0 + 8 * H, '0.3', 'short'], ['funding', T0 + 16 * H, '0.9', 'short'], ['funding', T0 + 16 * H, '-0.4', 'long'],
-      ['liquidation', T0 + 20 * H, 'f5', 'long'], ['fill', T0 + 21 * H, 'f6', null],
-      ['funding', T0 + 24 * H + 5000, '0.1', null], ['funding', T0 + 24 * H + 5000, '0.2', null],
+    expect(
+      rows.map((r) => [
+        r.kind,
+        r.kind === 'funding' ? r.timestampMs : r.trade.timestampMs,
+        r.kind === 'funding' ? r.amount.toString() : r.trade.fillId,
+        r.positionSide,
+      ]),
+    ).toEqual([
+      ['fill', T0 + 1000, 'f1', 'long'],
+      ['fill', T0 + 2000, 'f2', null],
+      ['fill', T0 + 3000, 'f3', 'short'],
+      ['fill', T0 + 4 * H, 'f4', 'long'],
+      ['funding', T0 + 8 * H, '-1.8', 'long'],
+      ['funding', T0 + 8 * H, '0.3', 'short'],
+      ['funding', T0 + 16 * H, '0.9', 'short'],
+      ['funding', T0 + 16 * H, '-0.4', 'long'],
+      ['liquidation', T0 + 20 * H, 'f5', 'long'],
+      ['fill', T0 + 21 * H, 'f6', null],
+      ['funding', T0 + 24 * H + 5000, '0.1', null],
+      ['funding', T0 + 24 * H + 5000, '0.2', null],
     ]);
   });
 });
 
 describe('the futures section of report.json', () => {
-  const margin = (ts: number, rate: string | null, maintenance: string | null): EquityPoint => ({ ts, equity: d('1000'), hold: d('1000'), marginRate: rate ? d(rate) : null, maintenanceRate: maintenance ? d(maintenance) : null });
-  const equity = [margin(T0, null, null), margin(T0 + H, '0.055', '0.025'), margin(T0 + 2 * H, '0.031', '0.025'), margin(T0 + 3 * H, '0.04', '0.03'), margin(T0 + 4 * H, null, null)];
-  const report = futuresReport({ futures: new Set(['cmt_btcusdt', 'cmt_ethusdt']), funding: ledger, liquidations: [liquidation], trades: realize(fills), kinds, equity });
+  const margin = (ts: number, rate: string | null, maintenance: string | null): EquityPoint => ({
+    ts,
+    equity: d('1000'),
+    hold: d('1000'),
+    marginRate: rate ? d(rate) : null,
+    maintenanceRate: maintenance ? d(maintenance) : null,
+  });
+  const equity = [
+    margin(T0, null, null),
+    margin(T0 + H, '0.055', '0.025'),
+    margin(T0 + 2 * H, '0.031', '0.025'),
+    margin(T0 + 3 * H, '0.04', '0.03'),
+    margin(T0 + 4 * H, null, null),
+  ];
+  const report = futuresReport({
+    futures: new Set(['cmt_btcusdt', 'cmt_ethusdt']),
+    funding: ledger,
+    liquidations: [liquidation],
+    trades: realize(fills),
+    kinds,
+    equity,
+  });
 
   it('funding paid and received, in all and per contract', () => {
     expect(report.funding).toEqual({
-      paid: '2.20000000', received: '1.50000000', net: '-0.70000000', settlements: 6,
+      paid: '2.20000000',
+      received: '1.50000000',
+      net: '-0.70000000',
+      settlements: 6,
       bySymbol: {
         cmt_btcusdt: { paid: '2.20000000', received: '0.90000000', net: '-1.30000000', settlements: 3 },
         cmt_ethusdt: { paid: '0.00000000', received: '0.60000000', net: '0.60000000', settlements: 3 },
@@ -97,13 +170,31 @@ describe('the futures section of report.json', () => {
   });
 
   it('each liquidation as the venue recorded it', () => {
-    expect(report.liquidations).toEqual([{ at: '2026-01-05T20:00:00.000Z', atMs: T0 + 20 * H, symbol: 'cmt_btcusdt', side: 'long', size: '0.1', price: '87250', mark: '87240.5', pnl: '-275.00000000', fee: '5.23500000', orderId: 'o-f5' }]);
+    expect(report.liquidations).toEqual([
+      {
+        at: '2026-01-05T20:00:00.000Z',
+        atMs: T0 + 20 * H,
+        symbol: 'cmt_btcusdt',
+        side: 'long',
+        size: '0.1',
+        price: '87250',
+        mark: '87240.5',
+        pnl: '-275.00000000',
+        fee: '5.23500000',
+        orderId: 'o-f5',
+      },
+    ]);
   });
 
   it('the margin rate at its least headroom over the maintenance rate, among the samples with a position', () => {
     // Headroom 0.03, 0.006, 0.01: the second sample with a position is the tightest (not the lowest rate alone).
-    expect(report.margin).toEqual({ samples: 3, tightest: { at: '2026-01-05T02:00:00.000Z', atMs: T0 + 2 * H, marginRate: '0.031', maintenanceRate: '0.025' } });
-    expect(futuresReport({ futures: new Set(), funding: [], liquidations: [], trades: [], kinds: new Map(), equity: [margin(T0, null, null)] }).margin).toEqual({ samples: 0, tightest: null });
+    expect(report.margin).toEqual({
+      samples: 3,
+      tightest: { at: '2026-01-05T02:00:00.000Z', atMs: T0 + 2 * H, marginRate: '0.031', maintenanceRate: '0.025' },
+    });
+    expect(futuresReport({ futures: new Set(), funding: [], liquidations: [], trades: [], kinds: new Map(), equity: [margin(T0, null, null)] }).margin).toEqual(
+      { samples: 0, tightest: null },
+    );
   });
 });
 
@@ -114,7 +205,12 @@ describe('collecting funding from the ledger as a run goes', () => {
     const read: LedgerReader = (q) => {
       queries.push({ ...(q.startMs !== undefined ? { startMs: q.startMs } : {}), ...(q.endMs !== undefined ? { endMs: q.endMs } : {}) });
       const match = entries
-        .filter((e) => e.kind === q.kind && e.timestampMs >= (q.startMs ?? -Infinity) && (endInclusive ? e.timestampMs <= (q.endMs ?? Infinity) : e.timestampMs < (q.endMs ?? Infinity)))
+        .filter(
+          (e) =>
+            e.kind === q.kind &&
+            e.timestampMs >= (q.startMs ?? -Infinity) &&
+            (endInclusive ? e.timestampMs <= (q.endMs ?? Infinity) : e.timestampMs < (q.endMs ?? Infinity)),
+        )
         .reverse();
       return { entries: match.slice(0, q.limit), hasMore: match.length > q.limit };
     };
@@ -137,6 +233,11 @@ describe('collecting funding from the ledger as a run goes', () => {
     shown.push(...entries.slice(150));
     collector.collect(T0 + 100 * 60_000);
     expect(queries[0]).toEqual({ startMs: T0 + 50 * 60_000 - 1 });
-    expect(collector.entries.map((e) => e.billId).sort()).toEqual(entries.filter((e) => e.kind === 'funding').map((e) => e.billId).sort());
+    expect(collector.entries.map((e) => e.billId).sort()).toEqual(
+      entries
+        .filter((e) => e.kind === 'funding')
+        .map((e) => e.billId)
+        .sort(),
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('fillMarkers', () => {
   it('few fills: one marker per instant and side, on the point at or before the fill, counts written', () => {
     const m = fillMarkers(points, [fill(1000, 'buy'), fill(1050, 'buy'), fill(1079, 'buy'), fill(1079, 'sell'), fill(999, 'sell')]);
     expect(m.map((x) => [x.time, x.shape, x.text ?? ''])).toEqual([
-      [1000, 'arrowUp', ''], [1000, 'arrowDown', ''], [1040, 'arrowUp', '2'], [1040, 'arrowDown', ''],
+      [1000, 'arrowUp', ''],
+      [1000, 'arrowDown', ''],
+      [1040, 'arrowUp', '2'],
+      [1040, 'arrowDown', ''],
     ]);
   });
 

@@ -4,7 +4,17 @@ import type { Fill } from '../../../src/domain/market.js';
 import { computeMetrics, realize, strategyPnls } from '../../../src/report/metrics.js';
 
 const d = (s: string) => Decimal.from(s);
-const fill = (side: 'buy' | 'sell', price: string, size: string, fee = '0', symbol = 'X', orderId = '1'): Fill => ({ symbol, orderId, fillId: `${side}${price}`, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs: 0 });
+const fill = (side: 'buy' | 'sell', price: string, size: string, fee = '0', symbol = 'X', orderId = '1'): Fill => ({
+  symbol,
+  orderId,
+  fillId: `${side}${price}`,
+  side,
+  price: d(price),
+  size: d(size),
+  amount: d(price).mul(d(size)),
+  fee: d(fee),
+  timestampMs: 0,
+});
 
 describe('realised PnL (average cost)', () => {
   it('longs, partial closes, flips to short, fees', () => {
@@ -16,8 +26,21 @@ describe('realised PnL (average cost)', () => {
 describe('metrics', () => {
   it('drawdown, win rate and profit factor', () => {
     const eq = ['100', '110', '99', '121'].map((e, i) => ({ ts: i, equity: d(e), hold: d('100') }));
-    const m = computeMetrics(eq, realize([fill('buy', '10', '1'), fill('sell', '12', '1'), fill('buy', '10', '1'), fill('sell', '9', '1')]), [true, false, true, true], 1);
-    expect(m).toMatchObject({ accountPnl: '21.00000000', accountReturnPct: '21', maxDrawdownPct: '10', fills: 4, winRatePct: '50', profitFactor: '2', exposurePct: '75' });
+    const m = computeMetrics(
+      eq,
+      realize([fill('buy', '10', '1'), fill('sell', '12', '1'), fill('buy', '10', '1'), fill('sell', '9', '1')]),
+      [true, false, true, true],
+      1,
+    );
+    expect(m).toMatchObject({
+      accountPnl: '21.00000000',
+      accountReturnPct: '21',
+      maxDrawdownPct: '10',
+      fills: 4,
+      winRatePct: '50',
+      profitFactor: '2',
+      exposurePct: '75',
+    });
   });
 
   it('the strategy PnL leaves out the move of the starting holdings; buy-and-hold is that move', () => {
@@ -28,13 +51,19 @@ describe('metrics', () => {
     ];
     const m = computeMetrics(eq, [], [], 1);
     expect(m).toMatchObject({
-      strategyPnl: '5.00000000', strategyReturnPct: '2.5', buyAndHoldPnl: '-20.00000000', buyAndHoldReturnPct: '-10',
-      accountPnl: '-15.00000000', accountReturnPct: '-7.5', startEquity: '200.00000000', endEquity: '185.00000000',
+      strategyPnl: '5.00000000',
+      strategyReturnPct: '2.5',
+      buyAndHoldPnl: '-20.00000000',
+      buyAndHoldReturnPct: '-10',
+      accountPnl: '-15.00000000',
+      accountReturnPct: '-7.5',
+      startEquity: '200.00000000',
+      endEquity: '185.00000000',
     });
   });
 });
 
-describe('each strategy\'s PnL from its own fills', () => {
+describe("each strategy's PnL from its own fills", () => {
   it('realised at average cost with fees, plus what it still holds at the last price; books apart per strategy', () => {
     const fills = [
       fill('buy', '100', '2', '0.2', 'X', 'a1'), // a: long 2 at 100
@@ -44,7 +73,11 @@ describe('each strategy\'s PnL from its own fills', () => {
     ];
     const owner: Record<string, string> = { a1: 'a', a2: 'a', b1: 'b', b2: 'b' };
     const last: Record<string, string> = { X: '120', Y: '40' };
-    const pnl = strategyPnls(fills, (f) => owner[f.orderId]!, (s) => d(last[s]!));
+    const pnl = strategyPnls(
+      fills,
+      (f) => owner[f.orderId]!,
+      (s) => d(last[s]!),
+    );
     expect(pnl).toEqual({
       a: { realized: '9.69000000', unrealized: '20.00000000', fees: '0.31000000', funding: '0.00000000', pnl: '29.69000000', fills: 2 },
       b: { realized: '-0.10000000', unrealized: '-25.00000000', fees: '0.10000000', funding: '0.00000000', pnl: '-25.10000000', fills: 2 },
@@ -70,13 +103,15 @@ describe('max drawdown', () => {
     return maxDd.toString();
   }
 
-  it('is the largest of the samples\' rounded drawdowns, over series of any sign and number of places', () => {
+  it("is the largest of the samples' rounded drawdowns, over series of any sign and number of places", () => {
     let x = 12345;
     const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0);
     for (let run = 0; run < 300; run++) {
       const n = 1 + (next() % 40);
       const base = BigInt(next() % 3 === 0 ? -1 : 1) * BigInt(1 + (next() % 100_000));
-      const equity = Array.from({ length: n }, () => Decimal.of(base * 10n ** 6n + BigInt((next() % 2_000_001) - 1_000_000) * BigInt(1 + (next() % 50)), next() % 12));
+      const equity = Array.from({ length: n }, () =>
+        Decimal.of(base * 10n ** 6n + BigInt((next() % 2_000_001) - 1_000_000) * BigInt(1 + (next() % 50)), next() % 12),
+      );
       if (run % 10 === 0) equity.splice(next() % n, 0, Decimal.ZERO);
       const points = equity.map((e, i) => ({ ts: i, equity: e, hold: e }));
       expect(computeMetrics(points, [], [], 1).maxDrawdownPct).toBe(reference(equity));

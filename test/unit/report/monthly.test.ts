@@ -6,7 +6,7 @@ import { monthlyReturns } from '../../../src/report/monthly.js';
 const at = (iso: string, equity: string) => ({ ts: Date.parse(iso), equity: Decimal.from(equity), hold: Decimal.from('0') });
 
 describe('monthly returns', () => {
-  it('splits at UTC month boundaries; each month starts from the previous month\'s last sample', () => {
+  it("splits at UTC month boundaries; each month starts from the previous month's last sample", () => {
     const rows = monthlyReturns([
       at('2026-01-30T12:00:00Z', '1000'),
       at('2026-01-31T23:59:59Z', '1100'),

@@ -55,7 +55,11 @@ export function randomRun(seed: number, n: number, opts: { strategies?: string[]
   const strategies = opts.strategies ?? ['s1', 's2'];
   const symbols = ['A', 'B', 'S'];
   const futures = new Set(['A', 'B']);
-  const price = new Map<string, bigint>([['A', 100_000n], ['B', 2_500n], ['S', 90_000n]]);
+  const price = new Map<string, bigint>([
+    ['A', 100_000n],
+    ['B', 2_500n],
+    ['S', 90_000n],
+  ]);
   const rates = ['0.0006', '-0.0002', '0', '0.00055'];
   const events: RunEvent[] = [];
   const fills: Fill[] = [];
@@ -76,7 +80,12 @@ export function randomRun(seed: number, n: number, opts: { strategies?: string[]
       for (const s of symbols) {
         const p = price.get(s)!;
         const places = i > n / 2 && r() < 0.3 ? 4 : 1;
-        events.push({ type: 'sample', symbol: s, ms: at, price: Decimal.of(p * 10n ** BigInt(places - 1) + (places > 1 ? BigInt(Math.floor(r() * 9)) : 0n), places) });
+        events.push({
+          type: 'sample',
+          symbol: s,
+          ms: at,
+          price: Decimal.of(p * 10n ** BigInt(places - 1) + (places > 1 ? BigInt(Math.floor(r() * 9)) : 0n), places),
+        });
       }
     };
     if (Math.floor(ms / 1000) > lastSampleSec && !sampleNow) {
@@ -92,13 +101,18 @@ export function randomRun(seed: number, n: number, opts: { strategies?: string[]
     price.set(symbol, price.get(symbol)! + BigInt(Math.floor(r() * 21) - 10));
     const widePlaces = i > (2 * n) / 3 && r() < 0.2;
     const p = widePlaces ? Decimal.of(price.get(symbol)! * 1000n + BigInt(Math.floor(r() * 999)), 4) : Decimal.of(price.get(symbol)!, 1);
-    const size = Decimal.from(opts.huge && r() < 0.1 ? pick(['123456789.5', '98765432', '250000000.25']) : pick(['0.001', '0.002', '0.003', '0.01', '1', '0.0015']));
+    const size = Decimal.from(
+      opts.huge && r() < 0.1 ? pick(['123456789.5', '98765432', '250000000.25']) : pick(['0.001', '0.002', '0.003', '0.01', '1', '0.0015']),
+    );
     const amount = p.mul(size);
     const liquidation = futures.has(symbol) && r() < 0.03;
     const fee = amount.mul(Decimal.from(liquidation ? '0.001' : pick(rates)));
     const strategy = pick(strategies);
     // Several fills of one order now and then (its owner is one answer for all).
-    const orderId = !liquidation && r() < 0.2 && order > 0 && fills[fills.length - 1]!.symbol === symbol && owners.get(fills[fills.length - 1]!.orderId) === strategy ? fills[fills.length - 1]!.orderId : `o${++order}`;
+    const orderId =
+      !liquidation && r() < 0.2 && order > 0 && fills[fills.length - 1]!.symbol === symbol && owners.get(fills[fills.length - 1]!.orderId) === strategy
+        ? fills[fills.length - 1]!.orderId
+        : `o${++order}`;
     const fill: Fill = { symbol, orderId, fillId: `f${i}`, side: r() < 0.5 ? 'buy' : 'sell', price: p, size, amount, fee, timestampMs: ms };
     const positionSide: PositionSide | null = futures.has(symbol) ? pick(['long', 'short'] as const) : null;
     const kind: FillKind | undefined = futures.has(symbol) ? { taker: pick([true, false, null]), liquidation, positionSide } : undefined;

@@ -11,7 +11,17 @@ const d = (s: string) => Decimal.from(s);
 let n = 0;
 const owner = new Map<Fill, string>();
 function fill(strategy: string, symbol: string, side: 'buy' | 'sell', price: string, size: string, fee: string, atMs: number): Fill {
-  const f: Fill = { symbol, orderId: String(++n), fillId: `f${n}`, side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs: atMs };
+  const f: Fill = {
+    symbol,
+    orderId: String(++n),
+    fillId: `f${n}`,
+    side,
+    price: d(price),
+    size: d(size),
+    amount: d(price).mul(d(size)),
+    fee: d(fee),
+    timestampMs: atMs,
+  };
   owner.set(f, strategy);
   return f;
 }
@@ -51,10 +61,18 @@ describe('realised PnL by window and by symbol', () => {
     });
     // All time, a strategy's figures are those strategyPnls() gives.
     const pnl = strategyPnls(fills, strategyOf, () => null);
-    for (const id of ['a', 'b']) expect({ realized: pnl[id]!.realized, fees: pnl[id]!.fees, fills: pnl[id]!.fills }).toEqual({ realized: all!.byStrategy[id]!.realized, fees: all!.byStrategy[id]!.fees, fills: all!.byStrategy[id]!.fills });
+    for (const id of ['a', 'b'])
+      expect({ realized: pnl[id]!.realized, fees: pnl[id]!.fees, fills: pnl[id]!.fills }).toEqual({
+        realized: all!.byStrategy[id]!.realized,
+        fees: all!.byStrategy[id]!.fees,
+        fills: all!.byStrategy[id]!.fills,
+      });
   });
 
   it('answers nothing for no fills', () => {
-    expect(realisedBreakdown([], strategyOf, [null])).toEqual({ windows: [{ sinceMs: null, byStrategy: {}, total: { realized: '0.00000000', fees: '0.00000000', fills: 0, roundTrips: 0 } }], bySymbol: {} });
+    expect(realisedBreakdown([], strategyOf, [null])).toEqual({
+      windows: [{ sinceMs: null, byStrategy: {}, total: { realized: '0.00000000', fees: '0.00000000', fills: 0, roundTrips: 0 } }],
+      bySymbol: {},
+    });
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { countByReason, describeCounts, rejectionReason } from '../../../src/report/rejections.js';
 
 describe('rejection reasons', () => {
-  it('names the simulator\'s refusals as a trader would', () => {
+  it("names the simulator's refusals as a trader would", () => {
     expect(rejectionReason('43002', 'Failed to place order: post only order would take liquidity')).toBe('post-only');
     expect(rejectionReason('40017', 'Parameter validation failed: post only order would take liquidity')).toBe('post-only');
     expect(rejectionReason('43002', 'Failed to place order: insufficient balance: USDT available 1, needs 2')).toBe('insufficient');
@@ -17,7 +17,11 @@ describe('rejection reasons', () => {
 
   it('counts most frequent first and writes them for the summary line', () => {
     const counts = countByReason(['insufficient', 'post-only', 'post-only', 'duplicate']);
-    expect(Object.entries(counts)).toEqual([['post-only', 2], ['duplicate', 1], ['insufficient', 1]]);
+    expect(Object.entries(counts)).toEqual([
+      ['post-only', 2],
+      ['duplicate', 1],
+      ['insufficient', 1],
+    ]);
     expect(describeCounts(counts)).toBe('4 (post-only 2, duplicate 1, insufficient 1)');
     expect(describeCounts({})).toBe('0');
   });

@@ -34,7 +34,17 @@ class ListSink implements TripSink {
 
 let id = 0;
 const fill = (timestampMs: number, side: 'buy' | 'sell', price: string, size: string, strategy: string, fee = '0'): OwnedFill => {
-  const f: Fill = { symbol: 'X', orderId: String(++id), fillId: String(id), side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs };
+  const f: Fill = {
+    symbol: 'X',
+    orderId: String(++id),
+    fillId: String(id),
+    side,
+    price: d(price),
+    size: d(size),
+    amount: d(price).mul(d(size)),
+    fee: d(fee),
+    timestampMs,
+  };
   return { fill: f, strategy, positionSide: null };
 };
 
@@ -43,7 +53,13 @@ describe('RoundTripBooks', () => {
     const fills = [fill(0, 'buy', '10', '1', 'holder', '0.01')];
     for (let i = 1; i <= 10; i++) fills.push(fill(i * 10, 'buy', `${10 + i}`, '1', 'trader'), fill(i * 10 + 5, 'sell', `${11 + i}`, '1', 'trader', '0.02'));
     fills.push(fill(200, 'sell', '30', '1', 'holder'));
-    const prices: PriceSamples = { X: [[3, d('9')], [50, d('12.5')], [150, d('40')]] };
+    const prices: PriceSamples = {
+      X: [
+        [3, d('9')],
+        [50, d('12.5')],
+        [150, d('40')],
+      ],
+    };
     const sink = new ListSink();
     const books = new RoundTripBooks(prices, sink, 3);
     fills.forEach((f, i) => {
@@ -59,52 +75,79 @@ describe('RoundTripBooks', () => {
   });
 
   it.each([
-    [1, 256, false], [2, 256, false], [3, 0, false], [4, 1, false], [5, 2, false], [6, 0, false], [7, 5, false], [8, 1, false], [9, 256, true], [10, 1, true], [11, 0, true],
-  ])('seed %i, %i held back (amounts beyond 2^53: %s): the list of a random run, samples taken as it goes, symbols booked out of step', (seed, holdBack, huge) => {
-    const run = randomRun(seed, 900, { strategies: ['s1', 's2', 's3'], huge });
-    expect(beyondSafe(run)).toBe(huge);
-    const owned = run.fills.map((f): OwnedFill => ({ fill: f, strategy: run.owners.get(f.orderId)!, positionSide: run.kinds.get(f.fillId)?.positionSide ?? null }));
-    const expected = roundTrips(owned, run.marks);
-    expect(expected.filter((t) => t.exitMs === null).length).toBeGreaterThan(0);
-    expect(new Set(expected.map((t) => t.side)).size).toBe(2);
+    [1, 256, false],
+    [2, 256, false],
+    [3, 0, false],
+    [4, 1, false],
+    [5, 2, false],
+    [6, 0, false],
+    [7, 5, false],
+    [8, 1, false],
+    [9, 256, true],
+    [10, 1, true],
+    [11, 0, true],
+  ])(
+    'seed %i, %i held back (amounts beyond 2^53: %s): the list of a random run, samples taken as it goes, symbols booked out of step',
+    (seed, holdBack, huge) => {
+      const run = randomRun(seed, 900, { strategies: ['s1', 's2', 's3'], huge });
+      expect(beyondSafe(run)).toBe(huge);
+      const owned = run.fills.map((f): OwnedFill => ({
+        fill: f,
+        strategy: run.owners.get(f.orderId)!,
+        positionSide: run.kinds.get(f.fillId)?.positionSide ?? null,
+      }));
+      const expected = roundTrips(owned, run.marks);
+      expect(expected.filter((t) => t.exitMs === null).length).toBeGreaterThan(0);
+      expect(new Set(expected.map((t) => t.side)).size).toBe(2);
 
-    // The run as it goes: samples come in, and one symbol's fills (B's) are booked only every so often, in order.
-    const marks: Record<string, Array<[number, Decimal]>> = {};
-    const chart: Record<string, Array<[number, number]>> = {};
-    const sink = new ListSink();
-    const books = new RoundTripBooks(marks, sink, holdBack);
-    const held: Array<[OwnedFill, number]> = [];
-    let seq = 0;
-    let nowMs = 0;
-    const bookHeld = () => held.splice(0).forEach(([f, n]) => books.fill(f, n));
-    const limit = () => Math.min(nowMs, held[0]?.[0].fill.timestampMs ?? Number.POSITIVE_INFINITY);
-    for (const e of run.events) {
-      if (e.type === 'resolve') continue;
-      nowMs = e.type === 'sample' ? e.ms : e.fill.timestampMs;
-      if (e.type === 'sample') takeSample(marks, chart, e.symbol, e.ms, e.price);
-      else {
-        const f: OwnedFill = { fill: e.fill, strategy: e.owner, positionSide: e.kind?.positionSide ?? null };
-        if (e.fill.symbol === 'B') held.push([f, seq++]);
-        else books.fill(f, seq++);
-        if (held.length > 4) bookHeld();
+      // The run as it goes: samples come in, and one symbol's fills (B's) are booked only every so often, in order.
+      const marks: Record<string, Array<[number, Decimal]>> = {};
+      const chart: Record<string, Array<[number, number]>> = {};
+      const sink = new ListSink();
+      const books = new RoundTripBooks(marks, sink, holdBack);
+      const held: Array<[OwnedFill, number]> = [];
+      let seq = 0;
+      let nowMs = 0;
+      const bookHeld = () => held.splice(0).forEach(([f, n]) => books.fill(f, n));
+      const limit = () => Math.min(nowMs, held[0]?.[0].fill.timestampMs ?? Number.POSITIVE_INFINITY);
+      for (const e of run.events) {
+        if (e.type === 'resolve') continue;
+        nowMs = e.type === 'sample' ? e.ms : e.fill.timestampMs;
+        if (e.type === 'sample') takeSample(marks, chart, e.symbol, e.ms, e.price);
+        else {
+          const f: OwnedFill = { fill: e.fill, strategy: e.owner, positionSide: e.kind?.positionSide ?? null };
+          if (e.fill.symbol === 'B') held.push([f, seq++]);
+          else books.fill(f, seq++);
+          if (held.length > 4) bookHeld();
+        }
+        books.release(limit());
       }
-      books.release(limit());
-    }
-    bookHeld();
-    books.end();
-    expect(sink.list()).toEqual(expected);
-    if (holdBack === 0) expect(sink.reserved).toBeGreaterThan(0);
-  });
+      bookHeld();
+      books.end();
+      expect(sink.list()).toEqual(expected);
+      if (holdBack === 0) expect(sink.reserved).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('RoundTripBooks, places', () => {
   it('fills and samples of more places than a safe scale holds (beyond 18): the trips the whole list gives', () => {
     const fills = [
-      fill(0, 'buy', '10', '1', 's', '0.01'), fill(10, 'sell', '11', '1', 's', '0.01'),
-      fill(20, 'buy', '10.5', '2', 's'), fill(30, 'buy', '10.00000000000000000001', '1', 's', '0.00000000000000000003'), fill(40, 'sell', '12', '3', 's'),
-      fill(50, 'sell', '12', '1', 's'), fill(60, 'buy', '11', '1', 's'),
+      fill(0, 'buy', '10', '1', 's', '0.01'),
+      fill(10, 'sell', '11', '1', 's', '0.01'),
+      fill(20, 'buy', '10.5', '2', 's'),
+      fill(30, 'buy', '10.00000000000000000001', '1', 's', '0.00000000000000000003'),
+      fill(40, 'sell', '12', '3', 's'),
+      fill(50, 'sell', '12', '1', 's'),
+      fill(60, 'buy', '11', '1', 's'),
     ];
-    const prices: PriceSamples = { X: [[5, d('10.2')], [35, d('9.000000000000000000001')], [55, d('12.5')]] };
+    const prices: PriceSamples = {
+      X: [
+        [5, d('10.2')],
+        [35, d('9.000000000000000000001')],
+        [55, d('12.5')],
+      ],
+    };
     const sink = new ListSink();
     const books = new RoundTripBooks(prices, sink, 256);
     fills.forEach((f, i) => books.fill(f, i));

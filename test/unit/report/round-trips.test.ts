@@ -7,20 +7,55 @@ import { roundTripCsvLine, roundTrips, tradeStats, type OwnedFill } from '../../
 
 const d = (s: string) => Decimal.from(s);
 let id = 0;
-const fill = (timestampMs: number, side: 'buy' | 'sell', price: string, size: string, fee = '0', opts: { symbol?: string; strategy?: string; positionSide?: PositionSide | null } = {}): OwnedFill => {
-  const f: Fill = { symbol: opts.symbol ?? 'X', orderId: String(++id), fillId: String(id), side, price: d(price), size: d(size), amount: d(price).mul(d(size)), fee: d(fee), timestampMs };
+const fill = (
+  timestampMs: number,
+  side: 'buy' | 'sell',
+  price: string,
+  size: string,
+  fee = '0',
+  opts: { symbol?: string; strategy?: string; positionSide?: PositionSide | null } = {},
+): OwnedFill => {
+  const f: Fill = {
+    symbol: opts.symbol ?? 'X',
+    orderId: String(++id),
+    fillId: String(id),
+    side,
+    price: d(price),
+    size: d(size),
+    amount: d(price).mul(d(size)),
+    fee: d(fee),
+    timestampMs,
+  };
   return { fill: f, strategy: opts.strategy ?? 's', positionSide: opts.positionSide ?? null };
 };
 
 describe('round trips', () => {
   it('a long opened in two buys and closed in two sells: one trade at average prices, fees included', () => {
-    const [t, ...rest] = roundTrips([fill(1000, 'buy', '100', '1', '0.1'), fill(2000, 'buy', '110', '1', '0.1'), fill(3000, 'sell', '120', '0.5', '0.05'), fill(61_000, 'sell', '130', '1.5', '0.15')]);
+    const [t, ...rest] = roundTrips([
+      fill(1000, 'buy', '100', '1', '0.1'),
+      fill(2000, 'buy', '110', '1', '0.1'),
+      fill(3000, 'sell', '120', '0.5', '0.05'),
+      fill(61_000, 'sell', '130', '1.5', '0.15'),
+    ]);
     expect(rest).toEqual([]);
     // Cost 210 for 2; sold 0.5 at 120 and 1.5 at 130: 60 + 195 - 210 = 45 gross, 0.4 of fees.
     expect(t).toEqual({
-      strategy: 's', symbol: 'X', side: 'long', entryMs: 1000, entryAt: '1970-01-01T00:00:01.000Z', entryPrice: '105.00000000',
-      exitMs: 61_000, exitAt: '1970-01-01T00:01:01.000Z', exitPrice: '127.50000000', durationMs: 60_000, size: '2',
-      pnl: '44.60000000', fees: '0.40000000', mae: '0.00000000', mfe: '0.00000000', fills: 4,
+      strategy: 's',
+      symbol: 'X',
+      side: 'long',
+      entryMs: 1000,
+      entryAt: '1970-01-01T00:00:01.000Z',
+      entryPrice: '105.00000000',
+      exitMs: 61_000,
+      exitAt: '1970-01-01T00:01:01.000Z',
+      exitPrice: '127.50000000',
+      durationMs: 60_000,
+      size: '2',
+      pnl: '44.60000000',
+      fees: '0.40000000',
+      mae: '0.00000000',
+      mfe: '0.00000000',
+      fills: 4,
     });
   });
 
@@ -54,14 +89,24 @@ describe('round trips', () => {
   });
 
   it('exact decimals: no float drift over many small fills', () => {
-    const fills = [...Array.from({ length: 10 }, (_, i) => fill(i, 'buy', '0.1', '0.1', '0.0001')), ...Array.from({ length: 10 }, (_, i) => fill(100 + i, 'sell', '0.3', '0.1', '0.0001'))];
+    const fills = [
+      ...Array.from({ length: 10 }, (_, i) => fill(i, 'buy', '0.1', '0.1', '0.0001')),
+      ...Array.from({ length: 10 }, (_, i) => fill(100 + i, 'sell', '0.3', '0.1', '0.0001')),
+    ];
     const [t] = roundTrips(fills);
     expect(t).toMatchObject({ size: '1', pnl: '0.19800000', fees: '0.00200000', entryPrice: '0.10000000', exitPrice: '0.30000000' });
   });
 
   it('MAE and MFE: the worst and best unrealised PnL while open, on the price samples only', () => {
     const marks = {
-      X: [[500, d('100')], [1500, d('90')], [2500, d('80')], [3500, d('130')], [4000, d('125')], [5000, d('50')]] as Array<[number, Decimal]>,
+      X: [
+        [500, d('100')],
+        [1500, d('90')],
+        [2500, d('80')],
+        [3500, d('130')],
+        [4000, d('125')],
+        [5000, d('50')],
+      ] as Array<[number, Decimal]>,
       Y: [[2000, d('1')]] as Array<[number, Decimal]>,
     };
     // Long 1 at 100 from 1000; a second unit at 80 at 3000 (cost 180); closed at 4000. The sample at 4000 is after it.

@@ -49,10 +49,19 @@ describe('SafeFixed', () => {
     const ns = integers(5, 500);
     const ds = integers(6, 500).map((d) => Math.abs(d) || 7);
     // Quotients that end in ...5 just beyond a place, and ...4999.. that round up at 18 places first.
-    const cases: Array<[number, number]> = [[1, 8], [5, 16], [1, 3], [2, 3], [123456785, 1e9], [1234567849999999, 1e16 / 1e0], [999999999999, 1e12 + 1]];
+    const cases: Array<[number, number]> = [
+      [1, 8],
+      [5, 16],
+      [1, 3],
+      [2, 3],
+      [123456785, 1e9],
+      [1234567849999999, 1e16 / 1],
+      [999999999999, 1e12 + 1],
+    ];
     for (let i = 0; i < ns.length; i++) cases.push([ns[i]!, ds[i]!]);
     for (const [n, d] of cases) {
-      for (const places of [0, 2, 8, 17, 18]) expect([n, d, places, sf.ratioText(n, d, places)]).toEqual([n, d, places, fx.text(fx.div(BigInt(n), BigInt(d), 18), places)]);
+      for (const places of [0, 2, 8, 17, 18])
+        expect([n, d, places, sf.ratioText(n, d, places)]).toEqual([n, d, places, fx.text(fx.div(BigInt(n), BigInt(d), 18), places)]);
     }
   });
 

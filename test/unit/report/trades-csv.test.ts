@@ -15,7 +15,12 @@ import { randomRun } from './random-run.js';
 const dir = mkdtempSync(join(tmpdir(), 'sextant-trades-'));
 
 describe('trades.csv', () => {
-  it.each([[21, 1 << 18], [22, 64], [23, 7], [24, 100]])('seed %i, spilled through %i bytes: the lines of the whole list, funding merged in', (seed, bufferBytes) => {
+  it.each([
+    [21, 1 << 18],
+    [22, 64],
+    [23, 7],
+    [24, 100],
+  ])('seed %i, spilled through %i bytes: the lines of the whole list, funding merged in', (seed, bufferBytes) => {
     const run = randomRun(seed, 400);
     const spill = new SpillFile(join(dir, `${seed}.part`), bufferBytes);
     spill.write(`${TRADES_CSV_HEADER}\n`);
@@ -30,10 +35,24 @@ describe('trades.csv', () => {
       if (i % 2 === 1 && bytes <= spill.capacity) spill.commit(putExecutionCsvLine(spill.buffer, spill.room(bytes), f, ledger, kind));
       else spill.write(line);
     });
-    const times = [run.fills[0]!.timestampMs - 1, run.fills[0]!.timestampMs, ...run.fills.filter((_, i) => i % 37 === 5).map((f) => f.timestampMs), run.fills[run.fills.length - 1]!.timestampMs + 1];
-    const funding: TradeCsvRow[] = times.map((timestampMs, i) => ({ kind: 'funding', symbol: 'A', timestampMs, amount: Decimal.from(i % 2 ? '-0.5' : '0.25'), rate: null, positionSide: null }));
+    const times = [
+      run.fills[0]!.timestampMs - 1,
+      run.fills[0]!.timestampMs,
+      ...run.fills.filter((_, i) => i % 37 === 5).map((f) => f.timestampMs),
+      run.fills[run.fills.length - 1]!.timestampMs + 1,
+    ];
+    const funding: TradeCsvRow[] = times.map((timestampMs, i) => ({
+      kind: 'funding',
+      symbol: 'A',
+      timestampMs,
+      amount: Decimal.from(i % 2 ? '-0.5' : '0.25'),
+      rate: null,
+      positionSide: null,
+    }));
     writeTradesCsv(join(dir, `${seed}.csv`), spill, funding);
-    expect(readFileSync(join(dir, `${seed}.csv`), 'utf8')).toBe([TRADES_CSV_HEADER, ...tradeCsvRows(realize(run.fills), run.kinds, funding).map(tradesCsvLine)].join('\n') + '\n');
+    expect(readFileSync(join(dir, `${seed}.csv`), 'utf8')).toBe(
+      [TRADES_CSV_HEADER, ...tradeCsvRows(realize(run.fills), run.kinds, funding).map(tradesCsvLine)].join('\n') + '\n',
+    );
     spill.remove();
   });
 
@@ -46,7 +65,12 @@ describe('trades.csv', () => {
     });
     const all = Buffer.from(parts.join(''), 'utf8');
     expect(offsets).toEqual(parts.map((_, i) => Buffer.byteLength(parts.slice(0, i + 1).join(''), 'utf8')));
-    for (const [from, to] of [[0, all.length], [2, 9], [3, 40], [all.length, all.length]] as const) {
+    for (const [from, to] of [
+      [0, all.length],
+      [2, 9],
+      [3, 40],
+      [all.length, all.length],
+    ] as const) {
       const fd = openSync(join(dir, 'range'), 'w');
       spill.copyTo(fd, from, to);
       closeSync(fd);

@@ -13,16 +13,32 @@ const NAMES = ['plain', 'quote"d', 'back\\slash', 'ümlaut', 'emoji 📈', 'tab\
 
 function trip(i: number, open = false): RoundTrip {
   return {
-    strategy: NAMES[i % NAMES.length]!, symbol: i % 2 ? 'cmt_btcusdt' : 'BTCUSDT_SPBL', side: i % 3 ? 'long' : 'short', entryMs: 1000 * i, entryAt: new Date(1000 * i).toISOString(), fills: 2 + (i % 4),
+    strategy: NAMES[i % NAMES.length]!,
+    symbol: i % 2 ? 'cmt_btcusdt' : 'BTCUSDT_SPBL',
+    side: i % 3 ? 'long' : 'short',
+    entryMs: 1000 * i,
+    entryAt: new Date(1000 * i).toISOString(),
+    fills: 2 + (i % 4),
     entryPrice: `${100 + i}.12345678`,
-    exitMs: open ? null : 1000 * i + 500, exitAt: open ? null : new Date(1000 * i + 500).toISOString(), exitPrice: open && i % 2 ? null : `${99 + i}.00000000`,
-    durationMs: open ? null : 500, size: '0.0015', pnl: i % 2 ? `-0.${String(i).padStart(8, '0')}` : `${i}.50000000`, fees: '0.00100000', mae: '-1.00000000', mfe: '0.00000000',
+    exitMs: open ? null : 1000 * i + 500,
+    exitAt: open ? null : new Date(1000 * i + 500).toISOString(),
+    exitPrice: open && i % 2 ? null : `${99 + i}.00000000`,
+    durationMs: open ? null : 500,
+    size: '0.0015',
+    pnl: i % 2 ? `-0.${String(i).padStart(8, '0')}` : `${i}.50000000`,
+    fees: '0.00100000',
+    mae: '-1.00000000',
+    mfe: '0.00000000',
   };
 }
 
 describe('TripLog', () => {
   it.each([
-    [30, 5, 'before'], [30, 5, 'after'], [3000, 0, 'after'], [3000, 0, 'before'], [3000, 7, 'after'],
+    [30, 5, 'before'],
+    [30, 5, 'after'],
+    [3000, 0, 'after'],
+    [3000, 0, 'before'],
+    [3000, 7, 'after'],
   ] as const)('%i trips, a place kept every %i: kept places written in where they were kept, report.json items %s round-trips.csv', (n, every, order) => {
     const name = `log-${n}-${every}-${order}`;
     const log = new TripLog({ spillTo: join(dir, name), keepPnls: true, newest: 4 });

@@ -15,7 +15,12 @@ describe('heatmapGrid', () => {
       { index: 3, id: 'c004', params: { a: 1, b: 'y', c: 10 } },
     ];
     const s = (pnl: string, trades = 10) => score({ metrics: metrics({ strategyPnl: pnl, trades }) }, { metric: 'strategyPnl', minTrades: 5 }, 1000);
-    const scores = new Map([['c001', s('1')], ['c002', s('3')], ['c003', s('9', 1)], ['c004', s('-2')]]);
+    const scores = new Map([
+      ['c001', s('1')],
+      ['c002', s('3')],
+      ['c003', s('9', 1)],
+      ['c004', s('-2')],
+    ]);
     const g = heatmapGrid(space, ['a', 'b'], cands, scores, 'strategyPnl');
     expect([g.x, g.y, g.xs, g.ys]).toEqual(['a', 'b', [1, 2], ['x', 'y']]);
     expect(g.rows.map((row) => row.map((c) => c && `${c.candidate} ${c.score.text}`))).toEqual([

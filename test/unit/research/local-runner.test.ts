@@ -25,9 +25,24 @@ describe('LocalRunner', () => {
     const jobs = [job('a', { value: 1, waitFor: gate }), job('b', { value: 2, touch: gate }), ...[3, 4, 5, 6].map((v) => job(`j${v}`, { value: v }))];
     const progress: Array<[number, number]> = [];
     const results = await runner.run(jobs, (done, total) => progress.push([done, total]));
-    expect(results.map((r) => [r.id, r.metrics.strategyPnl])).toEqual([['a', '1'], ['b', '2'], ['j3', '3'], ['j4', '4'], ['j5', '5'], ['j6', '6']]);
+    expect(results.map((r) => [r.id, r.metrics.strategyPnl])).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+      ['j3', '3'],
+      ['j4', '4'],
+      ['j5', '5'],
+      ['j6', '6'],
+    ]);
     expect(new Set(results.map((r) => r.events)).size).toBe(2);
-    expect(progress).toEqual([[0, 6], [1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
+    expect(progress).toEqual([
+      [0, 6],
+      [1, 6],
+      [2, 6],
+      [3, 6],
+      [4, 6],
+      [5, 6],
+      [6, 6],
+    ]);
   });
 
   it('a refused job fails the batch with a JobError carrying its reason; a failure on the thread is a plain Error', async () => {

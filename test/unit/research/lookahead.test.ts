@@ -20,10 +20,17 @@ describe('firstDifference', () => {
   });
 
   it('a decision made at another time, by another strategy, or missing on either side', () => {
-    expect(firstDifference(honest, [d(1000, 'buy 1'), d(2001, 'sell 1')], 2500).difference).toEqual({ index: 1, full: d(2000, 'sell 1'), cut: d(2001, 'sell 1') });
+    expect(firstDifference(honest, [d(1000, 'buy 1'), d(2001, 'sell 1')], 2500).difference).toEqual({
+      index: 1,
+      full: d(2000, 'sell 1'),
+      cut: d(2001, 'sell 1'),
+    });
     expect(firstDifference(honest, [d(1000, 'buy 1', 'other')], 1500).difference?.index).toBe(0);
     expect(firstDifference(honest, [d(1000, 'buy 1')], 2500)).toEqual({ compared: 1, difference: { index: 1, full: d(2000, 'sell 1') } });
-    expect(firstDifference(honest.slice(0, 1), [d(1000, 'buy 1'), d(1500, 'extra')], 2500)).toEqual({ compared: 1, difference: { index: 1, cut: d(1500, 'extra') } });
+    expect(firstDifference(honest.slice(0, 1), [d(1000, 'buy 1'), d(1500, 'extra')], 2500)).toEqual({
+      compared: 1,
+      difference: { index: 1, cut: d(1500, 'extra') },
+    });
   });
 
   it('differences after the time compared are not seen', () => {
@@ -55,6 +62,10 @@ describe('cuts', () => {
   });
 
   it('a param naming the data file names the cut copy in the cut runs; others stay', () => {
-    expect(paramsForCut({ file: 'data/x.jsonl', other: 'data/y.jsonl', n: 3 }, './data/x.jsonl', '/tmp/cut.jsonl')).toEqual({ file: '/tmp/cut.jsonl', other: 'data/y.jsonl', n: 3 });
+    expect(paramsForCut({ file: 'data/x.jsonl', other: 'data/y.jsonl', n: 3 }, './data/x.jsonl', '/tmp/cut.jsonl')).toEqual({
+      file: '/tmp/cut.jsonl',
+      other: 'data/y.jsonl',
+      n: 3,
+    });
   });
 });

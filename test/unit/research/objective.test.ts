@@ -10,7 +10,8 @@ const DAY = 86_400_000;
 describe('score', () => {
   it('reads each metric; Calmar is the annualised strategy return over the max drawdown', () => {
     const m = metrics({ strategyPnl: '12.34567891', strategyReturnPct: '1', maxDrawdownPct: '2', sharpe: 1.5, sortino: -0.25, profitFactor: '1.75' });
-    const s = (metric: 'strategyPnl' | 'sharpe' | 'sortino' | 'calmar' | 'profitFactor', windowMs = YEAR_MS) => score({ metrics: m }, { metric, minTrades: 0 }, windowMs);
+    const s = (metric: 'strategyPnl' | 'sharpe' | 'sortino' | 'calmar' | 'profitFactor', windowMs = YEAR_MS) =>
+      score({ metrics: m }, { metric, minTrades: 0 }, windowMs);
     expect(s('strategyPnl')).toEqual({ value: 12.34567891, text: '12.34567891', qualified: true });
     expect(s('sharpe').text).toBe('1.5');
     expect(s('sortino').value).toBe(-0.25);
@@ -42,8 +43,20 @@ describe('ranking', () => {
       .map((s) => s.index);
 
   it('best score first; too few trades after every qualified one (however good); faults last; ties by candidate order', () => {
-    expect(ranked('sharpe', [{ m: { sharpe: 1 } }, { m: { sharpe: 9, trades: 1 } }, { m: { sharpe: 3 } }, { m: { sharpe: 50 }, fault: 'boom' }, { m: { sharpe: 1 } }, { m: { sharpe: -2, trades: 0 } }], 2))
-      .toEqual([2, 0, 4, 1, 5, 3]);
+    expect(
+      ranked(
+        'sharpe',
+        [
+          { m: { sharpe: 1 } },
+          { m: { sharpe: 9, trades: 1 } },
+          { m: { sharpe: 3 } },
+          { m: { sharpe: 50 }, fault: 'boom' },
+          { m: { sharpe: 1 } },
+          { m: { sharpe: -2, trades: 0 } },
+        ],
+        2,
+      ),
+    ).toEqual([2, 0, 4, 1, 5, 3]);
   });
 
   it('money compares exactly (digits a float would lose)', () => {

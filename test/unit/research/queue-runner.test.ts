@@ -68,10 +68,13 @@ describe('QueueRunner with queue workers', () => {
   it('a job that fails is retried after its backoff and counted once', async () => {
     const queue = queueName();
     let failures = 0;
-    await worker(async (j) => {
-      if (j.id === 'flaky' && failures++ === 0) throw new Error('lost the data mount');
-      return resultOf(j);
-    }, { queue });
+    await worker(
+      async (j) => {
+        if (j.id === 'flaky' && failures++ === 0) throw new Error('lost the data mount');
+        return resultOf(j);
+      },
+      { queue },
+    );
     const r = runner(queue);
     const results = await r.run([job('steady', 1), job('flaky', 2)]);
     expect(results.map((x) => x.id)).toEqual(['steady', 'flaky']);
@@ -82,14 +85,19 @@ describe('QueueRunner with queue workers', () => {
   it('a refused job fails the batch with its reason and is not retried', async () => {
     const queue = queueName();
     let tries = 0;
-    await worker(async (j) => {
-      if (j.id !== 'bad') return resultOf(j);
-      tries++;
-      throw new JobError(j.id, 'data file data/x.jsonl differs from the submitter\'s copy');
-    }, { queue });
-    const err = await runner(queue).run([job('good', 1), job('bad', 2)]).catch((e: unknown) => e);
+    await worker(
+      async (j) => {
+        if (j.id !== 'bad') return resultOf(j);
+        tries++;
+        throw new JobError(j.id, "data file data/x.jsonl differs from the submitter's copy");
+      },
+      { queue },
+    );
+    const err = await runner(queue)
+      .run([job('good', 1), job('bad', 2)])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JobError);
-    expect((err as Error).message).toBe('job bad: data file data/x.jsonl differs from the submitter\'s copy');
+    expect((err as Error).message).toBe("job bad: data file data/x.jsonl differs from the submitter's copy");
     expect(tries).toBe(1);
   });
 
@@ -98,19 +106,25 @@ describe('QueueRunner with queue workers', () => {
     let held!: () => void;
     const taken = new Promise<void>((resolve) => (held = resolve));
     // The first worker takes the job and never answers; it is then stopped without waiting for it.
-    const stuck = await worker(() => {
-      held();
-      return new Promise<JobResult>(() => {});
-    }, { queue, lockDurationMs: 1000, stalledIntervalMs: 300 });
+    const stuck = await worker(
+      () => {
+        held();
+        return new Promise<JobResult>(() => {});
+      },
+      { queue, lockDurationMs: 1000, stalledIntervalMs: 300 },
+    );
     const r = runner(queue);
     const results = r.run([job('only', 7)]);
     await taken;
     await stuck.close({ abandon: true });
     const runs: string[] = [];
-    await worker(async (j) => {
-      runs.push(j.id);
-      return resultOf(j);
-    }, { queue, lockDurationMs: 1000, stalledIntervalMs: 300 });
+    await worker(
+      async (j) => {
+        runs.push(j.id);
+        return resultOf(j);
+      },
+      { queue, lockDurationMs: 1000, stalledIntervalMs: 300 },
+    );
     expect((await results).map((x) => x.metrics.strategyPnl)).toEqual(['7']);
     expect(runs).toEqual(['only']);
     expect(r.retried).toEqual(['only']);

@@ -38,7 +38,11 @@ describe('random', () => {
   });
 
   it('indices drawn sparsely (rejecting repeats) and densely (a partial shuffle) are distinct and within the grid', () => {
-    for (const [total, samples] of [[1000, 10], [20, 15], [7, 7]] as const) {
+    for (const [total, samples] of [
+      [1000, 10],
+      [20, 15],
+      [7, 7],
+    ] as const) {
       const picked = sampleIndices(total, samples, 3);
       expect(picked).toHaveLength(samples);
       expect(new Set(picked).size).toBe(samples);
@@ -52,7 +56,15 @@ describe('random', () => {
   it('the seeded stream is fixed (the same on every machine) and bounded', () => {
     const r = new Prng(42);
     const draws = Array.from({ length: 5 }, () => r.u32());
-    expect(draws).toEqual(Array.from({ length: 5 }, ((s) => () => s.u32())(new Prng(42))));
+    expect(draws).toEqual(
+      Array.from(
+        { length: 5 },
+        (
+          (s) => () =>
+            s.u32()
+        )(new Prng(42)),
+      ),
+    );
     const b = new Prng(1);
     const counts = [0, 0, 0];
     for (let i = 0; i < 3000; i++) counts[b.uniformBelow(3)]!++;

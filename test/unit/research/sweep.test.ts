@@ -10,13 +10,19 @@ import { combinations, rankSweep, runSweep, sweepJobs } from '../../../src/resea
 import type { Metrics } from '../../../src/report/metrics.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-sweep-'));
-const metrics = (pnl: string): Metrics => ({ strategyPnl: pnl, strategyReturnPct: '0', buyAndHoldPnl: '5', maxDrawdownPct: '1', sharpe: 0.5, fills: 3, feesPaid: '0.1' }) as unknown as Metrics;
+const metrics = (pnl: string): Metrics =>
+  ({ strategyPnl: pnl, strategyReturnPct: '0', buyAndHoldPnl: '5', maxDrawdownPct: '1', sharpe: 0.5, fills: 3, feesPaid: '0.1' }) as unknown as Metrics;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('sweeps', () => {
   it('combinations: the last param varies fastest, in the order the values are written', () => {
     expect(combinations({ a: [1, 2], b: ['x', 'y', 'z'] })).toEqual([
-      { a: 1, b: 'x' }, { a: 1, b: 'y' }, { a: 1, b: 'z' }, { a: 2, b: 'x' }, { a: 2, b: 'y' }, { a: 2, b: 'z' },
+      { a: 1, b: 'x' },
+      { a: 1, b: 'y' },
+      { a: 1, b: 'z' },
+      { a: 2, b: 'x' },
+      { a: 2, b: 'y' },
+      { a: 2, b: 'z' },
     ]);
   });
 
@@ -26,8 +32,17 @@ describe('sweeps', () => {
     writeFileSync(config, 'mode: backtest\n');
     writeFileSync(data, '{"ts":1}\n');
     const relativeConfig = relative(process.cwd(), config);
-    const jobs = await sweepJobs({ configFile: relativeConfig, spec: { strategy: 'mm', params: { k: [1, 2] } }, outDir: relative(process.cwd(), join(dir, 'out')), range: { toMs: 5 }, dataFiles: [data] });
-    expect(jobs.map((j) => [j.id, j.params, j.outDir])).toEqual([['run-001', { k: 1 }, join(dir, 'out', 'run-001')], ['run-002', { k: 2 }, join(dir, 'out', 'run-002')]]);
+    const jobs = await sweepJobs({
+      configFile: relativeConfig,
+      spec: { strategy: 'mm', params: { k: [1, 2] } },
+      outDir: relative(process.cwd(), join(dir, 'out')),
+      range: { toMs: 5 },
+      dataFiles: [data],
+    });
+    expect(jobs.map((j) => [j.id, j.params, j.outDir])).toEqual([
+      ['run-001', { k: 1 }, join(dir, 'out', 'run-001')],
+      ['run-002', { k: 2 }, join(dir, 'out', 'run-002')],
+    ]);
     expect(jobs.every((j) => isAbsolute(j.configFile) && j.configFile === config)).toBe(true);
     expect(jobs[0]).toMatchObject({ strategy: 'mm', range: { toMs: 5 }, configHash: sha('mode: backtest\n'), dataHashes: { [data]: sha('{"ts":1}\n') } });
   });
@@ -41,7 +56,10 @@ describe('sweeps', () => {
       { id: 'run-004', metrics: metrics('10.5'), events: 1 },
     ];
     expect(rankSweep(spec, results).map((r) => [r.rank, r.params.k, r.dir, r.fault ?? ''])).toEqual([
-      [1, 3, 'run-003', ''], [2, 1, 'run-001', ''], [3, 4, 'run-004', ''], [4, 2, 'run-002', 'strategy mm faulted at T: boom'],
+      [1, 3, 'run-003', ''],
+      [2, 1, 'run-001', ''],
+      [3, 4, 'run-004', ''],
+      [4, 2, 'run-002', 'strategy mm faulted at T: boom'],
     ]);
   });
 

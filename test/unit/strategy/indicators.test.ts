@@ -6,8 +6,16 @@ import { Decimal } from '../../../src/domain/decimal.js';
 import { ATR, EMA, RSI, SMA, TR, feed, feedCandle, hlc, ohlcv, sma } from '../../../src/strategy/api.js';
 
 const bar = (i: number, o: string, h: string, l: string, c: string, v = '1'): Bar => ({
-  symbol: 'ETHUSDT_SPBL', timeframe: '1m', openMs: i * 60_000, closeMs: (i + 1) * 60_000,
-  open: Decimal.from(o), high: Decimal.from(h), low: Decimal.from(l), close: Decimal.from(c), volume: Decimal.from(v), trades: 1,
+  symbol: 'ETHUSDT_SPBL',
+  timeframe: '1m',
+  openMs: i * 60_000,
+  closeMs: (i + 1) * 60_000,
+  open: Decimal.from(o),
+  high: Decimal.from(h),
+  low: Decimal.from(l),
+  close: Decimal.from(c),
+  volume: Decimal.from(v),
+  trades: 1,
 });
 const closing = (closes: number[]) => closes.map((c, i) => bar(i, String(c), String(c), String(c), String(c)));
 
@@ -16,7 +24,12 @@ describe('indicators', () => {
     const ema = new EMA(3);
     const out = closing([10, 11, 12, 13]).map((b) => [feed(ema, b), ema.isStable]);
     // 10; 11·½ + 10·½ = 10.5; 12·½ + 10.5·½ = 11.25; 13·½ + 11.25·½ = 12.125
-    expect(out).toEqual([[10, false], [10.5, false], [11.25, true], [12.125, true]]);
+    expect(out).toEqual([
+      [10, false],
+      [10.5, false],
+      [11.25, true],
+      [12.125, true],
+    ]);
   });
 
   it('RSI(3): Wilder smoothing, started from the plain average of the first 3 gains and losses', () => {
@@ -32,7 +45,7 @@ describe('indicators', () => {
     expect(rsi.isStable).toBe(true);
   });
 
-  it('candle indicators take the bar\'s figures as numbers; SMA agrees with the plain sma helper', () => {
+  it("candle indicators take the bar's figures as numbers; SMA agrees with the plain sma helper", () => {
     const bars = [bar(0, '10', '12', '9', '11'), bar(1, '11', '11.5', '10.5', '11'), bar(2, '11', '15', '12', '14', '2.5')];
     const tr = new TR();
     // Ranges: 12 − 9 = 3; 11.5 − 10.5 = 1; max(15 − 12, |15 − 11|, |12 − 11|) = 4.

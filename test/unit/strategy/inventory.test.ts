@@ -14,11 +14,27 @@ const d = (s: string) => Decimal.from(s);
 const surfaceOf = (symbol: string): Surface => (symbol.startsWith('cmt_') ? 'futures' : 'spot');
 
 /** A fill event of order `clientOid`: cumulative filled size and average price. */
-function fill(clientOid: string, side: 'buy' | 'sell', filled: string, avg: string | null, opts: { symbol?: string; positionSide?: PositionSide; done?: boolean } = {}): ExecutionEvent {
+function fill(
+  clientOid: string,
+  side: 'buy' | 'sell',
+  filled: string,
+  avg: string | null,
+  opts: { symbol?: string; positionSide?: PositionSide; done?: boolean } = {},
+): ExecutionEvent {
   const symbol = opts.symbol ?? 'ETHUSDT_SPBL';
   return {
-    type: opts.done ? 'filled' : 'partially-filled', strategyId: 's', surface: surfaceOf(symbol), symbol, clientOid, atMs: 0, orderId: `id-${clientOid}`,
-    filledSize: d(filled), avgPrice: avg === null ? null : d(avg), side, positionSide: opts.positionSide ?? null, reduceOnly: false,
+    type: opts.done ? 'filled' : 'partially-filled',
+    strategyId: 's',
+    surface: surfaceOf(symbol),
+    symbol,
+    clientOid,
+    atMs: 0,
+    orderId: `id-${clientOid}`,
+    filledSize: d(filled),
+    avgPrice: avg === null ? null : d(avg),
+    side,
+    positionSide: opts.positionSide ?? null,
+    reduceOnly: false,
   };
 }
 
@@ -78,7 +94,13 @@ describe('inventory', () => {
     const h = inv.of('cmt_ethusdt');
     inv.apply(fill('L', 'buy', '2', '3000', { symbol: 'cmt_ethusdt', positionSide: 'long', done: true }));
     inv.apply(fill('S', 'sell', '0.5', '3100', { symbol: 'cmt_ethusdt', positionSide: 'short', done: true }));
-    expect([text(h.size), text(h.avgEntry), text(h.long!.avgEntry), text(h.short!.avgEntry), text(h.short!.size)]).toEqual(['1.5', null, '3000', '3100', '-0.5']);
+    expect([text(h.size), text(h.avgEntry), text(h.long!.avgEntry), text(h.short!.avgEntry), text(h.short!.size)]).toEqual([
+      '1.5',
+      null,
+      '3000',
+      '3100',
+      '-0.5',
+    ]);
     expect(text(h.unrealisedPnl(d('3050')))).toBe('125'); // long +100, short +25
     // The short closed by a buy at 3000: +50.
     inv.apply(fill('SC', 'buy', '0.5', '3000', { symbol: 'cmt_ethusdt', positionSide: 'short', done: true }));
@@ -109,17 +131,19 @@ describe('inventory', () => {
 });
 
 describe('inventory in the runner', () => {
-  it('is updated before onEvent, only by the instance\'s own events, and is read through ctx.inventory', () => {
+  it("is updated before onEvent, only by the instance's own events, and is read through ctx.inventory", () => {
     const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
     const seen: string[] = [];
     const def = defineStrategy({
-      name: 'watch', params: z.strictObject({}),
+      name: 'watch',
+      params: z.strictObject({}),
       onEvent: (ctx, e) => void seen.push(`${e.type} ${ctx.inventory('ETHUSDT_SPBL').size.toString()}`),
     });
     const erase = <P>(x: StrategyDefinition<P>) => x as unknown as StrategyDefinition<unknown>;
     let readOther = '';
     const nosy = defineStrategy({
-      name: 'nosy', params: z.strictObject({}),
+      name: 'nosy',
+      params: z.strictObject({}),
       onEvent: (ctx) => {
         try {
           ctx.inventory('BTCUSDT_SPBL');
@@ -128,10 +152,15 @@ describe('inventory in the runner', () => {
         }
       },
     });
-    const runner = new StrategyRunner([
-      { cfg: { id: 's', name: 'watch', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(def) },
-      { cfg: { id: 't', name: 'nosy', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(nosy) },
-    ], instruments, silentLogger, 3);
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 's', name: 'watch', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(def) },
+        { cfg: { id: 't', name: 'nosy', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(nosy) },
+      ],
+      instruments,
+      silentLogger,
+      3,
+    );
     runner.onEvent(fill('A', 'buy', '0.25', '3000'));
     runner.onEvent({ ...fill('X', 'buy', '5', '3000'), strategyId: 't' } as ExecutionEvent);
     runner.onEvent(fill('A', 'buy', '0.5', '3000', { done: true }));

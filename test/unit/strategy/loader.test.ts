@@ -30,7 +30,7 @@ function folderStrategy(root: string): string {
       '',
     ].join('\n'),
     'strategies/folder/grid.ts': [
-      "export const gridUrl: string = import.meta.url;",
+      'export const gridUrl: string = import.meta.url;',
       'export function level(n: number): number {',
       '  return n * 2;',
       '}',
@@ -43,13 +43,16 @@ function folderStrategy(root: string): string {
 }
 
 describe('loading a TypeScript strategy', () => {
-  it('compiles a folder strategy: sextant/strategy is the process\'s own module, import.meta names each file', () => {
+  it("compiles a folder strategy: sextant/strategy is the process's own module, import.meta names each file", () => {
     const root = folderStrategy(tmp());
-    const out = inChild([
-      `const d = await loadStrategy('folder', [${JSON.stringify(join(root, 'strategies'))}]);`,
-      'const { Decimal, ...probe } = d.probe;',
-      'Object.assign(out, { name: d.name, sameDecimal: Decimal === api.Decimal, sameZod: typeof d.params.safeParse, probe });',
-    ].join('\n'), [join(root, 'cache')]);
+    const out = inChild(
+      [
+        `const d = await loadStrategy('folder', [${JSON.stringify(join(root, 'strategies'))}]);`,
+        'const { Decimal, ...probe } = d.probe;',
+        'Object.assign(out, { name: d.name, sameDecimal: Decimal === api.Decimal, sameZod: typeof d.params.safeParse, probe });',
+      ].join('\n'),
+      [join(root, 'cache')],
+    );
     const dir = join(root, 'strategies', 'folder');
     expect(out).toEqual({
       name: 'folder',
@@ -67,14 +70,17 @@ describe('loading a TypeScript strategy', () => {
     });
   });
 
-  it('loads the shipped strategies (sextant/strategy as the package\'s own export), each once per process', () => {
+  it("loads the shipped strategies (sextant/strategy as the package's own export), each once per process", () => {
     const cache = join(tmp(), 'cache');
-    const out = inChild([
-      "const d = await loadStrategy('futures-grid', ['strategies']);",
-      "const b = await loadStrategy('bench-watch', ['bench/strategies']);",
-      'const again = await loadStrategy(\'futures-grid\', [\'strategies\']);',
-      'Object.assign(out, { names: [d.name, b.name], same: again === d });',
-    ].join('\n'), [cache]);
+    const out = inChild(
+      [
+        "const d = await loadStrategy('futures-grid', ['strategies']);",
+        "const b = await loadStrategy('bench-watch', ['bench/strategies']);",
+        "const again = await loadStrategy('futures-grid', ['strategies']);",
+        'Object.assign(out, { names: [d.name, b.name], same: again === d });',
+      ].join('\n'),
+      [cache],
+    );
     expect(out).toEqual({ names: ['futures-grid', 'bench-watch'], same: true });
   });
 
@@ -100,12 +106,17 @@ describe('loading a TypeScript strategy', () => {
     'strategies/thrower/check.ts': "export function check(mode: string): void {\n  if (mode === 'check') throw new Error('thrown in a file it imports');\n}\n",
   };
   /** Loads `thrower` with THROW_AT set to each of `modes`, each in a new process: the load error or the hook's stack. */
-  const throwing = (root: string, cache: string[], modes: string[]) => modes.map((mode) => {
-    const out = inChild(`const d = await loadStrategy('thrower', [${JSON.stringify(join(root, 'strategies'))}]);\ntry { d.onMarket(); } catch (err) { out.stack = err.stack; }`, cache, { env: { THROW_AT: mode } });
-    return out.error ?? String(out.stack).split('\n').slice(0, 2).join('\n');
-  });
+  const throwing = (root: string, cache: string[], modes: string[]) =>
+    modes.map((mode) => {
+      const out = inChild(
+        `const d = await loadStrategy('thrower', [${JSON.stringify(join(root, 'strategies'))}]);\ntry { d.onMarket(); } catch (err) { out.stack = err.stack; }`,
+        cache,
+        { env: { THROW_AT: mode } },
+      );
+      return out.error ?? String(out.stack).split('\n').slice(0, 2).join('\n');
+    });
 
-  it('errors show the strategy\'s own file and line: thrown while loading, and thrown in a hook', () => {
+  it("errors show the strategy's own file and line: thrown while loading, and thrown in a hook", () => {
     const root = files(strategyPackage(tmp()), thrower);
     const [index, check] = [join(root, 'strategies', 'thrower', 'index.ts'), join(root, 'strategies', 'thrower', 'check.ts')];
     // Compiled by the first, from the cache after.
@@ -135,7 +146,8 @@ describe('loading a TypeScript strategy', () => {
 
   it('a cached module is reused while its files and imports are unchanged, and compiled again when one changes', () => {
     const root = files(strategyPackage(tmp()), {
-      'strategies/cached/index.ts': "import { tag } from './part.js';\nimport { dep } from 'dep';\nexport default { name: 'cached', params: { safeParse: () => ({ success: true, data: {} }) }, tag: tag + '/' + dep };\n",
+      'strategies/cached/index.ts':
+        "import { tag } from './part.js';\nimport { dep } from 'dep';\nexport default { name: 'cached', params: { safeParse: () => ({ success: true, data: {} }) }, tag: tag + '/' + dep };\n",
       'strategies/cached/part.ts': "export const tag: string = 'part-v1';\n",
       'node_modules/dep/package.json': '{ "name": "dep", "type": "module", "exports": "./a.js" }\n',
       'node_modules/dep/a.js': "export const dep = 'a';\n",
@@ -168,9 +180,10 @@ describe('loading a TypeScript strategy', () => {
       'strategies/missing.ts': "import { defineStrategy } from 'sextant/strategy';\nimport { x } from './nowhere.js';\nexport default defineStrategy(x);\n",
     });
     const dir = join(root, 'strategies');
-    const out = inChild([
-      `for (const n of ['broken', 'missing']) { try { await loadStrategy(n, [${JSON.stringify(dir)}]); } catch (err) { out[n] = err.message; } }`,
-    ].join('\n'), [join(root, 'cache')]);
+    const out = inChild(
+      [`for (const n of ['broken', 'missing']) { try { await loadStrategy(n, [${JSON.stringify(dir)}]); } catch (err) { out[n] = err.message; } }`].join('\n'),
+      [join(root, 'cache')],
+    );
     expect(out).toEqual({
       broken: `${join(dir, 'broken.ts')}: cannot compile: ${join(dir, 'broken.ts')}:2:19: Unexpected ","`,
       missing: `${join(dir, 'missing.ts')}: cannot compile: ${join(dir, 'missing.ts')}:2:19: Cannot find module '${join(dir, 'nowhere.js')}' imported from ${join(dir, 'missing.ts')}`,
@@ -184,8 +197,12 @@ describe('loading a TypeScript strategy', () => {
       'old.ts': "const fs = require('node:fs');\nexport default { name: 'old', params: { safeParse: () => ({ success: true, data: fs }) } };\n",
       'older.ts': "const here: string = __dirname;\nexport default { name: 'older', params: { safeParse: () => ({ success: true, data: here }) } };\n",
     });
-    const out = inChild(`for (const n of ['plain', 'old', 'older']) { try { out[n] = (await loadStrategy(n, [${JSON.stringify(dir)}])).name; } catch (err) { out[n] = err.message; } }`, [join(dir, 'cache')]);
-    const hint = ' (TypeScript strategies load as ES modules: import instead of require, import.meta.url and import.meta.dirname instead of __filename and __dirname)';
+    const out = inChild(
+      `for (const n of ['plain', 'old', 'older']) { try { out[n] = (await loadStrategy(n, [${JSON.stringify(dir)}])).name; } catch (err) { out[n] = err.message; } }`,
+      [join(dir, 'cache')],
+    );
+    const hint =
+      ' (TypeScript strategies load as ES modules: import instead of require, import.meta.url and import.meta.dirname instead of __filename and __dirname)';
     expect(out).toEqual({
       plain: 'plain',
       old: `${join(dir, 'old.ts')}: cannot load: Dynamic require of "node:fs" is not supported (at ${join(dir, 'old.ts')}:1:12)${hint}`,

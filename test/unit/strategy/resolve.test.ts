@@ -16,12 +16,17 @@ function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sextant-resolve-')));
   files(root, {
     'app/package.json': json({
-      name: 'app', type: 'module',
+      name: 'app',
+      type: 'module',
       exports: { '.': './main.js', './feature/*': './features/*.js', './features/private/*': null },
       imports: { '#config': { node: './config-node.js', default: './config.js' }, '#lib/*': './lib/*.js', '#dep': 'conditional' },
     }),
-    'app/main.js': js('main'), 'app/features/a.js': js('feature a'), 'app/features/private/x.js': js('private'),
-    'app/config-node.js': js('config node'), 'app/config.js': js('config'), 'app/lib/util.js': js('util'),
+    'app/main.js': js('main'),
+    'app/features/a.js': js('feature a'),
+    'app/features/private/x.js': js('private'),
+    'app/config-node.js': js('config node'),
+    'app/config.js': js('config'),
+    'app/lib/util.js': js('util'),
     'app/node_modules/conditional/package.json': json({
       name: 'conditional',
       exports: {
@@ -33,30 +38,64 @@ function tree(): string {
         './custom': { custom: './custom.js', default: './not-custom.js' },
       },
     }),
-    'app/node_modules/conditional/index.mjs': js('import'), 'app/node_modules/conditional/index.cjs': 'module.exports = 1;\n',
-    'app/node_modules/conditional/index.js': js('default'), 'app/node_modules/conditional/sub-node.mjs': js('sub node'),
-    'app/node_modules/conditional/lib/x.mjs': js('pattern x'), 'app/node_modules/conditional/fallback.js': js('fallback'),
-    'app/node_modules/conditional/custom.js': js('custom'), 'app/node_modules/conditional/not-custom.js': js('not custom'),
+    'app/node_modules/conditional/index.mjs': js('import'),
+    'app/node_modules/conditional/index.cjs': 'module.exports = 1;\n',
+    'app/node_modules/conditional/index.js': js('default'),
+    'app/node_modules/conditional/sub-node.mjs': js('sub node'),
+    'app/node_modules/conditional/lib/x.mjs': js('pattern x'),
+    'app/node_modules/conditional/fallback.js': js('fallback'),
+    'app/node_modules/conditional/custom.js': js('custom'),
+    'app/node_modules/conditional/not-custom.js': js('not custom'),
     'app/node_modules/sync/package.json': json({ exports: { 'module-sync': './sync.js', default: './async.js' } }),
-    'app/node_modules/sync/sync.js': js('sync'), 'app/node_modules/sync/async.js': js('async'),
-    'app/node_modules/sugar/package.json': json({ exports: './only.js' }), 'app/node_modules/sugar/only.js': js('only'),
-    'app/node_modules/legacy/package.json': json({ main: 'lib/entry' }), 'app/node_modules/legacy/lib/entry.js': js('legacy'),
+    'app/node_modules/sync/sync.js': js('sync'),
+    'app/node_modules/sync/async.js': js('async'),
+    'app/node_modules/sugar/package.json': json({ exports: './only.js' }),
+    'app/node_modules/sugar/only.js': js('only'),
+    'app/node_modules/legacy/package.json': json({ main: 'lib/entry' }),
+    'app/node_modules/legacy/lib/entry.js': js('legacy'),
     'app/node_modules/legacy/extra/file.js': js('extra'),
-    'app/node_modules/plain/package.json': json({}), 'app/node_modules/plain/index.js': js('plain'),
+    'app/node_modules/plain/package.json': json({}),
+    'app/node_modules/plain/index.js': js('plain'),
     'app/node_modules/@scope/pkg/package.json': json({ exports: { '.': './s.js', './deep/*': './d/*' } }),
-    'app/node_modules/@scope/pkg/s.js': js('scoped'), 'app/node_modules/@scope/pkg/d/y.js': js('scoped deep'),
-    'app/nested/node_modules/sugar/package.json': json({ exports: './nested.js' }), 'app/nested/node_modules/sugar/nested.js': js('nested'),
-    'outside/linked/package.json': json({ exports: './real.js' }), 'outside/linked/real.js': js('linked'),
+    'app/node_modules/@scope/pkg/s.js': js('scoped'),
+    'app/node_modules/@scope/pkg/d/y.js': js('scoped deep'),
+    'app/nested/node_modules/sugar/package.json': json({ exports: './nested.js' }),
+    'app/nested/node_modules/sugar/nested.js': js('nested'),
+    'outside/linked/package.json': json({ exports: './real.js' }),
+    'outside/linked/real.js': js('linked'),
   });
   symlinkSync(join(root, 'outside', 'linked'), join(root, 'app', 'node_modules', 'linked'), 'dir');
   return root;
 }
 
 const SPECIFIERS = [
-  'app', 'app/feature/a', 'app/features/private/x', '#config', '#lib/util', '#dep', '#missing',
-  'conditional', 'conditional/sub', 'conditional/pattern/x.js', 'conditional/hidden', 'conditional/fallback', 'conditional/custom',
-  'conditional/absent', 'sync', 'sugar', 'sugar/only.js', 'legacy', 'legacy/extra/file.js', 'plain', '@scope/pkg', '@scope/pkg/deep/y.js',
-  'linked', 'not-installed', 'fs', 'node:fs', 'node:test',
+  'app',
+  'app/feature/a',
+  'app/features/private/x',
+  '#config',
+  '#lib/util',
+  '#dep',
+  '#missing',
+  'conditional',
+  'conditional/sub',
+  'conditional/pattern/x.js',
+  'conditional/hidden',
+  'conditional/fallback',
+  'conditional/custom',
+  'conditional/absent',
+  'sync',
+  'sugar',
+  'sugar/only.js',
+  'legacy',
+  'legacy/extra/file.js',
+  'plain',
+  '@scope/pkg',
+  '@scope/pkg/deep/y.js',
+  'linked',
+  'not-installed',
+  'fs',
+  'node:fs',
+  'node:test',
 ];
 
 /** Each specifier as Node resolves it from a module in `folder`, and as the strategy compiler does: as JSON. */
@@ -83,7 +122,7 @@ function compare(folder: string, args: string[] = []): Array<{ specifier: string
 const asWritten = (row: { specifier: string; node: string }) => (row.node === `node:${row.specifier.replace(/^node:/, '')}` ? row.specifier : row.node);
 
 describe('strategy import resolution', () => {
-  it('leads every bare and # import where Node\'s own resolution does, from the package and from a nested folder', () => {
+  it("leads every bare and # import where Node's own resolution does, from the package and from a nested folder", () => {
     const root = tree();
     for (const folder of [join(root, 'app'), join(root, 'app', 'nested')]) {
       const rows = compare(folder);
@@ -92,11 +131,20 @@ describe('strategy import resolution', () => {
     // The cases meant to be covered are: every one resolved or refused as intended.
     const byName = Object.fromEntries(compare(join(root, 'app')).map((r) => [r.specifier, r.ours.replace(`file://${root}/`, '')]));
     expect(byName).toMatchObject({
-      app: 'app/main.js', '#config': 'app/config-node.js', '#dep': 'app/node_modules/conditional/index.mjs', '#missing': 'error ERR_PACKAGE_IMPORT_NOT_DEFINED',
-      'conditional/sub': 'app/node_modules/conditional/sub-node.mjs', 'conditional/hidden': 'error ERR_PACKAGE_PATH_NOT_EXPORTED',
-      'conditional/fallback': 'app/node_modules/conditional/fallback.js', 'conditional/custom': 'app/node_modules/conditional/not-custom.js',
-      sync: 'app/node_modules/sync/sync.js', legacy: 'app/node_modules/legacy/lib/entry.js', linked: 'outside/linked/real.js',
-      'not-installed': 'error ERR_MODULE_NOT_FOUND', fs: 'fs', 'node:test': 'node:test',
+      app: 'app/main.js',
+      '#config': 'app/config-node.js',
+      '#dep': 'app/node_modules/conditional/index.mjs',
+      '#missing': 'error ERR_PACKAGE_IMPORT_NOT_DEFINED',
+      'conditional/sub': 'app/node_modules/conditional/sub-node.mjs',
+      'conditional/hidden': 'error ERR_PACKAGE_PATH_NOT_EXPORTED',
+      'conditional/fallback': 'app/node_modules/conditional/fallback.js',
+      'conditional/custom': 'app/node_modules/conditional/not-custom.js',
+      sync: 'app/node_modules/sync/sync.js',
+      legacy: 'app/node_modules/legacy/lib/entry.js',
+      linked: 'outside/linked/real.js',
+      'not-installed': 'error ERR_MODULE_NOT_FOUND',
+      fs: 'fs',
+      'node:test': 'node:test',
     });
   });
 

@@ -17,7 +17,18 @@ const erase = <P>(d: StrategyDefinition<P>) => d as unknown as StrategyDefinitio
 function bar(symbol: string, timeframe: Timeframe, i: number, close: number): Bar {
   const len = TIMEFRAME_MS[timeframe];
   const c = Decimal.fromInt(close);
-  return { symbol, timeframe, openMs: T0 + i * len, closeMs: T0 + (i + 1) * len, open: Decimal.fromInt(close - 1), high: Decimal.fromInt(close + 1), low: Decimal.fromInt(close - 2), close: c, volume: Decimal.from('0.5'), trades: 3 };
+  return {
+    symbol,
+    timeframe,
+    openMs: T0 + i * len,
+    closeMs: T0 + (i + 1) * len,
+    open: Decimal.fromInt(close - 1),
+    high: Decimal.fromInt(close + 1),
+    low: Decimal.fromInt(close - 2),
+    close: c,
+    volume: Decimal.from('0.5'),
+    trades: 3,
+  };
 }
 
 /** Records each onBar call: which instance, which bar, what it saw. */
@@ -34,17 +45,30 @@ function recorder(name: string, extra: Partial<StrategyDefinition<{ n: number }>
   return { def, seen };
 }
 
-const updateAt = (nowMs: number) => (cfg: StrategyInstanceConfig): MarketUpdate => ({ nowMs, tickers: new Map(), openOrders: [], positions: [], balances: [{ surface: 'spot', asset: cfg.id, available: null, frozen: null, total: Decimal.ZERO }] });
+const updateAt =
+  (nowMs: number) =>
+  (cfg: StrategyInstanceConfig): MarketUpdate => ({
+    nowMs,
+    tickers: new Map(),
+    openOrders: [],
+    positions: [],
+    balances: [{ surface: 'spot', asset: cfg.id, available: null, frozen: null, total: Decimal.ZERO }],
+  });
 
 describe('strategy runner: bars', () => {
   it('onBar gets the bars of its own symbols and timeframes only, each once, with its own update', () => {
     const a = recorder('a', { timeframes: ['1m'] });
     const b = recorder('b', { timeframes: ['1m'] });
-    const runner = new StrategyRunner([
-      { cfg: { id: 'a', name: 'a', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(a.def) },
-      // The config's timeframes replace the strategy's.
-      { cfg: { id: 'b', name: 'b', symbols: ['BTCUSDT_SPBL', 'ETHUSDT_SPBL'], params: {}, timeframes: ['5m', '1h'] }, def: erase(b.def) },
-    ], instruments, silentLogger, 3);
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 'a', name: 'a', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(a.def) },
+        // The config's timeframes replace the strategy's.
+        { cfg: { id: 'b', name: 'b', symbols: ['BTCUSDT_SPBL', 'ETHUSDT_SPBL'], params: {}, timeframes: ['5m', '1h'] }, def: erase(b.def) },
+      ],
+      instruments,
+      silentLogger,
+      3,
+    );
     const built: string[] = [];
     const build = (cfg: StrategyInstanceConfig) => (built.push(cfg.id), updateAt(7)(cfg));
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 0, 100), build);
@@ -71,10 +95,15 @@ describe('strategy runner: bars', () => {
     const { def } = recorder('r', { timeframes: ['1m'], lookback: (p) => p.n, onStart: (ctx) => void (view = ctx) });
     // Another instance asks for more of the same series: each reads only its own lookback.
     const long = recorder('long', { timeframes: ['1m'], lookback: 10 });
-    const runner = new StrategyRunner([
-      { cfg: { id: 'r', name: 'r', symbols: ['ETHUSDT_SPBL'], params: { n: 3 } }, def: erase(def) },
-      { cfg: { id: 'l', name: 'long', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(long.def) },
-    ], instruments, silentLogger, 3);
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 'r', name: 'r', symbols: ['ETHUSDT_SPBL'], params: { n: 3 } }, def: erase(def) },
+        { cfg: { id: 'l', name: 'long', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(long.def) },
+      ],
+      instruments,
+      silentLogger,
+      3,
+    );
     expect(runner.barNeeds()).toEqual([{ symbol: 'ETHUSDT_SPBL', timeframe: '1m', lookback: 10 }]);
     runner.start();
     const series = view!.bars('ETHUSDT_SPBL', '1m');
@@ -108,10 +137,18 @@ describe('strategy runner: bars', () => {
   it('onBar sees the bar already in its history, and the forming one', () => {
     const seen: string[] = [];
     const def = defineStrategy({
-      name: 'look', params: z.strictObject({}), timeframes: ['5m'],
-      onBar: (ctx, b) => void seen.push(`${ctx.bars(b.symbol, b.timeframe).last()!.openMs === b.openMs} ${ctx.bars(b.symbol, b.timeframe).forming?.openMs === b.closeMs}`),
+      name: 'look',
+      params: z.strictObject({}),
+      timeframes: ['5m'],
+      onBar: (ctx, b) =>
+        void seen.push(`${ctx.bars(b.symbol, b.timeframe).last()!.openMs === b.openMs} ${ctx.bars(b.symbol, b.timeframe).forming?.openMs === b.closeMs}`),
     });
-    const runner = new StrategyRunner([{ cfg: { id: 'k', name: 'look', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }], instruments, silentLogger, 3);
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'k', name: 'look', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
+      instruments,
+      silentLogger,
+      3,
+    );
     runner.formingFrom('BTCUSDT_SPBL', '5m', () => bar('BTCUSDT_SPBL', '5m', 1, 1));
     runner.onBar(bar('BTCUSDT_SPBL', '5m', 0, 1), updateAt(0));
     expect(seen).toEqual(['true true']);
@@ -121,7 +158,11 @@ describe('strategy runner: bars', () => {
     let ctxOf: StrategyContext<{ n: number }> | undefined;
     const r = recorder('r', { timeframes: ['1h'], lookback: 4, onStart: (ctx) => void (ctxOf = ctx) });
     const runner = new StrategyRunner([{ cfg: { id: 'r', name: 'r', symbols: ['cmt_btcusdt'], params: {} }, def: erase(r.def) }], instruments, silentLogger, 3);
-    runner.warm('cmt_btcusdt', '1h', [0, 1, 2, 3, 4, 5].map((i) => bar('cmt_btcusdt', '1h', i, 10 + i)));
+    runner.warm(
+      'cmt_btcusdt',
+      '1h',
+      [0, 1, 2, 3, 4, 5].map((i) => bar('cmt_btcusdt', '1h', i, 10 + i)),
+    );
     runner.warm('cmt_btcusdt', '4h', [bar('cmt_btcusdt', '4h', 0, 1)]); // not asked for: ignored
     runner.start();
     expect(r.seen).toEqual([]);
@@ -136,7 +177,9 @@ describe('strategy runner: bars', () => {
   it('bars() of a symbol or timeframe the instance did not declare throws a clear error, counted like any hook error', () => {
     let caught = '';
     const def = defineStrategy({
-      name: 'nosy', params: z.strictObject({}), timeframes: ['1m'],
+      name: 'nosy',
+      params: z.strictObject({}),
+      timeframes: ['1m'],
       onBar: (ctx) => {
         try {
           ctx.bars('BTCUSDT_SPBL', '1h');
@@ -146,30 +189,54 @@ describe('strategy runner: bars', () => {
         ctx.bars('ETHUSDT_SPBL', '1m');
       },
     });
-    const runner = new StrategyRunner([{ cfg: { id: 'n', name: 'nosy', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }], instruments, silentLogger, 2);
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'n', name: 'nosy', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
+      instruments,
+      silentLogger,
+      2,
+    );
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 0, 1), updateAt(0));
     expect(caught).toBe('bars(BTCUSDT_SPBL, 1h): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)');
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 1, 1), updateAt(0));
-    expect(runner.status()).toEqual([{
-      id: 'n', errors: 2, faulted: true, hook: 'onBar',
-      error: 'bars(ETHUSDT_SPBL, 1m): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)',
-      reason: '2 errors, the last in onBar: bars(ETHUSDT_SPBL, 1m): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)',
-    }]);
+    expect(runner.status()).toEqual([
+      {
+        id: 'n',
+        errors: 2,
+        faulted: true,
+        hook: 'onBar',
+        error: 'bars(ETHUSDT_SPBL, 1m): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)',
+        reason: '2 errors, the last in onBar: bars(ETHUSDT_SPBL, 1m): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)',
+      },
+    ]);
     // Faulted: no more onBar.
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 2, 7), updateAt(0));
     expect(runner.status()[0]!.errors).toBe(2);
   });
 
   it('a throwing onBar is counted and faulted while the others go on; its intents carry the instance id', () => {
-    const bad = defineStrategy({ name: 'bad', params: z.strictObject({}), timeframes: ['1m'], onBar: () => { throw new Error('bar boom'); } });
+    const bad = defineStrategy({
+      name: 'bad',
+      params: z.strictObject({}),
+      timeframes: ['1m'],
+      onBar: () => {
+        throw new Error('bar boom');
+      },
+    });
     const good = defineStrategy({
-      name: 'good', params: z.strictObject({}), timeframes: ['1m'],
+      name: 'good',
+      params: z.strictObject({}),
+      timeframes: ['1m'],
       onBar: (_ctx, b) => [{ kind: 'cancel-all', surface: 'spot', symbol: b.symbol }],
     });
-    const runner = new StrategyRunner([
-      { cfg: { id: 'x', name: 'bad', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(bad) },
-      { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
-    ], instruments, silentLogger, 2);
+    const runner = new StrategyRunner(
+      [
+        { cfg: { id: 'x', name: 'bad', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(bad) },
+        { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
+      ],
+      instruments,
+      silentLogger,
+      2,
+    );
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     for (let i = 0; i < 3; i++) runner.onBar(bar('BTCUSDT_SPBL', '1m', i, 1), updateAt(i));
@@ -183,15 +250,44 @@ describe('strategy runner: bars', () => {
   it('timeframes and lookbacks are checked with the other config problems', () => {
     const onBar = () => undefined;
     const cases: Array<[StrategyDefinition<unknown>, Partial<StrategyInstanceConfig>, RegExp]> = [
-      [erase(defineStrategy({ name: 's', params: z.strictObject({}), onBar })), {}, /strategies\[i\]\.timeframes: strategy s has an onBar hook but no timeframes/],
-      [erase(defineStrategy({ name: 's', params: z.strictObject({}) })), { timeframes: ['3m' as Timeframe] }, /strategies\[i\]\.timeframes: unknown timeframe "3m"/],
-      [erase(defineStrategy({ name: 's', params: z.strictObject({}), timeframes: ['1m'], lookback: 5001 })), {}, /lookback 5001 is not a whole number from 1 to 5000/],
+      [
+        erase(defineStrategy({ name: 's', params: z.strictObject({}), onBar })),
+        {},
+        /strategies\[i\]\.timeframes: strategy s has an onBar hook but no timeframes/,
+      ],
+      [
+        erase(defineStrategy({ name: 's', params: z.strictObject({}) })),
+        { timeframes: ['3m' as Timeframe] },
+        /strategies\[i\]\.timeframes: unknown timeframe "3m"/,
+      ],
+      [
+        erase(defineStrategy({ name: 's', params: z.strictObject({}), timeframes: ['1m'], lookback: 5001 })),
+        {},
+        /lookback 5001 is not a whole number from 1 to 5000/,
+      ],
       [erase(defineStrategy({ name: 's', params: z.strictObject({}), timeframes: ['1m'], lookback: () => 0 })), {}, /lookback 0 is not a whole number/],
-      [erase(defineStrategy({ name: 's', params: z.strictObject({}), timeframes: ['1m'], lookback: () => { throw new Error('no'); } })), {}, /lookback failed: no/],
+      [
+        erase(
+          defineStrategy({
+            name: 's',
+            params: z.strictObject({}),
+            timeframes: ['1m'],
+            lookback: () => {
+              throw new Error('no');
+            },
+          }),
+        ),
+        {},
+        /lookback failed: no/,
+      ],
     ];
     for (const [def, cfg, message] of cases) {
-      expect(() => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3)).toThrow(StrategyConfigError);
-      expect(() => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3)).toThrow(message);
+      expect(
+        () => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3),
+      ).toThrow(StrategyConfigError);
+      expect(
+        () => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3),
+      ).toThrow(message);
     }
   });
 });

@@ -21,7 +21,14 @@ const erase = <P>(d: StrategyDefinition<P>) => d as unknown as StrategyDefinitio
 const good = defineStrategy({
   name: 'good',
   params: z.strictObject({ size: z.string().default('0.01') }),
-  onMarket: (ctx) => [{ kind: 'place', surface: 'spot', symbol: ctx.symbols[0]!, orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from(ctx.params.size) }] }],
+  onMarket: (ctx) => [
+    {
+      kind: 'place',
+      surface: 'spot',
+      symbol: ctx.symbols[0]!,
+      orders: [{ side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from(ctx.params.size) }],
+    },
+  ],
 });
 const bad = defineStrategy({
   name: 'bad',
@@ -34,34 +41,71 @@ const bad = defineStrategy({
 describe('strategy runner', () => {
   it('a throwing strategy is counted and faulted; the others keep running', () => {
     const runner = new StrategyRunner(
-      [{ cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) }, { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) }],
-      instruments, silentLogger, 3,
+      [
+        { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
+        { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) },
+      ],
+      instruments,
+      silentLogger,
+      3,
     );
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     for (let i = 0; i < 5; i++) runner.onMarket(() => update);
     expect(intents).toHaveLength(5);
     expect(intents.every((i) => i.strategyId === 'g')).toBe(true);
-    expect(runner.status()).toEqual([{ id: 'g', errors: 0, faulted: false }, { id: 'b', errors: 3, faulted: true, hook: 'onMarket', error: 'boom', reason: '3 errors, the last in onMarket: boom' }]);
+    expect(runner.status()).toEqual([
+      { id: 'g', errors: 0, faulted: false },
+      { id: 'b', errors: 3, faulted: true, hook: 'onMarket', error: 'boom', reason: '3 errors, the last in onMarket: boom' },
+    ]);
   });
 
-  it('a fault carries its time by the runner\'s clock, the hook and the error', () => {
+  it("a fault carries its time by the runner's clock, the hook and the error", () => {
     const clock = new ManualClock(1_767_571_201_000);
-    const failing = defineStrategy({ name: 'failing', params: z.strictObject({}), onMarket: () => { throw new Error(`bad at ${clock.now()}`); } });
-    const runner = new StrategyRunner([{ cfg: { id: 'f', name: 'failing', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(failing) }], instruments, silentLogger, 2, undefined, undefined, { clock });
+    const failing = defineStrategy({
+      name: 'failing',
+      params: z.strictObject({}),
+      onMarket: () => {
+        throw new Error(`bad at ${clock.now()}`);
+      },
+    });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'f', name: 'failing', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(failing) }],
+      instruments,
+      silentLogger,
+      2,
+      undefined,
+      undefined,
+      { clock },
+    );
     runner.onMarket(() => update);
     clock.advance(1500);
     runner.onMarket(() => update);
     clock.advance(1500);
     runner.onMarket(() => update);
-    expect(runner.status()).toEqual([{ id: 'f', errors: 2, faulted: true, atMs: 1_767_571_202_500, hook: 'onMarket', error: 'bad at 1767571202500', reason: '2 errors, the last in onMarket: bad at 1767571202500' }]);
+    expect(runner.status()).toEqual([
+      {
+        id: 'f',
+        errors: 2,
+        faulted: true,
+        atMs: 1_767_571_202_500,
+        hook: 'onMarket',
+        error: 'bad at 1767571202500',
+        reason: '2 errors, the last in onMarket: bad at 1767571202500',
+      },
+    ]);
   });
 
   it('params are validated by the strategy schema; every problem is listed', () => {
-    expect(() => new StrategyRunner(
-      [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: erase(good) }],
-      instruments, silentLogger, 3,
-    )).toThrow(StrategyConfigError);
+    expect(
+      () =>
+        new StrategyRunner(
+          [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: erase(good) }],
+          instruments,
+          silentLogger,
+          3,
+        ),
+    ).toThrow(StrategyConfigError);
     try {
       new StrategyRunner([{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1 } }, def: erase(good) }], instruments, silentLogger, 3);
     } catch (err) {
@@ -70,16 +114,38 @@ describe('strategy runner', () => {
   });
 
   it('a hook throwing something that is not an Error (even undefined) is counted like any other', () => {
-    const odd = defineStrategy({ name: 'odd', params: z.strictObject({}), onMarket: () => { throw undefined; } });
-    const runner = new StrategyRunner([{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }], instruments, silentLogger, 2);
+    const odd = defineStrategy({
+      name: 'odd',
+      params: z.strictObject({}),
+      onMarket: () => {
+        throw undefined;
+      },
+    });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }],
+      instruments,
+      silentLogger,
+      2,
+    );
     runner.onMarket(() => update);
     runner.onMarket(() => update);
-    expect(runner.status()).toEqual([{ id: 'o', errors: 2, faulted: true, hook: 'onMarket', error: 'undefined', reason: '2 errors, the last in onMarket: undefined' }]);
+    expect(runner.status()).toEqual([
+      { id: 'o', errors: 2, faulted: true, hook: 'onMarket', error: 'undefined', reason: '2 errors, the last in onMarket: undefined' },
+    ]);
   });
 
   it('an intent for a symbol the instance does not trade is refused', () => {
-    const rogue = defineStrategy({ name: 'rogue', params: z.strictObject({}), onMarket: () => [{ kind: 'cancel-all', surface: 'spot', symbol: 'SOLUSDT_SPBL' }] });
-    const runner = new StrategyRunner([{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(rogue) }], instruments, silentLogger, 5);
+    const rogue = defineStrategy({
+      name: 'rogue',
+      params: z.strictObject({}),
+      onMarket: () => [{ kind: 'cancel-all', surface: 'spot', symbol: 'SOLUSDT_SPBL' }],
+    });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(rogue) }],
+      instruments,
+      silentLogger,
+      5,
+    );
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
@@ -93,8 +159,22 @@ describe('restart after a fault', () => {
     const clock = new ManualClock(0);
     let starts = 0;
     let fail = true;
-    const flaky = defineStrategy({ name: 'flaky', params: z.strictObject({}), onStart: () => void starts++, onMarket: () => { if (fail) throw new Error('x'); } });
-    const runner = new StrategyRunner([{ cfg: { id: 'f', name: 'flaky', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(flaky) }], instruments, silentLogger, 2, undefined, { afterMs: 1000, clock });
+    const flaky = defineStrategy({
+      name: 'flaky',
+      params: z.strictObject({}),
+      onStart: () => void starts++,
+      onMarket: () => {
+        if (fail) throw new Error('x');
+      },
+    });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 'f', name: 'flaky', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(flaky) }],
+      instruments,
+      silentLogger,
+      2,
+      undefined,
+      { afterMs: 1000, clock },
+    );
     runner.start();
     runner.onMarket(() => update);
     runner.onMarket(() => update);
@@ -114,21 +194,45 @@ describe('hook time budget (hookTimeoutMs)', () => {
   /** Spins for `ms` of wall time: long enough to be "forever" next to a 100 ms budget, short enough that a runner without the budget returns and the test fails instead of hanging. */
   const spin = (ms: number) => {
     const end = Date.now() + ms;
-    while (Date.now() < end) { /* busy */ }
+    while (Date.now() < end) {
+      /* busy */
+    }
   };
 
   it('a looping hook is stopped and its strategy faulted with the reason; the other keeps producing intents', () => {
     let loopingCalls = 0;
-    const looping = defineStrategy({ name: 'looping', params: z.strictObject({}), onMarket: () => { loopingCalls++; spin(5000); } });
+    const looping = defineStrategy({
+      name: 'looping',
+      params: z.strictObject({}),
+      onMarket: () => {
+        loopingCalls++;
+        spin(5000);
+      },
+    });
     const runner = new StrategyRunner(
-      [{ cfg: { id: 'l', name: 'looping', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(looping) }, { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) }],
-      instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: 100 },
+      [
+        { cfg: { id: 'l', name: 'looping', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(looping) },
+        { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
+      ],
+      instruments,
+      silentLogger,
+      5,
+      undefined,
+      undefined,
+      { hookTimeoutMs: 100 },
     );
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
     expect(runner.status()).toEqual([
-      { id: 'l', errors: 1, faulted: true, hook: 'onMarket', error: 'ran over its 100 ms budget and was stopped', reason: 'onMarket ran over its 100 ms budget and was stopped' },
+      {
+        id: 'l',
+        errors: 1,
+        faulted: true,
+        hook: 'onMarket',
+        error: 'ran over its 100 ms budget and was stopped',
+        reason: 'onMarket ran over its 100 ms budget and was stopped',
+      },
       { id: 'g', errors: 0, faulted: false },
     ]);
     runner.onMarket(() => update);
@@ -139,20 +243,37 @@ describe('hook time budget (hookTimeoutMs)', () => {
 
   it('a strategy cannot catch the stop, and a loop hidden in its state or its intents is stopped too', () => {
     const stubborn = defineStrategy({
-      name: 'stubborn', params: z.strictObject({}),
+      name: 'stubborn',
+      params: z.strictObject({}),
       onStart: () => {
         for (;;) {
           try {
             spin(5000);
             return;
-          } catch { /* keeps going */ }
+          } catch {
+            /* keeps going */
+          }
         }
       },
     });
-    const heavyState = defineStrategy({ name: 'heavy-state', params: z.strictObject({}), onMarket: (ctx) => void (ctx.state.x = { toJSON: () => spin(5000) }) });
+    const heavyState = defineStrategy({
+      name: 'heavy-state',
+      params: z.strictObject({}),
+      onMarket: (ctx) => void (ctx.state.x = { toJSON: () => spin(5000) }),
+    });
     const heavyIntent = defineStrategy({
-      name: 'heavy-intent', params: z.strictObject({}),
-      onMarket: (ctx) => [{ kind: 'cancel-all', surface: 'spot', get symbol() { spin(5000); return ctx.symbols[0]!; } }],
+      name: 'heavy-intent',
+      params: z.strictObject({}),
+      onMarket: (ctx) => [
+        {
+          kind: 'cancel-all',
+          surface: 'spot',
+          get symbol() {
+            spin(5000);
+            return ctx.symbols[0]!;
+          },
+        },
+      ],
     });
     const store = { load: () => undefined, save: () => undefined };
     const runner = new StrategyRunner(
@@ -161,7 +282,12 @@ describe('hook time budget (hookTimeoutMs)', () => {
         { cfg: { id: 'hs', name: 'heavy-state', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyState) },
         { cfg: { id: 'hi', name: 'heavy-intent', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyIntent) },
       ],
-      instruments, silentLogger, 5, store, undefined, { hookTimeoutMs: 100 },
+      instruments,
+      silentLogger,
+      5,
+      store,
+      undefined,
+      { hookTimeoutMs: 100 },
     );
     runner.start();
     runner.onMarket(() => update);
@@ -175,14 +301,25 @@ describe('hook time budget (hookTimeoutMs)', () => {
   it('under a budget, hooks behave as without: intents, errors counted, state saved', () => {
     const saved = new Map<string, string>();
     const store = { load: (id: string) => saved.get(id), save: (id: string, json: string) => void saved.set(id, json) };
-    const counting = defineStrategy({ name: 'counting', params: z.strictObject({}), onMarket: (ctx) => { ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1; } });
+    const counting = defineStrategy({
+      name: 'counting',
+      params: z.strictObject({}),
+      onMarket: (ctx) => {
+        ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1;
+      },
+    });
     const runner = new StrategyRunner(
       [
         { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
         { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) },
         { cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) },
       ],
-      instruments, silentLogger, 2, store, undefined, { hookTimeoutMs: 1000 },
+      instruments,
+      silentLogger,
+      2,
+      store,
+      undefined,
+      { hookTimeoutMs: 1000 },
     );
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
@@ -198,8 +335,23 @@ describe('hook time budget (hookTimeoutMs)', () => {
     const clock = new ManualClock(0);
     let slow = true;
     let calls = 0;
-    const sometimesSlow = defineStrategy({ name: 'sometimes-slow', params: z.strictObject({}), onMarket: () => { calls++; if (slow) spin(5000); } });
-    const runner = new StrategyRunner([{ cfg: { id: 's', name: 'sometimes-slow', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(sometimesSlow) }], instruments, silentLogger, 5, undefined, { afterMs: 1000, clock }, { hookTimeoutMs: 100 });
+    const sometimesSlow = defineStrategy({
+      name: 'sometimes-slow',
+      params: z.strictObject({}),
+      onMarket: () => {
+        calls++;
+        if (slow) spin(5000);
+      },
+    });
+    const runner = new StrategyRunner(
+      [{ cfg: { id: 's', name: 'sometimes-slow', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(sometimesSlow) }],
+      instruments,
+      silentLogger,
+      5,
+      undefined,
+      { afterMs: 1000, clock },
+      { hookTimeoutMs: 100 },
+    );
     runner.onMarket(() => update);
     expect(runner.status()[0]).toMatchObject({ faulted: true });
     slow = false;
@@ -218,11 +370,24 @@ describe('hook time budget (hookTimeoutMs)', () => {
 
 describe('strategy state', () => {
   it('is saved when it changes and handed back after a restart', () => {
-    const counting = defineStrategy({ name: 'counting', params: z.strictObject({}), onMarket: (ctx) => { ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1; } });
+    const counting = defineStrategy({
+      name: 'counting',
+      params: z.strictObject({}),
+      onMarket: (ctx) => {
+        ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1;
+      },
+    });
     const saved = new Map<string, string>();
     let saves = 0;
     const store = { load: (id: string) => saved.get(id), save: (id: string, json: string) => (saves++, saved.set(id, json)) };
-    const make = () => new StrategyRunner([{ cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) }], instruments, silentLogger, 3, store);
+    const make = () =>
+      new StrategyRunner(
+        [{ cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) }],
+        instruments,
+        silentLogger,
+        3,
+        store,
+      );
     const a = make();
     a.onMarket(() => update);
     a.onMarket(() => update);

@@ -7,7 +7,12 @@ import { decimalFromFloat, equityOf, priceFromFloat, sizeFromEquity, sizeFromQuo
 
 const d = (s: string) => Decimal.from(s);
 const text = (x: Decimal | null) => (x === null ? null : x.toString());
-const inst = (step: string, min: string, max: string | null = null) => ({ symbol: 'X', stepSize: d(step), minSize: d(min), maxSize: max === null ? null : d(max) });
+const inst = (step: string, min: string, max: string | null = null) => ({
+  symbol: 'X',
+  stepSize: d(step),
+  minSize: d(min),
+  maxSize: max === null ? null : d(max),
+});
 
 describe('sizing', () => {
   it('from a quote amount at a price: rounded down to the step, capped at maxSize, null below minSize', () => {
@@ -39,12 +44,41 @@ describe('sizing', () => {
 
   it('equity from an update: USDT balances and the unrealised PnL of the positions at the last prices', () => {
     const instruments = new Map(DEFAULT_INSTRUMENTS.map((s) => [s.symbol, toInstrument(s)]));
-    const ticker = (symbol: string, last: string) => ({ symbol, last: d(last), bestBid: null, bestAsk: null, markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null, timestampMs: 0 });
+    const ticker = (symbol: string, last: string) => ({
+      symbol,
+      last: d(last),
+      bestBid: null,
+      bestAsk: null,
+      markPrice: null,
+      indexPrice: null,
+      high24h: null,
+      low24h: null,
+      volume24h: null,
+      baseVolume24h: null,
+      timestampMs: 0,
+    });
     const update: MarketUpdate = {
       nowMs: 0,
-      tickers: new Map([['cmt_ethusdt', ticker('cmt_ethusdt', '2100')], ['ETHUSDT_SPBL', ticker('ETHUSDT_SPBL', '2000')]]),
+      tickers: new Map([
+        ['cmt_ethusdt', ticker('cmt_ethusdt', '2100')],
+        ['ETHUSDT_SPBL', ticker('ETHUSDT_SPBL', '2000')],
+      ]),
       openOrders: [],
-      positions: [{ symbol: 'cmt_ethusdt', side: 'long', size: d('0.1'), openValue: d('200'), entryPrice: d('2000'), leverage: null, marginMode: 'SHARED', isolatedMargin: null, openFee: null, fundingFee: null, updatedAtMs: null }],
+      positions: [
+        {
+          symbol: 'cmt_ethusdt',
+          side: 'long',
+          size: d('0.1'),
+          openValue: d('200'),
+          entryPrice: d('2000'),
+          leverage: null,
+          marginMode: 'SHARED',
+          isolatedMargin: null,
+          openFee: null,
+          fundingFee: null,
+          updatedAtMs: null,
+        },
+      ],
       balances: [
         { surface: 'futures', asset: 'USDT', available: null, frozen: null, total: d('1000') },
         { surface: 'spot', asset: 'USDT', available: null, frozen: null, total: d('50.5') },

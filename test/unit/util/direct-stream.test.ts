@@ -52,7 +52,12 @@ describe('DirectStream', () => {
     const s = new DirectStream<number>();
     const piped: number[] = [];
     const objects: number[] = [];
-    const sub = s.pipe(filter((v) => v % 2 === 0), map((v) => v * 10)).subscribe((v) => piped.push(v));
+    const sub = s
+      .pipe(
+        filter((v) => v % 2 === 0),
+        map((v) => v * 10),
+      )
+      .subscribe((v) => piped.push(v));
     s.subscribe({ next: (v) => objects.push(v) });
     s.next(1);
     s.next(2);

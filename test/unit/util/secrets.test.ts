@@ -7,7 +7,9 @@ import { redactUrlCredentials, registerUrlCredentials, scrubSecrets } from '../.
 describe('credentials inside URLs', () => {
   it('the user information of every URL in a text is redacted, the rest of the URL kept', () => {
     expect(redactUrlCredentials('https://urluser:urlpass@api.example.com/v2?x=1')).toBe('https://[redacted]@api.example.com/v2?x=1');
-    expect(redactUrlCredentials('a token alone: https://ghp_tok3n@host and redis://:rpass@10.0.0.1:6379/0')).toBe('a token alone: https://[redacted]@host and redis://[redacted]@10.0.0.1:6379/0');
+    expect(redactUrlCredentials('a token alone: https://ghp_tok3n@host and redis://:rpass@10.0.0.1:6379/0')).toBe(
+      'a token alone: https://[redacted]@host and redis://[redacted]@10.0.0.1:6379/0',
+    );
     // Up to the last @ before the host: a raw @ in the password does not leave its tail behind.
     expect(redactUrlCredentials('http://u:p@ss@h:1')).toBe('http://[redacted]@h:1');
     // In JSON: a URL without a path does not swallow the fields after it.

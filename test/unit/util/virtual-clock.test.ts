@@ -67,7 +67,11 @@ describe('VirtualClock', () => {
     expect(c.runNext()).toBe(false);
     expect(c.runNext()).toBe(true);
     expect(c.runNext()).toBe(true);
-    expect(seen).toEqual([[5, 'timer', 2], [10, 'first', 1], [20, 'second', 0]]);
+    expect(seen).toEqual([
+      [5, 'timer', 2],
+      [10, 'first', 1],
+      [20, 'second', 0],
+    ]);
     expect(c.nextAt()).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -15,7 +15,13 @@ import { rawLong } from '../wire-format.js';
 export type PositionShape = 'F3' | 'F4' | 'F29';
 
 /** One position side. `liquidatePrice` "0" when there is none (the venue's "low risk"). */
-export function positionRecord(view: SimPositionView, contractId: number, contractValue: string | undefined, sign: FundingFeeSign, shape: PositionShape): WirePosition {
+export function positionRecord(
+  view: SimPositionView,
+  contractId: number,
+  contractValue: string | undefined,
+  sign: FundingFeeSign,
+  shape: PositionShape,
+): WirePosition {
   const inList = shape === 'F3';
   const id = (digits: string) => (inList ? digits : rawLong(digits));
   const time = (ms: number) => (inList ? String(ms) : ms);
@@ -58,13 +64,23 @@ export function positionRecord(view: SimPositionView, contractId: number, contra
 /** The one shared USDT collateral (F3): its amount, whether a liquidation runs, lifetime funding and fees. */
 export function collateralRecord(view: SimAccountView, nowMs: number, sign: FundingFeeSign): WireCollateral {
   return {
-    account_id: '1', coin_id: 2, margin_mode: 'SHARED', cross_contract_id: 0, isolated_position_id: '0',
-    amount: view.collateral.toString(), pending_deposit_amount: '0', pending_withdraw_amount: '0',
-    pending_transfer_in_amount: '0', pending_transfer_out_amount: '0', is_liquidating: view.liquidating, legacy_amount: '0',
+    account_id: '1',
+    coin_id: 2,
+    margin_mode: 'SHARED',
+    cross_contract_id: 0,
+    isolated_position_id: '0',
+    amount: view.collateral.toString(),
+    pending_deposit_amount: '0',
+    pending_withdraw_amount: '0',
+    pending_transfer_in_amount: '0',
+    pending_transfer_out_amount: '0',
+    is_liquidating: view.liquidating,
+    legacy_amount: '0',
     cum_position_fill_fee_amount: view.cumFees.toString(),
     cum_position_liquidate_fee_amount: view.cumLiquidationFees.toString(),
     cum_position_funding_amount: fundingSigned(view.cumFunding, sign).toString(),
-    created_time: '0', updated_time: String(nowMs),
+    created_time: '0',
+    updated_time: String(nowMs),
   };
 }
 

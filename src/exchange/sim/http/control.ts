@@ -77,6 +77,8 @@ function trueState(target: ControlTarget) {
   const openOrders = (['spot', 'futures'] as const).flatMap((surface: Surface) =>
     engine.openOrders(surface).map((order) => ({ surface, symbol: order.symbol, orderId: order.orderId, clientOid: order.clientOid, status: order.status })),
   );
-  const positions = engine.specs('futures').flatMap((spec) => engine.positions(spec.symbol).map((position) => ({ symbol: position.symbol, side: position.side, size: position.size.toString() })));
+  const positions = engine
+    .specs('futures')
+    .flatMap((spec) => engine.positions(spec.symbol).map((position) => ({ symbol: position.symbol, side: position.side, size: position.size.toString() })));
   return { openOrders, positions };
 }

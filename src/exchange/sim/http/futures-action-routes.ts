@@ -56,8 +56,13 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
     if (positionSide !== 'long' && positionSide !== 'short') throw invalidParam('futures', 'positionSide');
     crossOnly(params);
     const r = ctx.engine.placeTpSl({
-      symbol, clientOid, role: planType === 'profit_plan' ? 'take-profit' : 'stop-loss', positionSide,
-      size: dec(params, 'size', 'futures'), triggerPrice: dec(params, 'triggerPrice', 'futures'), ...executePrice(params),
+      symbol,
+      clientOid,
+      role: planType === 'profit_plan' ? 'take-profit' : 'stop-loss',
+      positionSide,
+      size: dec(params, 'size', 'futures'),
+      triggerPrice: dec(params, 'triggerPrice', 'futures'),
+      ...executePrice(params),
     });
     return [r.ok ? { orderId: rawLong(r.orderId), success: true } : { orderId: 0, success: false }];
   },
@@ -70,7 +75,10 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
     if (!order || order.surface !== 'futures') throw refused(refusals.notFound('futures'));
     const watch = given(params, 'triggerPriceType') ? choiceParam(params, 'triggerPriceType', 'futures', ['1', '3'], '1') : undefined;
     const r = ctx.engine.modifyTpSl({
-      symbol: order.symbol, orderId, triggerPrice: dec(params, 'triggerPrice', 'futures'), ...executePrice(params),
+      symbol: order.symbol,
+      orderId,
+      triggerPrice: dec(params, 'triggerPrice', 'futures'),
+      ...executePrice(params),
       ...(watch ? { triggerPriceType: watch === '3' ? ('mark' as const) : ('last' as const) } : {}),
     });
     if (!r.ok) throw refused(r.refusal);
@@ -93,7 +101,13 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
     const orderId = given(params, 'orderId') ? str(params, 'orderId', 'futures') : undefined;
     const clientOid = given(params, 'clientOid') ? str(params, 'clientOid', 'futures') : undefined;
     if (orderId === undefined && clientOid === undefined) throw new WireError(400, '40019', 'Parameter orderId cannot be empty');
-    const failed = (refusal: Refusal) => ({ order_id: orderId ?? '', client_oid: clientOid ?? null, result: false, err_code: refusal.code, err_msg: refusal.message });
+    const failed = (refusal: Refusal) => ({
+      order_id: orderId ?? '',
+      client_oid: clientOid ?? null,
+      result: false,
+      err_code: refusal.code,
+      err_msg: refusal.message,
+    });
     const order = orderId !== undefined ? ctx.engine.rawOrder(orderId) : ctx.engine.findOrder(undefined, { clientOid: clientOid! });
     if (!order || order.surface !== 'futures') return failed(refusals.notFound('futures'));
     const [r] = ctx.engine.cancel('futures', order.symbol, orderId !== undefined ? { orderIds: [orderId] } : { clientOids: [clientOid!] });
@@ -102,7 +116,10 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
 
   F27: (ctx, params) =>
     ctx.engine.closePositions(optSymbol(ctx, params)).map((r) => ({
-      positionId: rawLong(r.positionId), successOrderId: r.ok && r.orderId ? rawLong(r.orderId) : 0, errorMessage: r.error, success: r.ok,
+      positionId: rawLong(r.positionId),
+      successOrderId: r.ok && r.orderId ? rawLong(r.orderId) : 0,
+      errorMessage: r.error,
+      success: r.ok,
     })),
 
   F28: (ctx, params) => {
@@ -113,7 +130,9 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
   },
 
   F29: (ctx) =>
-    ctx.engine.positionViews().map((view) => positionRecord(view, ctx.contractId(view.symbol), specOf(ctx.engine, view.symbol, 'futures').contractValue, ctx.fundingFeeSign, 'F29')),
+    ctx.engine
+      .positionViews()
+      .map((view) => positionRecord(view, ctx.contractId(view.symbol), specOf(ctx.engine, view.symbol, 'futures').contractValue, ctx.fundingFeeSign, 'F29')),
 
   // Bills newest first. A businessType of a kind several types share is filtered from a page of that kind.
   F30: (ctx, params) => {
@@ -124,12 +143,17 @@ export const FUTURES_ACTION_ROUTES: RouteTable<ActionEndpointId> = {
     if (businessType !== undefined && kind === undefined) throw invalidParam('futures', 'businessType');
     const startMs = given(params, 'startTime') ? timeParam(params, 'startTime', 0) : undefined;
     const endMs = given(params, 'endTime') ? timeParam(params, 'endTime', 0) : undefined;
-    const limit = given(params, 'limit') ? countParam(params, 'limit', 'futures', F30_DEFAULT_LIMIT, (n) => n >= 1 && n <= ENDPOINTS.F30.maxPageSize!) : F30_DEFAULT_LIMIT;
+    const limit = given(params, 'limit')
+      ? countParam(params, 'limit', 'futures', F30_DEFAULT_LIMIT, (n) => n >= 1 && n <= ENDPOINTS.F30.maxPageSize!)
+      : F30_DEFAULT_LIMIT;
     // The account holds USDT only.
     if (coin !== undefined && coin !== 'USDT') return { hasNextPage: false, items: [] };
     const shared = kind !== undefined && businessTypeOf(kind) === undefined;
     const page = ctx.engine.ledger({
-      ...(symbol ? { symbol } : {}), ...(kind ? { kind } : {}), ...(startMs !== undefined ? { startMs } : {}), ...(endMs !== undefined ? { endMs } : {}),
+      ...(symbol ? { symbol } : {}),
+      ...(kind ? { kind } : {}),
+      ...(startMs !== undefined ? { startMs } : {}),
+      ...(endMs !== undefined ? { endMs } : {}),
       limit: shared ? ENDPOINTS.F30.maxPageSize! : limit,
     });
     const entries = shared ? page.entries.filter((e) => e.rawKind === businessType) : page.entries;

@@ -46,13 +46,26 @@ function accountList(ctx: RouteContext): ResponseOf<'F3'> {
   const { engine, nowMs } = ctx;
   return {
     account: {
-      id: '1', user_id: '1', client_account_id: '1', is_system_account: false, default_fee_setting: null,
-      contract_id_to_fee_setting: {}, contract_id_to_mode_setting: {}, contract_id_to_leverage_setting: {},
-      create_order_rate_limit_per_minute: 0, create_order_delay_milliseconds: 0, extra_type: '', extra_data_json: '',
-      status: 'NORMAL', created_time: '0', updated_time: String(nowMs),
+      id: '1',
+      user_id: '1',
+      client_account_id: '1',
+      is_system_account: false,
+      default_fee_setting: null,
+      contract_id_to_fee_setting: {},
+      contract_id_to_mode_setting: {},
+      contract_id_to_leverage_setting: {},
+      create_order_rate_limit_per_minute: 0,
+      create_order_delay_milliseconds: 0,
+      extra_type: '',
+      extra_data_json: '',
+      status: 'NORMAL',
+      created_time: '0',
+      updated_time: String(nowMs),
     },
     collateral: [collateralRecord(engine.accountView(), nowMs, ctx.fundingFeeSign)],
-    position: engine.positionViews().map((view) => positionRecord(view, ctx.contractId(view.symbol), specOf(engine, view.symbol, 'futures').contractValue, ctx.fundingFeeSign, 'F3')),
+    position: engine
+      .positionViews()
+      .map((view) => positionRecord(view, ctx.contractId(view.symbol), specOf(engine, view.symbol, 'futures').contractValue, ctx.fundingFeeSign, 'F3')),
     version: '1',
   };
 }
@@ -62,7 +75,10 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
 
   F1: (ctx, params) => {
     const symbol = optStr(params, 'symbol');
-    return ctx.engine.specs('futures').filter((s) => !symbol || s.symbol === symbol).map(fmt.futuresContract);
+    return ctx.engine
+      .specs('futures')
+      .filter((s) => !symbol || s.symbol === symbol)
+      .map(fmt.futuresContract);
   },
 
   F2: (ctx) => ctx.engine.specs('futures').map((spec) => fmt.futuresTickerRecord(ctx.engine.book(spec.symbol)!)),
@@ -82,7 +98,13 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const endMs = params.endTime === undefined ? Infinity : Number(params.endTime);
     const all = ctx.engine
       .openOrders('futures', symbol)
-      .filter((order) => ctx.visible(order) && (params.orderId === undefined || order.orderId === String(params.orderId)) && order.createdAtMs >= startMs && order.createdAtMs <= endMs);
+      .filter(
+        (order) =>
+          ctx.visible(order) &&
+          (params.orderId === undefined || order.orderId === String(params.orderId)) &&
+          order.createdAtMs >= startMs &&
+          order.createdAtMs <= endMs,
+      );
     return pageOf(all, pageIndex, pageSize).map((order) => fmt.futuresOrderRecord(ctx.engine, specOf(ctx.engine, order.symbol, 'futures'), order));
   },
 
@@ -108,7 +130,12 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const symbol = optStr(params, 'symbol');
     const specs = symbol ? [specOf(ctx.engine, symbol, 'futures')] : ctx.engine.specs('futures');
     const { funding } = ctx.engine;
-    return specs.map((spec) => ({ symbol: spec.symbol, fundingRate: funding.currentRate(spec.symbol, ctx.nowMs).toString(), collectCycle: funding.cycleMinutes(spec.symbol), timestamp: ctx.nowMs }));
+    return specs.map((spec) => ({
+      symbol: spec.symbol,
+      fundingRate: funding.currentRate(spec.symbol, ctx.nowMs).toString(),
+      collectCycle: funding.cycleMinutes(spec.symbol),
+      timestamp: ctx.nowMs,
+    }));
   },
 
   F15: (ctx, params) => {
@@ -139,7 +166,9 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const endMs = timeParam(params, 'endTime', Infinity);
     const all = ctx.engine
       .pendingTriggers(symbol)
-      .filter((order) => ctx.visible(order) && (orderId === undefined || order.orderId === orderId) && order.createdAtMs >= startMs && order.createdAtMs <= endMs);
+      .filter(
+        (order) => ctx.visible(order) && (orderId === undefined || order.orderId === orderId) && order.createdAtMs >= startMs && order.createdAtMs <= endMs,
+      );
     return pageOf(all, pageIndex, pageSize).map((order) => fmt.planOrderRecord(ctx.engine, order));
   },
 
@@ -151,7 +180,13 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const delegateType = params.delegateType === undefined ? undefined : choiceParam(params, 'delegateType', 'futures', ['1', '2', '3', '4'], '1');
     const all = ctx.engine
       .finishedTriggers(symbol)
-      .filter((order) => ctx.visible(order) && order.createdAtMs >= startMs && order.createdAtMs <= endMs && (delegateType === undefined || futuresTypeCode(order.positionSide!, order.reduceOnly) === delegateType));
+      .filter(
+        (order) =>
+          ctx.visible(order) &&
+          order.createdAtMs >= startMs &&
+          order.createdAtMs <= endMs &&
+          (delegateType === undefined || futuresTypeCode(order.positionSide!, order.reduceOnly) === delegateType),
+      );
     return { list: all.slice(0, pageSize).map((order) => fmt.planOrderRecord(ctx.engine, order)), nextPage: all.length > pageSize };
   },
 
@@ -170,7 +205,14 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const fromMs = timeParam(params, 'createDate', -Infinity);
     const toMs = timeParam(params, 'endCreateDate', Infinity);
     return specs
-      .flatMap((spec) => ctx.engine.history(spec.symbol).filter((order) => (order.status === 'filled' || order.status === 'canceled') && ctx.visible(order) && order.createdAtMs >= fromMs && order.createdAtMs <= toMs))
+      .flatMap((spec) =>
+        ctx.engine
+          .history(spec.symbol)
+          .filter(
+            (order) =>
+              (order.status === 'filled' || order.status === 'canceled') && ctx.visible(order) && order.createdAtMs >= fromMs && order.createdAtMs <= toMs,
+          ),
+      )
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
       .slice(0, pageSize)
       .map((order) => fmt.futuresOrderRecord(ctx.engine, specOf(ctx.engine, order.symbol, 'futures'), order));
@@ -184,7 +226,9 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const startMs = timeParam(params, 'startTime', -Infinity);
     const endMs = timeParam(params, 'endTime', Infinity);
     const all = specs
-      .flatMap((spec) => ctx.engine.fills(spec.symbol, orderId).filter((fill) => ctx.fillVisible(fill) && fill.timestampMs >= startMs && fill.timestampMs <= endMs))
+      .flatMap((spec) =>
+        ctx.engine.fills(spec.symbol, orderId).filter((fill) => ctx.fillVisible(fill) && fill.timestampMs >= startMs && fill.timestampMs <= endMs),
+      )
       .sort((a, b) => b.timestampMs - a.timestampMs);
     return {
       list: all.slice(0, limit).map((fill) => fmt.futuresFillRecord(fill, ctx.engine.fillDetail(fill.symbol, fill.fillId))),
@@ -203,7 +247,13 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
         const r = 'req' in parsed ? ctx.engine.place('futures', symbol, [parsed.req])[0]! : { ok: false as const, refusal: parsed.refusal };
         return r.ok
           ? { order_id: r.orderId, client_oid: r.clientOid, result: true, error_code: '', error_message: '' }
-          : { order_id: '', client_oid: 'req' in parsed ? parsed.req.clientOid : parsed.clientOid, result: false, error_code: r.refusal.code, error_message: r.refusal.message };
+          : {
+              order_id: '',
+              client_oid: 'req' in parsed ? parsed.req.clientOid : parsed.clientOid,
+              result: false,
+              error_code: r.refusal.code,
+              error_message: r.refusal.message,
+            };
       }),
       result: true,
     };
@@ -218,13 +268,19 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     if ((ids ?? cids)!.length > ENDPOINTS.F7.maxBatch!) throw new WireError(400, '40017', 'Parameter validation failed: too many ids');
     const results = ctx.engine.cancel('futures', symbol, ids ? { orderIds: ids } : { clientOids: cids! });
     const rows = results.map((r) => ({
-      err_code: r.ok ? '' : r.refusal.code, err_msg: r.ok ? '' : r.refusal.message,
-      order_id: r.orderId ?? '', client_oid: r.clientOid ?? '', result: r.ok,
+      err_code: r.ok ? '' : r.refusal.code,
+      err_msg: r.ok ? '' : r.refusal.message,
+      order_id: r.orderId ?? '',
+      client_oid: r.clientOid ?? '',
+      result: r.ok,
     }));
     return {
-      result: results.every((r) => r.ok), symbol,
-      orderIds: results.flatMap((r) => (r.ok ? [r.orderId] : [])), clientOids: results.flatMap((r) => (r.ok ? [r.clientOid] : [])),
-      cancelOrderResultList: rows, failInfos: rows.filter((r) => !r.result),
+      result: results.every((r) => r.ok),
+      symbol,
+      orderIds: results.flatMap((r) => (r.ok ? [r.orderId] : [])),
+      clientOids: results.flatMap((r) => (r.ok ? [r.clientOid] : [])),
+      cancelOrderResultList: rows,
+      failInfos: rows.filter((r) => !r.result),
     };
   },
 
@@ -237,8 +293,12 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
     const matchType = str(params, 'match_type', 'futures');
     if (matchType !== '0' && matchType !== '1') throw new WireError(400, '40020', 'Parameter match_type is invalid');
     const r = ctx.engine.placeTrigger({
-      symbol, clientOid, positionSide: t.positionSide, reduceOnly: t.reduceOnly,
-      size: dec(params, 'size', 'futures'), triggerPrice: dec(params, 'trigger_price', 'futures'),
+      symbol,
+      clientOid,
+      positionSide: t.positionSide,
+      reduceOnly: t.reduceOnly,
+      size: dec(params, 'size', 'futures'),
+      triggerPrice: dec(params, 'trigger_price', 'futures'),
       ...(matchType === '0' ? { executePrice: dec(params, 'execute_price', 'futures') } : {}),
     });
     if (!r.ok) throw new WireError(400, r.refusal.code, r.refusal.message);

@@ -141,7 +141,11 @@ export function spotItem(item: Params): OrderRequest {
   const clientOid = str(item, 'clientOrderId', 'spot');
   if (!CLIENT_OID_RE.test(clientOid)) throw new WireError(400, '40305', 'client_oid exceeds 40 characters or is in an invalid format');
   return {
-    clientOid, side, kind: orderType, timeInForce: orderType === 'market' ? 'ioc' : force, size: dec(item, 'quantity', 'spot'),
+    clientOid,
+    side,
+    kind: orderType,
+    timeInForce: orderType === 'market' ? 'ioc' : force,
+    size: dec(item, 'quantity', 'spot'),
     ...(orderType === 'limit' ? { price: dec(item, 'price', 'spot') } : {}),
   };
 }
@@ -167,8 +171,14 @@ export function futuresItem(item: Params): { req: OrderRequest } | { clientOid: 
     const price = dec(item, 'price', 'futures');
     return {
       req: {
-        clientOid, side, kind: match === '1' ? 'market' : 'limit', timeInForce: match === '1' ? 'ioc' : tif,
-        size: dec(item, 'size', 'futures'), positionSide: t.positionSide, reduceOnly: t.reduceOnly, ...(match === '0' ? { price } : {}),
+        clientOid,
+        side,
+        kind: match === '1' ? 'market' : 'limit',
+        timeInForce: match === '1' ? 'ioc' : tif,
+        size: dec(item, 'size', 'futures'),
+        positionSide: t.positionSide,
+        reduceOnly: t.reduceOnly,
+        ...(match === '0' ? { price } : {}),
       },
     };
   } catch (err) {

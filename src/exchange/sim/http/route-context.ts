@@ -43,7 +43,10 @@ export type FuturesEndpointId = Extract<EndpointId, `F${string}`>;
 /** The instrument of a symbol on a surface, or the venue's refusal for an unknown one. */
 export function specOf(engine: MatchingEngine, symbol: string, surface: Surface): SimInstrumentSpec {
   const spec = engine.specs(surface).find((s) => s.symbol === symbol);
-  if (!spec) throw surface === 'spot' ? new WireError(400, '40102', 'Trading pair configuration does not exist') : new WireError(400, '40020', 'Parameter symbol is invalid');
+  if (!spec)
+    throw surface === 'spot'
+      ? new WireError(400, '40102', 'Trading pair configuration does not exist')
+      : new WireError(400, '40020', 'Parameter symbol is invalid');
   return spec;
 }
 

@@ -20,20 +20,35 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
   S0: (ctx) => ctx.nowMs,
 
   S7: (ctx, params) => {
-    const wanted = new Set(String(params.symbols ?? params.symbol ?? '').split(',').filter(Boolean));
-    return ctx.engine.specs('spot').filter((s) => wanted.size === 0 || wanted.has(s.symbol)).map(fmt.spotSymbolInfo);
+    const wanted = new Set(
+      String(params.symbols ?? params.symbol ?? '')
+        .split(',')
+        .filter(Boolean),
+    );
+    return ctx.engine
+      .specs('spot')
+      .filter((s) => wanted.size === 0 || wanted.has(s.symbol))
+      .map(fmt.spotSymbolInfo);
   },
 
   S8: (ctx) =>
-    ctx.engine.spotBalances().map((b, i) => ({ coinId: i + 1, coinName: b.asset, available: b.available!.toString(), frozen: b.frozen!.toString(), equity: b.total.toString() })),
+    ctx.engine
+      .spotBalances()
+      .map((b, i) => ({ coinId: i + 1, coinName: b.asset, available: b.available!.toString(), frozen: b.frozen!.toString(), equity: b.total.toString() })),
 
   S9: (ctx, params) => {
     const symbol = str(params, 'symbol', 'spot');
     specOf(ctx.engine, symbol, 'spot');
     const limit = Math.min(1000, Math.max(1, Number(params.limit ?? 100)));
     return ctx.engine.trades(symbol, limit).map((t) => ({
-      symbol, tradeId: t.tradeId, fillTime: t.ts, fillPrice: t.price.toString(), fillQuantity: t.size.toString(),
-      tradeValue: t.price.mul(t.size).toString(), bestMatch: true, buyerMaker: t.buyerMaker,
+      symbol,
+      tradeId: t.tradeId,
+      fillTime: t.ts,
+      fillPrice: t.price.toString(),
+      fillQuantity: t.size.toString(),
+      tradeValue: t.price.mul(t.size).toString(),
+      bestMatch: true,
+      buyerMaker: t.buyerMaker,
     }));
   },
 
@@ -70,7 +85,11 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
     const before = params.before === undefined ? Infinity : Number(params.before);
     const all = ctx.engine.history(symbol).filter((order) => ctx.visible(order) && order.createdAtMs >= after && order.createdAtMs <= before);
     const page = pageOf(all, pageIndex, pageSize);
-    return { orderInfoResultList: page.map((order) => fmt.spotOrderRecord(ctx.engine, order)), nextPage: (pageIndex + 1) * pageSize < all.length, totals: all.length };
+    return {
+      orderInfoResultList: page.map((order) => fmt.spotOrderRecord(ctx.engine, order)),
+      nextPage: (pageIndex + 1) * pageSize < all.length,
+      totals: all.length,
+    };
   },
 
   S2: (ctx, params) => {
@@ -95,7 +114,10 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
 
   S3: (ctx, params) => {
     if (params.orderId === undefined && params.clientOrderId === undefined) throw new WireError(400, '40913', 'Either orderId or clientId is required');
-    const order = ctx.engine.findOrder(undefined, params.orderId !== undefined ? { orderId: String(params.orderId) } : { clientOid: String(params.clientOrderId) });
+    const order = ctx.engine.findOrder(
+      undefined,
+      params.orderId !== undefined ? { orderId: String(params.orderId) } : { clientOid: String(params.clientOrderId) },
+    );
     return order && order.surface === 'spot' && ctx.visible(order) ? [fmt.spotOrderRecord(ctx.engine, order)] : [];
   },
 

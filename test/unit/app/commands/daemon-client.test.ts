@@ -10,7 +10,7 @@ import { DaemonClient, table } from '../../../../src/app/commands/daemon-client.
 const dir = mkdtempSync(join(tmpdir(), 'sextant-daemon-client-'));
 
 describe('DaemonClient.from', () => {
-  it('takes the config\'s host and port, an unspecified address as loopback; --url wins', () => {
+  it("takes the config's host and port, an unspecified address as loopback; --url wins", () => {
     const cfg = join(dir, 'c.yaml');
     writeFileSync(cfg, 'daemon: { http: { host: 0.0.0.0, port: 9555, tokenEnv: MY_TOKEN } }\n');
     expect(DaemonClient.from({ config: cfg }, {}).baseUrl).toBe('http://127.0.0.1:9555');
@@ -23,7 +23,7 @@ describe('DaemonClient.from', () => {
 });
 
 describe('the token a command sends', () => {
-  it('--token, else the variable, else the token file beside the journal: that file only to the config\'s own daemon', () => {
+  it("--token, else the variable, else the token file beside the journal: that file only to the config's own daemon", () => {
     const cfg = join(dir, 'd.yaml');
     writeFileSync(cfg, `journal: { path: ${join(dir, 'j', 'journal.sqlite')} }\ndaemon: { http: { port: 9557 } }\n`);
     mkdirSync(join(dir, 'j'), { recursive: true });
@@ -41,6 +41,14 @@ describe('the token a command sends', () => {
 
 describe('table', () => {
   it('aligns columns under their headers', () => {
-    expect(table(['id', 'state'], [['mm-btc', 'paused'], ['g', 'running']])).toBe('id      state\nmm-btc  paused\ng       running');
+    expect(
+      table(
+        ['id', 'state'],
+        [
+          ['mm-btc', 'paused'],
+          ['g', 'running'],
+        ],
+      ),
+    ).toBe('id      state\nmm-btc  paused\ng       running');
   });
 });

@@ -37,7 +37,12 @@ describe('reloadConfig (SIGHUP)', () => {
     const { warned, reloaded, daemon, logger } = fakes();
     await reloadConfig(path, daemon as never, logger as never);
     expect(reloaded).toEqual([]);
-    expect(warned).toEqual([{ problems: [expect.stringMatching(new RegExp(`^${path}:1:7: mode: `)), `${path}:2:13: exchange.extra: unknown key`], msg: 'config reload refused: the running config stays' }]);
+    expect(warned).toEqual([
+      {
+        problems: [expect.stringMatching(new RegExp(`^${path}:1:7: mode: `)), `${path}:2:13: exchange.extra: unknown key`],
+        msg: 'config reload refused: the running config stays',
+      },
+    ]);
   });
 
   it('a valid file goes to the daemon; what it refuses is logged the same way', async () => {

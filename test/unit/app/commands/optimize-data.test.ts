@@ -16,7 +16,7 @@ function file(name: string, lines: string[]): string {
 }
 
 describe('dataSpan', () => {
-  it('the header\'s span; without one, the first event to the last; within --from and --to', () => {
+  it("the header's span; without one, the first event to the last; within --from and --to", () => {
     const withHeader = file('h.jsonl', [header({ fromMs: 0, toMs: 10_000 }), tick(1000), tick(5000), tick(10_000)]);
     expect(dataSpan([withHeader])).toEqual({ fromMs: 0, toMs: 10_000 });
     const bare = file('b.jsonl', [tick(1000), tick(5000), tick(9000)]);
@@ -38,7 +38,16 @@ describe('cutDataFile', () => {
 
   it('candles complete by the cut only (the one still forming is not known yet)', () => {
     const candle = (ts: number) => JSON.stringify({ ts, symbol: 'BTCUSDT_SPBL', open: '1', high: '2', low: '1', close: '2', volume: '1' });
-    const h = JSON.stringify({ sextant: 'market-data', version: 1, kind: 'candles', timeframe: '1m', symbols: ['BTCUSDT_SPBL'], source: 'test', fromMs: 0, toMs: 240_000 });
+    const h = JSON.stringify({
+      sextant: 'market-data',
+      version: 1,
+      kind: 'candles',
+      timeframe: '1m',
+      symbols: ['BTCUSDT_SPBL'],
+      source: 'test',
+      fromMs: 0,
+      toMs: 240_000,
+    });
     const src = file('c.jsonl', [h, candle(0), candle(60_000), candle(120_000), candle(180_000)]);
     const out = join(dir, 'cut', 'c.jsonl');
     // At 179999 the third candle (120000 to 180000) has just closed; the fourth has not begun.

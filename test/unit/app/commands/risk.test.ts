@@ -33,7 +33,9 @@ describe('sextant risk', () => {
     expect(journal.latch('reduce:operator')?.reason).toBe('funding spike');
     journal.close();
     const status = await run(['risk', 'status', '-c', file]);
-    expect(status.out[0]).toBe('reducing: reduce:operator: funding spike\nfence: no order with an unknown outcome (a starting daemon also waits for its first reconciliation and, live, a signed request)');
+    expect(status.out[0]).toBe(
+      'reducing: reduce:operator: funding spike\nfence: no order with an unknown outcome (a starting daemon also waits for its first reconciliation and, live, a signed request)',
+    );
     expect(await run(['risk', 'reset', '-c', file])).toEqual({ code: 0, out: ['cleared: reduce:operator: funding spike'], err: [] });
     expect((await run(['risk', 'status', '-c', file])).out[0]).toMatch(/^active: no kill switch latched\n/);
     expect(await run(['risk', 'reset', '-c', file])).toEqual({ code: 0, out: ['nothing was latched'], err: [] });
@@ -55,7 +57,9 @@ describe('sextant risk', () => {
     journal.setLatch('kill-switch:drawdown', 'drawdown 12 % from peak 100', 1);
     journal.close();
     expect((await run(['risk', 'status', '-c', file])).out[0]).toMatch(/^halted: kill-switch:drawdown: drawdown 12 % from peak 100\n/);
-    expect((await run(['risk', 'reset', '-c', file])).out).toEqual(['cleared: kill-switch:drawdown: drawdown 12 % from peak 100\ncleared: reduce:operator: thin book']);
+    expect((await run(['risk', 'reset', '-c', file])).out).toEqual([
+      'cleared: kill-switch:drawdown: drawdown 12 % from peak 100\ncleared: reduce:operator: thin book',
+    ]);
     expect((await run(['risk', 'status', '-c', file])).out[0]).toMatch(/^active: /);
   });
 

@@ -4,7 +4,10 @@ import { JsonBigInt } from '../../../../src/exchange/wire/json.js';
 import type { ResponseOf } from '../../../../src/exchange/wire/responses.js';
 
 const answer = (ok: string[], failures: Array<{ orderId?: string; clientOid?: string; errMsg: string }>): ResponseOf<'S4'> =>
-  ({ successList: ok.map((id) => new JsonBigInt(id)), failureList: failures.map((f) => ({ ...f, ...(f.orderId ? { orderId: new JsonBigInt(f.orderId) } : {}) })) }) as unknown as ResponseOf<'S4'>;
+  ({
+    successList: ok.map((id) => new JsonBigInt(id)),
+    failureList: failures.map((f) => ({ ...f, ...(f.orderId ? { orderId: new JsonBigInt(f.orderId) } : {}) })),
+  }) as unknown as ResponseOf<'S4'>;
 
 describe('spot cancel answers by client id (S4)', () => {
   it('every item succeeded: each accepted', () => {
@@ -17,7 +20,7 @@ describe('spot cancel answers by client id (S4)', () => {
     expect(r.map((x) => x.outcome)).toEqual(['unknown', 'unknown']);
   });
 
-  it('a failure matched by its client id is that item\'s refusal', () => {
+  it("a failure matched by its client id is that item's refusal", () => {
     const r = spotCancelResults('S4', answer(['12'], [{ orderId: '11', clientOid: 'a', errMsg: 'FAILED_ORDER_NOT_FOUND' }]), { clientOids: ['a', 'b'] });
     expect(r.map((x) => x.outcome)).toEqual(['rejected', 'unknown']);
   });

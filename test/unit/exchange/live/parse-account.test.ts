@@ -7,8 +7,21 @@ import type { WireCollateral, WirePosition, WireSpotAsset } from '../../../../sr
 const str = (v: unknown) => (v === null ? null : String(v));
 
 describe('positions', () => {
-  it('maps a side with its entry price from open value / size; the record\'s symbol wins', () => {
-    const p = position(new ParseContext('F4'), { symbol: 'cmt_ethusdt', side: 'long', size: '2', open_value: '6000.5', leverage: '20', margin_mode: 'SHARED', updated_time: 1764482511864 } as WirePosition, 0, 'asked');
+  it("maps a side with its entry price from open value / size; the record's symbol wins", () => {
+    const p = position(
+      new ParseContext('F4'),
+      {
+        symbol: 'cmt_ethusdt',
+        side: 'long',
+        size: '2',
+        open_value: '6000.5',
+        leverage: '20',
+        margin_mode: 'SHARED',
+        updated_time: 1764482511864,
+      } as WirePosition,
+      0,
+      'asked',
+    );
     expect(p).toMatchObject({ symbol: 'cmt_ethusdt', side: 'long', marginMode: 'SHARED', updatedAtMs: 1764482511864, openFee: null });
     expect([p!.size, p!.entryPrice, p!.leverage].map(str)).toEqual(['2', '3000.25', '20']);
   });
@@ -22,7 +35,19 @@ describe('positions', () => {
 });
 
 describe('positions with the F29 fields and funding signs', () => {
-  const f29 = { id: '690800371848708186', symbol: 'cmt_btcusdt', side: 'SHORT', size: '0.5', open_value: '45000', funding_fee: '1.25', cum_funding_fee: '3.5', marginSize: '2250', contractVal: '0.0001', unrealizePnl: '-12.5', liquidatePrice: '93500.5' } as WirePosition;
+  const f29 = {
+    id: '690800371848708186',
+    symbol: 'cmt_btcusdt',
+    side: 'SHORT',
+    size: '0.5',
+    open_value: '45000',
+    funding_fee: '1.25',
+    cum_funding_fee: '3.5',
+    marginSize: '2250',
+    contractVal: '0.0001',
+    unrealizePnl: '-12.5',
+    liquidatePrice: '93500.5',
+  } as WirePosition;
 
   it('fills the position id, margin, unrealised PnL, lifetime funding and the liquidation price', () => {
     const p = position(new ParseContext('F29'), f29, 0, undefined)!;
@@ -50,7 +75,9 @@ describe('positions with the F29 fields and funding signs', () => {
   it('F4 without the F29 fields leaves them absent; F29 without a symbol fails naming the field, unless empty', () => {
     const p = position(new ParseContext('F4'), { side: 'LONG', size: '1', open_value: '10' } as WirePosition, 0, 'cmt_ethusdt')!;
     expect(['positionId', 'margin', 'unrealizedPnl', 'cumFundingFee', 'liquidationPrice'].filter((k) => k in p)).toEqual([]);
-    expect(() => position(new ParseContext('F29'), { side: 'LONG', size: '1', open_value: '10' } as WirePosition, 3, undefined)).toThrow('[3].symbol: a position without its contract cannot be attributed');
+    expect(() => position(new ParseContext('F29'), { side: 'LONG', size: '1', open_value: '10' } as WirePosition, 3, undefined)).toThrow(
+      '[3].symbol: a position without its contract cannot be attributed',
+    );
     expect(position(new ParseContext('F29'), { side: 'LONG', size: '0', open_value: '0' } as WirePosition, 4, undefined)).toBeNull();
   });
 });
@@ -63,7 +90,12 @@ describe('balances', () => {
 
   it('futures: the amount as total; coin id 2 is USDT, another id is reported', () => {
     const ctx = new ParseContext('F3');
-    expect(futuresBalance(ctx, { coin_id: 2, amount: '500' } as WireCollateral, 0)).toMatchObject({ surface: 'futures', asset: 'USDT', available: null, frozen: null });
+    expect(futuresBalance(ctx, { coin_id: 2, amount: '500' } as WireCollateral, 0)).toMatchObject({
+      surface: 'futures',
+      asset: 'USDT',
+      available: null,
+      frozen: null,
+    });
     expect(futuresBalance(ctx, { coin_id: 7, amount: '1' } as WireCollateral, 1).asset).toBe('coin_7');
     expect(ctx.anomalies.map((a) => a.field)).toEqual(['collateral[1].coin_id']);
     expect(() => futuresBalance(ctx, { coin: 'USDT', amount: '' } as WireCollateral, 2)).toThrow('collateral[2].amount: a value is required');

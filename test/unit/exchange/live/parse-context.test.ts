@@ -19,7 +19,12 @@ describe('ParseContext', () => {
     expect(ctx.dec('[0].last', '90755.30').toString()).toBe('90755.3');
     const err = failure(() => ctx.dec('[0].last', ''));
     expect(err).toBeInstanceOf(ExchangeError);
-    expect({ category: err.category, endpoint: err.endpoint, field: err.field, message: err.message }).toEqual({ category: 'bad-response', endpoint: 'F2', field: '[0].last', message: '[0].last: a value is required, got ""' });
+    expect({ category: err.category, endpoint: err.endpoint, field: err.field, message: err.message }).toEqual({
+      category: 'bad-response',
+      endpoint: 'F2',
+      field: '[0].last',
+      message: '[0].last: a value is required, got ""',
+    });
     expect(failure(() => ctx.dec('x', undefined)).message).toBe('x: a value is required, got nothing');
     expect(failure(() => ctx.dec('x', '1e5')).message).toBe('x: not a decimal: "1e5"');
   });
@@ -40,7 +45,14 @@ describe('ParseContext', () => {
 
   it('reads millisecond times from numbers or digit strings; anything else is unknown', () => {
     const ctx = new ParseContext('S2');
-    expect([ctx.time(1764482511864), ctx.time('1764482511864'), ctx.time(''), ctx.time(undefined), ctx.time('soon'), ctx.time('1.5')]).toEqual([1764482511864, 1764482511864, null, null, null, null]);
+    expect([ctx.time(1764482511864), ctx.time('1764482511864'), ctx.time(''), ctx.time(undefined), ctx.time('soon'), ctx.time('1.5')]).toEqual([
+      1764482511864,
+      1764482511864,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('names fields under a record path, or bare for a bare object', () => {

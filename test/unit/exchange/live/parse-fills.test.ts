@@ -7,13 +7,33 @@ import type { WireFuturesFill, WireSpotFill } from '../../../../src/exchange/wir
 
 const str = (v: unknown) => String(v);
 
-const spot = (fields: Partial<WireSpotFill>): WireSpotFill => ({
-  symbol: 'BTCUSDT_SPBL', orderId: '1', fillId: '2', orderType: '', side: 'sell', fillPrice: '', fillQuantity: '0.03', fillTotalAmount: '2722.659', fees: '2.72', cTime: '1764482511864', ...fields,
-}) as WireSpotFill;
+const spot = (fields: Partial<WireSpotFill>): WireSpotFill =>
+  ({
+    symbol: 'BTCUSDT_SPBL',
+    orderId: '1',
+    fillId: '2',
+    orderType: '',
+    side: 'sell',
+    fillPrice: '',
+    fillQuantity: '0.03',
+    fillTotalAmount: '2722.659',
+    fees: '2.72',
+    cTime: '1764482511864',
+    ...fields,
+  }) as WireSpotFill;
 
-const futures = (fields: Partial<WireFuturesFill>): WireFuturesFill => ({
-  tradeId: '5', orderId: '6', symbol: 'cmt_btcusdt', orderSide: 'BUY', fillSize: '0.002', fillValue: '181.5106', fillFee: '0.1089', createdTime: 1764482511864, ...fields,
-}) as WireFuturesFill;
+const futures = (fields: Partial<WireFuturesFill>): WireFuturesFill =>
+  ({
+    tradeId: '5',
+    orderId: '6',
+    symbol: 'cmt_btcusdt',
+    orderSide: 'BUY',
+    fillSize: '0.002',
+    fillValue: '181.5106',
+    fillFee: '0.1089',
+    createdTime: 1764482511864,
+    ...fields,
+  }) as WireFuturesFill;
 
 describe('spot fills', () => {
   it('derives an empty fillPrice from amount / size, exactly', () => {
@@ -26,7 +46,9 @@ describe('spot fills', () => {
   it('fails on a size not above zero, a non-positive derived price, or an unknown side, naming the field', () => {
     const ctx = new ParseContext('S2');
     expect(() => spotFill(ctx, spot({ fillQuantity: '0' }), 1)).toThrow('data.fillsOrderResultList[1].fillQuantity: must be above zero, got "0"');
-    expect(() => spotFill(ctx, spot({ fillTotalAmount: '-1' }), 2)).toThrow('data.fillsOrderResultList[2].fillTotalAmount: gives a non-positive price: "-1" / "0.03"');
+    expect(() => spotFill(ctx, spot({ fillTotalAmount: '-1' }), 2)).toThrow(
+      'data.fillsOrderResultList[2].fillTotalAmount: gives a non-positive price: "-1" / "0.03"',
+    );
     expect(() => spotFill(ctx, spot({ side: 'x' }), 3)).toThrow('data.fillsOrderResultList[3].side: unknown side "x"');
   });
 });
@@ -44,6 +66,8 @@ describe('futures fills', () => {
     expect(futuresFill(ctx, futures({ orderSide: null, legacyOrdeDirection: 'CLOSE_LONG' }), 0).side).toBe('sell');
     expect(futuresFill(ctx, futures({ orderSide: 'HOLD', legacyOrdeDirection: null, direction: 'OPEN_SHORT' }), 1).side).toBe('sell');
     expect(ctx.anomalies.map((a) => a.field)).toEqual(['list[1].orderSide']);
-    expect(() => futuresFill(ctx, futures({ orderSide: undefined, direction: 'MAKER' }), 2)).toThrow('list[2].orderSide: no side: orderSide null, direction "MAKER"');
+    expect(() => futuresFill(ctx, futures({ orderSide: undefined, direction: 'MAKER' }), 2)).toThrow(
+      'list[2].orderSide: no side: orderSide null, direction "MAKER"',
+    );
   });
 });

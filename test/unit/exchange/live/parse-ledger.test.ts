@@ -10,26 +10,83 @@ import type { WireLedgerBill } from '../../../../src/exchange/wire/responses.js'
 
 /** The businessType values the reference lists for F30 (§6), in its order. */
 const DOCUMENTED = [
-  'deposit', 'withdraw', 'transfer_in', 'transfer_out', 'margin_move_in', 'margin_move_out', 'position_open_long', 'position_open_short',
-  'position_close_long', 'position_close_short', 'position_funding', 'order_fill_fee_income', 'order_liquidate_fee_income', 'start_liquidate',
-  'finish_liquidate', 'order_fix_margin_amount', 'tracking_follow_pay', 'tracking_system_pre_receive', 'tracking_follow_back', 'tracking_trader_income',
+  'deposit',
+  'withdraw',
+  'transfer_in',
+  'transfer_out',
+  'margin_move_in',
+  'margin_move_out',
+  'position_open_long',
+  'position_open_short',
+  'position_close_long',
+  'position_close_short',
+  'position_funding',
+  'order_fill_fee_income',
+  'order_liquidate_fee_income',
+  'start_liquidate',
+  'finish_liquidate',
+  'order_fix_margin_amount',
+  'tracking_follow_pay',
+  'tracking_system_pre_receive',
+  'tracking_follow_back',
+  'tracking_trader_income',
   'tracking_third_party_share',
 ];
 
-const bill = (fields: Partial<WireLedgerBill>): WireLedgerBill => ({ billId: new JsonBigInt('686960019383517338'), coin: 'USDT', symbol: 'cmt_btcusdt', amount: '0.08266646', businessType: 'position_funding', balance: '4738.70667369', fillFee: '0', transferReason: 'UNKNOWN_TRANSFER_REASON', ctime: 1763784031721, ...fields });
+const bill = (fields: Partial<WireLedgerBill>): WireLedgerBill => ({
+  billId: new JsonBigInt('686960019383517338'),
+  coin: 'USDT',
+  symbol: 'cmt_btcusdt',
+  amount: '0.08266646',
+  businessType: 'position_funding',
+  balance: '4738.70667369',
+  fillFee: '0',
+  transferReason: 'UNKNOWN_TRANSFER_REASON',
+  ctime: 1763784031721,
+  ...fields,
+});
 
 describe('businessType and kind', () => {
   it('maps every documented type, and no other', () => {
     expect(Object.keys(LEDGER_KIND_OF).sort()).toEqual([...DOCUMENTED].sort());
     expect(DOCUMENTED.map((t) => LEDGER_KIND_OF[t])).toEqual([
-      'transfer', 'transfer', 'transfer', 'transfer', 'transfer', 'transfer', 'open', 'open', 'close', 'close', 'funding', 'fee', 'fee',
-      'liquidation-start', 'liquidation-finish', 'liquidation-compensation', 'other', 'other', 'other', 'other', 'other',
+      'transfer',
+      'transfer',
+      'transfer',
+      'transfer',
+      'transfer',
+      'transfer',
+      'open',
+      'open',
+      'close',
+      'close',
+      'funding',
+      'fee',
+      'fee',
+      'liquidation-start',
+      'liquidation-finish',
+      'liquidation-compensation',
+      'other',
+      'other',
+      'other',
+      'other',
+      'other',
     ]);
   });
 
   it('asks for a kind by its one type; a kind of several types by none', () => {
     const kinds: LedgerKind[] = ['funding', 'liquidation-start', 'liquidation-finish', 'liquidation-compensation', 'fee', 'open', 'close', 'transfer', 'other'];
-    expect(kinds.map(businessTypeOf)).toEqual(['position_funding', 'start_liquidate', 'finish_liquidate', 'order_fix_margin_amount', undefined, undefined, undefined, undefined, undefined]);
+    expect(kinds.map(businessTypeOf)).toEqual([
+      'position_funding',
+      'start_liquidate',
+      'finish_liquidate',
+      'order_fix_margin_amount',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -37,8 +94,15 @@ describe('ledger entries', () => {
   it('the sample bill: id digit for digit, the signed amount as sent, `ctime`', () => {
     const e = ledgerEntry(new ParseContext('F30'), bill({}), 0);
     expect({ ...e, amount: e.amount.toString(), balance: e.balance!.toString(), fee: e.fee!.toString() }).toEqual({
-      billId: '686960019383517338', asset: 'USDT', symbol: 'cmt_btcusdt', kind: 'funding', rawKind: 'position_funding',
-      amount: '0.08266646', balance: '4738.70667369', fee: '0', timestampMs: 1763784031721,
+      billId: '686960019383517338',
+      asset: 'USDT',
+      symbol: 'cmt_btcusdt',
+      kind: 'funding',
+      rawKind: 'position_funding',
+      amount: '0.08266646',
+      balance: '4738.70667369',
+      fee: '0',
+      timestampMs: 1763784031721,
     });
   });
 

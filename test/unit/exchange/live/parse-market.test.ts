@@ -6,21 +6,50 @@ import type { WireContract, WireSpotSymbol, WireSpotTrade, WireTicker } from '..
 
 const str = (v: unknown) => (v === null ? null : String(v));
 
-const contract = (fields: Partial<WireContract>): WireContract => ({
-  symbol: 'cmt_solusdt', underlying_index: 'SOL', quote_currency: 'USDT', size_increment: '1', tick_size: '3', priceEndStep: 5,
-  makerFeeRate: '0.0002', takerFeeRate: '0.0006', minOrderSize: '0.1', maxOrderSize: '100000', maxPositionSize: '1000000', contract_val: '0.1', minLeverage: 1, maxLeverage: 50,
-  ...fields,
-}) as WireContract;
+const contract = (fields: Partial<WireContract>): WireContract =>
+  ({
+    symbol: 'cmt_solusdt',
+    underlying_index: 'SOL',
+    quote_currency: 'USDT',
+    size_increment: '1',
+    tick_size: '3',
+    priceEndStep: 5,
+    makerFeeRate: '0.0002',
+    takerFeeRate: '0.0006',
+    minOrderSize: '0.1',
+    maxOrderSize: '100000',
+    maxPositionSize: '1000000',
+    contract_val: '0.1',
+    minLeverage: 1,
+    maxLeverage: 50,
+    ...fields,
+  }) as WireContract;
 
 describe('instruments', () => {
   it('spot pairs give steps as decimals', () => {
     const ctx = new ParseContext('S7');
-    const inst = spotInstrument(ctx, {
-      symbol: 'BTCUSDT_SPBL', baseCoin: 'BTC', quoteCoin: 'USDT', tickSize: '0.1', stepSize: '0.000001', minTradeAmount: '0.00001', maxTradeAmount: '',
-      takerFeeRate: '0.001', makerFeeRate: '0.0008', buyLimitPriceRatio: '0.05', enableTrade: true,
-    } as WireSpotSymbol, 0);
-    expect([inst.tickSize, inst.stepSize, inst.minSize, inst.maxSize, inst.makerFeeRate, inst.takerFeeRate, inst.buyLimitPriceRatio, inst.sellLimitPriceRatio].map(str))
-      .toEqual(['0.1', '0.000001', '0.00001', null, '0.0008', '0.001', '0.05', null]);
+    const inst = spotInstrument(
+      ctx,
+      {
+        symbol: 'BTCUSDT_SPBL',
+        baseCoin: 'BTC',
+        quoteCoin: 'USDT',
+        tickSize: '0.1',
+        stepSize: '0.000001',
+        minTradeAmount: '0.00001',
+        maxTradeAmount: '',
+        takerFeeRate: '0.001',
+        makerFeeRate: '0.0008',
+        buyLimitPriceRatio: '0.05',
+        enableTrade: true,
+      } as WireSpotSymbol,
+      0,
+    );
+    expect(
+      [inst.tickSize, inst.stepSize, inst.minSize, inst.maxSize, inst.makerFeeRate, inst.takerFeeRate, inst.buyLimitPriceRatio, inst.sellLimitPriceRatio].map(
+        str,
+      ),
+    ).toEqual(['0.1', '0.000001', '0.00001', null, '0.0008', '0.001', '0.05', null]);
     expect(inst).toMatchObject({ surface: 'spot', base: 'BTC', quote: 'USDT', tradingEnabled: true, contractValue: null, maxLeverage: null });
   });
 
@@ -42,11 +71,25 @@ describe('instruments', () => {
 describe('tickers and public trades', () => {
   it('a ticker with a zero bid keeps the bid unknown and says so', () => {
     const ctx = new ParseContext('F2');
-    const t = ticker(ctx, { symbol: 'cmt_btcusdt', last: '90755.3', best_bid: '0', best_ask: '90755.4', high_24h: '91130.0', low_24h: '', timestamp: '1764482511864' } as WireTicker, 3);
+    const t = ticker(
+      ctx,
+      {
+        symbol: 'cmt_btcusdt',
+        last: '90755.3',
+        best_bid: '0',
+        best_ask: '90755.4',
+        high_24h: '91130.0',
+        low_24h: '',
+        timestamp: '1764482511864',
+      } as WireTicker,
+      3,
+    );
     expect([t.last, t.bestBid, t.bestAsk, t.high24h, t.low24h, t.markPrice].map(str)).toEqual(['90755.3', null, '90755.4', '91130', null, null]);
     expect(t.timestampMs).toBe(1764482511864);
     expect(ctx.anomalies.map((a) => a.field)).toEqual(['[3].best_bid']);
-    expect(() => ticker(ctx, { symbol: 'x', last: '1', best_bid: '1', best_ask: '1', timestamp: 'now' } as unknown as WireTicker, 0)).toThrow('[0].timestamp: not a millisecond timestamp: "now"');
+    expect(() => ticker(ctx, { symbol: 'x', last: '1', best_bid: '1', best_ask: '1', timestamp: 'now' } as unknown as WireTicker, 0)).toThrow(
+      '[0].timestamp: not a millisecond timestamp: "now"',
+    );
   });
 
   it('a trade with a non-positive size is dropped and reported', () => {

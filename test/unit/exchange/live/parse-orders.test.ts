@@ -7,20 +7,53 @@ import type { WireFuturesOrder, WireSpotOrder } from '../../../../src/exchange/w
 
 const str = (v: unknown) => (v === null ? null : String(v));
 
-const spot = (fields: Partial<WireSpotOrder>): WireSpotOrder => ({
-  symbol: 'BTCUSDT_SPBL', orderId: new JsonBigInt('602876318261969338'), clientOrderId: 'sx_a_1', price: '90000.0', quantity: '0.01', orderType: 'limit', side: 'buy',
-  status: 'partial_fill', fillQuantity: '0.004', fillTotalAmount: '360.02', cTime: '1764482511864', uTime: '1764482512000', ...fields,
-}) as WireSpotOrder;
+const spot = (fields: Partial<WireSpotOrder>): WireSpotOrder =>
+  ({
+    symbol: 'BTCUSDT_SPBL',
+    orderId: new JsonBigInt('602876318261969338'),
+    clientOrderId: 'sx_a_1',
+    price: '90000.0',
+    quantity: '0.01',
+    orderType: 'limit',
+    side: 'buy',
+    status: 'partial_fill',
+    fillQuantity: '0.004',
+    fillTotalAmount: '360.02',
+    cTime: '1764482511864',
+    uTime: '1764482512000',
+    ...fields,
+  }) as WireSpotOrder;
 
-const futures = (fields: Partial<WireFuturesOrder>): WireFuturesOrder => ({
-  symbol: 'cmt_btcusdt', size: '0.02', client_oid: 'sx_b_1', createTime: '1764482511864', filled_qty: '0', fee: '0', order_id: '11', price: '90000.5', price_avg: '0',
-  status: 'open', type: 'close_short', order_type: 'postOnly', ...fields,
-}) as WireFuturesOrder;
+const futures = (fields: Partial<WireFuturesOrder>): WireFuturesOrder =>
+  ({
+    symbol: 'cmt_btcusdt',
+    size: '0.02',
+    client_oid: 'sx_b_1',
+    createTime: '1764482511864',
+    filled_qty: '0',
+    fee: '0',
+    order_id: '11',
+    price: '90000.5',
+    price_avg: '0',
+    status: 'open',
+    type: 'close_short',
+    order_type: 'postOnly',
+    ...fields,
+  }) as WireFuturesOrder;
 
 describe('spot orders', () => {
   it('maps a partially filled limit order, its id kept exact and its average derived', () => {
     const order = spotOrder(new ParseContext('S3'), spot({}), 'data[0]');
-    expect(order).toMatchObject({ orderId: '602876318261969338', clientOid: 'sx_a_1', side: 'buy', kind: 'limit', status: 'open', rawStatus: 'partial_fill', createdAtMs: 1764482511864, updatedAtMs: 1764482512000 });
+    expect(order).toMatchObject({
+      orderId: '602876318261969338',
+      clientOid: 'sx_a_1',
+      side: 'buy',
+      kind: 'limit',
+      status: 'open',
+      rawStatus: 'partial_fill',
+      createdAtMs: 1764482511864,
+      updatedAtMs: 1764482512000,
+    });
     expect([order.price, order.size, order.filledSize, order.avgFillPrice].map(str)).toEqual(['90000', '0.01', '0.004', '90005']);
   });
 
@@ -36,7 +69,16 @@ describe('spot orders', () => {
 describe('futures orders', () => {
   it('derives side and position from the type name, time in force from order_type', () => {
     const order = futuresOrder(new ParseContext('F5'), futures({}), '[0]');
-    expect(order).toMatchObject({ side: 'buy', positionSide: 'short', reduceOnly: true, kind: 'limit', timeInForce: 'post_only', status: 'open', avgFillPrice: null, updatedAtMs: null });
+    expect(order).toMatchObject({
+      side: 'buy',
+      positionSide: 'short',
+      reduceOnly: true,
+      kind: 'limit',
+      timeInForce: 'post_only',
+      status: 'open',
+      avgFillPrice: null,
+      updatedAtMs: null,
+    });
   });
 
   it('takes price "0.0" as a market order; names fields bare for a bare record', () => {

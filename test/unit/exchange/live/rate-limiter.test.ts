@@ -33,7 +33,13 @@ describe('planBucket', () => {
     expect(orders).toEqual({ burst: 1, refill: 6.4, windowMs: 1000, worstCase: 7.4, atVenue: 9 });
     expect(orders.burst + (orders.refill * (orders.windowMs + 250)) / orders.windowMs).toBeCloseTo(9, 9);
     // A 10 s weight window loses 2.4 % to the same spread.
-    expect(planBucket({ budget: 1000, windowMs: 10_000 }, 0.9, 40, 250)).toEqual({ burst: 90, refill: 790.243, windowMs: 10_000, worstCase: 880.243, atVenue: 900 });
+    expect(planBucket({ budget: 1000, windowMs: 10_000 }, 0.9, 40, 250)).toEqual({
+      burst: 90,
+      refill: 790.243,
+      windowMs: 10_000,
+      worstCase: 880.243,
+      atVenue: 900,
+    });
   });
 });
 
@@ -44,14 +50,34 @@ describe('local token buckets', () => {
   it('takes every weight of a charge or none, and says how long until all would fit', async () => {
     const clock = new ManualClock(1_000_000);
     const store = new LocalBuckets(clock);
-    expect(store.charge([{ bucket: a, weight: 4 }, { bucket: b, weight: 4 }])).toBe(0);
+    expect(
+      store.charge([
+        { bucket: a, weight: 4 },
+        { bucket: b, weight: 4 },
+      ]),
+    ).toBe(0);
     // b holds 1: short by 2, at 0.001 per ms that is 2000 ms; a is left as it was.
-    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toEqual({ waitMs: 2000, short: 0b10 });
+    expect(
+      store.charge([
+        { bucket: a, weight: 2 },
+        { bucket: b, weight: 3 },
+      ]),
+    ).toEqual({ waitMs: 2000, short: 0b10 });
     expect(await store.levels([a, b])).toEqual([6, 1]);
     clock.advance(1999);
-    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toEqual({ waitMs: 1, short: 0b10 });
+    expect(
+      store.charge([
+        { bucket: a, weight: 2 },
+        { bucket: b, weight: 3 },
+      ]),
+    ).toEqual({ waitMs: 1, short: 0b10 });
     clock.advance(1);
-    expect(store.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 3 }])).toBe(0);
+    expect(
+      store.charge([
+        { bucket: a, weight: 2 },
+        { bucket: b, weight: 3 },
+      ]),
+    ).toBe(0);
     expect(await store.levels([a, b])).toEqual([8, 0]);
   });
 
@@ -103,7 +129,10 @@ describe('the limiter in this process', () => {
   });
 
   it('a request short of tokens waits in the queue and goes when they have refilled', async () => {
-    const limiter = new RateLimiter({ ...LIMITS, orderRequests: { budget: 2, windowMs: 200 }, usableFraction: 1 }, silentLogger, { clock: systemClock, account: 'acct' });
+    const limiter = new RateLimiter({ ...LIMITS, orderRequests: { budget: 2, windowMs: 200 }, usableFraction: 1 }, silentLogger, {
+      clock: systemClock,
+      account: 'acct',
+    });
     const sent: number[] = [];
     // The order pool: burst 1, refilled 1 per 200 ms.
     await Promise.all([0, 1].map(() => limiter.schedule(ENDPOINTS.F6, async () => sent.push(performance.now()))));
@@ -130,12 +159,29 @@ describe('token buckets on Redis (127.0.0.1:6379)', () => {
     const b = { key: 'x:b', capacity: 10, ratePerMs: 0.00001 };
     expect(await one.charge([{ bucket: a, weight: 8 }])).toBe(0);
     // b has room but a has not: neither is charged.
-    expect(await two.charge([{ bucket: a, weight: 5 }, { bucket: b, weight: 5 }])).toEqual({ waitMs: expect.any(Number), short: 0b01 });
-    expect(waitOf(await two.charge([{ bucket: a, weight: 5 }, { bucket: b, weight: 5 }]))).toBeGreaterThan(200_000);
+    expect(
+      await two.charge([
+        { bucket: a, weight: 5 },
+        { bucket: b, weight: 5 },
+      ]),
+    ).toEqual({ waitMs: expect.any(Number), short: 0b01 });
+    expect(
+      waitOf(
+        await two.charge([
+          { bucket: a, weight: 5 },
+          { bucket: b, weight: 5 },
+        ]),
+      ),
+    ).toBeGreaterThan(200_000);
     const [la, lb] = await one.levels([a, b]);
     expect(la).toBeCloseTo(2, 1);
     expect(lb).toBeCloseTo(10, 1);
-    expect(await two.charge([{ bucket: a, weight: 2 }, { bucket: b, weight: 5 }])).toBe(0);
+    expect(
+      await two.charge([
+        { bucket: a, weight: 2 },
+        { bucket: b, weight: 5 },
+      ]),
+    ).toBe(0);
     expect((await one.levels([a, b])).map((l) => Math.round(l))).toEqual([0, 5]);
     await two.coolOff([b], 1_000_000);
     expect(Math.round((await one.levels([b]))[0]!)).toBe(-10);
@@ -161,7 +207,10 @@ describe('token buckets on Redis (127.0.0.1:6379)', () => {
 
   it('keys IP pools by the egress and UID pools by the account digest, never by the key', async () => {
     const apiKey = 'k3y-that-must-not-appear';
-    const limiter = new RateLimiter({ ...LIMITS, egress: 'egress-1', redis: { url: 'redis://127.0.0.1:6379', keyPrefix: prefix } }, silentLogger, { clock: systemClock, account: accountDigest(apiKey) });
+    const limiter = new RateLimiter({ ...LIMITS, egress: 'egress-1', redis: { url: 'redis://127.0.0.1:6379', keyPrefix: prefix } }, silentLogger, {
+      clock: systemClock,
+      account: accountDigest(apiKey),
+    });
     await limiter.schedule(ENDPOINTS.F6, async () => undefined);
     const keys = (await admin.keys(`${prefix}:*`)).filter((k) => !k.startsWith(`${prefix}:x:`)).sort();
     const digest = accountDigest(apiKey);

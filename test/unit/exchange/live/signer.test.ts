@@ -14,10 +14,26 @@ describe('prehash', () => {
 describe('golden vectors', () => {
   const vectors: Array<[string, string, string, string, string, string, string]> = [
     // secret, timestamp, method, path, query, body, expected
-    ['secret-key-1', '1561022985382', 'POST', '/capi/v2/order/placeOrder', '', '{"symbol":"cmt_btcusdt","size":"8","side":"buy","price":"1","orderType":"limit","clientOrderId":"ww#123456"}', 'Bi94UfmUbrLk4kDvXrM6plLeh+t7VBotaphguxg0b/U='],
+    [
+      'secret-key-1',
+      '1561022985382',
+      'POST',
+      '/capi/v2/order/placeOrder',
+      '',
+      '{"symbol":"cmt_btcusdt","size":"8","side":"buy","price":"1","orderType":"limit","clientOrderId":"ww#123456"}',
+      'Bi94UfmUbrLk4kDvXrM6plLeh+t7VBotaphguxg0b/U=',
+    ],
     ['secret-key-1', '1591089508404', 'GET', '/capi/v2/market/candles', 'symbol=cmt_btcusdt&limit=20', '', '0FJod0dKmq4m/Qde5bbIhZlMcJoXXR5Z7ipE8XEf4K4='],
     ['secret-key-1', '1591089508404', 'GET', '/api/v2/account/assets', '', '', '6mBOvDFyz42Ts2Y850iR79/W2GibQjJmlbOLYPSzJXY='],
-    ['ünïcødé-sécret', '1700000000000', 'POST', '/api/v2/trade/batch-orders', '', '{"symbol":"BTCUSDT_SPBL","note":"€ 日本"}', 'jZmSu0wquPBs90hY7pooqRlucTuQ/BnmprLbAfio+sw='],
+    [
+      'ünïcødé-sécret',
+      '1700000000000',
+      'POST',
+      '/api/v2/trade/batch-orders',
+      '',
+      '{"symbol":"BTCUSDT_SPBL","note":"€ 日本"}',
+      'jZmSu0wquPBs90hY7pooqRlucTuQ/BnmprLbAfio+sw=',
+    ],
   ];
   it.each(vectors)('%#: %s %s %s', (secret, ts, method, path, query, body, expected) => {
     expect(sign(secret, ts, method, path, query, body)).toBe(expected);

@@ -7,7 +7,12 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Transport, TransportError } from '../../../../src/exchange/live/transport.js';
 
-interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 let server: http.Server;
 let base: string;
@@ -59,7 +64,10 @@ afterAll(async () => {
 
 /** What `send` threw. */
 async function failure(p: Promise<unknown>): Promise<TransportError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TransportError);
   return err as TransportError;
 }
@@ -95,7 +103,7 @@ describe('Transport', () => {
     expect(seen.at(-1)!.url).toBe('/redirect');
   });
 
-  it('sends a base URL\'s user and password as Basic authorization, not in the URL', async () => {
+  it("sends a base URL's user and password as Basic authorization, not in the URL", async () => {
     const withUser = base.replace('http://', 'http://us%40er:p%3Ass@');
     // The query as written (a signed one must not be re-encoded on the way).
     await t.send({ method: 'GET', url: `${withUser}/echo?x=1&p=a%7Eb~c`, headers: {} });

@@ -23,7 +23,8 @@ function run(seed: number) {
   const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs: clock.now(), tickIntervalMs: 100 });
   const engine = new MatchingEngine(market.symbols, INITIAL, clock);
   const rng = new Prng(seed * 7919);
-  const fills: Array<{ f: Fill; surface: 'spot' | 'futures'; positionSide: PositionSide | null; reduceOnly: boolean; limit: number | null; tick: Decimal }> = [];
+  const fills: Array<{ f: Fill; surface: 'spot' | 'futures'; positionSide: PositionSide | null; reduceOnly: boolean; limit: number | null; tick: Decimal }> =
+    [];
   engine.onFill = (f, o: SimOrder) => {
     const tick = engine.book(o.symbol)!.inst.tickSize;
     fills.push({ f, surface: o.surface, positionSide: o.positionSide, reduceOnly: o.reduceOnly, limit: o.priceTicks, tick });
@@ -45,12 +46,22 @@ function run(seed: number) {
     const last = inst.tickSize.mul(Decimal.fromInt(book.m.last));
     const size = inst.minSize.mul(Decimal.fromInt(1 + rng.below(spec.surface === 'spot' ? 400 : 2000)));
     const offsetBp = rng.below(400) - 200; // within ±2 %
-    const price = last.mul(Decimal.fromInt(10_000 + offsetBp)).div(Decimal.fromInt(10_000), 12).roundToStep(inst.tickSize, 'down');
+    const price = last
+      .mul(Decimal.fromInt(10_000 + offsetBp))
+      .div(Decimal.fromInt(10_000), 12)
+      .roundToStep(inst.tickSize, 'down');
     const kind = rng.below(4) === 0 ? 'market' : 'limit';
     const tif = pick(['gtc', 'gtc', 'post_only', 'fok', 'ioc'] as const);
     const action = rng.below(10);
     if (action < 6) {
-      const req: OrderRequest = { clientOid: `p_${seed}_${++n}`, side: rng.below(2) ? 'buy' : 'sell', kind, timeInForce: tif, size, ...(kind === 'limit' ? { price } : {}) };
+      const req: OrderRequest = {
+        clientOid: `p_${seed}_${++n}`,
+        side: rng.below(2) ? 'buy' : 'sell',
+        kind,
+        timeInForce: tif,
+        size,
+        ...(kind === 'limit' ? { price } : {}),
+      };
       if (spec.surface === 'futures') {
         const positionSide: PositionSide = rng.below(2) ? 'long' : 'short';
         const reduceOnly = rng.below(3) === 0;
@@ -65,7 +76,14 @@ function run(seed: number) {
     } else if (action < 9 && spec.surface === 'futures') {
       const up = rng.below(2) === 0;
       const trig = last.mul(d(up ? '1.003' : '0.997')).roundToStep(inst.tickSize, 'down');
-      engine.placeTrigger({ symbol: spec.symbol, clientOid: `t_${seed}_${++n}`, positionSide: rng.below(2) ? 'long' : 'short', reduceOnly: false, size, triggerPrice: trig });
+      engine.placeTrigger({
+        symbol: spec.symbol,
+        clientOid: `t_${seed}_${++n}`,
+        positionSide: rng.below(2) ? 'long' : 'short',
+        reduceOnly: false,
+        size,
+        triggerPrice: trig,
+      });
     } else {
       engine.cancelAll(spec.surface, spec.symbol);
     }
@@ -82,7 +100,17 @@ function run(seed: number) {
       const ps = engine.positions(spec.symbol);
       if (ps.length === 0) break;
       for (const p of ps) {
-        engine.place('futures', spec.symbol, [{ clientOid: `c_${seed}_${++n}`, side: p.side === 'long' ? 'sell' : 'buy', kind: 'market', timeInForce: 'ioc', size: p.size, positionSide: p.side, reduceOnly: true }]);
+        engine.place('futures', spec.symbol, [
+          {
+            clientOid: `c_${seed}_${++n}`,
+            side: p.side === 'long' ? 'sell' : 'buy',
+            kind: 'market',
+            timeInForce: 'ioc',
+            size: p.size,
+            positionSide: p.side,
+            reduceOnly: true,
+          },
+        ]);
       }
       advance(1);
     }
@@ -127,7 +155,11 @@ describe('simulator accounting, checked against a ledger rebuilt from fills', ()
       }
     }
     for (const b of engine.spotBalances()) {
-      expect({ asset: b.asset, total: b.total.toString(), frozen: b.frozen!.toString() }).toEqual({ asset: b.asset, total: (ledger.get(b.asset) ?? Decimal.ZERO).toString(), frozen: '0' });
+      expect({ asset: b.asset, total: b.total.toString(), frozen: b.frozen!.toString() }).toEqual({
+        asset: b.asset,
+        total: (ledger.get(b.asset) ?? Decimal.ZERO).toString(),
+        frozen: '0',
+      });
     }
     for (const [key, size] of open) expect({ key, size: size.toString() }).toEqual({ key, size: '0' });
     expect(engine.futuresCollateral().toString()).toBe(collateral.toString());
@@ -142,7 +174,12 @@ describe('simulator accounting, checked against a ledger rebuilt from fills', ()
 });
 
 // Futures only: volatile contracts, settlements every 1, 2 and 3 minutes, leverage 50–100, big sizes.
-const FUTURES_SPECS = DEFAULT_INSTRUMENTS.filter((spec) => spec.surface === 'futures').map((spec, i) => ({ ...spec, volBps: 25, fundingIntervalMinutes: i + 1, fundingOffsetMinutes: i }));
+const FUTURES_SPECS = DEFAULT_INSTRUMENTS.filter((spec) => spec.surface === 'futures').map((spec, i) => ({
+  ...spec,
+  volBps: 25,
+  fundingIntervalMinutes: i + 1,
+  fundingOffsetMinutes: i,
+}));
 const FUTURES_SEEDS = Array.from({ length: 25 }, (_, i) => 5000 + i);
 /** What the seeds did (checked once all ran: the properties must not hold vacuously). */
 const exercised = { liquidations: 0, fundingEntries: 0, compensations: 0, tpsl: 0 };
@@ -154,7 +191,11 @@ function runFutures(seed: number) {
   // Liquidation fees: the taker rate, a small one, or one above the maintenance rate (losses beyond the collateral).
   const liquidationFeeRate = [undefined, d('0.001'), d('0.03')][seed % 3];
   const initial = d('20000');
-  const engine = new MatchingEngine(market.symbols, { spot: {}, futuresCollateral: initial.toString(), leverage: 50 + rng.below(51) }, clock, undefined, seed, { ...DEFAULT_SIM_FUTURES, markBasisBps: 20, ...(liquidationFeeRate ? { liquidationFeeRate } : {}) });
+  const engine = new MatchingEngine(market.symbols, { spot: {}, futuresCollateral: initial.toString(), leverage: 50 + rng.below(51) }, clock, undefined, seed, {
+    ...DEFAULT_SIM_FUTURES,
+    markBasisBps: 20,
+    ...(liquidationFeeRate ? { liquidationFeeRate } : {}),
+  });
   // The model: positions from fills, funding from the schedule at each settlement a tick reaches.
   const held = new Map<string, Decimal>();
   const sizeOf = (symbol: string, side: PositionSide) => held.get(`${symbol}:${side}`) ?? Decimal.ZERO;
@@ -202,11 +243,22 @@ function runFutures(seed: number) {
     if (action < 12) {
       const reduceOnly = rng.below(4) === 0;
       const kind = rng.below(3) === 0 ? 'limit' : 'market';
-      const price = last.mul(Decimal.fromInt(10_000 + rng.below(200) - 100)).div(Decimal.fromInt(10_000), 12).roundToStep(inst.tickSize, 'down');
-      engine.place('futures', spec.symbol, [{
-        clientOid: `f_${seed}_${++n}`, side: (side === 'long') !== reduceOnly ? 'buy' : 'sell', kind, timeInForce: kind === 'market' ? 'ioc' : 'gtc', size,
-        positionSide: side, reduceOnly, ...(kind === 'limit' ? { price } : {}),
-      }]);
+      const price = last
+        .mul(Decimal.fromInt(10_000 + rng.below(200) - 100))
+        .div(Decimal.fromInt(10_000), 12)
+        .roundToStep(inst.tickSize, 'down');
+      engine.place('futures', spec.symbol, [
+        {
+          clientOid: `f_${seed}_${++n}`,
+          side: (side === 'long') !== reduceOnly ? 'buy' : 'sell',
+          kind,
+          timeInForce: kind === 'market' ? 'ioc' : 'gtc',
+          size,
+          positionSide: side,
+          reduceOnly,
+          ...(kind === 'limit' ? { price } : {}),
+        },
+      ]);
     } else if (action < 15) {
       const role = rng.below(2) ? 'stop-loss' : 'take-profit';
       const up = (role === 'take-profit') === (side === 'long');

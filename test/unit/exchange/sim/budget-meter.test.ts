@@ -26,18 +26,32 @@ describe('budget meter', () => {
     expect(meter.pools().find((p) => p.name === 'spot:orders')).toMatchObject({ windowMs: 1000, limit: 1, used: 1, spentTotal: 3 });
   });
 
-  it('lists pools in the order first charged; spent weight in the endpoint table\'s order', () => {
+  it("lists pools in the order first charged; spent weight in the endpoint table's order", () => {
     const meter = new BudgetMeter(VENUE_BUDGET);
     meter.charge(ENDPOINTS.F3, 0);
     meter.charge(ENDPOINTS.S8, 0);
-    expect(meter.pools().map((p) => [p.name, p.limit])).toEqual([['futures:ip', 1000], ['futures:uid', 1000], ['spot:ip', 500], ['spot:uid', 500]]);
-    expect(Object.entries(meter.spentByPool())).toEqual([['spot:ip', 5], ['spot:uid', 5], ['futures:ip', 5], ['futures:uid', 5]]);
+    expect(meter.pools().map((p) => [p.name, p.limit])).toEqual([
+      ['futures:ip', 1000],
+      ['futures:uid', 1000],
+      ['spot:ip', 500],
+      ['spot:uid', 500],
+    ]);
+    expect(Object.entries(meter.spentByPool())).toEqual([
+      ['spot:ip', 5],
+      ['spot:uid', 5],
+      ['futures:ip', 5],
+      ['futures:uid', 5],
+    ]);
   });
 
-  it('is built from the client-side limiter\'s figures as the backtest meters them', () => {
+  it("is built from the client-side limiter's figures as the backtest meters them", () => {
     const w = (budget: number, windowMs = 10_000) => ({ budget, windowMs });
-    expect(venueBudgetOf({ spot: { ip: w(500), uid: w(400) }, futures: { ip: w(1000), uid: w(900) }, orderRequests: w(25, 2000) }))
-      .toEqual({ spot: { ip: 500, uid: 400 }, futures: { ip: 1000, uid: 900 }, windowMs: 10_000, orderRequestsPerSecond: 12 });
+    expect(venueBudgetOf({ spot: { ip: w(500), uid: w(400) }, futures: { ip: w(1000), uid: w(900) }, orderRequests: w(25, 2000) })).toEqual({
+      spot: { ip: 500, uid: 400 },
+      futures: { ip: 1000, uid: 900 },
+      windowMs: 10_000,
+      orderRequestsPerSecond: 12,
+    });
   });
 
   it('counts IP pools per address and UID and order pools per account', () => {
@@ -49,12 +63,18 @@ describe('budget meter', () => {
     expect(meter.charge(ENDPOINTS.F7, 0, { ip: '10.0.0.2', uid: 'acct-c' })).toBe(true);
     expect(meter.charge(ENDPOINTS.F3, 0, a)).toBe(false); // the address 15 > 12, account a 15 > 10
     expect(meter.pools().map((p) => `${p.name}@${p.by} ${p.used}`)).toEqual([
-      'futures:ip@10.0.0.1 15', 'futures:uid@acct-a 15', 'futures:orders@acct-a 1', 'futures:uid@acct-b 10', 'futures:orders@acct-b 1',
-      'futures:ip@10.0.0.2 5', 'futures:uid@acct-c 10', 'futures:orders@acct-c 1',
+      'futures:ip@10.0.0.1 15',
+      'futures:uid@acct-a 15',
+      'futures:orders@acct-a 1',
+      'futures:uid@acct-b 10',
+      'futures:orders@acct-b 1',
+      'futures:ip@10.0.0.2 5',
+      'futures:uid@acct-c 10',
+      'futures:orders@acct-c 1',
     ]);
   });
 
-  it('measuring, keeps the most weight any interval of a window saw, across aligned windows\' boundaries', () => {
+  it("measuring, keeps the most weight any interval of a window saw, across aligned windows' boundaries", () => {
     const meter = new BudgetMeter({ ...BUDGET, spot: { ip: 100, uid: 100 } }, { measure: true });
     // 5 at 0, 5 at 900, 5 at 1100, 5 at 1899: aligned windows see 10 each; [900, 1900) sees 15.
     for (const t of [0, 900, 1100, 1899]) meter.charge(ENDPOINTS.S9, t);

@@ -23,9 +23,29 @@ function bookOf(symbol: string, bidTicks: number): Book {
 
 function order(fields: Partial<SimOrder>): SimOrder {
   return {
-    orderId: '1', clientOid: 'a', surface: 'spot', symbol: 'x', side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', tif: 'gtc',
-    priceTicks: null, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: 0, updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
+    orderId: '1',
+    clientOid: 'a',
+    surface: 'spot',
+    symbol: 'x',
+    side: 'buy',
+    positionSide: null,
+    reduceOnly: false,
+    kind: 'limit',
+    tif: 'gtc',
+    priceTicks: null,
+    sizeSteps: 1,
+    filledSteps: 0,
+    filledValue: Decimal.ZERO,
+    fee: Decimal.ZERO,
+    status: 'open',
+    createdAtMs: 0,
+    updatedAtMs: 0,
+    reserved: Decimal.ZERO,
+    triggerTicks: null,
+    triggerUp: false,
+    isTrigger: false,
+    firedAtMs: null,
+    ...fields,
   };
 }
 
@@ -62,7 +82,10 @@ describe('spot wallet', () => {
 
   it('freezes base for a sell and pays the quote less the fee; refuses what is not there', () => {
     const wallet = new SpotWallet({ BTC: '0.001' });
-    expect(wallet.reserve(book, order({ side: 'sell', sizeSteps: 500_000 }))).toEqual({ code: '43002', message: 'Failed to place order: insufficient balance: BTC available 0.001, needs 0.5' });
+    expect(wallet.reserve(book, order({ side: 'sell', sizeSteps: 500_000 }))).toEqual({
+      code: '43002',
+      message: 'Failed to place order: insufficient balance: BTC available 0.001, needs 0.5',
+    });
     const sell = order({ side: 'sell', priceTicks: 10_000, sizeSteps: 1000 });
     expect(wallet.reserve(book, sell)).toBeUndefined();
     wallet.settle(book, sell, d('0.001'), d('1'), d('0.001'));
@@ -95,15 +118,25 @@ describe('futures account', () => {
 
   it('refuses an open beyond the margin and a close beyond the position', () => {
     const { book, account } = setup('50');
-    expect(account.check(book, long({}))).toEqual({ code: '40017', message: 'Parameter validation failed: insufficient balance: margin available 50, needs 100.6' });
-    expect(account.check(book, long({ side: 'sell', reduceOnly: true }))).toEqual({ code: '40017', message: 'Parameter validation failed: close size exceeds the position' });
+    expect(account.check(book, long({}))).toEqual({
+      code: '40017',
+      message: 'Parameter validation failed: insufficient balance: margin available 50, needs 100.6',
+    });
+    expect(account.check(book, long({ side: 'sell', reduceOnly: true }))).toEqual({
+      code: '40017',
+      message: 'Parameter validation failed: close size exceeds the position',
+    });
   });
 
   it('settles opens into the position and closes pro rata with realised PnL; an empty side is not listed', () => {
     const { book, account } = setup('1000');
     account.settle(book, long({}), d('2'), d('2000'), d('1.2'), 10);
     const [position] = domainPositions(account, book);
-    expect({ size: position!.size.toString(), entry: String(position!.entryPrice), updatedAtMs: position!.updatedAtMs }).toEqual({ size: '2', entry: '1000', updatedAtMs: 10 });
+    expect({ size: position!.size.toString(), entry: String(position!.entryPrice), updatedAtMs: position!.updatedAtMs }).toEqual({
+      size: '2',
+      entry: '1000',
+      updatedAtMs: 10,
+    });
     const close = long({ side: 'sell', reduceOnly: true });
     expect(account.settle(book, close, d('1'), d('1100'), d('0.66'), 20)!.toString()).toBe('100');
     expect(account.settle(book, close, d('1'), d('900'), d('0.54'), 30)!.toString()).toBe('-100');

@@ -15,14 +15,34 @@ function btcSpot(): { market: SymbolMarket; book: Book } {
 
 function order(fields: Partial<SimOrder>): SimOrder {
   return {
-    orderId: '1', clientOid: 'a', surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', positionSide: null, reduceOnly: false, kind: 'limit', tif: 'gtc',
-    priceTicks: 100, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'open', createdAtMs: 0, updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
+    orderId: '1',
+    clientOid: 'a',
+    surface: 'spot',
+    symbol: 'BTCUSDT_SPBL',
+    side: 'buy',
+    positionSide: null,
+    reduceOnly: false,
+    kind: 'limit',
+    tif: 'gtc',
+    priceTicks: 100,
+    sizeSteps: 1,
+    filledSteps: 0,
+    filledValue: Decimal.ZERO,
+    fee: Decimal.ZERO,
+    status: 'open',
+    createdAtMs: 0,
+    updatedAtMs: 0,
+    reserved: Decimal.ZERO,
+    triggerTicks: null,
+    triggerUp: false,
+    isTrigger: false,
+    firedAtMs: null,
+    ...fields,
   };
 }
 
 describe('book', () => {
-  it('starts the tape with the market\'s opening tick and names trades by symbol and tick sequence, newest first', () => {
+  it("starts the tape with the market's opening tick and names trades by symbol and tick sequence, newest first", () => {
     const { market, book } = btcSpot();
     expect(book.tradeCount).toBe(1);
     market.ticks = 2;
@@ -53,8 +73,16 @@ describe('book', () => {
 
   it('bounds live orders for the quick reject: highest buy, lowest sell, nearest triggers each way', () => {
     const { book } = btcSpot();
-    book.open.push(order({ side: 'buy', priceTicks: 100 }), order({ side: 'buy', priceTicks: 120 }), order({ side: 'sell', priceTicks: 150 }), order({ side: 'sell', priceTicks: 140 }));
-    book.open.push(order({ status: 'untriggered', isTrigger: true, triggerTicks: 200, triggerUp: true }), order({ status: 'untriggered', isTrigger: true, triggerTicks: 180, triggerUp: true }));
+    book.open.push(
+      order({ side: 'buy', priceTicks: 100 }),
+      order({ side: 'buy', priceTicks: 120 }),
+      order({ side: 'sell', priceTicks: 150 }),
+      order({ side: 'sell', priceTicks: 140 }),
+    );
+    book.open.push(
+      order({ status: 'untriggered', isTrigger: true, triggerTicks: 200, triggerUp: true }),
+      order({ status: 'untriggered', isTrigger: true, triggerTicks: 180, triggerUp: true }),
+    );
     book.open.push(order({ status: 'untriggered', isTrigger: true, triggerTicks: 50, triggerUp: false }), order({ side: 'buy', priceTicks: null }));
     reindex(book);
     expect([book.maxBuyTicks, book.minSellTicks, book.minTriggerUpTicks, book.maxTriggerDownTicks]).toEqual([120, 140, 180, 50]);
@@ -76,7 +104,7 @@ describe('book', () => {
     expect([hasLiveClientOid(book, 'live'), hasLiveClientOid(book, 'other')]).toEqual([true, false]);
   });
 
-  it('reads a ticker of the market and the day\'s statistics; trade-only keeps the last trade alone', () => {
+  it("reads a ticker of the market and the day's statistics; trade-only keeps the last trade alone", () => {
     const { market, book } = btcSpot();
     const full = tickerOf(book, 'full');
     expect(full.last!.eq(Decimal.ofSteps(market.last, book.inst.tickSize))).toBe(true);

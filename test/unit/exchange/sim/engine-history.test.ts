@@ -15,13 +15,43 @@ function book(): Book {
 
 function order(orderId: string, fields: Partial<SimOrder> = {}): SimOrder {
   return {
-    orderId, clientOid: `c${orderId}`, surface: 'futures', symbol: 'cmt_btcusdt', side: 'buy', positionSide: 'long', reduceOnly: false, kind: 'limit', tif: 'gtc',
-    priceTicks: 1, sizeSteps: 1, filledSteps: 0, filledValue: Decimal.ZERO, fee: Decimal.ZERO, status: 'filled', createdAtMs: Number(orderId), updatedAtMs: 0,
-    reserved: Decimal.ZERO, triggerTicks: null, triggerUp: false, isTrigger: false, firedAtMs: null, ...fields,
+    orderId,
+    clientOid: `c${orderId}`,
+    surface: 'futures',
+    symbol: 'cmt_btcusdt',
+    side: 'buy',
+    positionSide: 'long',
+    reduceOnly: false,
+    kind: 'limit',
+    tif: 'gtc',
+    priceTicks: 1,
+    sizeSteps: 1,
+    filledSteps: 0,
+    filledValue: Decimal.ZERO,
+    fee: Decimal.ZERO,
+    status: 'filled',
+    createdAtMs: Number(orderId),
+    updatedAtMs: 0,
+    reserved: Decimal.ZERO,
+    triggerTicks: null,
+    triggerUp: false,
+    isTrigger: false,
+    firedAtMs: null,
+    ...fields,
   };
 }
 
-const fill = (orderId: string, fillId: string): Fill => ({ symbol: 'cmt_btcusdt', orderId, fillId, side: 'buy', price: Decimal.fromInt(1), size: Decimal.fromInt(1), amount: Decimal.fromInt(1), fee: Decimal.ZERO, timestampMs: Number(fillId) });
+const fill = (orderId: string, fillId: string): Fill => ({
+  symbol: 'cmt_btcusdt',
+  orderId,
+  fillId,
+  side: 'buy',
+  price: Decimal.fromInt(1),
+  size: Decimal.fromInt(1),
+  amount: Decimal.fromInt(1),
+  fee: Decimal.ZERO,
+  timestampMs: Number(fillId),
+});
 
 describe('order history', () => {
   it('keeps every order and fill without a bound, fills by order newest first', () => {
@@ -29,7 +59,14 @@ describe('order history', () => {
     const b = book();
     for (let k = 1; k <= 50; k++) history.remember(b, order(String(k)));
     history.recordFill(b, fill('1', '101'), undefined);
-    history.recordFill(b, fill('2', '102'), { taker: true, positionSide: 'long', reduceOnly: false, realizedPnl: null, liquidation: false, liquidateFee: null });
+    history.recordFill(b, fill('2', '102'), {
+      taker: true,
+      positionSide: 'long',
+      reduceOnly: false,
+      realizedPnl: null,
+      liquidation: false,
+      liquidateFee: null,
+    });
     history.recordFill(b, fill('1', '103'), undefined);
     expect(b.history).toHaveLength(50);
     expect(history.get('1')?.clientOid).toBe('c1');
@@ -45,7 +82,14 @@ describe('order history', () => {
     history.remember(b, order('1', { status: 'open' }));
     for (let k = 2; k <= 6; k++) {
       history.remember(b, order(String(k)));
-      history.recordFill(b, fill(String(k), String(100 + k)), { taker: false, positionSide: 'long', reduceOnly: false, realizedPnl: null, liquidation: false, liquidateFee: null });
+      history.recordFill(b, fill(String(k), String(100 + k)), {
+        taker: false,
+        positionSide: 'long',
+        reduceOnly: false,
+        realizedPnl: null,
+        liquidation: false,
+        liquidateFee: null,
+      });
     }
     expect(b.history.map((o) => o.orderId)).toEqual(['1', '2', '3', '4', '5', '6']);
     history.remember(b, order('7'));

@@ -16,7 +16,15 @@ function bookOf(symbol: string, lastTicks: number): Book {
   return createBook(market);
 }
 
-const limit = (fields: Partial<OrderRequest>): OrderRequest => ({ clientOid: 'ok_1', side: 'buy', kind: 'limit', timeInForce: 'gtc', size: d('0.001'), price: d('1000'), ...fields });
+const limit = (fields: Partial<OrderRequest>): OrderRequest => ({
+  clientOid: 'ok_1',
+  side: 'buy',
+  kind: 'limit',
+  timeInForce: 'gtc',
+  size: d('0.001'),
+  price: d('1000'),
+  ...fields,
+});
 
 describe('order validation', () => {
   // BTCUSDT_SPBL: tick 0.1, step 0.000001, min 0.00001, max 100, band 5 %; last 1000.0.
@@ -29,7 +37,7 @@ describe('order validation', () => {
     expect(validateOrder(spot, limit({ kind: 'market', price: d('1.23456') }))).toEqual({ ticks: null, steps: 1000 });
   });
 
-  it('refuses each bad field with the surface\'s code', () => {
+  it("refuses each bad field with the surface's code", () => {
     expect(validateOrder(spot, limit({ clientOid: 'has space' }))).toEqual({ code: '40409', message: 'Incorrect format: clientOid' });
     expect(validateOrder(futures, limit({ clientOid: 'x'.repeat(41) }))).toEqual({ code: '40020', message: 'Parameter clientOid is invalid' });
     expect(validateOrder(spot, limit({ size: d('0.0000015') }))).toEqual({ code: '40409', message: 'Incorrect format: size' });
@@ -42,10 +50,13 @@ describe('order validation', () => {
   it('holds limit prices inside the band around the last price', () => {
     expect(validateOrder(spot, limit({ side: 'buy', price: d('1050') }))).toEqual({ ticks: 10_500, steps: 1000 });
     expect(validateOrder(spot, limit({ side: 'buy', price: d('1050.1') }))).toEqual({ code: '43009', message: 'The current order price exceeds the limit' });
-    expect(validateOrder(futures, limit({ side: 'sell', price: d('949.99') }))).toEqual({ code: '40020', message: 'Parameter price: outside the allowed range is invalid' });
+    expect(validateOrder(futures, limit({ side: 'sell', price: d('949.99') }))).toEqual({
+      code: '40020',
+      message: 'Parameter price: outside the allowed range is invalid',
+    });
   });
 
-  it('checks a trigger order\'s execution price against its trigger price, and leaves the market as it was', () => {
+  it("checks a trigger order's execution price against its trigger price, and leaves the market as it was", () => {
     const req = limit({ price: d('1200'), positionSide: 'long', reduceOnly: false });
     expect(validateOrder(futures, req)).toMatchObject({ code: '40020' });
     expect(validateTrigger(futures, req, d('1190'))).toEqual({ ticks: 120_000, steps: 1, trigger: 119_000 });

@@ -34,7 +34,7 @@ describe('FundingSchedule', () => {
     expect(schedule.history(SOL, t, 3).map((s) => s.settlementMs)).toEqual([Date.UTC(2025, 5, 20, 1), Date.UTC(2025, 5, 19, 21), Date.UTC(2025, 5, 19, 17)]);
   });
 
-  it('rates: the same for the same seed, contract and settlement; the current rate is the next settlement\'s', () => {
+  it("rates: the same for the same seed, contract and settlement; the current rate is the next settlement's", () => {
     const t = Date.UTC(2025, 0, 1, 8);
     expect(new FundingSchedule(7).rate(BTC, t).eq(schedule.rate(BTC, t))).toBe(true);
     expect(schedule.currentRate(BTC, t - 1).eq(schedule.rate(BTC, t))).toBe(true);
@@ -61,7 +61,11 @@ describe('FundingSchedule', () => {
     expect(s.nextSettlementMs(BTC, t0 + 2 * CYCLE)).toBe(t0 + 3 * CYCLE);
     expect(s.rate(BTC, t0 + 3 * CYCLE).toString()).toBe('-0.0002');
     expect(s.history(BTC, t0 + 3 * CYCLE, 5).map((x) => [x.settlementMs - t0, x.rate.toString()])).toEqual([
-      [3 * CYCLE, '-0.0002'], [2 * CYCLE, '-0.0002'], [CYCLE, '0.00015'], [0, '0.0001'], [-CYCLE, '0.0001'],
+      [3 * CYCLE, '-0.0002'],
+      [2 * CYCLE, '-0.0002'],
+      [CYCLE, '0.00015'],
+      [0, '0.0001'],
+      [-CYCLE, '0.0001'],
     ]);
     // Back to the seeded model.
     s.setHistory(BTC, []);

@@ -43,7 +43,10 @@ export function futuresVenue(
   const fills: FuturesVenue['fills'] = [];
   engine.onFill = (fill, order) => fills.push({ fill, order });
   return {
-    engine, replay, clock, fills,
+    engine,
+    replay,
+    clock,
+    fills,
     to(ts) {
       replay.advanceTo(ts, (m) => {
         clock.set(m.ts);
@@ -53,7 +56,17 @@ export function futuresVenue(
     },
     market(symbol, side, size, reduce = false) {
       const clientOid = `m${++seq}`;
-      const [r] = engine.place('futures', symbol, [{ clientOid, side: (side === 'long') !== reduce ? 'buy' : 'sell', kind: 'market', timeInForce: 'ioc', size: d(size), positionSide: side, reduceOnly: reduce }]);
+      const [r] = engine.place('futures', symbol, [
+        {
+          clientOid,
+          side: (side === 'long') !== reduce ? 'buy' : 'sell',
+          kind: 'market',
+          timeInForce: 'ioc',
+          size: d(size),
+          positionSide: side,
+          reduceOnly: reduce,
+        },
+      ]);
       if (!r!.ok) throw new Error(`refused: ${r!.refusal.message}`);
       return engine.rawOrder(r!.orderId)!;
     },

@@ -20,7 +20,9 @@ describe('LatencyClient', () => {
     const client = new LatencyClient(sim, 15, 7, clock);
     sim.advanceTo(1000);
     let answeredAt = -1;
-    void client.placeOrders('spot', 'BTCUSDT_SPBL', [{ clientOid: 'a', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }]).then(() => (answeredAt = clock.now()));
+    void client
+      .placeOrders('spot', 'BTCUSDT_SPBL', [{ clientOid: 'a', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }])
+      .then(() => (answeredAt = clock.now()));
     // Drive: ticks and timers in time order.
     while (clock.nextAt() !== Number.POSITIVE_INFINITY || !market.done) {
       if (clock.nextAt() < market.nextTs) {
@@ -57,8 +59,10 @@ describe('LatencyClient', () => {
       for (let k = 0; k < 5; k++) await null;
     }
     expect(asked).toEqual([1015, 1015]);
-    expect(failed.sort()).toEqual([['no such book', 1022], ['venue says no', 1022]]);
+    expect(failed.sort()).toEqual([
+      ['no such book', 1022],
+      ['venue says no', 1022],
+    ]);
     expect(clock.sleeping).toBe(0);
   });
 });
-

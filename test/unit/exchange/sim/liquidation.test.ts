@@ -16,7 +16,10 @@ const ledgerOf = (v: ReturnType<typeof futuresVenue>) => v.engine.ledgerEntries(
 
 describe('liquidation', () => {
   it('a long: closes at (open value − collateral) / (size × (1 − rate)), rounded up to the tick, after canceling every order', () => {
-    const v = futuresVenue([tick(1000, ETH, '3000'), tick(2000, ETH, '2976.3'), tick(3000, ETH, '2976'), tick(4000, ETH, '2970')], { collateral: '100', leverage: 50 });
+    const v = futuresVenue([tick(1000, ETH, '3000'), tick(2000, ETH, '2976.3'), tick(3000, ETH, '2976'), tick(4000, ETH, '2970')], {
+      collateral: '100',
+      leverage: 50,
+    });
     v.to(1000);
     v.market(ETH, 'long', '1');
     const collateral = v.engine.futuresCollateral();
@@ -27,8 +30,17 @@ describe('liquidation', () => {
     expect(expected.toString()).toBe('2976.21');
     expect(position!.liquidationPrice!.toString()).toBe(expected.toString());
 
-    const resting = v.engine.place('futures', ETH, [{ clientOid: 'rest', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.01'), positionSide: 'long' }])[0]!;
-    const trigger = v.engine.placeTrigger({ symbol: ETH, clientOid: 'trig', positionSide: 'long', reduceOnly: false, size: d('0.01'), triggerPrice: d('3100') });
+    const resting = v.engine.place('futures', ETH, [
+      { clientOid: 'rest', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.01'), positionSide: 'long' },
+    ])[0]!;
+    const trigger = v.engine.placeTrigger({
+      symbol: ETH,
+      clientOid: 'trig',
+      positionSide: 'long',
+      reduceOnly: false,
+      size: d('0.01'),
+      triggerPrice: d('3100'),
+    });
     const stop = v.engine.placeTpSl({ symbol: ETH, clientOid: 'sl', role: 'stop-loss', positionSide: 'long', size: d('1'), triggerPrice: d('2900') });
     expect([resting.ok, trigger.ok, stop.ok]).toEqual([true, true, true]);
 
@@ -40,13 +52,23 @@ describe('liquidation', () => {
     expect(v.engine.liquidations()).toEqual([]);
     v.to(3000);
     const [liq] = v.engine.liquidations();
-    expect({ side: liq!.side, size: liq!.size.toString(), price: liq!.price.toString(), mark: liq!.mark.toString() }).toEqual({ side: 'long', size: '1', price: '2976.21', mark: '2976' });
+    expect({ side: liq!.side, size: liq!.size.toString(), price: liq!.price.toString(), mark: liq!.mark.toString() }).toEqual({
+      side: 'long',
+      size: '1',
+      price: '2976.21',
+      mark: '2976',
+    });
     const fee = expected.mul(TAKER);
     expect([liq!.pnl.toString(), liq!.fee.toString()]).toEqual([expected.sub(d('3000')).toString(), fee.toString()]);
     expect(liquidatingDuringFill).toBe(true);
     expect(v.engine.accountView().liquidating).toBe(false);
     expect(v.engine.positionViews()).toEqual([]);
-    expect(v.engine.futuresCollateral().toString()).toBe(collateral.add(expected.sub(d('3000'))).sub(fee).toString());
+    expect(v.engine.futuresCollateral().toString()).toBe(
+      collateral
+        .add(expected.sub(d('3000')))
+        .sub(fee)
+        .toString(),
+    );
     // Every order canceled.
     for (const id of [resting, trigger, stop].map((r) => (r.ok ? r.orderId : ''))) expect(v.engine.rawOrder(id)!.status).toBe('canceled');
     expect(v.engine.openOrders('futures')).toEqual([]);
@@ -80,25 +102,40 @@ describe('liquidation', () => {
     v.to(3000);
     const [liq] = v.engine.liquidations();
     const fee = expected.mul(TAKER);
-    expect({ side: liq!.side, price: liq!.price.toString(), pnl: liq!.pnl.toString(), fee: liq!.fee.toString() }).toEqual({ side: 'short', price: '3022.63', pnl: d('3000').sub(expected).toString(), fee: fee.toString() });
+    expect({ side: liq!.side, price: liq!.price.toString(), pnl: liq!.pnl.toString(), fee: liq!.fee.toString() }).toEqual({
+      side: 'short',
+      price: '3022.63',
+      pnl: d('3000').sub(expected).toString(),
+      fee: fee.toString(),
+    });
     expect(v.engine.rawOrder(liq!.orderId)!.side).toBe('buy');
     expect(v.engine.futuresCollateral().toString()).toBe(collateral.add(d('3000').sub(expected)).sub(fee).toString());
-    expect(ledgerOf(v).map((e) => e[1])).toEqual(['position_open_short', 'start_liquidate', 'position_close_short', 'order_liquidate_fee_income', 'finish_liquidate']);
+    expect(ledgerOf(v).map((e) => e[1])).toEqual([
+      'position_open_short',
+      'start_liquidate',
+      'position_close_short',
+      'order_liquidate_fee_income',
+      'finish_liquidate',
+    ]);
   });
 
   it('maintenance plus the closing fee: the fee rate joins the tier rate', () => {
     const v = futuresVenue([tick(1000, ETH, '3000')], { collateral: '100', leverage: 50, futures: { liquidationTrigger: 'maintenance-plus-fee' } });
     v.to(1000);
     v.market(ETH, 'long', '1');
-    const expected = d('3000').sub(v.engine.futuresCollateral()).div(one.sub(RATE.add(TAKER)), 12).roundToStep(TICK, 'up');
+    const expected = d('3000')
+      .sub(v.engine.futuresCollateral())
+      .div(one.sub(RATE.add(TAKER)), 12)
+      .roundToStep(TICK, 'up');
     expect(v.engine.positionViews(ETH)[0]!.liquidationPrice!.toString()).toBe(expected.toString());
   });
 
   it('still liquidating after the contract closes: the others close at their mark; a loss beyond the collateral is compensated', () => {
-    const v = futuresVenue(
-      [tick(1000, ETH, '3000'), tick(1000, BTC, '90000'), tick(2000, BTC, '89000', { mark: '89500' }), tick(3000, ETH, '2900')],
-      { collateral: '200', leverage: 50, futures: { liquidationFeeRate: d('0.05') } },
-    );
+    const v = futuresVenue([tick(1000, ETH, '3000'), tick(1000, BTC, '90000'), tick(2000, BTC, '89000', { mark: '89500' }), tick(3000, ETH, '2900')], {
+      collateral: '200',
+      leverage: 50,
+      futures: { liquidationFeeRate: d('0.05') },
+    });
     v.to(1000);
     v.market(ETH, 'long', '1');
     v.market(BTC, 'long', '0.01');
@@ -107,7 +144,10 @@ describe('liquidation', () => {
     const ethLiq = v.engine.positionViews(ETH)[0]!.liquidationPrice!;
     v.to(3000);
     const liqs = v.engine.liquidations();
-    expect(liqs.map((l) => [l.symbol, l.price.toString(), l.mark.toString()])).toEqual([[ETH, ethLiq.toString(), '2900'], [BTC, '89500', '89500']]);
+    expect(liqs.map((l) => [l.symbol, l.price.toString(), l.mark.toString()])).toEqual([
+      [ETH, ethLiq.toString(), '2900'],
+      [BTC, '89500', '89500'],
+    ]);
     expect(liqs.map((l) => l.fee.toString())).toEqual([ethLiq.mul(d('0.05')).toString(), d('89500').mul(d('0.01')).mul(d('0.05')).toString()]);
     expect(v.engine.futuresCollateral().toString()).toBe('0');
     const entries = v.engine.ledgerEntries();

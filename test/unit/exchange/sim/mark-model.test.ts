@@ -58,17 +58,25 @@ describe('mark model', () => {
 
   it('the engine, its ticker and F17 in-process agree; a replay carrying mark and index columns sets them', async () => {
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 9, startMs: 1_700_000_000_000, tickIntervalMs: 1000 });
-    const sim = new SimulatedExchange(market, { spot: {}, futuresCollateral: '1000', leverage: 10 }, undefined, undefined, { ...DEFAULT_SIM_FUTURES, markBasisBps: 30 });
+    const sim = new SimulatedExchange(market, { spot: {}, futuresCollateral: '1000', leverage: 10 }, undefined, undefined, {
+      ...DEFAULT_SIM_FUTURES,
+      markBasisBps: 30,
+    });
     let differs = 0;
     for (let k = 1; k <= 40; k++) {
       sim.advanceTo(1_700_000_000_000 + k * 60_000);
-      const t = (await sim.ticker(ETH));
+      const t = await sim.ticker(ETH);
       const mark = (await sim.priceIndex(ETH, 'mark')).price;
       const index = (await sim.priceIndex(ETH, 'index')).price;
       expect([t.markPrice!.toString(), t.indexPrice!.toString()]).toEqual([mark.toString(), index.toString()]);
       expect(index.eq(t.last!)).toBe(true);
       expect(mark.eq(sim.engine.markPrice(ETH)!) && index.eq(sim.engine.indexPrice(ETH)!)).toBe(true);
-      expect(mark.sub(index).abs().lte(index.mul(d('0.003')))).toBe(true);
+      expect(
+        mark
+          .sub(index)
+          .abs()
+          .lte(index.mul(d('0.003'))),
+      ).toBe(true);
       if (!mark.eq(index)) differs++;
     }
     expect(differs).toBeGreaterThan(20);

@@ -8,14 +8,21 @@ import { SimulatedExchange } from '../../../../src/exchange/sim/simulated-exchan
 
 describe('metered client', () => {
   it('refuses reads and writes past the window budget with the venue 429, and refills next window', async () => {
-    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '0', leverage: 1 });
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), {
+      spot: { USDT: '100000' },
+      futuresCollateral: '0',
+      leverage: 1,
+    });
     const c = new MeteredClient(sim, { spot: { ip: 12, uid: 100 }, futures: { ip: 100, uid: 100 }, windowMs: 1000, orderRequestsPerSecond: 1 }, sim.clock);
     await c.recentTrades('BTCUSDT_SPBL'); // S9: 5
     await c.recentTrades('BTCUSDT_SPBL'); // 10
     await expect(c.recentTrades('BTCUSDT_SPBL')).rejects.toMatchObject({ category: 'rate-limit', httpStatus: 429 }); // 15 > 12
     sim.advanceTo(1000);
     await expect(c.recentTrades('BTCUSDT_SPBL')).resolves.toBeDefined();
-    const place = () => c.placeOrders('spot', 'BTCUSDT_SPBL', [{ clientOid: `o${Math.random().toString(36).slice(2, 8)}`, side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }]);
+    const place = () =>
+      c.placeOrders('spot', 'BTCUSDT_SPBL', [
+        { clientOid: `o${Math.random().toString(36).slice(2, 8)}`, side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') },
+      ]);
     sim.advanceTo(2000);
     expect((await place())[0]!.outcome).toBe('accepted');
     const [r] = await place(); // second order request in the same second: over the 1/s cap
@@ -27,7 +34,11 @@ describe('metered client', () => {
 
   it('charges the endpoints the live client reads: S15 (or S1) open orders, F18 / F5 + F19 lookups, S2 / F20 fills', async () => {
     const big = { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 1000, orderRequestsPerSecond: 1e6 };
-    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '100000', leverage: 10 });
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), {
+      spot: { USDT: '100000' },
+      futuresCollateral: '100000',
+      leverage: 10,
+    });
     const c = new MeteredClient(sim, big, sim.clock);
     const s1 = new MeteredClient(sim, big, sim.clock, 'S1');
     const spent = (m: MeteredClient) => ({ ...m.stats.weight });
@@ -35,11 +46,17 @@ describe('metered client', () => {
       const before = spent(m);
       await f();
       const after = spent(m);
-      return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+      return Object.fromEntries(
+        Object.entries(after)
+          .map(([k, v]) => [k, v - (before[k] ?? 0)])
+          .filter(([, v]) => v !== 0),
+      );
     };
     expect(await delta(c, () => c.openOrders('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 3, 'spot:uid': 3 });
     expect(await delta(s1, () => s1.openOrders('spot', 'BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 10, 'spot:uid': 10 });
-    const [r] = await c.placeOrders('futures', 'cmt_btcusdt', [{ clientOid: 'mf_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' }]);
+    const [r] = await c.placeOrders('futures', 'cmt_btcusdt', [
+      { clientOid: 'mf_1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long' },
+    ]);
     const orderId = (r as { orderId: string }).orderId;
     expect(await delta(c, () => c.order('futures', 'cmt_btcusdt', { orderId }))).toEqual({ 'futures:ip': 2, 'futures:uid': 2 });
     // Filled, so not among the open orders: F5 (2) and F19 (10).
@@ -50,12 +67,20 @@ describe('metered client', () => {
 
   it('charges the market-data and trigger-order endpoints; what the live client refuses before sending is not charged', async () => {
     const big = { spot: { ip: 1e6, uid: 1e6 }, futures: { ip: 1e6, uid: 1e6 }, windowMs: 1000, orderRequestsPerSecond: 1e6 };
-    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), { spot: { USDT: '100000' }, futuresCollateral: '100000', leverage: 10 });
+    const sim = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: 0, tickIntervalMs: 100 }), {
+      spot: { USDT: '100000' },
+      futuresCollateral: '100000',
+      leverage: 10,
+    });
     const c = new MeteredClient(sim, big, sim.clock);
     const delta = async (f: () => Promise<unknown>) => {
       const before = { ...c.stats.weight };
       await f().catch(() => undefined);
-      return Object.fromEntries(Object.entries(c.stats.weight).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+      return Object.fromEntries(
+        Object.entries(c.stats.weight)
+          .map(([k, v]) => [k, v - (before[k] ?? 0)])
+          .filter(([, v]) => v !== 0),
+      );
     };
     const FUT = 'cmt_btcusdt';
     expect(await delta(() => c.ticker('BTCUSDT_SPBL'))).toEqual({ 'spot:ip': 1 });
@@ -79,6 +104,7 @@ describe('metered client', () => {
       () => c.depth(FUT, 20 as 15),
       () => c.fundingHistory(FUT, 101),
       () => c.triggerOrderHistory(FUT, { limit: 0 }),
-    ]) expect(await delta(refused)).toEqual({});
+    ])
+      expect(await delta(refused)).toEqual({});
   });
 });

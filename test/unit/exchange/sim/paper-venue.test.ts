@@ -17,8 +17,17 @@ const INSTRUMENTS = DEFAULT_INSTRUMENTS.filter((s) => s.symbol === SPOT || s.sym
 
 function ticker(symbol: string, timestampMs: number, last: string | null, bid?: string, ask?: string): Ticker {
   return {
-    symbol, timestampMs, last: last === null ? null : d(last), bestBid: bid ? d(bid) : null, bestAsk: ask ? d(ask) : null,
-    markPrice: null, indexPrice: null, high24h: null, low24h: null, volume24h: null, baseVolume24h: null,
+    symbol,
+    timestampMs,
+    last: last === null ? null : d(last),
+    bestBid: bid ? d(bid) : null,
+    bestAsk: ask ? d(ask) : null,
+    markPrice: null,
+    indexPrice: null,
+    high24h: null,
+    low24h: null,
+    volume24h: null,
+    baseVolume24h: null,
   };
 }
 
@@ -30,7 +39,9 @@ describe('paper venue', () => {
   it('a resting buy fills once the followed price crosses it, not before', async () => {
     const paper = venue();
     paper.follow([ticker(SPOT, 1_000, '90000', '89999.9', '90000.1')], 1_000);
-    const [placed] = await paper.placeOrders('spot', SPOT, [{ clientOid: 'pv_buy', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89500'), size: d('0.001') }]);
+    const [placed] = await paper.placeOrders('spot', SPOT, [
+      { clientOid: 'pv_buy', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89500'), size: d('0.001') },
+    ]);
     expect(placed!.outcome).toBe('accepted');
 
     paper.follow([ticker(SPOT, 2_000, '89800', '89799.9', '89800.1')], 2_000);
@@ -51,11 +62,7 @@ describe('paper venue', () => {
 
   it('follows futures tickers too; tickers without a last price, of other symbols or late are left out', async () => {
     const paper = venue();
-    paper.follow([
-      ticker(FUT, 1_000, '90000', '89999.9', '90000.1'),
-      ticker('cmt_ethusdt', 1_000, '3000'),
-      ticker(SPOT, 1_000, null),
-    ], 1_000);
+    paper.follow([ticker(FUT, 1_000, '90000', '89999.9', '90000.1'), ticker('cmt_ethusdt', 1_000, '3000'), ticker(SPOT, 1_000, null)], 1_000);
     expect(paper.simulator.clock.now()).toBe(1_000);
     expect((await paper.tickers()).map((t) => [t.symbol, t.last?.toString()])).toEqual([[FUT, '90000']]);
     // A sample older than the feed's last record is dropped: the market does not go back in time.
@@ -67,13 +74,19 @@ describe('paper venue', () => {
   });
 
   it('public market data from the wrapped client; trigger orders, open and final, from the simulator', async () => {
-    const market = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 4, startMs: 1_000, tickIntervalMs: 100 }), { spot: {}, futuresCollateral: '0', leverage: 1 });
+    const market = new SimulatedExchange(new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 4, startMs: 1_000, tickIntervalMs: 100 }), {
+      spot: {},
+      futuresCollateral: '0',
+      leverage: 1,
+    });
     market.advanceTo(60_000);
     const asked: string[] = [];
     const wrapped = new Proxy(market, {
       get: (target, key, receiver) => {
         const value = Reflect.get(target, key, receiver) as unknown;
-        return typeof value === 'function' ? (...args: unknown[]) => (asked.push(String(key)), (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+        return typeof value === 'function'
+          ? (...args: unknown[]) => (asked.push(String(key)), (value as (...a: unknown[]) => unknown).apply(target, args))
+          : value;
       },
     }) as ExchangeClient;
     const paper = new PaperVenue(INSTRUMENTS, { spot: { USDT: '100000' }, futuresCollateral: '100000', leverage: 10 }, 1000, wrapped);
@@ -86,8 +99,22 @@ describe('paper venue', () => {
     await paper.nextFundingTime(FUT);
     await paper.fundingHistory(FUT, 3);
     await paper.priceIndex(FUT, 'index');
-    expect(asked.filter((k) => k !== 'candles' && k !== 'ticker')).toEqual(['depth', 'historyCandles', 'fundingRates', 'nextFundingTime', 'fundingHistory', 'priceIndex']);
-    const placed = await paper.placeTrigger({ symbol: FUT, clientOid: 'pv_trg', positionSide: 'long', reduceOnly: false, size: d('0.01'), triggerPrice: d('95000') });
+    expect(asked.filter((k) => k !== 'candles' && k !== 'ticker')).toEqual([
+      'depth',
+      'historyCandles',
+      'fundingRates',
+      'nextFundingTime',
+      'fundingHistory',
+      'priceIndex',
+    ]);
+    const placed = await paper.placeTrigger({
+      symbol: FUT,
+      clientOid: 'pv_trg',
+      positionSide: 'long',
+      reduceOnly: false,
+      size: d('0.01'),
+      triggerPrice: d('95000'),
+    });
     expect(placed.outcome).toBe('accepted');
     expect((await paper.triggerOrders(FUT)).map((o) => [o.clientOid, o.status, o.triggerPrice!.toString()])).toEqual([['pv_trg', 'untriggered', '95000']]);
     paper.follow([ticker(FUT, 2_000, '95100', '95099.9', '95100.1')], 2_000);

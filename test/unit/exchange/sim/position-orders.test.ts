@@ -8,9 +8,18 @@ import { ReplayMarket } from '../../../../src/exchange/sim/market.js';
 import { BTC, ETH, d, futuresVenue, tick } from './futures-fixture.js';
 
 const tpsl = (role: 'stop-loss' | 'take-profit', positionSide: 'long' | 'short', trigger: string, size: string, clientOid: string) => ({
-  symbol: ETH, clientOid, role, positionSide, size: d(size), triggerPrice: d(trigger),
+  symbol: ETH,
+  clientOid,
+  role,
+  positionSide,
+  size: d(size),
+  triggerPrice: d(trigger),
 });
-const sizeOf = (v: ReturnType<typeof futuresVenue>, side: 'long' | 'short') => v.engine.positionViews(ETH).find((p) => p.side === side)?.size.toString() ?? '0';
+const sizeOf = (v: ReturnType<typeof futuresVenue>, side: 'long' | 'short') =>
+  v.engine
+    .positionViews(ETH)
+    .find((p) => p.side === side)
+    ?.size.toString() ?? '0';
 
 describe('position TP/SL', () => {
   it('refused without a position on that side; placed as an untriggered close listed among the pending triggers', () => {
@@ -22,12 +31,22 @@ describe('position TP/SL', () => {
     const r = v.engine.placeTpSl(tpsl('stop-loss', 'long', '2900', '1', 'a'));
     expect(r.ok).toBe(true);
     const [order] = v.engine.pendingTriggers(ETH);
-    expect([order!.role, order!.status, order!.reduceOnly, order!.positionSide, order!.side, order!.isTrigger]).toEqual(['stop-loss', 'untriggered', true, 'long', 'sell', true]);
+    expect([order!.role, order!.status, order!.reduceOnly, order!.positionSide, order!.side, order!.isTrigger]).toEqual([
+      'stop-loss',
+      'untriggered',
+      true,
+      'long',
+      'sell',
+      true,
+    ]);
     expect(v.engine.placeTpSl(tpsl('stop-loss', 'long', '2900.001', '1', 'b')).ok).toBe(false);
   });
 
-  it('fires by role: a long\'s take-profit on a rise, its stop-loss on a fall; closes at most the position; the rest canceled when flat', () => {
-    const v = futuresVenue([tick(1000, ETH, '3000'), tick(2000, ETH, '3050'), tick(3000, ETH, '3100'), tick(4000, ETH, '2980'), tick(5000, ETH, '2950')], { collateral: '10000', leverage: 10 });
+  it("fires by role: a long's take-profit on a rise, its stop-loss on a fall; closes at most the position; the rest canceled when flat", () => {
+    const v = futuresVenue([tick(1000, ETH, '3000'), tick(2000, ETH, '3050'), tick(3000, ETH, '3100'), tick(4000, ETH, '2980'), tick(5000, ETH, '2950')], {
+      collateral: '10000',
+      leverage: 10,
+    });
     v.to(1000);
     v.market(ETH, 'long', '1');
     const positionId = v.engine.positionViews(ETH)[0]!.positionId;
@@ -38,7 +57,10 @@ describe('position TP/SL', () => {
     // Moved in place: same id, new trigger; unknown ids refused with 50005.
     expect(v.engine.modifyTpSl({ symbol: ETH, orderId: sl.orderId, triggerPrice: d('2960') })).toEqual({ ok: true });
     expect(v.engine.rawOrder(sl.orderId)!.triggerTicks).toBe(296_000);
-    expect(v.engine.modifyTpSl({ symbol: ETH, orderId: '600000000000009999', triggerPrice: d('2960') })).toEqual({ ok: false, refusal: { code: '50005', message: 'Order does not exist' } });
+    expect(v.engine.modifyTpSl({ symbol: ETH, orderId: '600000000000009999', triggerPrice: d('2960') })).toEqual({
+      ok: false,
+      refusal: { code: '50005', message: 'Order does not exist' },
+    });
     v.to(2000);
     expect(sizeOf(v, 'long')).toBe('1');
     v.to(3000);
@@ -57,7 +79,7 @@ describe('position TP/SL', () => {
     expect(BigInt(v.engine.positionViews(ETH)[0]!.positionId)).toBe(BigInt(positionId) + 1n);
   });
 
-  it('a short\'s stop-loss fires on a rise; one placed already reached fires at once; a limit execute price rests', () => {
+  it("a short's stop-loss fires on a rise; one placed already reached fires at once; a limit execute price rests", () => {
     const v = futuresVenue([tick(1000, ETH, '3000'), tick(2000, ETH, '3010')], { collateral: '10000', leverage: 10 });
     v.to(1000);
     v.market(ETH, 'short', '1');
@@ -83,8 +105,12 @@ describe('closing positions and canceling all', () => {
     v.to(1000);
     v.market(ETH, 'long', '1');
     v.market(BTC, 'short', '0.01');
-    const rest = v.engine.place('futures', ETH, [{ clientOid: 'close', side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('3100'), size: d('0.5'), positionSide: 'long', reduceOnly: true }])[0]!;
-    const open = v.engine.place('futures', ETH, [{ clientOid: 'open', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.1'), positionSide: 'long' }])[0]!;
+    const rest = v.engine.place('futures', ETH, [
+      { clientOid: 'close', side: 'sell', kind: 'limit', timeInForce: 'gtc', price: d('3100'), size: d('0.5'), positionSide: 'long', reduceOnly: true },
+    ])[0]!;
+    const open = v.engine.place('futures', ETH, [
+      { clientOid: 'open', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.1'), positionSide: 'long' },
+    ])[0]!;
     const ids = v.engine.positionViews().map((p) => p.positionId);
     const results = v.engine.closePositions();
     expect(results.map((r) => [r.positionId, r.ok, r.error])).toEqual(ids.map((id) => [id, true, '']));
@@ -101,8 +127,12 @@ describe('closing positions and canceling all', () => {
     const v = futuresVenue([tick(1000, ETH, '3000'), tick(1000, BTC, '90000')], { collateral: '100000', leverage: 10 });
     v.to(1000);
     v.market(ETH, 'long', '1');
-    v.engine.place('futures', ETH, [{ clientOid: 'e1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.1'), positionSide: 'long' }]);
-    v.engine.place('futures', BTC, [{ clientOid: 'b1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89000'), size: d('0.01'), positionSide: 'long' }]);
+    v.engine.place('futures', ETH, [
+      { clientOid: 'e1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('2900'), size: d('0.1'), positionSide: 'long' },
+    ]);
+    v.engine.place('futures', BTC, [
+      { clientOid: 'b1', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89000'), size: d('0.01'), positionSide: 'long' },
+    ]);
     v.engine.placeTrigger({ symbol: BTC, clientOid: 'bt', positionSide: 'long', reduceOnly: false, size: d('0.01'), triggerPrice: d('91000') });
     v.engine.placeTpSl(tpsl('stop-loss', 'long', '2800', '1', 'es'));
     expect(v.engine.cancelAllOrders('normal', ETH).map((r) => r.ok && r.clientOid)).toEqual(['e1']);
@@ -114,12 +144,24 @@ describe('closing positions and canceling all', () => {
 });
 
 describe('in-process port methods (F23–F30)', () => {
-  it('answer per item like the others, with the venue\'s refusals', async () => {
-    const sim = new SimulatedExchange(new ReplayMarket(DEFAULT_INSTRUMENTS, [tick(1000, ETH, '3000'), tick(1000, BTC, '90000')]), { spot: {}, futuresCollateral: '10000', leverage: 10 });
+  it("answer per item like the others, with the venue's refusals", async () => {
+    const sim = new SimulatedExchange(new ReplayMarket(DEFAULT_INSTRUMENTS, [tick(1000, ETH, '3000'), tick(1000, BTC, '90000')]), {
+      spot: {},
+      futuresCollateral: '10000',
+      leverage: 10,
+    });
     sim.advanceTo(1000);
     const placed = await sim.placeOrder(ETH, { clientOid: 'o1', side: 'buy', kind: 'market', timeInForce: 'ioc', size: d('1'), positionSide: 'long' });
     expect(placed).toMatchObject({ outcome: 'accepted', clientOid: 'o1' });
-    const bad = await sim.placeOrder(ETH, { clientOid: 'o2', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('1'), size: d('1'), positionSide: 'long' });
+    const bad = await sim.placeOrder(ETH, {
+      clientOid: 'o2',
+      side: 'buy',
+      kind: 'limit',
+      timeInForce: 'gtc',
+      price: d('1'),
+      size: d('1'),
+      positionSide: 'long',
+    });
     expect(bad.outcome).toBe('rejected');
     const tp = await sim.placeTpSl(tpsl('take-profit', 'long', '3200', '1', 'tp'));
     expect(tp.outcome).toBe('accepted');
@@ -131,10 +173,17 @@ describe('in-process port methods (F23–F30)', () => {
     expect(await sim.cancelOrder({ clientOid: 'rest' })).toMatchObject({ outcome: 'accepted', clientOid: 'rest' });
     expect((await sim.cancelOrder({ clientOid: 'rest' })).outcome).toBe('rejected');
     const all = await sim.allPositions();
-    expect(all.map((p) => [p.symbol, p.side, p.size.toString(), p.markPrice!.toString(), p.positionId])).toEqual([[ETH, 'long', '1', '3000', '500000000000000001']]);
+    expect(all.map((p) => [p.symbol, p.side, p.size.toString(), p.markPrice!.toString(), p.positionId])).toEqual([
+      [ETH, 'long', '1', '3000', '500000000000000001'],
+    ]);
     expect(all[0]!.liquidationPrice).toBeNull();
     const [balance] = await sim.balances('futures');
-    expect([balance!.total.toString(), balance!.available!.toString(), balance!.cumFunding!.toString(), balance!.liquidating]).toEqual(['9998.2', '9698.2', '0', false]);
+    expect([balance!.total.toString(), balance!.available!.toString(), balance!.cumFunding!.toString(), balance!.liquidating]).toEqual([
+      '9998.2',
+      '9698.2',
+      '0',
+      false,
+    ]);
     expect((await sim.cancelAllFutures('plan', ETH)).map((r) => r.outcome)).toEqual(['accepted']);
     const closed = await sim.closePositions(ETH);
     expect(closed.map((r) => [r.positionId, r.ok, r.error])).toEqual([['500000000000000001', true, null]]);

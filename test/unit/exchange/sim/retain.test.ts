@@ -13,9 +13,14 @@ describe('simulator history bound', () => {
     const engine = new MatchingEngine(market.symbols, { spot: { USDT: '100000000', BTC: '100' }, futuresCollateral: '0', leverage: 1 }, clock, 10);
     const last = Decimal.fromInt(market.symbols[0]!.last).mul(Decimal.from('0.1'));
     const far = last.mul(Decimal.from('0.97')).roundToStep(Decimal.from('0.1'), 'down');
-    const resting = engine.place('spot', 'BTCUSDT_SPBL', [{ clientOid: 'keep', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: far, size: Decimal.from('0.01') }]);
+    const resting = engine.place('spot', 'BTCUSDT_SPBL', [
+      { clientOid: 'keep', side: 'buy', kind: 'limit', timeInForce: 'gtc', price: far, size: Decimal.from('0.01') },
+    ]);
     expect(resting[0]!.ok).toBe(true);
-    for (let i = 0; i < 200; i++) engine.place('spot', 'BTCUSDT_SPBL', [{ clientOid: `m${i}`, side: i % 2 ? 'buy' : 'sell', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') }]);
+    for (let i = 0; i < 200; i++)
+      engine.place('spot', 'BTCUSDT_SPBL', [
+        { clientOid: `m${i}`, side: i % 2 ? 'buy' : 'sell', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.001') },
+      ]);
     const history = engine.history('BTCUSDT_SPBL');
     expect(history.length).toBeLessThanOrEqual(21);
     expect(history.some((o) => o.clientOid === 'keep')).toBe(true);
@@ -29,7 +34,9 @@ describe('simulator history bound', () => {
     const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 1, startMs: 0, tickIntervalMs: 100 });
     const engine = new MatchingEngine(market.symbols, { spot: {}, futuresCollateral: '10000000', leverage: 10 }, clock, 4);
     const trade = (oid: string, reduceOnly: boolean) =>
-      engine.place('futures', 'cmt_ethusdt', [{ clientOid: oid, side: reduceOnly ? 'sell' : 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long', reduceOnly }]);
+      engine.place('futures', 'cmt_ethusdt', [
+        { clientOid: oid, side: reduceOnly ? 'sell' : 'buy', kind: 'market', timeInForce: 'ioc', size: Decimal.from('0.01'), positionSide: 'long', reduceOnly },
+      ]);
     for (let i = 0; i < 20; i++) expect(trade(`f${i}`, i % 2 === 1)[0]!.ok).toBe(true);
     const fills = engine.fills('cmt_ethusdt');
     expect(fills.length).toBeGreaterThan(0);

@@ -19,13 +19,18 @@ function past(startMs = T0, seed = 5): SyntheticPast {
 function foldBars(minutes: TickBar[], tf: Timeframe, openMs: number): unknown[] {
   const inside = minutes.filter((m) => m.openMs >= openMs && m.openMs < openMs + TIMEFRAME_MS[tf]).sort((a, b) => a.openMs - b.openMs);
   return [
-    openMs, inside[0]!.open, Math.max(...inside.map((m) => m.high)), Math.min(...inside.map((m) => m.low)), inside.at(-1)!.close,
-    inside.reduce((a, m) => a + m.volSteps, 0), inside.reduce((a, m) => a + m.quoteTickSteps, 0n),
+    openMs,
+    inside[0]!.open,
+    Math.max(...inside.map((m) => m.high)),
+    Math.min(...inside.map((m) => m.low)),
+    inside.at(-1)!.close,
+    inside.reduce((a, m) => a + m.volSteps, 0),
+    inside.reduce((a, m) => a + m.quoteTickSteps, 0n),
   ];
 }
 
 describe('candles built from ticks', () => {
-  it('a minute holds its ticks\' first, highest, lowest and last price and their volumes; newest first, the forming one first', () => {
+  it("a minute holds its ticks' first, highest, lowest and last price and their volumes; newest first, the forming one first", () => {
     const c = new SymbolCandles(null);
     c.onTick(T0, 100, 2);
     c.onTick(T0 + 10_000, 104, 1);
@@ -44,7 +49,7 @@ describe('candles built from ticks', () => {
     const c = new SymbolCandles(null);
     let price = 1000;
     for (let t = 0; t < 3 * 60 * MIN; t += 7_000) {
-      price += ((t / 7_000) * 7919) % 11 - 5;
+      price += (((t / 7_000) * 7919) % 11) - 5;
       c.onTick(T0 + t, price, 1 + ((t / 7_000) % 3));
     }
     const minutes = c.latest('1m', 10_000);
@@ -88,7 +93,7 @@ describe('the seeded past', () => {
     expect(past(T0 + DAY).aggregate(at, at, at + 2 * DAY)).not.toEqual(first);
   });
 
-  it('every timeframe agrees with the minutes; the bar holding the start joins the past\'s minutes to the ticks after it', () => {
+  it("every timeframe agrees with the minutes; the bar holding the start joins the past's minutes to the ticks after it", () => {
     const c = new SymbolCandles(past());
     c.onTick(T0, 900_000, 4);
     c.onTick(T0 + 30_000, 900_010, 2);

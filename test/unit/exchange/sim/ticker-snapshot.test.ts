@@ -19,8 +19,17 @@ describe('TickerSnapshot', () => {
     const t = sim.tickerNow('cmt_ethusdt')!;
     const plain = JSON.parse(JSON.stringify(t)) as Record<string, string | number | null>;
     expect(plain).toEqual({
-      symbol: 'cmt_ethusdt', last: '3001.5', bestBid: '3001.4', bestAsk: '3001.7', markPrice: '3001.5', indexPrice: '3001.5',
-      high24h: '3001.5', low24h: '3000.25', volume24h: '2250.5', baseVolume24h: '0.75', timestampMs: 2000,
+      symbol: 'cmt_ethusdt',
+      last: '3001.5',
+      bestBid: '3001.4',
+      bestAsk: '3001.7',
+      markPrice: '3001.5',
+      indexPrice: '3001.5',
+      high24h: '3001.5',
+      low24h: '3000.25',
+      volume24h: '2250.5',
+      baseVolume24h: '0.75',
+      timestampMs: 2000,
     });
     // The same object answers the same values every time.
     expect(t.last).toBe(t.last);
@@ -33,11 +42,20 @@ describe('TickerSnapshot', () => {
     expect(t.timestampMs).toBe(1000);
   });
 
-  it('a spot pair as S11 shows it: last price and the day\'s figures, no bid, ask, mark or index', async () => {
+  it("a spot pair as S11 shows it: last price and the day's figures, no bid, ask, mark or index", async () => {
     const t = await sim.ticker('BTCUSDT_SPBL');
     expect(JSON.parse(JSON.stringify(t))).toEqual({
-      symbol: 'BTCUSDT_SPBL', last: '90000.1', bestBid: null, bestAsk: null, markPrice: null, indexPrice: null,
-      high24h: '90000.1', low24h: '90000.1', volume24h: '900.001', baseVolume24h: '0.01', timestampMs: 1000,
+      symbol: 'BTCUSDT_SPBL',
+      last: '90000.1',
+      bestBid: null,
+      bestAsk: null,
+      markPrice: null,
+      indexPrice: null,
+      high24h: '90000.1',
+      low24h: '90000.1',
+      volume24h: '900.001',
+      baseVolume24h: '0.01',
+      timestampMs: 1000,
     });
   });
 });

@@ -46,7 +46,12 @@ describe('F23–F28 order actions', () => {
 
   it('F27: position and order ids as raw JSON numbers, exact', () => {
     const [item] = ok('F27', ACTION_SAMPLES.F27);
-    expect([String(item!.positionId), String(item!.successOrderId), item!.errorMessage, item!.success]).toEqual(['690800371848708186', '696023766399976282', '', true]);
+    expect([String(item!.positionId), String(item!.successOrderId), item!.errorMessage, item!.success]).toEqual([
+      '690800371848708186',
+      '696023766399976282',
+      '',
+      true,
+    ]);
   });
 
   it('F28: order ids as raw JSON numbers, exact', () => {
@@ -68,7 +73,10 @@ describe('F29 positions, F30 bills', () => {
   });
 
   it('F29: the fields it adds are typed; a liquidation price "0" passes (read as none)', () => {
-    const [row] = ok('F29', '[{"id": 690800371848708186, "symbol": "cmt_btcusdt", "side": "LONG", "size": "0.01", "open_value": "900", "marginSize": "45", "contractVal": "0.0001", "unrealizePnl": "-1.5", "liquidatePrice": "0"}]');
+    const [row] = ok(
+      'F29',
+      '[{"id": 690800371848708186, "symbol": "cmt_btcusdt", "side": "LONG", "size": "0.01", "open_value": "900", "marginSize": "45", "contractVal": "0.0001", "unrealizePnl": "-1.5", "liquidatePrice": "0"}]',
+    );
     expect(row).toMatchObject({ marginSize: '45', contractVal: '0.0001', unrealizePnl: '-1.5', liquidatePrice: '0' });
     expect(String(row!.id)).toBe('690800371848708186');
     expect(failure('F29', 200, '[{"side": "LONG", "size": "1", "open_value": "1", "liquidatePrice": "1e5"}]')).toMatchObject({ field: '[0].liquidatePrice' });
@@ -80,8 +88,13 @@ describe('F29 positions, F30 bills', () => {
     expect(page.items[0]!.billId).toBeInstanceOf(JsonBigInt);
     expect(String(page.items[0]!.billId)).toBe('686960019383517338');
     expect(page.items[0]!.ctime).toBe(1763784031721);
-    const documented = ok('F30', '{"hasNextPage": false, "items": [{"billId": "686960019383517339", "coin": "USDT", "symbol": "cmt_btcusdt", "amount": "-0.5", "businessType": "order_fill_fee_income", "balance": "1", "fillFee": "0.5", "transferReason": "UNKNOWN_TRANSFER_REASON", "cTime": "1763784031722"}]}');
+    const documented = ok(
+      'F30',
+      '{"hasNextPage": false, "items": [{"billId": "686960019383517339", "coin": "USDT", "symbol": "cmt_btcusdt", "amount": "-0.5", "businessType": "order_fill_fee_income", "balance": "1", "fillFee": "0.5", "transferReason": "UNKNOWN_TRANSFER_REASON", "cTime": "1763784031722"}]}',
+    );
     expect(documented.items[0]).toMatchObject({ billId: '686960019383517339', cTime: '1763784031722' });
-    expect(failure('F30', 200, '{"hasNextPage": false, "items": [{"billId": 1, "coin": "USDT", "amount": "1", "businessType": "deposit", "ctime": "soon"}]}')).toMatchObject({ field: 'items[0].ctime' });
+    expect(
+      failure('F30', 200, '{"hasNextPage": false, "items": [{"billId": 1, "coin": "USDT", "amount": "1", "businessType": "deposit", "ctime": "soon"}]}'),
+    ).toMatchObject({ field: 'items[0].ctime' });
   });
 });

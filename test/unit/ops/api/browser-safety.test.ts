@@ -25,8 +25,15 @@ async function start(opts: { allowedHosts?: string[]; allowedOrigins?: string[];
   const refusals: Refusal[] = [];
   const clock = new ManualClock(1_000_000);
   server = new ControlServer({
-    health, metrics, token: TOKEN, control, clock, plugins: [dashboardRoutes], onRefused: (r) => refusals.push(r),
-    ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
+    health,
+    metrics,
+    token: TOKEN,
+    control,
+    clock,
+    plugins: [dashboardRoutes],
+    onRefused: (r) => refusals.push(r),
+    ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+    ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
   });
   const url = await server.listen(0, opts.host ?? '127.0.0.1');
   const port = Number(new URL(url).port);
@@ -37,11 +44,24 @@ const raw = rawRequest;
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
 /** Every path the server answers: probes, scrape, dashboard, sign-in, and each route of the control API. */
-const EVERY_GET = ['/health', '/ready', '/metrics', '/', '/dashboard/app.js', '/dashboard/style.css', `/login?token=${TOKEN}`,
-  ...ROUTES.filter((r) => r.method === 'GET').map((r) => `${API_PREFIX}${r.path.replace(':clientOid', 'sx_mm_1')}`)];
+const EVERY_GET = [
+  '/health',
+  '/ready',
+  '/metrics',
+  '/',
+  '/dashboard/app.js',
+  '/dashboard/style.css',
+  `/login?token=${TOKEN}`,
+  ...ROUTES.filter((r) => r.method === 'GET').map((r) => `${API_PREFIX}${r.path.replace(':clientOid', 'sx_mm_1')}`),
+];
 const EVERY_POST = ROUTES.filter((r) => r.method === 'POST').map((r) => `${API_PREFIX}${r.path.replace(':id', 'mm')}`);
 const BODY = JSON.stringify({ reason: 'x' });
-const bodyFor = (path: string) => (path.endsWith('/pause') ? JSON.stringify({ cancelOrders: false, reason: 'x' }) : path.includes('force-exit') ? JSON.stringify({ symbol: 'BTCUSDT_SPBL', reason: 'x' }) : BODY);
+const bodyFor = (path: string) =>
+  path.endsWith('/pause')
+    ? JSON.stringify({ cancelOrders: false, reason: 'x' })
+    : path.includes('force-exit')
+      ? JSON.stringify({ symbol: 'BTCUSDT_SPBL', reason: 'x' })
+      : BODY;
 
 describe('the Host header', () => {
   it('a name the daemon does not serve is refused (421) on every path, token or not, before any route runs', async () => {
@@ -68,9 +88,19 @@ describe('the Host header', () => {
     expect(JSON.stringify(refusals)).not.toContain(TOKEN);
   });
 
-  it('the daemon\'s own names pass: loopback\'s, and those configured (a name, a name on one port, a domain\'s names)', async () => {
+  it("the daemon's own names pass: loopback's, and those configured (a name, a name on one port, a domain's names)", async () => {
     const { port } = await start({ allowedHosts: ['bot.example.com', 'prom.internal:9999', '*.lan.example'] });
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, 'localhost', 'bot.example.com', 'Bot.Example.Com.', 'prom.internal:9999', 'box.lan.example:443']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      'localhost',
+      'bot.example.com',
+      'Bot.Example.Com.',
+      'prom.internal:9999',
+      'box.lan.example:443',
+    ]) {
       expect({ host, status: (await raw(port, 'GET', '/health', { host })).status }).toEqual({ host, status: 200 });
     }
     for (const host of ['prom.internal', 'prom.internal:9464', 'lan.example', 'evilbot.example.com', 'bot.example.com.attacker.example']) {
@@ -78,7 +108,7 @@ describe('the Host header', () => {
     }
   });
 
-  it('bound to every address: the machine\'s own addresses pass, names do not', async () => {
+  it("bound to every address: the machine's own addresses pass, names do not", async () => {
     const { port } = await start({ host: '0.0.0.0' });
     expect((await raw(port, 'GET', '/health', { ...bearer })).status).toBe(200);
     expect((await raw(port, 'GET', '/health', { host: `attacker.example:${port}`, ...bearer })).status).toBe(421);
@@ -88,7 +118,15 @@ describe('the Host header', () => {
 describe('the origin of a state change', () => {
   it('a foreign Origin is refused (403) for every POST, with a valid token too, and nothing reaches the Control', async () => {
     const { port, control } = await start();
-    const foreign = ['http://attacker.example', `http://attacker.example:${port}`, 'null', `https://127.0.0.1:${port}`, `http://localhost:${port}`, 'http://127.0.0.1', 'not a url'];
+    const foreign = [
+      'http://attacker.example',
+      `http://attacker.example:${port}`,
+      'null',
+      `https://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      'http://127.0.0.1',
+      'not a url',
+    ];
     for (const path of EVERY_POST) {
       for (const origin of foreign) {
         const r = await raw(port, 'POST', path, { origin, ...bearer }, bodyFor(path));
@@ -105,7 +143,7 @@ describe('the origin of a state change', () => {
     expect(control.calls).toEqual([]);
   });
 
-  it('the daemon\'s own origin and a configured one pass; no Origin at all (the command line) passes', async () => {
+  it("the daemon's own origin and a configured one pass; no Origin at all (the command line) passes", async () => {
     const { port, control } = await start({ allowedHosts: ['bot.example.com'], allowedOrigins: ['https://bot.example.com'] });
     const halt = (headers: Record<string, string>) => raw(port, 'POST', `${API_PREFIX}/trading/halt`, { ...bearer, ...headers }, BODY);
     expect((await halt({ origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
@@ -125,15 +163,23 @@ describe('the credential', () => {
     const { port, control } = await start();
     const own = { origin: `http://127.0.0.1:${port}` };
     for (const path of EVERY_POST) {
-      const refused: Array<Record<string, string>> = [{}, { authorization: `Bearer ${TOKEN}0` }, { authorization: 'Bearer ' }, { cookie: `sextant_session_${port}=${TOKEN}` }, { cookie: 'sextant_session=abc' }];
+      const refused: Array<Record<string, string>> = [
+        {},
+        { authorization: `Bearer ${TOKEN}0` },
+        { authorization: 'Bearer ' },
+        { cookie: `sextant_session_${port}=${TOKEN}` },
+        { cookie: 'sextant_session=abc' },
+      ];
       for (const headers of refused) {
         const r = await raw(port, 'POST', path, { ...own, ...headers }, bodyFor(path));
         expect({ path, headers, status: r.status }).toEqual({ path, headers, status: 401 });
       }
     }
     // Reads, the event stream and the scrape need it too; the probes and the page's files do not.
-    for (const path of [`${API_PREFIX}/status`, `${API_PREFIX}/balances`, `${API_PREFIX}/stream`, '/metrics']) expect({ path, status: (await raw(port, 'GET', path, {})).status }).toEqual({ path, status: 401 });
-    for (const path of ['/health', '/ready', '/', '/dashboard/app.js']) expect({ path, status: (await raw(port, 'GET', path, {})).status }).toEqual({ path, status: 200 });
+    for (const path of [`${API_PREFIX}/status`, `${API_PREFIX}/balances`, `${API_PREFIX}/stream`, '/metrics'])
+      expect({ path, status: (await raw(port, 'GET', path, {})).status }).toEqual({ path, status: 401 });
+    for (const path of ['/health', '/ready', '/', '/dashboard/app.js'])
+      expect({ path, status: (await raw(port, 'GET', path, {})).status }).toEqual({ path, status: 200 });
     expect(control.calls).toEqual([]);
   });
 
@@ -168,7 +214,7 @@ describe('the credential', () => {
 });
 
 describe('refusals in the log', () => {
-  it('one line a minute per status, method and caller\'s address, with the count of those in between', async () => {
+  it("one line a minute per status, method and caller's address, with the count of those in between", async () => {
     const { port, refusals, clock } = await start();
     for (let i = 0; i < 5; i++) await raw(port, 'POST', `${API_PREFIX}/trading/halt`, { origin: 'http://attacker.example' }, BODY);
     expect(refusals).toHaveLength(1);
@@ -186,6 +232,9 @@ describe('refusals in the log', () => {
       await raw(port, 'POST', `${API_PREFIX}/trading/halt`, { referer: `http://attacker.example/${i}` }, BODY);
       await raw(port, 'GET', '/health', { host: `a${i}.attacker.example:${port}` });
     }
-    expect(refusals.slice(3).map((r) => [r.status, r.method])).toEqual([[403, 'POST'], [421, 'GET']]);
+    expect(refusals.slice(3).map((r) => [r.status, r.method])).toEqual([
+      [403, 'POST'],
+      [421, 'GET'],
+    ]);
   });
 });

@@ -1,21 +1,75 @@
 // An in-memory Control for the API's tests: canned reads, commands recorded with their actor, events fired by hand.
-import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../../../../src/ops/control.js';
+import type {
+  Actor,
+  CommandResult,
+  Control,
+  ControlEvent,
+  ControlStatus,
+  FillView,
+  OrderView,
+  ProfitWindow,
+  StrategyView,
+  SymbolPerformance,
+} from '../../../../src/ops/control.js';
 
 export const STATUS: ControlStatus = {
-  mode: 'live', venue: 'embedded simulator 1', startedAtMs: 1_000, nowMs: 61_000, tradingState: 'active', latches: [], fenced: null,
-  reconciliation: { lastAtMs: 60_000, unresolved: 0 }, budget: [{ pool: 'spot:ip', available: 480, queued: 0 }], polls: [{ poll: 'tickers', ageMs: 300 }, { poll: 'ledger', ageMs: null }], lease: { holder: 'host-a:41', fencingToken: 7, held: true },
+  mode: 'live',
+  venue: 'embedded simulator 1',
+  startedAtMs: 1_000,
+  nowMs: 61_000,
+  tradingState: 'active',
+  latches: [],
+  fenced: null,
+  reconciliation: { lastAtMs: 60_000, unresolved: 0 },
+  budget: [{ pool: 'spot:ip', available: 480, queued: 0 }],
+  polls: [
+    { poll: 'tickers', ageMs: 300 },
+    { poll: 'ledger', ageMs: null },
+  ],
+  lease: { holder: 'host-a:41', fencingToken: 7, held: true },
 };
 
 export const ORDER: OrderView = {
-  clientOid: 'sx_mm_1', orderId: '700000000000000000123', strategyId: 'mm', surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit',
-  price: '90000.5', size: '0.002', filledSize: '0', avgPrice: null, state: 'open', role: null, createdAtMs: 2_000, updatedAtMs: 3_000,
+  clientOid: 'sx_mm_1',
+  orderId: '700000000000000000123',
+  strategyId: 'mm',
+  surface: 'spot',
+  symbol: 'BTCUSDT_SPBL',
+  side: 'buy',
+  kind: 'limit',
+  price: '90000.5',
+  size: '0.002',
+  filledSize: '0',
+  avgPrice: null,
+  state: 'open',
+  role: null,
+  createdAtMs: 2_000,
+  updatedAtMs: 3_000,
 };
 
-export const FILL: FillView = { clientOid: 'sx_mm_1', orderId: '700000000000000000123', fillId: 'f1', strategyId: 'mm', symbol: 'BTCUSDT_SPBL', price: '90000.5', size: '0.001', fee: '0.09', atMs: 4_000 };
+export const FILL: FillView = {
+  clientOid: 'sx_mm_1',
+  orderId: '700000000000000000123',
+  fillId: 'f1',
+  strategyId: 'mm',
+  symbol: 'BTCUSDT_SPBL',
+  price: '90000.5',
+  size: '0.001',
+  fee: '0.09',
+  atMs: 4_000,
+};
 
 export const STRATEGY: StrategyView = {
-  id: 'mm', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: { size: '0.002' }, state: 'running', errors: 0, lastError: null,
-  pnl: { realized: '1.5', fees: '0.09', fills: 1 }, openOrders: 1, positions: [],
+  id: 'mm',
+  name: 'spot-market-maker',
+  symbols: ['BTCUSDT_SPBL'],
+  params: { size: '0.002' },
+  state: 'running',
+  errors: 0,
+  lastError: null,
+  pnl: { realized: '1.5', fees: '0.09', fills: 1 },
+  openOrders: 1,
+  positions: [],
 };
 
 /** The server's other sources, answering as a healthy daemon would. */
@@ -50,7 +104,15 @@ export class FakeControl implements Control {
     return query.scope === 'open' ? [ORDER] : [ORDER, { ...ORDER, clientOid: 'sx_mm_0', state: 'filled' }].slice(0, query.limit ?? 100);
   }
   order(clientOid: string) {
-    return clientOid === ORDER.clientOid ? { order: ORDER, history: [{ event: 'written', state: 'sending', atMs: 2_000 }, { event: 'accepted', state: 'open', atMs: 3_000 }] } : undefined;
+    return clientOid === ORDER.clientOid
+      ? {
+          order: ORDER,
+          history: [
+            { event: 'written', state: 'sending', atMs: 2_000 },
+            { event: 'accepted', state: 'open', atMs: 3_000 },
+          ],
+        }
+      : undefined;
   }
   fills(): FillView[] {
     return [FILL];
@@ -62,7 +124,10 @@ export class FakeControl implements Control {
     return [{ symbol: 'cmt_btcusdt', side: 'long', size: '0.01', entryPrice: '90000', markPrice: '90100', unrealizedPnl: '1', liquidationPrice: null }];
   }
   equity(query: { sinceMs?: number }) {
-    return [{ surface: 'spot', value: '10000', atMs: 1_000 }, { surface: 'spot', value: '10001.5', atMs: 5_000 }].filter((p) => p.atMs >= (query.sinceMs ?? 0));
+    return [
+      { surface: 'spot', value: '10000', atMs: 1_000 },
+      { surface: 'spot', value: '10001.5', atMs: 5_000 },
+    ].filter((p) => p.atMs >= (query.sinceMs ?? 0));
   }
   profit(): ProfitWindow[] {
     const figures = { realized: '1.50000000', fees: '0.09000000', fills: 1, roundTrips: 0 };

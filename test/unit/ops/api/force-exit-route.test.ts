@@ -37,17 +37,28 @@ async function call(base: string, method: string, path: string, body?: unknown) 
 describe('POST /strategies/:id/force-exit', () => {
   it('passes the strategy, the symbol, the reason and who asked to the Control, and answers what it answered', async () => {
     const { base, control } = await start();
-    expect(await call(base, 'POST', '/strategies/mm/force-exit', { symbol: 'BTCUSDT_SPBL', reason: 'inventory too large' })).toEqual({ status: 200, body: { ok: true, detail: 'force-exit done' } });
+    expect(await call(base, 'POST', '/strategies/mm/force-exit', { symbol: 'BTCUSDT_SPBL', reason: 'inventory too large' })).toEqual({
+      status: 200,
+      body: { ok: true, detail: 'force-exit done' },
+    });
     expect(control.calls).toEqual([{ command: 'force-exit', args: ['mm', 'BTCUSDT_SPBL', 'inventory too large'], actor: { via: 'cli', who: 'token' } }]);
     expect(await call(base, 'POST', '/strategies/mm/force-exit', { symbol: 'BTCUSDT_SPBL' })).toMatchObject({ status: 200 });
     expect(control.calls[1]!.args).toEqual(['mm', 'BTCUSDT_SPBL', undefined]);
     expect(await call(base, 'POST', '/strategies/nope/force-exit', { symbol: 'BTCUSDT_SPBL' })).toEqual({ status: 404, body: { error: 'no strategy nope' } });
-    expect(await call(base, 'POST', '/strategies/mm/force-exit', { symbol: 'cmt_btcusdt' })).toEqual({ status: 409, body: { error: 'nothing to close: mm holds nothing on cmt_btcusdt by its fills' } });
+    expect(await call(base, 'POST', '/strategies/mm/force-exit', { symbol: 'cmt_btcusdt' })).toEqual({
+      status: 409,
+      body: { error: 'nothing to close: mm holds nothing on cmt_btcusdt by its fills' },
+    });
   });
 
   it('refuses a body without a symbol, or with anything else, with 400; and 403 when commands are off', async () => {
     const { base, control } = await start();
-    for (const [body, error] of [[{}, /^body\.symbol: /], [{ symbol: '' }, /^body\.symbol: /], [{ symbol: 'BTCUSDT_SPBL', size: '1' }, /^body: Unrecognized key: "size"/], [undefined, /^body/]] as const) {
+    for (const [body, error] of [
+      [{}, /^body\.symbol: /],
+      [{ symbol: '' }, /^body\.symbol: /],
+      [{ symbol: 'BTCUSDT_SPBL', size: '1' }, /^body: Unrecognized key: "size"/],
+      [undefined, /^body/],
+    ] as const) {
       const r = await call(base, 'POST', '/strategies/mm/force-exit', body);
       expect({ body, status: r.status }).toEqual({ body, status: 400 });
       expect(r.body.error).toMatch(error);
@@ -61,7 +72,7 @@ describe('POST /strategies/:id/force-exit', () => {
 });
 
 describe('GET /profit and /performance', () => {
-  it('answer the Control\'s reads with their schemas\' shapes, and are in the OpenAPI document', async () => {
+  it("answer the Control's reads with their schemas' shapes, and are in the OpenAPI document", async () => {
     const { base, control } = await start();
     for (const path of ['/profit', '/performance']) {
       const r = await call(base, 'GET', path);
@@ -70,7 +81,12 @@ describe('GET /profit and /performance', () => {
     }
     expect((await call(base, 'GET', '/profit')).body).toEqual(control.profit());
     expect((await call(base, 'GET', '/performance')).body).toEqual(control.performance());
-    const doc = (await call(base, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> }; responses: Record<string, unknown> }>> };
+    const doc = (await call(base, 'GET', '/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> }; responses: Record<string, unknown> }>
+      >;
+    };
     const op = doc.paths[`${API_PREFIX}/strategies/{id}/force-exit`]!.post!;
     expect(Object.keys(op.responses).sort()).toEqual(expect.arrayContaining(['200', '400', '403', '404', '409']));
     expect(op.requestBody!.content['application/json']!.schema.required).toEqual(['symbol']);

@@ -33,7 +33,11 @@ const call = async (base: string, method: string, path: string, opts: { body?: u
   const token = opts.token === undefined ? TOKEN : opts.token;
   const res = await fetch(`${base}${API_PREFIX}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...opts.headers,
+    },
     ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
   });
   const text = await res.text();
@@ -41,16 +45,28 @@ const call = async (base: string, method: string, path: string, opts: { body?: u
 };
 
 const GETS: Array<[string, string]> = [
-  ['/status', '/status'], ['/strategies', '/strategies'], ['/orders', '/orders?scope=recent&strategy=mm&limit=1'], ['/orders/:clientOid', '/orders/sx_mm_1'],
-  ['/fills', '/fills?strategy=mm&limit=5'], ['/balances', '/balances'], ['/positions', '/positions'], ['/equity', '/equity?since=2000'], ['/events', '/events?limit=10'],
+  ['/status', '/status'],
+  ['/strategies', '/strategies'],
+  ['/orders', '/orders?scope=recent&strategy=mm&limit=1'],
+  ['/orders/:clientOid', '/orders/sx_mm_1'],
+  ['/fills', '/fills?strategy=mm&limit=5'],
+  ['/balances', '/balances'],
+  ['/positions', '/positions'],
+  ['/equity', '/equity?since=2000'],
+  ['/events', '/events?limit=10'],
 ];
 const COMMANDS: Array<[string, unknown]> = [
-  ['/strategies/mm/pause', { cancelOrders: true, reason: 'inventory check' }], ['/strategies/mm/resume', {}], ['/strategies/mm/cancel-orders', undefined], ['/reload', undefined],
-  ['/trading/halt', { reason: 'venue incident' }], ['/trading/reduce', { reason: 'wind down' }], ['/trading/reset', { reason: 'all clear' }],
+  ['/strategies/mm/pause', { cancelOrders: true, reason: 'inventory check' }],
+  ['/strategies/mm/resume', {}],
+  ['/strategies/mm/cancel-orders', undefined],
+  ['/reload', undefined],
+  ['/trading/halt', { reason: 'venue incident' }],
+  ['/trading/reduce', { reason: 'wind down' }],
+  ['/trading/reset', { reason: 'all clear' }],
 ];
 
 describe('the control API on loopback, with the token', () => {
-  it('answers every read with its schema\'s shape', async () => {
+  it("answers every read with its schema's shape", async () => {
     const { base, control } = await start();
     control.emit({ kind: 'order', atMs: 5, text: 'mm BTCUSDT_SPBL: sx_mm_1 accepted', data: { type: 'accepted' } });
     for (const [route, path] of GETS) {
@@ -72,10 +88,17 @@ describe('the control API on loopback, with the token', () => {
       expect({ path, status: r.status, ok: r.body.ok }).toEqual({ path, status: 200, ok: true });
     }
     expect(control.calls.map((c) => c.command)).toEqual(['pause', 'resume', 'cancel-orders', 'reload', 'halt', 'reduce', 'reset']);
-    expect(control.calls[0]).toEqual({ command: 'pause', args: ['mm', { cancelOrders: true, reason: 'inventory check' }], actor: { via: 'cli', who: 'token' } });
+    expect(control.calls[0]).toEqual({
+      command: 'pause',
+      args: ['mm', { cancelOrders: true, reason: 'inventory check' }],
+      actor: { via: 'cli', who: 'token' },
+    });
     expect(control.calls[4]!.args).toEqual(['venue incident']);
     // A refusal keeps its status and says why.
-    expect(await call(base, 'POST', '/trading/flatten', { body: { reason: 'now' }, headers: { 'x-sextant-client': 'robot' } })).toMatchObject({ status: 409, body: { error: 'a flatten pass is under way' } });
+    expect(await call(base, 'POST', '/trading/flatten', { body: { reason: 'now' }, headers: { 'x-sextant-client': 'robot' } })).toMatchObject({
+      status: 409,
+      body: { error: 'a flatten pass is under way' },
+    });
     expect(control.calls.at(-1)!.actor).toEqual({ via: 'api', who: 'token' });
   });
 
@@ -108,7 +131,15 @@ describe('the control API on loopback, with the token', () => {
 
   it('answers 404 for an unknown strategy or order, and an unknown path', async () => {
     const { base } = await start();
-    for (const [method, path] of [['GET', '/orders?strategy=nope'], ['GET', '/fills?strategy=nope'], ['POST', '/strategies/nope/pause'], ['POST', '/strategies/nope/resume'], ['POST', '/strategies/nope/cancel-orders'], ['GET', '/orders/sx_nope_1'], ['GET', '/nothing']]) {
+    for (const [method, path] of [
+      ['GET', '/orders?strategy=nope'],
+      ['GET', '/fills?strategy=nope'],
+      ['POST', '/strategies/nope/pause'],
+      ['POST', '/strategies/nope/resume'],
+      ['POST', '/strategies/nope/cancel-orders'],
+      ['GET', '/orders/sx_nope_1'],
+      ['GET', '/nothing'],
+    ]) {
       const r = await call(base, method!, path!);
       expect({ path, status: r.status, error: typeof r.body.error }).toEqual({ path, status: 404, error: 'string' });
     }
@@ -118,7 +149,11 @@ describe('the control API on loopback, with the token', () => {
 describe('the token', () => {
   it('on loopback too: the control API needs it, reads and commands; /health and /ready stay open', async () => {
     const { base, control } = await start();
-    expect(await call(base, 'GET', '/status', { token: null })).toMatchObject({ status: 401, challenge: 'Bearer', body: { error: expect.stringMatching(/^unauthorized/) } });
+    expect(await call(base, 'GET', '/status', { token: null })).toMatchObject({
+      status: 401,
+      challenge: 'Bearer',
+      body: { error: expect.stringMatching(/^unauthorized/) },
+    });
     expect((await call(base, 'GET', '/status', { token: 'wrong' })).status).toBe(401);
     expect((await call(base, 'GET', '/status', { token: TOKEN })).status).toBe(200);
     expect((await call(base, 'POST', '/trading/halt', { body: { reason: 'x' }, token: null })).status).toBe(401);
@@ -164,7 +199,10 @@ describe('commands switched off (daemon.http.commands: false)', () => {
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 and describes every route with its parameters, body and answers', async () => {
     const { base } = await start();
-    const doc = (await call(base, 'GET', '/openapi.json')).body as { openapi: string; paths: Record<string, Record<string, { parameters: Array<{ name: string }>; requestBody?: unknown; responses: Record<string, unknown> }>> };
+    const doc = (await call(base, 'GET', '/openapi.json')).body as {
+      openapi: string;
+      paths: Record<string, Record<string, { parameters: Array<{ name: string }>; requestBody?: unknown; responses: Record<string, unknown> }>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
     // The validator does refuse a broken document (a parameter of an unknown kind).
@@ -205,7 +243,12 @@ describe('the event stream', () => {
     const seen = { text: '' };
     await readUntil(reader, seen, ': connected');
     expect(control.listening).toBe(1);
-    const fill = { kind: 'fill' as const, atMs: 7, text: 'mm BTCUSDT_SPBL: sx_mm_1 buy filled 0.002 at 90000.5', data: { clientOid: 'sx_mm_1', orderId: '700000000000000000123' } };
+    const fill = {
+      kind: 'fill' as const,
+      atMs: 7,
+      text: 'mm BTCUSDT_SPBL: sx_mm_1 buy filled 0.002 at 90000.5',
+      data: { clientOid: 'sx_mm_1', orderId: '700000000000000000123' },
+    };
     control.emit(fill);
     await readUntil(reader, seen, '"fill"');
     expect(seen.text).toContain(sseFrame(fill));

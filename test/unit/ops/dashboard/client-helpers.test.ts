@@ -5,7 +5,10 @@ import vm from 'node:vm';
 import { describe, expect, it } from '@jest/globals';
 import { CLIENT_HELPERS } from '../../../../src/ops/dashboard/client-helpers.js';
 
-interface Point { time: number; value: number }
+interface Point {
+  time: number;
+  value: number;
+}
 interface Helpers {
   formatDuration(ms: unknown): string;
   formatClock(atMs: unknown): string;
@@ -19,9 +22,26 @@ interface Helpers {
   eventEntry(e: unknown): Entry;
   foldEvent(newest: Entry | null, e: unknown): Entry | null;
 }
-interface Entry { key: string; count: number; firstAtMs: number | null; atMs: number | null }
+interface Entry {
+  key: string;
+  count: number;
+  firstAtMs: number | null;
+  atMs: number | null;
+}
 
-const names = ['formatDuration', 'formatClock', 'formatAmount', 'equityBySurface', 'addEquityPoint', 'equityPointsOf', 'drawdownOf', 'pushBounded', 'countOf', 'eventEntry', 'foldEvent'];
+const names = [
+  'formatDuration',
+  'formatClock',
+  'formatAmount',
+  'equityBySurface',
+  'addEquityPoint',
+  'equityPointsOf',
+  'drawdownOf',
+  'pushBounded',
+  'countOf',
+  'eventEntry',
+  'foldEvent',
+];
 const helpers = vm.runInNewContext(`${CLIENT_HELPERS}\n({ ${names.join(', ')} })`) as Helpers;
 /** Values made in the VM context have its prototypes: compared through JSON. */
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -33,7 +53,14 @@ describe('dashboard client helpers', () => {
     expect([-1, Number.NaN, undefined].map(formatDuration)).toEqual(['-', '-', '-']);
     expect(formatClock(Date.UTC(2026, 0, 5, 13, 4, 9, 999))).toBe('13:04:09');
     expect(formatClock(null)).toBe('-');
-    expect([null, undefined, '', '0', '0.00000001', '123456789012345678.12'].map(formatAmount)).toEqual(['-', '-', '-', '0', '0.00000001', '123456789012345678.12']);
+    expect([null, undefined, '', '0', '0.00000001', '123456789012345678.12'].map(formatAmount)).toEqual([
+      '-',
+      '-',
+      '-',
+      '0',
+      '0.00000001',
+      '123456789012345678.12',
+    ]);
   });
 
   it('makes one series per surface, in whole seconds, strictly increasing: the latest point of a second kept, unknown values and steps back left out', () => {
@@ -46,24 +73,45 @@ describe('dashboard client helpers', () => {
       { surface: 'spot', value: '5', atMs: 999_000 },
       { surface: 'futures', value: 'n/a', atMs: 1_003_000 },
     ]);
-    expect(plain(series)).toEqual({ spot: [{ time: 1000, value: 1001 }, { time: 1002, value: 999 }], futures: [{ time: 1000, value: 500 }] });
-    expect(plain(helpers.addEquityPoint(series, { surface: 'futures', value: '510', atMs: 1_004_000 }))).toEqual({ surface: 'futures', point: { time: 1004, value: 510 } });
+    expect(plain(series)).toEqual({
+      spot: [
+        { time: 1000, value: 1001 },
+        { time: 1002, value: 999 },
+      ],
+      futures: [{ time: 1000, value: 500 }],
+    });
+    expect(plain(helpers.addEquityPoint(series, { surface: 'futures', value: '510', atMs: 1_004_000 }))).toEqual({
+      surface: 'futures',
+      point: { time: 1004, value: 510 },
+    });
     expect(helpers.addEquityPoint(series, { surface: 'futures', value: '1', atMs: 1_003_999 })).toBeNull();
     expect(helpers.addEquityPoint(series, { value: '1', atMs: 1 })).toBeNull();
     expect(helpers.addEquityPoint(series, null)).toBeNull();
-    expect(plain(series.futures)).toEqual([{ time: 1000, value: 500 }, { time: 1004, value: 510 }]);
+    expect(plain(series.futures)).toEqual([
+      { time: 1000, value: 500 },
+      { time: 1004, value: 510 },
+    ]);
   });
 
-  it('reads the equity points an equity event carries: every surface at the event\'s time, or one point', () => {
+  it("reads the equity points an equity event carries: every surface at the event's time, or one point", () => {
     expect(plain(helpers.equityPointsOf({ kind: 'equity', atMs: 5000, data: { bySurface: { spot: '1000.5', futures: '20' } } }))).toEqual([
-      { surface: 'spot', value: '1000.5', atMs: 5000 }, { surface: 'futures', value: '20', atMs: 5000 },
+      { surface: 'spot', value: '1000.5', atMs: 5000 },
+      { surface: 'futures', value: '20', atMs: 5000 },
     ]);
-    expect(plain(helpers.equityPointsOf({ atMs: 5000, data: { surface: 'spot', value: '1', atMs: 4000 } }))).toEqual([{ surface: 'spot', value: '1', atMs: 4000 }]);
+    expect(plain(helpers.equityPointsOf({ atMs: 5000, data: { surface: 'spot', value: '1', atMs: 4000 } }))).toEqual([
+      { surface: 'spot', value: '1', atMs: 4000 },
+    ]);
     expect([null, {}, { data: null }, { data: { other: 1 } }].map((e) => helpers.equityPointsOf(e).length)).toEqual([0, 0, 0, 0]);
   });
 
   it('draws drawdown as percent below the running peak', () => {
-    const dd = helpers.drawdownOf([{ time: 1, value: 100 }, { time: 2, value: 90 }, { time: 3, value: 120 }, { time: 4, value: 108 }, { time: 5, value: 120 }]);
+    const dd = helpers.drawdownOf([
+      { time: 1, value: 100 },
+      { time: 2, value: 90 },
+      { time: 3, value: 120 },
+      { time: 4, value: 108 },
+      { time: 5, value: 120 },
+    ]);
     expect(plain(dd).map((p) => Math.round(p.value * 1e6) / 1e6)).toEqual([0, -10, 0, -10, 0]);
     expect(plain(helpers.drawdownOf([{ time: 1, value: 0 }]))).toEqual([{ time: 1, value: 0 }]);
   });
@@ -92,7 +140,10 @@ describe('dashboard client helpers', () => {
       return plain(entries).map((x) => [x.count, x.firstAtMs, x.atMs]);
     };
     const denied = (atMs: number, detail: string, over: Record<string, unknown> = {}) => ({
-      kind: 'order', atMs, text: `mm-btc BTCUSDT_SPBL: denied (${String(over.reason ?? 'halted')}): ${detail}`, data: { type: 'denied', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', reason: 'halted', ...over },
+      kind: 'order',
+      atMs,
+      text: `mm-btc BTCUSDT_SPBL: denied (${String(over.reason ?? 'halted')}): ${detail}`,
+      data: { type: 'denied', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', reason: 'halted', ...over },
     });
 
     it('the same kind and text: one entry with the count and the latest time', () => {
@@ -102,24 +153,53 @@ describe('dashboard client helpers', () => {
     it('numbers and the order ids the data names set aside: amounts, times, client and venue ids', () => {
       const cap = (atMs: number, notional: string) => denied(atMs, `notional ${notional} above 1000 at 12:00:0${atMs % 10}`, { reason: 'max-notional-order' });
       const accepted = (atMs: number, n: number) => ({
-        kind: 'order', atMs, text: `mm-btc BTCUSDT_SPBL: sx_mmbtc_${n.toString(36)} accepted as 90071992547409${n}`, data: { strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', clientOid: `sx_mmbtc_${n.toString(36)}`, orderId: `90071992547409${n}` },
+        kind: 'order',
+        atMs,
+        text: `mm-btc BTCUSDT_SPBL: sx_mmbtc_${n.toString(36)} accepted as 90071992547409${n}`,
+        data: { strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', clientOid: `sx_mmbtc_${n.toString(36)}`, orderId: `90071992547409${n}` },
       });
       const equity = (atMs: number, v: string) => ({ kind: 'equity', atMs, text: `equity spot ${v}`, data: { bySurface: { spot: v } } });
-      expect(logOf([cap(1, '5000.5'), cap(2, '6001'), cap(3, '-12'), accepted(4, 10), accepted(5, 11), accepted(6, 35), equity(7, '9990.1'), equity(8, '10002')])).toEqual([[2, 7, 8], [3, 4, 6], [3, 1, 3]]);
+      expect(
+        logOf([cap(1, '5000.5'), cap(2, '6001'), cap(3, '-12'), accepted(4, 10), accepted(5, 11), accepted(6, 35), equity(7, '9990.1'), equity(8, '10002')]),
+      ).toEqual([
+        [2, 7, 8],
+        [3, 4, 6],
+        [3, 1, 3],
+      ]);
     });
 
     it('another kind, reason, strategy, symbol, side or word is an entry of its own; only the newest entry folds', () => {
-      const fill = (atMs: number, side: string, over: Record<string, unknown> = {}) => ({ kind: 'fill', atMs, text: `mm-btc BTCUSDT_SPBL: c1 ${side} filled 0.002 at 65000.1`, data: { strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', ...over } });
-      expect(logOf([
-        denied(1, 'x'), denied(2, 'x', { reason: 'reducing' }), denied(3, 'x', { strategyId: 'grid-eth' }), denied(4, 'x', { symbol: 'ETHUSDT_SPBL' }),
-        { ...denied(5, 'x'), kind: 'state' }, fill(6, 'buy'), fill(7, 'sell'), fill(8, 'sell', { strategyId: 'mm-btc2' }),
-        { kind: 'strategy', atMs: 9, text: 'grid-eth2 paused', data: {} }, { kind: 'strategy', atMs: 10, text: 'grid-eth3 paused', data: {} },
-        denied(11, 'x'),
-      ]).map(([count]) => count)).toEqual(Array.from({ length: 11 }, () => 1));
+      const fill = (atMs: number, side: string, over: Record<string, unknown> = {}) => ({
+        kind: 'fill',
+        atMs,
+        text: `mm-btc BTCUSDT_SPBL: c1 ${side} filled 0.002 at 65000.1`,
+        data: { strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', ...over },
+      });
+      expect(
+        logOf([
+          denied(1, 'x'),
+          denied(2, 'x', { reason: 'reducing' }),
+          denied(3, 'x', { strategyId: 'grid-eth' }),
+          denied(4, 'x', { symbol: 'ETHUSDT_SPBL' }),
+          { ...denied(5, 'x'), kind: 'state' },
+          fill(6, 'buy'),
+          fill(7, 'sell'),
+          fill(8, 'sell', { strategyId: 'mm-btc2' }),
+          { kind: 'strategy', atMs: 9, text: 'grid-eth2 paused', data: {} },
+          { kind: 'strategy', atMs: 10, text: 'grid-eth3 paused', data: {} },
+          denied(11, 'x'),
+        ]).map(([count]) => count),
+      ).toEqual(Array.from({ length: 11 }, () => 1));
     });
 
     it('an event without a time or data folds by what it has', () => {
-      expect(logOf([{ kind: 'command', text: 'halt by dashboard' }, { kind: 'command', atMs: 5, text: 'halt by dashboard', data: null }, { kind: 'command', atMs: 3, text: 'halt by dashboard' }])).toEqual([[3, 3, 5]]);
+      expect(
+        logOf([
+          { kind: 'command', text: 'halt by dashboard' },
+          { kind: 'command', atMs: 5, text: 'halt by dashboard', data: null },
+          { kind: 'command', atMs: 3, text: 'halt by dashboard' },
+        ]),
+      ).toEqual([[3, 3, 5]]);
     });
   });
 });

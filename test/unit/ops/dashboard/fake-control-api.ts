@@ -14,7 +14,15 @@ export interface FakeState {
   orders: OrderView[];
   fills: FillView[];
   balances: Array<{ surface: string; asset: string; total: string; available: string | null }>;
-  positions: Array<{ symbol: string; side: string; size: string; entryPrice: string | null; markPrice: string | null; unrealizedPnl: string | null; liquidationPrice: string | null }>;
+  positions: Array<{
+    symbol: string;
+    side: string;
+    size: string;
+    entryPrice: string | null;
+    markPrice: string | null;
+    unrealizedPnl: string | null;
+    liquidationPrice: string | null;
+  }>;
   equity: Array<{ surface: string; value: string; atMs: number }>;
   events: ControlEvent[];
 }
@@ -44,31 +52,88 @@ export const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 
 export function cannedState(): FakeState {
   const order = (n: number, strategyId: string, symbol: string, side: string): OrderView => ({
-    clientOid: `c${n}_${strategyId}_x`, orderId: `90071992547409${90 + n}`, strategyId, surface: symbol.endsWith('_SPBL') ? 'spot' : 'futures', symbol, side, kind: 'limit',
-    price: `6543${n}.10`, size: '0.002', filledSize: '0', avgPrice: null, state: 'open', role: null, createdAtMs: T0 + 1000 * n, updatedAtMs: T0 + 1000 * n,
+    clientOid: `c${n}_${strategyId}_x`,
+    orderId: `90071992547409${90 + n}`,
+    strategyId,
+    surface: symbol.endsWith('_SPBL') ? 'spot' : 'futures',
+    symbol,
+    side,
+    kind: 'limit',
+    price: `6543${n}.10`,
+    size: '0.002',
+    filledSize: '0',
+    avgPrice: null,
+    state: 'open',
+    role: null,
+    createdAtMs: T0 + 1000 * n,
+    updatedAtMs: T0 + 1000 * n,
   });
   return {
     status: {
-      mode: 'live', venue: 'embedded simulator http://127.0.0.1:40000', startedAtMs: T0 - 3_725_000, nowMs: T0 + 60_000, tradingState: 'halted',
-      latches: [{ name: 'kill-switch', reason: 'drawdown 12 % > 10 %', atMs: T0 }], fenced: null,
+      mode: 'live',
+      venue: 'embedded simulator http://127.0.0.1:40000',
+      startedAtMs: T0 - 3_725_000,
+      nowMs: T0 + 60_000,
+      tradingState: 'halted',
+      latches: [{ name: 'kill-switch', reason: 'drawdown 12 % > 10 %', atMs: T0 }],
+      fenced: null,
       reconciliation: { lastAtMs: T0 + 55_000, unresolved: 0 },
-      budget: [{ pool: 'futures:ip', available: 900, queued: 0 }, { pool: 'spot:uid', available: 100, queued: 3 }, { pool: 'futures:orders', available: null, queued: 0 }],
-      polls: [{ poll: 'tickers', ageMs: 400 }, { poll: 'positions', ageMs: null }], lease: null,
+      budget: [
+        { pool: 'futures:ip', available: 900, queued: 0 },
+        { pool: 'spot:uid', available: 100, queued: 3 },
+        { pool: 'futures:orders', available: null, queued: 0 },
+      ],
+      polls: [
+        { poll: 'tickers', ageMs: 400 },
+        { poll: 'positions', ageMs: null },
+      ],
+      lease: null,
     },
     strategies: [
-      { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'], params: {}, state: 'running', errors: 0, lastError: null, pnl: { realized: '12.34000000', fees: '0.51', fills: 7 }, openOrders: 2, positions: [] },
       {
-        id: 'grid-eth', name: '<img src=x onerror="window.__pwned=1">', symbols: ['cmt_ethusdt'], params: {}, state: 'paused', errors: 3, lastError: '<b>boom</b> & "quotes"',
-        pnl: { realized: '-1.5', fees: '0.2', fills: 2 }, openOrders: 0, positions: [{ symbol: 'cmt_ethusdt', side: 'long', size: '0.05', entryPrice: '3000.5', unrealizedPnl: '' }],
+        id: 'mm-btc',
+        name: 'spot-market-maker',
+        symbols: ['BTCUSDT_SPBL'],
+        params: {},
+        state: 'running',
+        errors: 0,
+        lastError: null,
+        pnl: { realized: '12.34000000', fees: '0.51', fills: 7 },
+        openOrders: 2,
+        positions: [],
+      },
+      {
+        id: 'grid-eth',
+        name: '<img src=x onerror="window.__pwned=1">',
+        symbols: ['cmt_ethusdt'],
+        params: {},
+        state: 'paused',
+        errors: 3,
+        lastError: '<b>boom</b> & "quotes"',
+        pnl: { realized: '-1.5', fees: '0.2', fills: 2 },
+        openOrders: 0,
+        positions: [{ symbol: 'cmt_ethusdt', side: 'long', size: '0.05', entryPrice: '3000.5', unrealizedPnl: '' }],
       },
     ],
     orders: [order(1, 'mm-btc', 'BTCUSDT_SPBL', 'buy'), order(2, 'mm-btc', 'BTCUSDT_SPBL', 'sell')],
     fills: [
-      { clientOid: 'c1', orderId: '1', fillId: 'f1', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', price: '65000.1', size: '0.002', fee: '0.01', atMs: T0 + 1000 },
+      {
+        clientOid: 'c1',
+        orderId: '1',
+        fillId: 'f1',
+        strategyId: 'mm-btc',
+        symbol: 'BTCUSDT_SPBL',
+        price: '65000.1',
+        size: '0.002',
+        fee: '0.01',
+        atMs: T0 + 1000,
+      },
       { clientOid: 'c2', orderId: '2', fillId: 'f2', strategyId: null, symbol: null, price: '65010.2', size: '0.001', fee: '0', atMs: T0 + 2000 },
     ],
     balances: [{ surface: 'spot', asset: 'USDT', total: '10000.00000001', available: null }],
-    positions: [{ symbol: 'cmt_ethusdt', side: 'long', size: '0.05', entryPrice: '3000.5', markPrice: '3001', unrealizedPnl: '0.025', liquidationPrice: '1234.56' }],
+    positions: [
+      { symbol: 'cmt_ethusdt', side: 'long', size: '0.05', entryPrice: '3000.5', markPrice: '3001', unrealizedPnl: '0.025', liquidationPrice: '1234.56' },
+    ],
     equity: Array.from({ length: 30 }, (_, i) => ({ surface: 'spot', value: String(10_000 + ((i * 37) % 11) - i), atMs: T0 + i * 2000 })),
     events: [
       { kind: 'order', atMs: T0 + 1000, text: 'order c1 open', data: {} },
@@ -122,7 +187,11 @@ export async function startFakeControlApi(): Promise<FakeControlApi> {
   });
   const url = await server.listen(0, '127.0.0.1');
   return {
-    url, signInUrl: `${url}/login?token=${FAKE_TOKEN}`, state, commands, readsBy,
+    url,
+    signInUrl: `${url}/login?token=${FAKE_TOKEN}`,
+    state,
+    commands,
+    readsBy,
     answerNext: (status, body) => void (next = { status, body }),
     push: (e) => {
       for (const res of open) res.write(`event: ${e.kind}\ndata: ${JSON.stringify(e)}\n\n`);

@@ -44,8 +44,7 @@ async function open(url: string, answers: Array<string | boolean> = []) {
 }
 
 const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
-const rows = (page: Page, id: string) =>
-  page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent ?? '')));
+const rows = (page: Page, id: string) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent ?? '')));
 
 describe('the dashboard page', () => {
   it('shows the status, strategies, orders, fills, balances, positions, gauges and events; untrusted text stays text', async () => {
@@ -56,7 +55,11 @@ describe('the dashboard page', () => {
     expect(await text(page, '#mode')).toBe('live');
     expect(await text(page, '#venue')).toBe('embedded simulator http://127.0.0.1:40000');
     expect(await text(page, '#uptime')).toBe('1h 03m');
-    expect(await page.$eval('#trading-state', (el) => [el.textContent, (el as HTMLElement).dataset.state, getComputedStyle(el).color])).toEqual(['halted', 'halted', 'rgb(242, 54, 69)']);
+    expect(await page.$eval('#trading-state', (el) => [el.textContent, (el as HTMLElement).dataset.state, getComputedStyle(el).color])).toEqual([
+      'halted',
+      'halted',
+      'rgb(242, 54, 69)',
+    ]);
     expect(await text(page, '#latches')).toBe('kill-switch: drawdown 12 % > 10 % (12:00:00)');
     // Strategy cards: state, PnL, errors, positions; hostile names and errors shown as they are, nothing run.
     const eth = page.locator('[data-strategy="grid-eth"]');
@@ -68,33 +71,60 @@ describe('the dashboard page', () => {
     expect(await btc.locator('.badge').textContent()).toBe('running');
     expect(await btc.locator('[data-fact="PnL"]').textContent()).toBe('12.34000000 (fees 0.51, 7 fills)');
     expect(await btc.locator('[data-fact="open orders"]').textContent()).toBe('2');
-    expect(await page.evaluate(() => [(window as unknown as { __pwned?: number }).__pwned, document.querySelectorAll('main img, main b, main script').length])).toEqual([undefined, 0]);
+    expect(
+      await page.evaluate(() => [(window as unknown as { __pwned?: number }).__pwned, document.querySelectorAll('main img, main b, main script').length]),
+    ).toEqual([undefined, 0]);
     expect(await rows(page, 'orders')).toEqual([
       ['mm-btc', 'BTCUSDT_SPBL', 'buy', 'limit', '65431.10', '0.002', '0', 'open', '59s'],
       ['mm-btc', 'BTCUSDT_SPBL', 'sell', 'limit', '65432.10', '0.002', '0', 'open', '58s'],
     ]);
-    expect(await rows(page, 'fills')).toEqual([['12:00:02', '-', '-', '65010.2', '0.001', '0'], ['12:00:01', 'mm-btc', 'BTCUSDT_SPBL', '65000.1', '0.002', '0.01']]);
+    expect(await rows(page, 'fills')).toEqual([
+      ['12:00:02', '-', '-', '65010.2', '0.001', '0'],
+      ['12:00:01', 'mm-btc', 'BTCUSDT_SPBL', '65000.1', '0.002', '0.01'],
+    ]);
     expect(await rows(page, 'balances')).toEqual([['spot', 'USDT', '10000.00000001', '-']]);
     expect(await rows(page, 'positions')).toEqual([['cmt_ethusdt', 'long', '0.05', '3000.5', '3001', '0.025', '1234.56']]);
-    expect(await rows(page, 'polls')).toEqual([['tickers', '0s'], ['positions', 'never yet']]);
-    expect(await page.$$eval('#budget .gauge', (gs) => gs.map((g) => [(g as HTMLElement).dataset.pool, g.querySelector('.figures')?.textContent, (g.querySelector('.fill') as HTMLElement | null)?.style.width ?? null])))
-      .toEqual([['futures:ip', '900 / 0', '100%'], ['spot:uid', '100 / 3', '100%'], ['futures:orders', 'unlimited / 0', null]]);
+    expect(await rows(page, 'polls')).toEqual([
+      ['tickers', '0s'],
+      ['positions', 'never yet'],
+    ]);
+    expect(
+      await page.$$eval('#budget .gauge', (gs) =>
+        gs.map((g) => [
+          (g as HTMLElement).dataset.pool,
+          g.querySelector('.figures')?.textContent,
+          (g.querySelector('.fill') as HTMLElement | null)?.style.width ?? null,
+        ]),
+      ),
+    ).toEqual([
+      ['futures:ip', '900 / 0', '100%'],
+      ['spot:uid', '100 / 3', '100%'],
+      ['futures:orders', 'unlimited / 0', null],
+    ]);
     // The log: newest first, the stream's events on top; an equity event draws on.
-    expect(await page.$$eval('#events li', (lis) => lis.map((li) => li.textContent))).toEqual(['12:00:02statetrading halted: <script>window.__pwned=2</script>', '12:00:01orderorder c1 open']);
+    expect(await page.$$eval('#events li', (lis) => lis.map((li) => li.textContent))).toEqual([
+      '12:00:02statetrading halted: <script>window.__pwned=2</script>',
+      '12:00:01orderorder c1 open',
+    ]);
     expect(api.push({ kind: 'fill', atMs: T0 + 90_000, text: 'fill <i>f9</i>', data: {} })).toBe(1);
     api.push({ kind: 'equity', atMs: T0 + 100_000, text: 'equity spot 9990', data: { bySurface: { spot: '9990', futures: '250.5' } } });
     await page.waitForFunction(() => document.querySelectorAll('#events li').length === 4);
-    expect(await page.$$eval('#events li', (lis) => lis.slice(0, 2).map((li) => (li as HTMLElement).dataset.kind + ' ' + li.lastChild?.textContent))).toEqual(['equity equity spot 9990', 'fill fill <i>f9</i>']);
-    const drawn = await page.evaluate(() => ['equity', 'drawdown'].map((id) => {
-      let n = 0;
-      for (const c of Array.from(document.querySelectorAll<HTMLCanvasElement>(`#${id} canvas`))) {
-        const ctx = c.getContext('2d');
-        if (!ctx || c.width === 0 || c.height === 0) continue;
-        const px = ctx.getImageData(0, 0, c.width, c.height).data;
-        for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 0 && !(px[i]! > 240 && px[i + 1]! > 240 && px[i + 2]! > 240)) n++;
-      }
-      return n;
-    }));
+    expect(await page.$$eval('#events li', (lis) => lis.slice(0, 2).map((li) => (li as HTMLElement).dataset.kind + ' ' + li.lastChild?.textContent))).toEqual([
+      'equity equity spot 9990',
+      'fill fill <i>f9</i>',
+    ]);
+    const drawn = await page.evaluate(() =>
+      ['equity', 'drawdown'].map((id) => {
+        let n = 0;
+        for (const c of Array.from(document.querySelectorAll<HTMLCanvasElement>(`#${id} canvas`))) {
+          const ctx = c.getContext('2d');
+          if (!ctx || c.width === 0 || c.height === 0) continue;
+          const px = ctx.getImageData(0, 0, c.width, c.height).data;
+          for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 0 && !(px[i]! > 240 && px[i + 1]! > 240 && px[i + 2]! > 240)) n++;
+        }
+        return n;
+      }),
+    );
     for (const n of drawn) expect(n).toBeGreaterThan(500);
     expect(await text(page, '#chart-legend')).toBe('spotfutures');
     await page.close();
@@ -131,7 +161,7 @@ describe('the dashboard page', () => {
   it('a sign-in link with a wrong token signs nothing in', async () => {
     api = await startFakeControlApi();
     const { page } = await open(`${api.url}/login?token=not-the-token-at-all`);
-    expect(await page.textContent('body')).toContain('does not hold the daemon\'s token');
+    expect(await page.textContent('body')).toContain("does not hold the daemon's token");
     expect(await page.evaluate(async () => (await fetch('/api/v1/status')).status)).toBe(401);
     await page.close();
   }, 30_000);

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('dashboard routes', () => {
-  it('serves the page: this origin\'s script and style only, under the content security policy', async () => {
+  it("serves the page: this origin's script and style only, under the content security policy", async () => {
     const res = await get('/');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -41,10 +41,11 @@ describe('dashboard routes', () => {
     expect(res.body).not.toMatch(/<script[^>]*>[^<]/); // no inline script
     expect(res.body).not.toMatch(/https?:\/\//); // nothing from elsewhere
     expect(res.body).not.toMatch(/ style=/); // no inline style (the policy refuses it)
-    for (const id of ['trading-state', 'strategies', 'orders', 'fills', 'balances', 'positions', 'budget', 'polls', 'events', 'equity', 'drawdown']) expect(res.body).toContain(`id="${id}"`);
+    for (const id of ['trading-state', 'strategies', 'orders', 'fills', 'balances', 'positions', 'budget', 'polls', 'events', 'equity', 'drawdown'])
+      expect(res.body).toContain(`id="${id}"`);
   });
 
-  it('serves lightweight-charts\' standalone build as node_modules has it, the script and the stylesheet', async () => {
+  it("serves lightweight-charts' standalone build as node_modules has it, the script and the stylesheet", async () => {
     const root = dirname(createRequire(import.meta.url).resolve('lightweight-charts/package.json'));
     const lib = await get('/dashboard/lightweight-charts.js');
     expect(lib.statusCode).toBe(200);

@@ -13,15 +13,22 @@ const T0 = 1_700_000_000_000;
 
 function options(over: Partial<ChannelOptions> = {}): ChannelOptions {
   return {
-    name: 'test', events: ['fill', 'rejection', 'kill-switch', 'strategy-fault'], maxPerMinute: 100, queueSize: 100,
-    burst: { windowMs: 10_000, max: 3 }, retry: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 }, ...over,
+    name: 'test',
+    events: ['fill', 'rejection', 'kill-switch', 'strategy-fault'],
+    maxPerMinute: 100,
+    queueSize: 100,
+    burst: { windowMs: 10_000, max: 3 },
+    retry: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 },
+    ...over,
   };
 }
 
 /** A sender that records what it was given (and answers at once, or never). */
 function recorder(mode: 'ok' | 'never' = 'ok'): Sender & { texts: string[]; started: number; first: string } {
   const r = {
-    texts: [] as string[], started: 0, first: '',
+    texts: [] as string[],
+    started: 0,
+    first: '',
     send: (n: Notice) => {
       if (r.started++ === 0) r.first = n.text;
       if (mode === 'never') return new Promise<void>(() => undefined);
@@ -93,7 +100,7 @@ describe('Channel', () => {
     expect(sender.texts[11]).toBe('1 more notification held back by the rate limit (5 a minute): fill 1');
   });
 
-  it('never sends inside the caller\'s turn; a dead receiver leaves a bounded queue, oldest dropped, kill-switch kept', async () => {
+  it("never sends inside the caller's turn; a dead receiver leaves a bounded queue, oldest dropped, kill-switch kept", async () => {
     const clock = new ManualClock(T0);
     const sender = recorder('never');
     const ch = new Channel(options({ queueSize: 10, burst: { windowMs: 1000, max: 1000 }, maxPerMinute: 600 }), sender, clock, silentLogger);
@@ -134,7 +141,10 @@ describe('Channel', () => {
     clock.advance(2000);
     await ch.idle();
     expect(tries.map((t) => [t.text.slice(0, 12), t.atMs - T0])).toEqual([
-      ['Strategy fau', 0], ['KILL SWITCH:', 0], ['KILL SWITCH:', 1000], ['KILL SWITCH:', 3000],
+      ['Strategy fau', 0],
+      ['KILL SWITCH:', 0],
+      ['KILL SWITCH:', 1000],
+      ['KILL SWITCH:', 3000],
       ['1 notificati', 3000],
     ]);
     expect(ch.counts).toMatchObject({ sent: 2, failed: 1 });

@@ -15,10 +15,47 @@ let chat: ChatCommands;
 
 beforeEach(() => {
   control = new FakeControl();
-  control.strategyList.push(strategyView('fx', { symbols: ['cmt_btcusdt', 'BTCUSDT_SPBL'], positions: [{ symbol: 'cmt_btcusdt', side: 'long', size: '0.01', entryPrice: '90000', unrealizedPnl: '1' }] }));
+  control.strategyList.push(
+    strategyView('fx', {
+      symbols: ['cmt_btcusdt', 'BTCUSDT_SPBL'],
+      positions: [{ symbol: 'cmt_btcusdt', side: 'long', size: '0.01', entryPrice: '90000', unrealizedPnl: '1' }],
+    }),
+  );
   control.orderList = [
-    { clientOid: 'sx_fx_1', orderId: '1', strategyId: 'fx', surface: 'futures', symbol: 'cmt_btcusdt', side: 'buy', kind: 'limit', price: '88000', size: '0.01', filledSize: '0', avgPrice: null, state: 'open', role: null, createdAtMs: 1, updatedAtMs: 1 },
-    { clientOid: 'sx_fx_2', orderId: '2', strategyId: 'fx', surface: 'spot', symbol: 'BTCUSDT_SPBL', side: 'buy', kind: 'limit', price: '88000', size: '0.01', filledSize: '0', avgPrice: null, state: 'open', role: null, createdAtMs: 1, updatedAtMs: 1 },
+    {
+      clientOid: 'sx_fx_1',
+      orderId: '1',
+      strategyId: 'fx',
+      surface: 'futures',
+      symbol: 'cmt_btcusdt',
+      side: 'buy',
+      kind: 'limit',
+      price: '88000',
+      size: '0.01',
+      filledSize: '0',
+      avgPrice: null,
+      state: 'open',
+      role: null,
+      createdAtMs: 1,
+      updatedAtMs: 1,
+    },
+    {
+      clientOid: 'sx_fx_2',
+      orderId: '2',
+      strategyId: 'fx',
+      surface: 'spot',
+      symbol: 'BTCUSDT_SPBL',
+      side: 'buy',
+      kind: 'limit',
+      price: '88000',
+      size: '0.01',
+      filledSize: '0',
+      avgPrice: null,
+      state: 'open',
+      role: null,
+      createdAtMs: 1,
+      updatedAtMs: 1,
+    },
   ];
   clock = new ManualClock(control.nowMs);
   chat = new ChatCommands(control, clock);
@@ -36,7 +73,9 @@ const other = (code: string) => (code === '111111' ? '222222' : '111111');
 describe('commands that change trading wait for their confirmation', () => {
   it('say what they will do, and act when the code comes back within 30 s, typed or pressed', async () => {
     const halt = await chat.handle('1001', '/halt venue incident');
-    expect(halt!.text).toMatch(/^Halt trading \(cancels only, until reset\)\?\nReason: venue incident\nSend \/confirm \d{6} within 30 s, or press the button\.$/);
+    expect(halt!.text).toMatch(
+      /^Halt trading \(cancels only, until reset\)\?\nReason: venue incident\nSend \/confirm \d{6} within 30 s, or press the button\.$/,
+    );
     expect(halt!.button!.label).toBe('Confirm halt');
     clock.advance(CONFIRM_TTL_MS);
     expect(control.commands).toEqual([]);
@@ -46,7 +85,9 @@ describe('commands that change trading wait for their confirmation', () => {
     expect((await chat.handle('1001', `/confirm ${codeOf(halt)}`))!.text).toBe('nothing to confirm with that code');
 
     const flatten = await chat.handle('1001', '/flatten');
-    expect(flatten!.text).toMatch(/^Halt trading and flatten now: cancel every own order and close 1 futures position at market \(spot holdings are not sold\)\?\nReason: flattened from Telegram chat 1001\n/);
+    expect(flatten!.text).toMatch(
+      /^Halt trading and flatten now: cancel every own order and close 1 futures position at market \(spot holdings are not sold\)\?\nReason: flattened from Telegram chat 1001\n/,
+    );
     expect((await chat.pressed('1001', codeOf(flatten)))!.text).toBe('flattened');
     expect(control.commands.at(-1)).toEqual({ command: 'flatten', args: ['flattened from Telegram chat 1001'], actor: { via: 'telegram', who: '1001' } });
 
@@ -75,7 +116,7 @@ describe('commands that change trading wait for their confirmation', () => {
     expect((await chat.handle('1001', `/confirm ${code}`))!.text).toBe('halted: halted from Telegram chat 1001');
   });
 
-  it('in a group chat, wait for the member who asked: another member\'s confirmation does nothing, typed or pressed', async () => {
+  it("in a group chat, wait for the member who asked: another member's confirmation does nothing, typed or pressed", async () => {
     const asked = await chat.handle('-100200', '/halt incident', 'u-alice');
     const code = codeOf(asked);
     expect((await chat.handle('-100200', `/confirm ${code}`, 'u-bob'))!.text).toBe('only the one who sent /halt can confirm it');
@@ -113,7 +154,9 @@ describe('/forceexit', () => {
   it('checks the strategy and the symbol, says what it will do, and acts on the confirmation', async () => {
     expect((await chat.handle('1001', '/forceexit fx'))!.text).toBe('usage: /forceexit ID SYMBOL [reason]');
     expect((await chat.handle('1001', '/forceexit nope cmt_btcusdt'))!.text).toBe('refused (404): no strategy nope');
-    expect((await chat.handle('1001', '/forceexit fx ETHUSDT_SPBL'))!.text).toBe('refused (404): fx does not trade ETHUSDT_SPBL (its symbols: cmt_btcusdt, BTCUSDT_SPBL)');
+    expect((await chat.handle('1001', '/forceexit fx ETHUSDT_SPBL'))!.text).toBe(
+      'refused (404): fx does not trade ETHUSDT_SPBL (its symbols: cmt_btcusdt, BTCUSDT_SPBL)',
+    );
     expect(control.commands).toEqual([]);
 
     const asked = await chat.handle('1001', '/forceexit fx CMT_BTCUSDT stop out');
@@ -127,9 +170,13 @@ describe('/forceexit', () => {
     expect(control.commands).toEqual([{ command: 'forceExit', args: ['fx', 'cmt_btcusdt', 'stop out'], actor: { via: 'telegram', who: '1001' } }]);
 
     const spot = await chat.handle('1001', '/forceexit fx btcusdt_spbl');
-    expect(spot!.text).toMatch(/^Force exit fx on BTCUSDT_SPBL: pause fx .*, cancel its 1 open order on BTCUSDT_SPBL and sell at market what it bought there\?\nSend/);
+    expect(spot!.text).toMatch(
+      /^Force exit fx on BTCUSDT_SPBL: pause fx .*, cancel its 1 open order on BTCUSDT_SPBL and sell at market what it bought there\?\nSend/,
+    );
     clock.advance(CONFIRM_TTL_MS + 1);
-    expect((await chat.handle('1001', `/confirm ${codeOf(spot)}`))!.text).toBe('that confirmation expired (30 s): nothing was done; send /forceexit fx BTCUSDT_SPBL again');
+    expect((await chat.handle('1001', `/confirm ${codeOf(spot)}`))!.text).toBe(
+      'that confirmation expired (30 s): nothing was done; send /forceexit fx BTCUSDT_SPBL again',
+    );
     expect(control.commands).toHaveLength(1);
   });
 });
@@ -161,7 +208,9 @@ describe('a flood of commands', () => {
 
     // Trading commands: 9 more fill their window (the resume at t0 + 22 s was the first); then told once, ignored.
     for (let i = 0; i < 9; i++) expect((await chat.handle('1001', '/resume mm'))!.text).toBe('mm resumed');
-    expect((await chat.handle('1001', '/halt'))!.text).toBe('too many trading commands (/pause /resume /forceexit /halt /flatten /confirm) (more than 10 in 60 s): ignoring them for 22 s');
+    expect((await chat.handle('1001', '/halt'))!.text).toBe(
+      'too many trading commands (/pause /resume /forceexit /halt /flatten /confirm) (more than 10 in 60 s): ignoring them for 22 s',
+    );
     expect(await chat.handle('1001', '/halt')).toBeNull();
     expect(await chat.pressed('1001', '123456')).toBeNull();
     expect(control.commands.filter((c) => c.command !== 'resume')).toEqual([]);

@@ -37,11 +37,18 @@ describe('dailySummary', () => {
     const control = new FakeControl();
     control.strategyList = [];
     expect(dailySummary(control, Date.UTC(2024, 0, 1)).split('\n')).toEqual([
-      'Daily summary 2024-01-01 00:00 UTC (the last 24 h)', 'Trading: active', 'Equity: no samples', 'Fills: 0',
+      'Daily summary 2024-01-01 00:00 UTC (the last 24 h)',
+      'Trading: active',
+      'Equity: no samples',
+      'Fills: 0',
     ]);
     control.fills = () => {
       throw new Error('journal closed');
     };
-    expect(dailySummary(control, Date.UTC(2024, 0, 1)).split('\n').slice(-1)).toEqual(['(incomplete: journal closed)']);
+    expect(
+      dailySummary(control, Date.UTC(2024, 0, 1))
+        .split('\n')
+        .slice(-1),
+    ).toEqual(['(incomplete: journal closed)']);
   });
 });

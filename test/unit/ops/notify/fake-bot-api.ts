@@ -54,7 +54,9 @@ export class FakeBotApi {
   }
 
   private fail(res: http.ServerResponse, code: number, description: string, parameters?: Record<string, unknown>): void {
-    res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) }));
+    res
+      .writeHead(code, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) }));
   }
 
   private handle(url: string, params: Record<string, unknown>, res: http.ServerResponse): void {
@@ -65,7 +67,8 @@ export class FakeBotApi {
     this.calls.push(method);
     const failures = this.failNext.get(method);
     const code = failures?.shift();
-    if (code !== undefined) return code === 429 ? this.fail(res, 429, 'Too Many Requests: retry after 1', { retry_after: 1 }) : this.fail(res, code, 'failed on purpose');
+    if (code !== undefined)
+      return code === 429 ? this.fail(res, 429, 'Too Many Requests: retry after 1', { retry_after: 1 }) : this.fail(res, code, 'failed on purpose');
     switch (method) {
       case 'getMe':
         return this.answer(res, { id: 42, is_bot: true, first_name: 'Sextant', username: 'sextant_test_bot' });
@@ -80,10 +83,19 @@ export class FakeBotApi {
         return;
       }
       case 'sendMessage': {
-        const msg: SentMessage = { chat_id: String(params.chat_id), text: String(params.text), ...(params.reply_markup ? { reply_markup: params.reply_markup as SentMessage['reply_markup'] } : {}) };
+        const msg: SentMessage = {
+          chat_id: String(params.chat_id),
+          text: String(params.text),
+          ...(params.reply_markup ? { reply_markup: params.reply_markup as SentMessage['reply_markup'] } : {}),
+        };
         this.sent.push(msg);
         this.wake();
-        return this.answer(res, { message_id: this.nextMessageId++, date: 1_700_000_000, chat: { id: Number(params.chat_id), type: 'private' }, text: msg.text });
+        return this.answer(res, {
+          message_id: this.nextMessageId++,
+          date: 1_700_000_000,
+          chat: { id: Number(params.chat_id), type: 'private' },
+          text: msg.text,
+        });
       }
       case 'answerCallbackQuery':
         this.answered.push(String(params.callback_query_id));
@@ -108,7 +120,16 @@ export class FakeBotApi {
   sendText(chatId: string, text: string): void {
     const chat = { id: Number(chatId), type: 'private' };
     const entities = text.startsWith('/') ? [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }] : undefined;
-    this.push({ message: { message_id: this.nextMessageId++, date: 1_700_000_000, chat, from: { id: Number(chatId), is_bot: false, first_name: 'operator' }, text, ...(entities ? { entities } : {}) } });
+    this.push({
+      message: {
+        message_id: this.nextMessageId++,
+        date: 1_700_000_000,
+        chat,
+        from: { id: Number(chatId), is_bot: false, first_name: 'operator' },
+        text,
+        ...(entities ? { entities } : {}),
+      },
+    });
   }
 
   /** A press of an inline button under a message of the bot in a chat. */
@@ -117,7 +138,10 @@ export class FakeBotApi {
     const chat = { id: Number(chatId), type: 'private' };
     this.push({
       callback_query: {
-        id, from: { id: Number(chatId), is_bot: false, first_name: 'operator' }, chat_instance: 'ci', data,
+        id,
+        from: { id: Number(chatId), is_bot: false, first_name: 'operator' },
+        chat_instance: 'ci',
+        data,
         message: { message_id: 1, date: 1_700_000_000, chat, from: { id: 42, is_bot: true, first_name: 'Sextant' }, text: 'confirm?' },
       },
     });

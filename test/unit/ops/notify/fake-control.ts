@@ -1,6 +1,17 @@
 // An in-memory Control for the notifier tests: events are emitted by hand, reads answer from fields the test sets,
 // and commands are recorded with their actor (pause, resume and forceExit change the strategy's state).
-import type { Actor, CommandResult, Control, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../../../../src/ops/control.js';
+import type {
+  Actor,
+  CommandResult,
+  Control,
+  ControlEvent,
+  ControlStatus,
+  FillView,
+  OrderView,
+  ProfitWindow,
+  StrategyView,
+  SymbolPerformance,
+} from '../../../../src/ops/control.js';
 
 export interface RecordedCommand {
   command: string;
@@ -10,8 +21,17 @@ export interface RecordedCommand {
 
 export function strategyView(id: string, over: Partial<StrategyView> = {}): StrategyView {
   return {
-    id, name: 'market-maker', symbols: ['BTCUSDT_SPBL'], params: {}, state: 'running', errors: 0, lastError: null,
-    pnl: { realized: '12.5', fees: '0.75', fills: 4 }, openOrders: 2, positions: [], ...over,
+    id,
+    name: 'market-maker',
+    symbols: ['BTCUSDT_SPBL'],
+    params: {},
+    state: 'running',
+    errors: 0,
+    lastError: null,
+    pnl: { realized: '12.5', fees: '0.75', fills: 4 },
+    openOrders: 2,
+    positions: [],
+    ...over,
   };
 }
 
@@ -40,9 +60,17 @@ export class FakeControl implements Control {
 
   status(): ControlStatus {
     return {
-      mode: 'live', venue: 'embedded simulator', startedAtMs: this.nowMs - 60_000, nowMs: this.nowMs, tradingState: this.tradingState,
+      mode: 'live',
+      venue: 'embedded simulator',
+      startedAtMs: this.nowMs - 60_000,
+      nowMs: this.nowMs,
+      tradingState: this.tradingState,
       latches: this.tradingState === 'halted' ? [{ name: 'operator', reason: 'halted by hand', atMs: this.nowMs }] : [],
-      fenced: null, reconciliation: { lastAtMs: this.nowMs - 5000, unresolved: 0 }, budget: [], polls: [], lease: null,
+      fenced: null,
+      reconciliation: { lastAtMs: this.nowMs - 5000, unresolved: 0 },
+      budget: [],
+      polls: [],
+      lease: null,
     };
   }
   strategies(): StrategyView[] {
@@ -58,10 +86,15 @@ export class FakeControl implements Control {
     return this.fillList.filter((f) => !query.strategyId || f.strategyId === query.strategyId).slice(0, query.limit ?? 100);
   }
   balances(): Array<{ surface: string; asset: string; total: string; available: string | null }> {
-    return [{ surface: 'spot', asset: 'USDT', total: '100000.5', available: '99000' }, { surface: 'futures', asset: 'USDT', total: '5000', available: null }];
+    return [
+      { surface: 'spot', asset: 'USDT', total: '100000.5', available: '99000' },
+      { surface: 'futures', asset: 'USDT', total: '5000', available: null },
+    ];
   }
   positions(): ReturnType<Control['positions']> {
-    return [{ symbol: 'cmt_btcusdt', side: 'long', size: '0.01', entryPrice: '90000.0', markPrice: '90100.0', unrealizedPnl: '1', liquidationPrice: '70000.0' }];
+    return [
+      { symbol: 'cmt_btcusdt', side: 'long', size: '0.01', entryPrice: '90000.0', markPrice: '90100.0', unrealizedPnl: '1', liquidationPrice: '70000.0' },
+    ];
   }
   equity(query: { sinceMs?: number }): Array<{ surface: string; value: string; atMs: number }> {
     return this.equityList.filter((p) => p.atMs >= (query.sinceMs ?? 0));
@@ -139,17 +172,26 @@ export class FakeControl implements Control {
 /** Control events as the daemon describes them. */
 export const events = {
   fill: (atMs: number, strategyId = 'mm', n = 1): ControlEvent => ({
-    kind: 'fill', atMs, text: `${strategyId} bought 0.001 BTCUSDT_SPBL at 90000.${n}`,
+    kind: 'fill',
+    atMs,
+    text: `${strategyId} bought 0.001 BTCUSDT_SPBL at 90000.${n}`,
     data: { strategyId, clientOid: `sx_${strategyId}_${n}`, orderId: `60287631826196933${n}`, price: `90000.${n}`, size: '0.001', fee: '0.09' },
   }),
   rejected: (atMs: number, strategyId = 'mm', n = 1): ControlEvent => ({
-    kind: 'order', atMs, text: `${strategyId} order sx_${strategyId}_${n} rejected: insufficient balance`,
+    kind: 'order',
+    atMs,
+    text: `${strategyId} order sx_${strategyId}_${n} rejected: insufficient balance`,
     data: { type: 'rejected', strategyId, clientOid: `sx_${strategyId}_${n}`, code: '40754', reason: 'insufficient balance' },
   }),
   accepted: (atMs: number): ControlEvent => ({ kind: 'order', atMs, text: 'mm order accepted', data: { type: 'accepted', strategyId: 'mm' } }),
   halted: (atMs: number): ControlEvent => ({ kind: 'state', atMs, text: 'drawdown 12% above 10%', data: { state: 'halted', reason: 'drawdown' } }),
   active: (atMs: number): ControlEvent => ({ kind: 'state', atMs, text: 'reset by operator', data: { state: 'active', reason: 'reset' } }),
-  faulted: (atMs: number): ControlEvent => ({ kind: 'strategy', atMs, text: 'grid faulted: TypeError x is undefined', data: { id: 'grid', change: 'faulted', reason: 'TypeError x is undefined', atMs } }),
+  faulted: (atMs: number): ControlEvent => ({
+    kind: 'strategy',
+    atMs,
+    text: 'grid faulted: TypeError x is undefined',
+    data: { id: 'grid', change: 'faulted', reason: 'TypeError x is undefined', atMs },
+  }),
   vanished: (atMs: number): ControlEvent => ({ kind: 'order', atMs, text: 'sx_mm_9 vanished', data: { type: 'vanished', strategyId: 'mm' } }),
   unknown: (atMs: number): ControlEvent => ({ kind: 'order', atMs, text: 'sx_mm_7 outcome unknown: timeout', data: { type: 'unknown', strategyId: 'mm' } }),
   equity: (atMs: number): ControlEvent => ({ kind: 'equity', atMs, text: 'equity 100000', data: { surface: 'spot', value: '100000' } }),

@@ -16,18 +16,24 @@ describe('topicOf', () => {
     expect(noticeOf(events.faulted(1))!.strategyId).toBe('grid');
     expect(topicOf({ kind: 'command', atMs: 1, text: 'halt by api', data: {} })).toBe('command');
     expect(topicOf(events.equity(1))).toBeNull();
-    expect(['rejected', 'denied', 'unknown', 'lost', 'resolved', 'vanished', 'accepted', 'canceled', 'filled', 'triggered'].map((t) => topicOf(order(t)))).toEqual([
-      'rejection', 'rejection', 'unknown-order', 'unknown-order', 'reconciliation', 'reconciliation', null, null, null, null,
-    ]);
+    expect(
+      ['rejected', 'denied', 'unknown', 'lost', 'resolved', 'vanished', 'accepted', 'canceled', 'filled', 'triggered'].map((t) => topicOf(order(t))),
+    ).toEqual(['rejection', 'rejection', 'unknown-order', 'unknown-order', 'reconciliation', 'reconciliation', null, null, null, null]);
     // The execution event's type may also come as `event`.
     expect(topicOf({ kind: 'order', atMs: 1, text: 'x', data: { event: 'rejected' } })).toBe('rejection');
   });
 });
 
 describe('noticeOf', () => {
-  it('heads the event\'s line with what it is, and keeps its strategy and the event', () => {
+  it("heads the event's line with what it is, and keeps its strategy and the event", () => {
     const e = events.rejected(5, 'grid', 2);
-    expect(noticeOf(e)).toEqual({ topic: 'rejection', text: 'Rejected: grid order sx_grid_2 rejected: insufficient balance', atMs: 5, strategyId: 'grid', event: e });
+    expect(noticeOf(e)).toEqual({
+      topic: 'rejection',
+      text: 'Rejected: grid order sx_grid_2 rejected: insufficient balance',
+      atMs: 5,
+      strategyId: 'grid',
+      event: e,
+    });
     expect(noticeOf(events.halted(5))!.text).toBe('KILL SWITCH: trading halted: drawdown 12% above 10%');
     expect(noticeOf({ kind: 'state', atMs: 5, text: 'near liquidation', data: { state: 'reducing' } })!.text).toBe('Trading reducing only: near liquidation');
     expect(noticeOf(events.unknown(5))!.text).toBe('Order outcome unknown: sx_mm_7 outcome unknown: timeout');

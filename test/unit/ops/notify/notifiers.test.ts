@@ -48,12 +48,14 @@ describe('startNotifiers', () => {
   });
 
   it('names every missing secret at once, never a value, and starts nothing', () => {
-    const cfg = notifyConfig([
-      'notify:',
-      '  webhooks: [{ url: "http://127.0.0.1:1/x", secretEnv: HOOK_A }, { url: "http://127.0.0.1:1/y", secretEnv: HOOK_B }]',
-      '  discord: [{ urlEnv: DISCORD_URL }]',
-      '  telegram: { chatIds: [1] }',
-    ].join('\n'));
+    const cfg = notifyConfig(
+      [
+        'notify:',
+        '  webhooks: [{ url: "http://127.0.0.1:1/x", secretEnv: HOOK_A }, { url: "http://127.0.0.1:1/y", secretEnv: HOOK_B }]',
+        '  discord: [{ urlEnv: DISCORD_URL }]',
+        '  telegram: { chatIds: [1] }',
+      ].join('\n'),
+    );
     const env = { HOOK_B: 'present-secret-value', HOOK_B_FILE: '/nowhere', DISCORD_URL: 'not-a-url' };
     let error: unknown;
     try {
@@ -76,7 +78,11 @@ describe('startNotifiers', () => {
   it('reads a secret from its _FILE variant', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sextant-notify-'));
     writeFileSync(join(dir, 'hook'), 'from-a-file-secret\n');
-    notifiers = startNotifiers(notifyConfig(`notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK }]\n`), control, { clock, logger: silentLogger, env: { HOOK_FILE: join(dir, 'hook') } });
+    notifiers = startNotifiers(notifyConfig(`notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK }]\n`), control, {
+      clock,
+      logger: silentLogger,
+      env: { HOOK_FILE: join(dir, 'hook') },
+    });
     control.emit(events.halted(clock.now()));
     const [r] = await receiver.count(1);
     const { createHmac } = await import('node:crypto');
@@ -86,8 +92,11 @@ describe('startNotifiers', () => {
   it('a hung receiver never delays the listener: every event returns having only enqueued', async () => {
     receiver.hang = true;
     notifiers = startNotifiers(
-      notifyConfig(`notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK, queueSize: 50, maxPerMinute: 600, events: [fill, kill-switch], burst: { max: 100000 } }]\n`),
-      control, { clock, logger: silentLogger, env: { HOOK: 'hung-receiver-secret' } },
+      notifyConfig(
+        `notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK, queueSize: 50, maxPerMinute: 600, events: [fill, kill-switch], burst: { max: 100000 } }]\n`,
+      ),
+      control,
+      { clock, logger: silentLogger, env: { HOOK: 'hung-receiver-secret' } },
     )!;
     const channel = notifiers.channels[0]!;
     for (let i = 0; i < 1000; i++) control.emit(events.fill(clock.now(), 'mm', i));
@@ -116,16 +125,39 @@ describe('startNotifiers', () => {
       { surface: 'spot', value: '100250.5', atMs: control.nowMs - 60_000 },
     ];
     control.fillList = [
-      { clientOid: 'a', orderId: '1', fillId: 'f1', strategyId: 'mm', symbol: 'BTCUSDT_SPBL', price: '90000', size: '0.001', fee: '0.09', atMs: control.nowMs - 1000 },
-      { clientOid: 'b', orderId: '2', fillId: 'f2', strategyId: 'mm', symbol: 'BTCUSDT_SPBL', price: '90001', size: '0.001', fee: '0.09', atMs: control.nowMs - 90_000_000 },
+      {
+        clientOid: 'a',
+        orderId: '1',
+        fillId: 'f1',
+        strategyId: 'mm',
+        symbol: 'BTCUSDT_SPBL',
+        price: '90000',
+        size: '0.001',
+        fee: '0.09',
+        atMs: control.nowMs - 1000,
+      },
+      {
+        clientOid: 'b',
+        orderId: '2',
+        fillId: 'f2',
+        strategyId: 'mm',
+        symbol: 'BTCUSDT_SPBL',
+        price: '90001',
+        size: '0.001',
+        fee: '0.09',
+        atMs: control.nowMs - 90_000_000,
+      },
     ];
     notifiers = startNotifiers(
-      notifyConfig([
-        'notify:',
-        `  webhooks: [{ name: ops, url: "${receiver.url}", secretEnv: HOOK }, { name: quiet, url: "${other.url}", secretEnv: HOOK }]`,
-        '  daily: { at: "23:00", channels: [ops] }',
-      ].join('\n')),
-      control, { clock, logger: silentLogger, env: { HOOK: 'daily-secret-value' } },
+      notifyConfig(
+        [
+          'notify:',
+          `  webhooks: [{ name: ops, url: "${receiver.url}", secretEnv: HOOK }, { name: quiet, url: "${other.url}", secretEnv: HOOK }]`,
+          '  daily: { at: "23:00", channels: [ops] }',
+        ].join('\n'),
+      ),
+      control,
+      { clock, logger: silentLogger, env: { HOOK: 'daily-secret-value' } },
     )!;
     clock.set(Date.UTC(2023, 10, 14, 22, 59, 59, 999));
     await turn();
@@ -153,7 +185,11 @@ describe('startNotifiers', () => {
   });
 
   it('a stop lets the queued messages go within its grace, then stops listening', async () => {
-    notifiers = startNotifiers(notifyConfig(`notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK }]\n`), control, { clock, logger: silentLogger, env: { HOOK: 'stop-secret-value' } })!;
+    notifiers = startNotifiers(notifyConfig(`notify:\n  webhooks: [{ url: "${receiver.url}", secretEnv: HOOK }]\n`), control, {
+      clock,
+      logger: silentLogger,
+      env: { HOOK: 'stop-secret-value' },
+    })!;
     control.emit(events.halted(clock.now()));
     control.emit(events.faulted(clock.now()));
     await notifiers.stop(5000);

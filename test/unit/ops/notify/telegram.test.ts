@@ -47,7 +47,7 @@ afterEach(async () => {
 });
 
 describe('Telegram notifications', () => {
-  it('sends each notice to every allowed chat, filtered by the channel\'s events', async () => {
+  it("sends each notice to every allowed chat, filtered by the channel's events", async () => {
     control.emit(events.accepted(clock.now()));
     control.emit(events.rejected(clock.now()));
     control.emit(events.halted(clock.now()));
@@ -79,7 +79,7 @@ describe('Telegram notifications', () => {
 });
 
 describe('Telegram chat commands', () => {
-  it('answers /status, /balance, /positions and /daily from the Control\'s reads', async () => {
+  it("answers /status, /balance, /positions and /daily from the Control's reads", async () => {
     const status = await ask('1001', '/status');
     expect(status.text).toContain('Trading: active');
     expect(status.text).toContain('mm (market-maker) running');
@@ -95,7 +95,11 @@ describe('Telegram chat commands', () => {
     expect(control.commands).toHaveLength(0);
     const code = /\/confirm (\d{6})/.exec(asked.text)![1]!;
     expect((await ask('1002', `/confirm ${code}`)).text).toBe('mm paused');
-    expect(control.commands.at(-1)).toEqual({ command: 'pause', args: ['mm', { cancelOrders: true, reason: 'spread too wide' }], actor: { via: 'telegram', who: '1002' } });
+    expect(control.commands.at(-1)).toEqual({
+      command: 'pause',
+      args: ['mm', { cancelOrders: true, reason: 'spread too wide' }],
+      actor: { via: 'telegram', who: '1002' },
+    });
     expect(control.strategyList[0]!.state).toBe('paused');
     // An unknown strategy is refused at once: nothing to confirm.
     expect((await ask('1002', '/pause nope')).text).toBe('refused (404): no strategy nope');

@@ -81,7 +81,12 @@ describe('generic webhook', () => {
     expect(r!.headers['content-type']).toBe('application/json');
     const payload = verify(r!);
     expect(payload).toEqual({
-      timestamp: clock.now(), channel: 'ops', topic: 'fill', text: 'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.3', atMs: clock.now(), strategyId: 'mm',
+      timestamp: clock.now(),
+      channel: 'ops',
+      topic: 'fill',
+      text: 'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.3',
+      atMs: clock.now(),
+      strategyId: 'mm',
       event: { kind: 'fill', atMs: clock.now(), text: 'mm bought 0.001 BTCUSDT_SPBL at 90000.3', data: events.fill(clock.now(), 'mm', 3).data },
     });
     // An id above 2^53 stays a string, digit for digit.
@@ -104,7 +109,11 @@ describe('generic webhook', () => {
     clock.advance(1);
     const [first, second] = await receiver.count(2);
     expect(verify(first!).timestamp).toBe(control.nowMs);
-    expect(verify(second!)).toMatchObject({ timestamp: control.nowMs + 1000, topic: 'kill-switch', text: 'KILL SWITCH: trading halted: drawdown 12% above 10%' });
+    expect(verify(second!)).toMatchObject({
+      timestamp: control.nowMs + 1000,
+      topic: 'kill-switch',
+      text: 'KILL SWITCH: trading halted: drawdown 12% above 10%',
+    });
     await notifiers!.channels[0]!.idle();
     expect(notifiers!.channels[0]!.counts).toMatchObject({ sent: 1, failed: 0 });
   });
@@ -118,8 +127,11 @@ describe('generic webhook', () => {
     await notifiers!.channels[0]!.idle();
     const bodies = receiver.received.map((r) => verify(r));
     expect(bodies.map((b) => b.text)).toEqual([
-      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1', 'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1', 'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1',
-      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.2', '1 notification was lost while this receiver was slow or unreachable',
+      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1',
+      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1',
+      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.1',
+      'Fill: mm bought 0.001 BTCUSDT_SPBL at 90000.2',
+      '1 notification was lost while this receiver was slow or unreachable',
     ]);
     const dropped = log.lines.filter((l) => l.includes('notification dropped')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(dropped).toEqual([expect.objectContaining({ channel: 'ops', topic: 'fill', attempts: 3, err: 'answered HTTP 500' })]);
@@ -146,7 +158,9 @@ describe('generic webhook', () => {
 
 describe('Discord webhook', () => {
   it('POSTs {content} to the URL from the environment', async () => {
-    start(`  discord:\n    - { urlEnv: SEXTANT_DISCORD_URL, events: [strategy-fault] }\n`, { SEXTANT_DISCORD_URL: `${receiver.url}/api/webhooks/123/${DISCORD_TOKEN}` });
+    start(`  discord:\n    - { urlEnv: SEXTANT_DISCORD_URL, events: [strategy-fault] }\n`, {
+      SEXTANT_DISCORD_URL: `${receiver.url}/api/webhooks/123/${DISCORD_TOKEN}`,
+    });
     control.emit(events.fill(clock.now()));
     control.emit(events.faulted(clock.now()));
     const [r] = await receiver.count(1);
@@ -156,12 +170,14 @@ describe('Discord webhook', () => {
     expect(notifiers!.channels[0]!.name).toBe('discord-0');
   });
 
-  it('a receiver that is down: retried, then dropped with a log line that holds no part of the URL\'s token', async () => {
+  it("a receiver that is down: retried, then dropped with a log line that holds no part of the URL's token", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    start(`  discord:\n    - { urlEnv: SEXTANT_DISCORD_URL }\n  retry: { attempts: 2, baseDelayMs: 500 }\n`, { SEXTANT_DISCORD_URL: `http://127.0.0.1:${port}/api/webhooks/123/${DISCORD_TOKEN}` });
+    start(`  discord:\n    - { urlEnv: SEXTANT_DISCORD_URL }\n  retry: { attempts: 2, baseDelayMs: 500 }\n`, {
+      SEXTANT_DISCORD_URL: `http://127.0.0.1:${port}/api/webhooks/123/${DISCORD_TOKEN}`,
+    });
     control.emit(events.halted(clock.now()));
     await advanceUntil(() => log.text().includes('notification dropped'));
     const line = JSON.parse(log.lines.find((l) => l.includes('notification dropped'))!) as Record<string, unknown>;
