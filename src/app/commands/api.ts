@@ -88,7 +88,7 @@ async function api(idArg: string, opts: ApiOptions, io: Io): Promise<number> {
 export function registerApi(program: Command, io: Io, setCode: SetCode): void {
   program
     .command('api')
-    .description('call one endpoint by its id (S0–S15, F0–F22: `sextant plan` lists them) and print the validated payload as JSON')
+    .description('call one endpoint by its id (S0–S15, F0–F30: `sextant plan` lists them) and print the validated payload as JSON')
     .argument('<id>', 'endpoint id')
     .option('-q, --query <k=v>', 'query parameter (GET), repeatable', collect, [])
     .option('-b, --body <json>', 'JSON body (POST)')
