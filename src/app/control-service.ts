@@ -1,5 +1,5 @@
 // The daemon's Control (src/ops/control.ts) over the core: reads are snapshots of the core, the journal and the
-// limiter (realised PnL by window and by symbol from the journal's fills); the event ring and stream are built from
+// limiter (the views of them, and realised PnL by window and by symbol, are control-views.ts's); the event ring and stream are built from
 // the executor's events, the trading state, the strategies' changes, equity and the commands; every command is
 // journaled (who, why, what) before it acts and with its outcome after, and told as an event. A force exit is
 // force-exit.ts's.
@@ -7,10 +7,8 @@ import type { AccountLease } from './account-lease.js';
 import { Subscription } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent } from '../domain/events.js';
-import type { Fill } from '../domain/market.js';
 import { LATCHES } from '../execution/latches.js';
 import { unansweredOrders } from '../execution/order-tracker.js';
-import type { JournalOrder } from '../journal/journal.js';
 import type {
   Actor,
   CommandResult,
@@ -20,15 +18,15 @@ import type {
   FillView,
   OrderView,
   ProfitWindow,
-  RealisedView,
   StrategyView,
   SymbolPerformance,
 } from '../ops/control.js';
-import { realisedBreakdown, strategyPnls } from '../report/metrics.js';
+import { strategyPnls } from '../report/metrics.js';
 import type { StrategyChange } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Core } from './core.js';
+import { dataOf, orderView, ownedFills, profitWindows, str, symbolPerformance, textOf } from './control-views.js';
 import { ForceExits } from './force-exit.js';
 
 /** Events kept for GET events and a client that joins late. */
@@ -37,9 +35,6 @@ export const EVENT_RING_SIZE = 500;
 const MAX_DRAIN_ROUNDS = 20;
 /** Equity is an event at most this often (it changes at every balances poll). */
 export const EQUITY_EVENT_GAP_MS = 30_000;
-const DAY_MS = 86_400_000;
-/** What nothing realised reads as (fx.text of 0 at 8 places, as the figures with fills read). */
-const NOTHING_REALISED: RealisedView = { realized: '0.00000000', fees: '0.00000000', fills: 0, roundTrips: 0 };
 
 export interface ControlServiceOptions {
   core: Core;
@@ -56,60 +51,6 @@ export interface ControlServiceOptions {
   reload: () => Promise<string[]>;
   /** The kill action's flatten steps, now, once `latch` has set the operator's kill latch; resolves to what was done. */
   flatten: (latch: () => void) => Promise<string>;
-}
-
-const str = (d: Decimal | null | undefined): string | null => (d ? d.toString() : null);
-
-/** One line for an execution event. */
-function textOf(e: ExecutionEvent): string {
-  if (e.type === 'trading-state') return `trading ${e.state}: ${e.reason}`;
-  const who = `${e.strategyId} ${e.symbol}`;
-  switch (e.type) {
-    case 'denied':
-      return `${who}: denied (${e.reason}): ${e.detail}`;
-    case 'accepted':
-      return `${who}: ${e.clientOid} accepted${e.trigger ? ' (trigger)' : ''} as ${e.orderId}`;
-    case 'rejected':
-      return `${who}: ${e.clientOid} rejected: ${e.reason}`;
-    case 'unknown':
-    case 'lost':
-      return `${who}: ${e.clientOid} ${e.type}: ${e.reason}`;
-    case 'vanished':
-      return `${who}: ${e.clientOid} ${e.state}: ${e.reason}`;
-    case 'resolved':
-      return `${who}: ${e.clientOid} resolved as ${e.state}`;
-    case 'partially-filled':
-    case 'filled':
-      return `${who}: ${e.clientOid} ${e.side} ${e.type} ${e.filledSize.toString()}${e.avgPrice ? ` at ${e.avgPrice.toString()}` : ''}`;
-    case 'canceled':
-    case 'triggered':
-      return `${who}: ${e.clientOid} ${e.type}`;
-  }
-}
-
-/** An execution event as JSON-ready fields (decimals as strings). */
-function dataOf(e: ExecutionEvent): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(e)) as Record<string, unknown>;
-}
-
-function orderView(r: JournalOrder): OrderView {
-  return {
-    clientOid: r.clientOid,
-    orderId: r.orderId,
-    strategyId: r.strategyId,
-    surface: r.surface,
-    symbol: r.symbol,
-    side: r.side,
-    kind: r.isTrigger ? 'trigger' : r.kind,
-    price: r.price ?? (r.isTrigger ? r.triggerPrice : null),
-    size: r.size,
-    filledSize: r.filledSize,
-    avgPrice: r.avgPrice,
-    state: r.state,
-    role: r.role ?? null,
-    createdAtMs: r.createdAtMs,
-    updatedAtMs: r.updatedAtMs,
-  };
 }
 
 export class ControlService implements Control {
@@ -209,35 +150,10 @@ export class ControlService implements Control {
     };
   }
 
-  /** The journal's fills of the strategies' orders, oldest first, as fills, with whose each is. */
-  private ownedFills(): { fills: Fill[]; owner: (f: Fill) => string } {
-    const fills: Fill[] = [];
-    const owner = new Map<Fill, string>();
-    for (const f of this.opts.core.journal.fills()) {
-      if (!f.strategyId || !f.symbol || !f.side) continue;
-      const price = Decimal.from(f.price);
-      const size = Decimal.from(f.size);
-      const fill: Fill = {
-        symbol: f.symbol,
-        orderId: f.orderId,
-        fillId: f.fillId,
-        side: f.side,
-        price,
-        size,
-        amount: price.mul(size),
-        fee: Decimal.from(f.fee),
-        timestampMs: f.atMs,
-      };
-      owner.set(fill, f.strategyId);
-      fills.push(fill);
-    }
-    return { fills, owner: (f) => owner.get(f)! };
-  }
-
   strategies(): StrategyView[] {
     const { core } = this.opts;
     const status = new Map(core.runner.status().map((s) => [s.id, s]));
-    const { fills, owner } = this.ownedFills();
+    const { fills, owner } = ownedFills(core.journal.fills());
     const pnl = strategyPnls(fills, owner, () => null);
     const { positions, orders } = core.state();
     return core.runner.configs().map((cfg) => {
@@ -261,33 +177,11 @@ export class ControlService implements Control {
   }
 
   profit(): ProfitWindow[] {
-    const now = this.opts.clock.now();
-    const windows: Array<Pick<ProfitWindow, 'window' | 'sinceMs'>> = [
-      { window: 'today', sinceMs: Math.floor(now / DAY_MS) * DAY_MS },
-      { window: '7d', sinceMs: now - 7 * DAY_MS },
-      { window: 'all', sinceMs: null },
-    ];
-    const { fills, owner } = this.ownedFills();
-    const breakdown = realisedBreakdown(
-      fills,
-      owner,
-      windows.map((w) => w.sinceMs),
-    );
-    // The configured strategies in their order, then those of the journal's fills no longer configured: the total adds up.
-    const configured = this.opts.core.runner.ids;
-    const ids = [...configured, ...Object.keys(breakdown.windows[2]!.byStrategy).filter((id) => !configured.includes(id))];
-    return windows.map((w, i) => {
-      const figures = breakdown.windows[i]!;
-      return { ...w, strategies: ids.map((id) => ({ id, ...(figures.byStrategy[id] ?? NOTHING_REALISED) })), total: figures.total };
-    });
+    return profitWindows(ownedFills(this.opts.core.journal.fills()), this.opts.core.runner.ids, this.opts.clock.now());
   }
 
   performance(): SymbolPerformance[] {
-    const { fills, owner } = this.ownedFills();
-    const bySymbol = realisedBreakdown(fills, owner, []).bySymbol;
-    return Object.entries(bySymbol)
-      .map(([symbol, figures]) => ({ symbol, ...figures }))
-      .sort((a, b) => Decimal.from(b.realized).cmp(Decimal.from(a.realized)) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+    return symbolPerformance(ownedFills(this.opts.core.journal.fills()));
   }
 
   orders(query: { scope: 'open' | 'recent'; strategyId?: string; limit?: number }): OrderView[] {
