@@ -1,14 +1,17 @@
 // The tree is formatted by Prettier (.prettierrc.json: 160 columns, the project's width), and the check fails on a
 // file that is not, naming it: `npm run format` writes the tree formatted.
 import { spawnSync } from 'node:child_process';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 
 const PRETTIER = 'node_modules/prettier/bin/prettier.cjs';
 
 /** `prettier --check` over `paths` (the ignore file given, or none): its exit code and what it said. */
 function check(paths: string[], ignorePath?: string): { code: number | null; said: string } {
-  const r = spawnSync(process.execPath, [PRETTIER, '--check', ...(ignorePath ? ['--ignore-path', ignorePath] : []), ...paths], { encoding: 'utf8' });
-  return { code: r.status, said: `${r.stdout}${r.stderr}` };
+  // Colour off however the caller's terminal or CI asks for it (FORCE_COLOR), and any escape left stripped.
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+  const r = spawnSync(process.execPath, [PRETTIER, '--check', ...(ignorePath ? ['--ignore-path', ignorePath] : []), ...paths], { encoding: 'utf8', env });
+  return { code: r.status, said: stripVTControlCharacters(`${r.stdout}${r.stderr}`) };
 }
 
 describe('the formatter', () => {
