@@ -21,10 +21,6 @@ function opsPerSecond(n, fn) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 
 // ---- building blocks ------------------------------------------------------------------------------------
 {

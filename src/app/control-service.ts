@@ -28,6 +28,7 @@ import type { Logger } from '../util/logger.js';
 import type { Core } from './core.js';
 import { dataOf, orderView, ownedFills, profitWindows, str, symbolPerformance, textOf } from './control-views.js';
 import { ForceExits } from './force-exit.js';
+import { shown } from '../util/shown.js';
 
 /** Events kept for GET events and a client that joins late. */
 export const EVENT_RING_SIZE = 500;
@@ -269,7 +270,7 @@ export class ControlService implements Control {
     const atMs = clock.now();
     journal.finishCommand(id, { ok: result.ok, detail, atMs });
     this.log.warn({ command, args, reason, via: actor.via, who: actor.who, ok: result.ok, detail }, 'operator command');
-    this.emit('command', atMs, `${command}${args.id ? ` ${String(args.id)}` : ''} by ${actor.via}/${actor.who}: ${result.ok ? '' : 'refused: '}${detail}`, {
+    this.emit('command', atMs, `${command}${args.id ? ` ${shown(args.id)}` : ''} by ${actor.via}/${actor.who}: ${result.ok ? '' : 'refused: '}${detail}`, {
       command,
       ...args,
       reason: reason ?? null,

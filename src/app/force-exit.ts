@@ -139,7 +139,7 @@ export class ForceExits {
 
   /** What one strategy's fills hold of a symbol (see holdings). */
   private ownHolding(id: string, instrument: Instrument): Map<PositionSide | 'spot', Decimal> {
-    return this.holdings(instrument).get(id) ?? new Map();
+    return this.holdings(instrument).get(id) ?? new Map<PositionSide | 'spot', Decimal>();
   }
 
   /**

@@ -7,6 +7,7 @@ import { ENDPOINTS, type EndpointId } from './endpoints.js';
 import { ExchangeError } from './errors.js';
 import { CANDLE_PERIODS } from './wire/enums.js';
 import { CLIENT_OID_RE, type RequestOf } from './wire/requests.js';
+import { shown } from '../util/shown.js';
 
 /** The ExchangeError of a request refused before sending (never reached the venue: its outcome is known). */
 export function refusedBeforeSending(endpoint: EndpointId, reason: string): ExchangeError {
@@ -29,19 +30,19 @@ export function checkRequest<E extends EndpointId>(id: E, params: RequestOf<E>):
     const v = countOf(p[key]);
     if (v === undefined) continue;
     const whole = typeof v === 'number' && Number.isInteger(v);
-    if (e.maxPageSize !== undefined && (!whole || v < 1 || v > e.maxPageSize)) fail(`${key} must be an integer from 1 to ${e.maxPageSize}, got ${String(v)}`);
-    if (!whole || v < 1) fail(`${key} must be a positive integer, got ${String(v)}`);
+    if (e.maxPageSize !== undefined && (!whole || v < 1 || v > e.maxPageSize)) fail(`${key} must be an integer from 1 to ${e.maxPageSize}, got ${shown(v)}`);
+    if (!whole || v < 1) fail(`${key} must be a positive integer, got ${shown(v)}`);
   }
   const limit = countOf(p.limit);
   if (limit !== undefined && e.limitChoices !== undefined && !e.limitChoices.includes(limit as number)) {
-    fail(`limit must be one of ${e.limitChoices.join(', ')}, got ${String(limit)}`);
+    fail(`limit must be one of ${e.limitChoices.join(', ')}, got ${shown(limit)}`);
   }
   const [start, end] = [countOf(p.startTime), countOf(p.endTime)];
   for (const [key, v] of [
     ['startTime', start],
     ['endTime', end],
   ] as const) {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)) fail(`${key} must be a millisecond time, got ${String(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)) fail(`${key} must be a millisecond time, got ${shown(v)}`);
   }
   if (typeof start === 'number' && typeof end === 'number' && start > end) fail(`startTime ${start} is after endTime ${end}`);
   const batch = (p.orderList ?? p.orderDataList ?? p.orderIds ?? p.clientOids ?? p.ids ?? p.cids) as unknown[] | undefined;

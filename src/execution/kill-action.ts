@@ -14,6 +14,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
 import { KILL_ACTION_LATCHES } from './latches.js';
+import { ExchangeError } from '../exchange/errors.js';
 
 /** What the kill switch does when it latches (config `risk.onKill`). */
 export type OnKill = 'cancel' | 'flatten';
@@ -232,7 +233,7 @@ export class KillAction {
       this.log[failed.length ? 'warn' : 'info']({ symbol, step, endpoint, ok: answers.length - failed.length, failed }, `kill action: ${step}`);
     } catch (err) {
       if (retryFailure) p.failed = true;
-      const error = err instanceof Error && 'summary' in err && typeof err.summary === 'function' ? String(err.summary()) : String(err);
+      const error = err instanceof ExchangeError ? err.summary() : String(err);
       this.opts.journal.recordRiskDecision(KILL_ACTOR, kind, reason, JSON.stringify({ symbol, endpoint, error }), this.opts.clock.now());
       this.log.warn({ symbol, step, endpoint, err: error }, `kill action: ${step} failed: retried next pass`);
     }

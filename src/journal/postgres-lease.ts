@@ -64,8 +64,8 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async acquire(account: string, holder: string, ttlMs: number): Promise<LeaseGrant | null> {
-    const r = await this.query(ACQUIRE, [account, holder, ttlMs]);
-    return r.rows[0] ? { token: int(r.rows[0].token as string), ttlMs } : null;
+    const row = (await this.query(ACQUIRE, [account, holder, ttlMs])).rows[0] as { token: string } | undefined;
+    return row ? { token: int(row.token), ttlMs } : null;
   }
 
   async renew(account: string, holder: string, token: number, ttlMs: number): Promise<boolean> {

@@ -10,14 +10,14 @@ const start = threadStart<PostgresThreadData>();
 const INT8 = 20;
 
 const types = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+  getTypeParser: (oid: number, format?: 'text' | 'binary'): ((text: string) => unknown) => {
     if (oid === INT8) {
       return (text: string) => {
         const n = Number(text);
         return Number.isSafeInteger(n) ? n : text;
       };
     }
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (text: string) => unknown;
   },
 };
 

@@ -23,7 +23,7 @@ export class ExecutionTally {
         return;
       case 'rejected': {
         let counts = this.refusals.get(e.strategyId);
-        if (!counts) this.refusals.set(e.strategyId, (counts = new Map()));
+        if (!counts) this.refusals.set(e.strategyId, (counts = new Map<string, number>()));
         const reason = rejectionReason(e.code, e.reason);
         counts.set(reason, (counts.get(reason) ?? 0) + 1);
         return;

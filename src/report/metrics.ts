@@ -221,7 +221,7 @@ export function realisedBreakdown(fills: readonly Fill[], strategyOf: (f: Fill) 
   for (const f of fills) {
     const strategy = strategyOf(f);
     let mine = books.get(strategy);
-    if (!mine) books.set(strategy, (mine = new Map()));
+    if (!mine) books.set(strategy, (mine = new Map<string, Book>()));
     let b = mine.get(f.symbol);
     if (!b) mine.set(f.symbol, (b = { qty: 0n, cost: 0n }));
     const before = b.qty;

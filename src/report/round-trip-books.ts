@@ -262,7 +262,7 @@ export class RoundTripBooks {
 
   private sidesOf(strategy: string, symbol: string): Sides {
     let bySymbol = this.index.get(strategy);
-    if (!bySymbol) this.index.set(strategy, (bySymbol = new Map()));
+    if (!bySymbol) this.index.set(strategy, (bySymbol = new Map<string, Sides>()));
     let sides = bySymbol.get(symbol);
     if (!sides) bySymbol.set(symbol, (sides = { net: undefined, long: undefined, short: undefined }));
     return sides;

@@ -46,7 +46,7 @@ export class QueueRunner implements JobRunner {
     // BullMQ's ids: the batch and the job's place in it (a job's own id may hold characters BullMQ refuses).
     const bullIds = jobs.map((_, index) => `${batch}-${index}`);
     const indexOf = new Map(bullIds.map((id, index) => [id, index]));
-    const results: Array<JobResult | undefined> = new Array(jobs.length);
+    const results: Array<JobResult | undefined> = new Array<JobResult | undefined>(jobs.length);
     const retried = new Set<string>();
     let done = 0;
     let timer: ClockTimer | undefined;

@@ -4,8 +4,9 @@
 import type { Command } from 'commander';
 import type { Io, SetCode } from './io.js';
 import { callDaemon, daemonOptions, type DaemonOptions } from './daemon-client.js';
+import { shown } from '../../util/shown.js';
 
-const detail = (b: unknown) => String((b as { detail?: unknown }).detail ?? '');
+const detail = (b: unknown) => shown((b as { detail?: unknown }).detail ?? '');
 
 type WithReason = DaemonOptions & { reason?: string };
 

@@ -58,7 +58,7 @@ export class LiveClient extends LiveFuturesActions implements ExchangeClient {
   private readonly transport: Transport;
 
   constructor(private readonly opts: LiveClientOptions) {
-    if (opts.credentials) for (const v of Object.values(opts.credentials)) registerSecret(v);
+    if (opts.credentials) for (const v of [opts.credentials.apiKey, opts.credentials.apiSecret, opts.credentials.passphrase]) registerSecret(v);
     const logger = opts.logger.child({ component: 'exchange' });
     const transport = new Transport({ timeoutMs: opts.timeoutMs });
     const limiter = new RateLimiter(opts.rateLimit, logger, {

@@ -116,7 +116,7 @@ export class BudgetMeter {
   chargesFor(endpoint: Endpoint, subject: MeterSubject = LOCAL): Charges {
     const who = `${subject.ip}\n${subject.uid}`;
     let bySubject = this.charges.get(who);
-    if (!bySubject) this.charges.set(who, (bySubject = new Map()));
+    if (!bySubject) this.charges.set(who, (bySubject = new Map<Endpoint, Charges>()));
     let list = bySubject.get(endpoint);
     if (!list) {
       list = chargesOf(endpoint).map((c) => ({

@@ -228,8 +228,8 @@ describe('Replay.run', () => {
       replay.touch();
       working++;
       void (async () => {
-        await null;
-        await null;
+        await Promise.resolve();
+        await Promise.resolve();
         seen.push(`continued at ${venue.clock.now()}`);
         await venue.clock.sleep(300);
         seen.push(`woke at ${venue.clock.now()} seeing ${venue.simulator.tickerNow(SPOT)!.last!.toString()}`);

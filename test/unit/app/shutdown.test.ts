@@ -165,7 +165,7 @@ describe('shutdownCore: writes in flight', () => {
       (r) => (result = r),
     );
     venue.clock.advance(3499);
-    for (let k = 0; k < 20; k++) await null;
+    for (let k = 0; k < 20; k++) await Promise.resolve();
     expect(result).toBeUndefined();
     venue.clock.advance(1);
     await stopping;
@@ -183,7 +183,7 @@ describe('shutdownCore: writes in flight', () => {
       (r) => (result = r),
     );
     venue.clock.advance(499);
-    for (let k = 0; k < 20; k++) await null;
+    for (let k = 0; k < 20; k++) await Promise.resolve();
     expect(result).toBeUndefined();
     venue.clock.advance(1);
     await stopping;
@@ -195,7 +195,7 @@ describe('shutdownCore: writes in flight', () => {
     const at = venue.clock.now();
     let result: boolean | undefined;
     const stopping = shutdownCore(core, { ...SETTINGS, cancelOpenOrders: false }, venue.clock, recorder().logger, at).then((r) => (result = r));
-    for (let k = 0; k < 20; k++) await null;
+    for (let k = 0; k < 20; k++) await Promise.resolve();
     expect(result).toBeUndefined();
     // Intake is closed: a market update no longer reaches the strategy.
     tick();

@@ -48,10 +48,10 @@ describe('VirtualClock', () => {
     expect(c.sleeping).toBe(2);
     expect(c.runNext()).toBe(true);
     expect(c.sleeping).toBe(1);
-    await null;
+    await Promise.resolve();
     expect(woke).toEqual([10]);
     c.runNext();
-    await null;
+    await Promise.resolve();
     expect(woke).toEqual([10, 30]);
     expect(c.sleeping).toBe(0);
   });

@@ -9,6 +9,7 @@ import { collateralRecord, positionRecord } from './account-records.js';
 import { FUTURES_ACTION_ROUTES } from './futures-action-routes.js';
 import { WireError, batch, choiceParam, countParam, dec, futuresItem, optList, optStr, paging, periodParam, str, timeParam, typeCode } from './request.js';
 import { pageOf, specOf, type FuturesEndpointId, type RouteContext, type RouteTable } from './route-context.js';
+import { shown } from '../../../util/shown.js';
 
 /** F10 / F11 `priceType`. The simulator keeps one candle series: mark and index candles are the last-price ones. */
 const PRICE_TYPES = ['LAST', 'MARK', 'INDEX'] as const;
@@ -101,7 +102,7 @@ export const FUTURES_ROUTES: RouteTable<FuturesEndpointId> = {
       .filter(
         (order) =>
           ctx.visible(order) &&
-          (params.orderId === undefined || order.orderId === String(params.orderId)) &&
+          (params.orderId === undefined || order.orderId === shown(params.orderId)) &&
           order.createdAtMs >= startMs &&
           order.createdAtMs <= endMs,
       );

@@ -9,6 +9,7 @@ import { CANDLE_PERIODS, FUTURES_TYPE_FROM_CODE, TIF_FROM_CODE, TIF_FROM_NAME, t
 import { parseJson } from '../../wire/json.js';
 import { CLIENT_OID_RE } from '../../wire/requests.js';
 import { refusals } from '../refusals.js';
+import { shown } from '../../../util/shown.js';
 
 /** A refusal answered in the venue's error envelope with this HTTP status and code. */
 export class WireError extends Error {
@@ -55,12 +56,12 @@ export function str(params: Params, key: string, surface: Surface): string {
   if (typeof v !== 'string' && typeof v !== 'number' && !(typeof v === 'object' && 'digits' in (v as object))) {
     throw new WireError(400, surface === 'spot' ? '40409' : '40020', `Parameter ${key} is invalid`);
   }
-  return String(v);
+  return shown(v);
 }
 
 /** An optional parameter as text. */
 export function optStr(params: Params, key: string): string | undefined {
-  return params[key] === undefined ? undefined : String(params[key]);
+  return params[key] === undefined ? undefined : shown(params[key]);
 }
 
 export function dec(params: Params, key: string, surface: Surface): Decimal {
@@ -110,7 +111,7 @@ export function countParam(params: Params, key: string, surface: Surface, absent
 /** An optional parameter that takes one of a few values: `absent` when not given. */
 export function choiceParam<T extends string>(params: Params, key: string, surface: Surface, choices: readonly T[], absent: T): T {
   if (params[key] === undefined) return absent;
-  const v = String(params[key]);
+  const v = shown(params[key]);
   if (!(choices as readonly string[]).includes(v)) throw invalidParam(surface, key);
   return v as T;
 }
@@ -159,7 +160,7 @@ export function typeCode(code: string): FuturesAction {
 
 /** A futures F6 item, or its refusal (the item fails alone, the batch goes on). */
 export function futuresItem(item: Params): { req: OrderRequest } | { clientOid: string; refusal: { code: string; message: string } } {
-  const clientOid = String(item.client_oid ?? '');
+  const clientOid = shown(item.client_oid ?? '');
   try {
     if (!CLIENT_OID_RE.test(clientOid)) throw new WireError(400, '40020', 'Parameter client_oid is invalid');
     const t = typeCode(str(item, 'type', 'futures'));

@@ -7,6 +7,7 @@ import { SPOT_CANDLE_ROWS } from '../symbol-candles.js';
 import * as fmt from '../wire-format.js';
 import { WireError, batch, choiceParam, countParam, optList, paging, periodParam, spotItem, str } from './request.js';
 import { pageOf, specOf, type RouteTable, type SpotEndpointId } from './route-context.js';
+import { shown } from '../../../util/shown.js';
 
 /** S4 / S5: the ids canceled, and why the others were not. */
 function spotCancelData(results: CancelOutcome[]): ResponseOf<'S4'> {
@@ -21,7 +22,7 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
 
   S7: (ctx, params) => {
     const wanted = new Set(
-      String(params.symbols ?? params.symbol ?? '')
+      shown(params.symbols ?? params.symbol ?? '')
         .split(',')
         .filter(Boolean),
     );
@@ -96,7 +97,7 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
     const symbol = str(params, 'symbol', 'spot');
     const spec = specOf(ctx.engine, symbol, 'spot');
     const { pageIndex, pageSize } = paging(params, 'pageIndex', 'pageSize', 10, 100);
-    const orderId = params.orderId === undefined ? undefined : String(params.orderId);
+    const orderId = params.orderId === undefined ? undefined : shown(params.orderId);
     const all = ctx.engine.fills(symbol, orderId);
     const page = pageOf(all, pageIndex, pageSize);
     return { fillsOrderResultList: page.map((fill) => fmt.spotFillRecord(spec, fill)), nextPage: (pageIndex + 1) * pageSize < all.length, totals: all.length };
@@ -116,7 +117,7 @@ export const SPOT_ROUTES: RouteTable<SpotEndpointId> = {
     if (params.orderId === undefined && params.clientOrderId === undefined) throw new WireError(400, '40913', 'Either orderId or clientId is required');
     const order = ctx.engine.findOrder(
       undefined,
-      params.orderId !== undefined ? { orderId: String(params.orderId) } : { clientOid: String(params.clientOrderId) },
+      params.orderId !== undefined ? { orderId: shown(params.orderId) } : { clientOid: String(params.clientOrderId) },
     );
     return order && order.surface === 'spot' && ctx.visible(order) ? [fmt.spotOrderRecord(ctx.engine, order)] : [];
   },

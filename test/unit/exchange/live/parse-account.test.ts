@@ -3,8 +3,9 @@ import { describe, expect, it } from '@jest/globals';
 import { futuresBalance, position, spotBalance } from '../../../../src/exchange/live/parse-account.js';
 import { ParseContext } from '../../../../src/exchange/live/parse-context.js';
 import type { WireCollateral, WirePosition, WireSpotAsset } from '../../../../src/exchange/wire/responses.js';
+import { shown } from '../../../../src/util/shown.js';
 
-const str = (v: unknown) => (v === null ? null : String(v));
+const str = (v: unknown) => (v === null ? null : shown(v));
 
 describe('positions', () => {
   it("maps a side with its entry price from open value / size; the record's symbol wins", () => {

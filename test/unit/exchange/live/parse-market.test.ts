@@ -3,8 +3,9 @@ import { describe, expect, it } from '@jest/globals';
 import { ParseContext } from '../../../../src/exchange/live/parse-context.js';
 import { futuresInstrument, publicTrade, spotInstrument, ticker } from '../../../../src/exchange/live/parse-market.js';
 import type { WireContract, WireSpotSymbol, WireSpotTrade, WireTicker } from '../../../../src/exchange/wire/responses.js';
+import { shown } from '../../../../src/util/shown.js';
 
-const str = (v: unknown) => (v === null ? null : String(v));
+const str = (v: unknown) => (v === null ? null : shown(v));
 
 const contract = (fields: Partial<WireContract>): WireContract =>
   ({

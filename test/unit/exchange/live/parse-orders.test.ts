@@ -4,8 +4,9 @@ import { ParseContext } from '../../../../src/exchange/live/parse-context.js';
 import { futuresOrder, spotOrder } from '../../../../src/exchange/live/parse-orders.js';
 import { JsonBigInt } from '../../../../src/exchange/wire/json.js';
 import type { WireFuturesOrder, WireSpotOrder } from '../../../../src/exchange/wire/responses.js';
+import { shown } from '../../../../src/util/shown.js';
 
-const str = (v: unknown) => (v === null ? null : String(v));
+const str = (v: unknown) => (v === null ? null : shown(v));
 
 const spot = (fields: Partial<WireSpotOrder>): WireSpotOrder =>
   ({

@@ -56,7 +56,7 @@ describe('LatencyClient', () => {
     expect(clock.sleeping).toBe(2);
     while (clock.nextAt() !== Number.POSITIVE_INFINITY) {
       clock.runNext();
-      for (let k = 0; k < 5; k++) await null;
+      for (let k = 0; k < 5; k++) await Promise.resolve();
     }
     expect(asked).toEqual([1015, 1015]);
     expect(failed.sort()).toEqual([

@@ -4,6 +4,7 @@
 import vm from 'node:vm';
 import { describe, expect, it } from '@jest/globals';
 import { CLIENT_HELPERS } from '../../../../src/ops/dashboard/client-helpers.js';
+import { shown } from '../../../../src/util/shown.js';
 
 interface Point {
   time: number;
@@ -142,7 +143,7 @@ describe('dashboard client helpers', () => {
     const denied = (atMs: number, detail: string, over: Record<string, unknown> = {}) => ({
       kind: 'order',
       atMs,
-      text: `mm-btc BTCUSDT_SPBL: denied (${String(over.reason ?? 'halted')}): ${detail}`,
+      text: `mm-btc BTCUSDT_SPBL: denied (${shown(over.reason ?? 'halted')}): ${detail}`,
       data: { type: 'denied', strategyId: 'mm-btc', symbol: 'BTCUSDT_SPBL', reason: 'halted', ...over },
     });
 
