@@ -154,15 +154,13 @@ const { Deadline } = await import('../dist/strategy/deadline.js');
     },
   };
   const make = (opts) =>
-    new StrategyRunner(
-      [{ cfg: { id: 'b', name: 'bench-hook', symbols: ['cmt_btcusdt'], params: {} }, def }],
+    new StrategyRunner({
+      instances: [{ cfg: { id: 'b', name: 'bench-hook', symbols: ['cmt_btcusdt'], params: {} }, def }],
       instruments,
-      silentLogger,
-      5,
-      undefined,
-      undefined,
-      opts,
-    );
+      logger: silentLogger,
+      maxErrors: 5,
+      ...opts,
+    });
   const u = { nowMs: 0, tickers: new Map(), openOrders: [], positions: [], balances: [] };
   const build = () => u;
   const plain = make({});

@@ -21,7 +21,7 @@ import { watchLiquidation, type LiquidationRules } from '../execution/liquidatio
 import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { loadStrategy } from '../strategy/loader.js';
-import { StrategyRunner, type StateStore, type StrategyInstanceConfig, type StrategyStatus } from '../strategy/runner.js';
+import { StrategyRunner, type StateStore, type StrategyInstanceConfig, type StrategyRunnerOptions, type StrategyStatus } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Schedules } from './cron.js';
@@ -150,87 +150,147 @@ export interface Core {
   updateParams(instances: StrategyInstanceConfig[]): string[];
 }
 
+/** Builds the core: the strategies loaded, the symbols they trade, the venue bound to them, bars warmed. */
 export async function buildCore(opts: CoreOptions): Promise<Core> {
-  const { instruments, journal, clock, logger } = opts;
-  const log = logger.child({ component: 'core' });
-  const risk = new RiskGate(opts.limits, journal, clock);
+  const risk = new RiskGate(opts.limits, opts.journal, opts.clock);
+  const runner = await strategyRunner(opts);
+  const symbols = tradedSymbols(runner, opts.instruments);
+  const venue = opts.bind(symbols);
+  await warmBars(venue, runner, symbols.bars);
+  return new TradingCore(opts, { risk, runner, symbols, venue });
+}
+
+/** The strategy instances of the config (or the definitions given), loaded and checked. */
+async function strategyRunner(opts: CoreOptions): Promise<StrategyRunner> {
+  const { instruments, logger, clock } = opts;
   const st = opts.strategies;
-  const loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }> = [];
-  for (const s of st?.instances ?? []) loaded.push({ cfg: s, def: opts.definitions?.get(s.name) ?? (await loadStrategy(s.name, st!.dirs)) });
-  const runner = new StrategyRunner(
-    loaded,
+  const instances: StrategyRunnerOptions['instances'] = [];
+  for (const s of st?.instances ?? []) instances.push({ cfg: s, def: opts.definitions?.get(s.name) ?? (await loadStrategy(s.name, st!.dirs)) });
+  return new StrategyRunner({
+    instances,
     instruments,
     logger,
-    st?.maxErrors ?? 0,
-    st?.store,
-    st?.restartFaultedAfterMs ? { afterMs: st.restartFaultedAfterMs, clock } : undefined,
-    { ...(st?.hookTimeoutMs !== undefined ? { hookTimeoutMs: st.hookTimeoutMs } : {}), clock },
-  );
+    maxErrors: st?.maxErrors ?? 0,
+    ...(st?.store ? { store: st.store } : {}),
+    ...(st?.restartFaultedAfterMs ? { restartFaultedAfterMs: st.restartFaultedAfterMs } : {}),
+    ...(st?.hookTimeoutMs !== undefined ? { hookTimeoutMs: st.hookTimeoutMs } : {}),
+    clock,
+  });
+}
+
+/** The symbols the strategies trade, by surface, and the bar series they asked for. */
+function tradedSymbols(runner: StrategyRunner, instruments: ReadonlyMap<string, Instrument>): TradedSymbols {
   const all = runner.symbols();
   const bars = runner.barNeeds();
   const spot = all.filter((s) => instruments.get(s)?.surface === 'spot');
   const barSymbols = new Set(bars.map((n) => n.symbol));
-  const symbols: TradedSymbols = {
-    all,
-    spot,
-    futures: all.filter((s) => instruments.get(s)?.surface === 'futures'),
-    bars,
-    barSpot: spot.filter((s) => barSymbols.has(s)),
-  };
-  const venue = opts.bind(symbols);
-  // Bars: the forming one read where it is built; the history warmed before the strategies start.
-  if (venue.bars) {
-    const source = venue.bars;
-    for (const n of bars) runner.formingFrom(n.symbol, n.timeframe, () => source.forming(n.symbol, n.timeframe));
-    for (const { need, bars: history } of (await source.warm?.()) ?? []) runner.warm(need.symbol, need.timeframe, history);
+  return { all, spot, futures: all.filter((s) => instruments.get(s)?.surface === 'futures'), bars, barSpot: spot.filter((s) => barSymbols.has(s)) };
+}
+
+/** Bars: the forming one read where it is built; the history warmed before the strategies start. */
+async function warmBars(venue: BoundVenue, runner: StrategyRunner, needs: BarNeed[]): Promise<void> {
+  const source = venue.bars;
+  if (!source) return;
+  for (const n of needs) runner.formingFrom(n.symbol, n.timeframe, () => source.forming(n.symbol, n.timeframe));
+  for (const { need, bars: history } of (await source.warm?.()) ?? []) runner.warm(need.symbol, need.timeframe, history);
+}
+
+type Reconciliation = { scanForeign?: boolean; startup?: boolean };
+
+/** The core's handle over its parts, and the state it keeps: the account as last read, the fence's reasons. */
+class TradingCore implements Core {
+  readonly instruments: Map<string, Instrument>;
+  readonly symbols: TradedSymbols;
+  readonly journal: Journal;
+  readonly risk: RiskGate;
+  readonly executor: Executor;
+  readonly tracker: OrderTracker;
+  readonly stops: StopManager;
+  readonly runner: StrategyRunner;
+  readonly venue: BoundVenue;
+  private readonly log: Logger;
+  private readonly latest: LatestTickers;
+  private readonly streams: MarketStreams | undefined;
+  /** The surfaces traded: a signed read on each shows the keys work. */
+  private readonly surfaces: Array<'spot' | 'futures'>;
+  // What the venue listed at the last poll, and the account as last read.
+  private listed: Order[] = [];
+  private positions: Position[] = [];
+  private balances: Balance[] = [];
+  private equity: CoreState['equity'];
+  private keysOk: boolean;
+  private lastReport: ReconcileReport | undefined;
+  private reconciledAtMs: number | null = null;
+  private reconciling: Promise<void> | undefined;
+  private loop: TradingLoop | undefined;
+  private schedules: Schedules | undefined;
+  private readonly noneInFlight = new Set<Promise<unknown>>();
+  private readonly subs = new Subscription();
+
+  constructor(
+    private readonly opts: CoreOptions,
+    parts: { risk: RiskGate; runner: StrategyRunner; symbols: TradedSymbols; venue: BoundVenue },
+  ) {
+    ({ risk: this.risk, runner: this.runner, symbols: this.symbols, venue: this.venue } = parts);
+    ({ instruments: this.instruments, journal: this.journal } = opts);
+    const { venue, instruments } = this;
+    this.log = opts.logger.child({ component: 'core' });
+    this.streams = venue.streams && venue.bars ? { ...venue.streams, bar$: venue.bars.bar$ } : venue.streams;
+    this.latest = new LatestTickers(opts.limits.outlierPct);
+    this.executor = this.newExecutor();
+    if (opts.fencedUntilReconciled === false) this.executor.unfence();
+    this.tracker = this.newTracker();
+    const { executor, tracker, journal } = this;
+    const { clock, logger } = opts;
+    const stopSettings = opts.tracking.stops ? { settings: opts.tracking.stops } : {};
+    this.stops = new StopManager({ executor, tracker, journal, clock, logger, instruments, strategyIds: this.runner.ids, ...stopSettings });
+    executor.keepProtectionWith(this.stops);
+    // Trading stays fenced (cancels allowed) until a signed request has succeeded (keys that work), and whenever the
+    // authentication halt has tripped; then until a reconciliation has settled every order.
+    this.surfaces = [...new Set(this.symbols.all.map((s) => instruments.get(s)!.surface))];
+    this.keysOk = !venue.keys || this.surfaces.length === 0;
   }
 
-  // What the venue listed at the last poll, and the account as last read.
-  let listed: Order[] = [];
-  let positions: Position[] = [];
-  let balances: Balance[] = [];
-  let equity: CoreState['equity'];
-  const streams = venue.streams && venue.bars ? { ...venue.streams, bar$: venue.bars.bar$ } : venue.streams;
-  const latest = new LatestTickers(opts.limits.outlierPct);
-  const executor = new Executor({
-    client: venue.trading,
-    journal,
-    risk,
-    clock,
-    logger,
-    instruments,
-    reference: opts.reference ?? latest.reference,
-    ...(opts.capsCountListed ? { listed: typeof opts.capsCountListed === 'function' ? opts.capsCountListed : () => listed } : {}),
-    ...(opts.hooks ? { hooks: opts.hooks } : {}),
-  });
-  if (opts.fencedUntilReconciled === false) executor.unfence();
-  const t = opts.tracking;
-  const tracker = new OrderTracker({
-    client: venue.trading,
-    journal,
-    clock,
-    logger,
-    graceMs: t.graceMs,
-    lostAfterChecks: t.lostAfterChecks,
-    ...(t.notPlacedAfterChecks !== undefined ? { notPlacedAfterChecks: t.notPlacedAfterChecks } : {}),
-    ...(t.vanishAfterMs !== undefined ? { vanishAfterMs: t.vanishAfterMs } : {}),
-    ...(t.vanishAfterChecks !== undefined ? { vanishAfterChecks: t.vanishAfterChecks } : {}),
-    symbols: { spot: [...(opts.scanSymbols ?? symbols).spot], futures: [...(opts.scanSymbols ?? symbols).futures] },
-    events$: executor.events$,
-    ...(opts.hooks ? { hooks: opts.hooks } : {}),
-  });
-  const stops = new StopManager({ executor, tracker, journal, clock, logger, instruments, strategyIds: runner.ids, ...(t.stops ? { settings: t.stops } : {}) });
-  executor.keepProtectionWith(stops);
+  private newExecutor(): Executor {
+    const { opts, journal, risk, instruments } = this;
+    const caps = opts.capsCountListed;
+    return new Executor({
+      client: this.venue.trading,
+      journal,
+      risk,
+      clock: opts.clock,
+      logger: opts.logger,
+      instruments,
+      reference: opts.reference ?? this.latest.reference,
+      ...(caps ? { listed: typeof caps === 'function' ? caps : () => this.listed } : {}),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    });
+  }
 
-  // Trading stays fenced (cancels allowed) until a signed request has succeeded (keys that work), and whenever the
-  // authentication halt has tripped; then until a reconciliation has settled every order.
-  const surfaces = [...new Set(all.map((s) => instruments.get(s)!.surface))];
-  let keysOk = !venue.keys || surfaces.length === 0;
-  let lastReport: ReconcileReport | undefined;
-  let reconciledAtMs: number | null = null;
-  let reconciling: Promise<void> | undefined;
-  const keysUsable = async (): Promise<boolean> => {
-    const keys = venue.keys;
+  private newTracker(): OrderTracker {
+    const { opts, journal } = this;
+    const t = opts.tracking;
+    const scan = opts.scanSymbols ?? this.symbols;
+    return new OrderTracker({
+      client: this.venue.trading,
+      journal,
+      clock: opts.clock,
+      logger: opts.logger,
+      graceMs: t.graceMs,
+      lostAfterChecks: t.lostAfterChecks,
+      ...(t.notPlacedAfterChecks !== undefined ? { notPlacedAfterChecks: t.notPlacedAfterChecks } : {}),
+      ...(t.vanishAfterMs !== undefined ? { vanishAfterMs: t.vanishAfterMs } : {}),
+      ...(t.vanishAfterChecks !== undefined ? { vanishAfterChecks: t.vanishAfterChecks } : {}),
+      symbols: { spot: [...scan.spot], futures: [...scan.futures] },
+      events$: this.executor.events$,
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    });
+  }
+
+  /** Whether the venue takes our keys: the fence stays up with the reason while it does not, or once it has refused them. */
+  private async keysUsable(): Promise<boolean> {
+    const { keys } = this.venue;
+    const { executor, log } = this;
     if (!keys) return true;
     const halt = keys.authHalt();
     if (halt) {
@@ -239,10 +299,10 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       executor.fence(reason);
       return false;
     }
-    if (keysOk) return true;
+    if (this.keysOk) return true;
     try {
-      await keys.probe(surfaces);
-      keysOk = true;
+      await keys.probe(this.surfaces);
+      this.keysOk = true;
       return true;
     } catch (err) {
       const reason = `no signed request has succeeded yet: ${(err as Error).message}`;
@@ -250,126 +310,146 @@ export async function buildCore(opts: CoreOptions): Promise<Core> {
       executor.fence(reason);
       return false;
     }
-  };
+  }
+
   /** A reconciliation, or undefined when it is skipped as idle (a schedule then has nothing to wait for). */
-  const reconcileUnlessIdle = (ropts: { scanForeign?: boolean; startup?: boolean }): Promise<void> | undefined => {
-    if (reconciling) return reconciling;
+  private reconcileUnlessIdle(ropts: Reconciliation): Promise<void> | undefined {
+    if (this.reconciling) return this.reconciling;
+    const { executor, journal } = this;
     // With nothing to resolve and nothing to scan, a reconciliation sends no request: it is skipped (decided as it
     // is asked for; a venue with keys to check checks them first).
     const idle = () => !ropts.scanForeign && !ropts.startup && !executor.fenced && journal.activeOrders().length === 0;
-    if (!venue.keys && idle()) return undefined;
-    reconciling = (async () => {
-      if (!(await keysUsable())) return;
+    if (!this.venue.keys && idle()) return undefined;
+    this.reconciling = (async () => {
+      if (!(await this.keysUsable())) return;
       if (idle()) return;
-      const report = await reconcileAndOpen(tracker, executor, log, ropts);
+      const report = await reconcileAndOpen(this.tracker, executor, this.log, ropts);
       if (report) {
-        lastReport = report;
-        reconciledAtMs = clock.now();
+        this.lastReport = report;
+        this.reconciledAtMs = this.opts.clock.now();
       }
-    })().finally(() => (reconciling = undefined));
-    return reconciling;
-  };
-  const reconcile = (ropts: { scanForeign?: boolean; startup?: boolean } = {}): Promise<void> => reconcileUnlessIdle(ropts) ?? Promise.resolve();
+    })().finally(() => (this.reconciling = undefined));
+    return this.reconciling;
+  }
 
-  let loop: TradingLoop | undefined;
-  let schedules: Schedules | undefined;
-  const inFlight = new Set<Promise<unknown>>();
-  const subs = new Subscription();
-  return {
-    instruments,
-    symbols,
-    journal,
-    risk,
-    executor,
-    tracker,
-    stops,
-    runner,
-    venue,
-    reconcile,
-    start: (sched, reconcileCron, strategySchedules = []) => {
-      if (streams) {
-        subs.add(streams.openOrders$.subscribe((x) => (listed = x.value)));
-        // The account as last read: the core's state, and the risk rules' snapshot.
-        subs.add(
-          streams.positions$.subscribe((x) => {
-            positions = x.value;
-            risk.observeAccount({ positions: x.value, atMs: x.atMs });
-          }),
-        );
-        subs.add(
-          streams.balances$.subscribe((x) => {
-            balances = x.value;
-            risk.observeAccount({ balances: x.value, atMs: x.atMs });
-          }),
-        );
-        // The distance to liquidation as positions, balances and tickers update (worked out when read).
-        if (opts.margin) subs.add(watchLiquidation(streams, instruments, opts.margin, (read, atMs) => risk.observeLiquidation(read, atMs)));
-        loop = startTradingLoop({
-          streams,
-          latest,
-          runner,
-          executor,
-          journal,
-          risk,
-          stops,
-          clock,
-          logger,
-          instruments,
-          ...(venue.beforeTickers ? { beforeTickers: venue.beforeTickers } : {}),
-          ...(opts.onIntent ? { onIntent: opts.onIntent } : {}),
-          ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-          onEquity: (bySurface, atMs) => {
-            equity = { bySurface, atMs };
-            opts.onEquity?.(bySurface, atMs);
-          },
-          ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
-        });
-      }
-      venue.bars?.start();
-      schedules = sched;
-      if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => reconcileUnlessIdle({}));
-      for (const s of strategySchedules)
-        for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, clock.now()));
-      runner.start();
-    },
-    stopIntake: () => {
-      venue.bars?.stop();
-      loop?.stop();
-      subs.unsubscribe();
-      schedules?.stop();
-    },
-    get inFlight() {
-      return loop?.inFlight ?? inFlight;
-    },
-    queued: () => loop?.queued() ?? 0,
-    busy: () => (loop?.inFlight.size ?? 0) + (reconciling ? 1 : 0),
-    updateParams: (next) => {
-      const current = st?.instances ?? [];
-      const problems: string[] = [];
-      const byId = new Map(next.map((s) => [s.id, s]));
-      for (const s of current) {
-        const n = byId.get(s.id);
-        if (!n || n.name !== s.name || JSON.stringify(n.symbols) !== JSON.stringify(s.symbols))
-          problems.push(`strategies[${s.id}]: only params can change without a restart`);
-      }
-      for (const id of byId.keys()) if (!current.some((s) => s.id === id)) problems.push(`strategies[${id}]: adding a strategy needs a restart`);
-      if (problems.length) return problems;
-      // Validate every instance first, then apply: all or nothing.
-      const trial = next.flatMap((s) => runner.checkParams(s.id, s.params));
-      if (trial.length) return trial;
-      for (const s of next) runner.updateParams(s.id, s.params);
-      return [];
-    },
-    lastReconciledAtMs: () => reconciledAtMs,
-    state: () => ({
-      strategies: runner.status(),
-      orders: journal.activeOrders(),
-      positions,
-      balances,
-      equity,
-      tradingState: risk.state(),
+  reconcile(ropts: Reconciliation = {}): Promise<void> {
+    return this.reconcileUnlessIdle(ropts) ?? Promise.resolve();
+  }
+
+  start(sched?: Schedules, reconcileCron?: string, strategySchedules: Array<{ id: string; schedule: Record<string, string> }> = []): void {
+    if (this.streams) {
+      this.watchAccount(this.streams);
+      this.loop = this.startLoop(this.streams);
+    }
+    this.venue.bars?.start();
+    this.schedules = sched;
+    if (sched && reconcileCron) sched.add('reconcile', reconcileCron, () => this.reconcileUnlessIdle({}));
+    const { runner, opts } = this;
+    for (const s of strategySchedules)
+      for (const [hook, expr] of Object.entries(s.schedule)) sched?.add(`${s.id}.${hook}`, expr, () => runner.onSchedule(s.id, hook, opts.clock.now()));
+    runner.start();
+  }
+
+  /** The account as last read: the core's state, and the risk rules' snapshot; the distance to liquidation as it moves. */
+  private watchAccount(streams: MarketStreams): void {
+    const { subs, risk, opts } = this;
+    subs.add(streams.openOrders$.subscribe((x) => (this.listed = x.value)));
+    subs.add(
+      streams.positions$.subscribe((x) => {
+        this.positions = x.value;
+        risk.observeAccount({ positions: x.value, atMs: x.atMs });
+      }),
+    );
+    subs.add(
+      streams.balances$.subscribe((x) => {
+        this.balances = x.value;
+        risk.observeAccount({ balances: x.value, atMs: x.atMs });
+      }),
+    );
+    // Worked out when read, as positions, balances and tickers update.
+    if (opts.margin) subs.add(watchLiquidation(streams, this.instruments, opts.margin, (read, atMs) => risk.observeLiquidation(read, atMs)));
+  }
+
+  /** The trading loop over the streams: market data to the strategies, their intents to the executor. */
+  private startLoop(streams: MarketStreams): TradingLoop {
+    const { opts, venue } = this;
+    const { clock, logger } = opts;
+    const { latest, runner, executor, journal, risk, stops, instruments } = this;
+    return startTradingLoop({
+      streams,
+      latest,
+      runner,
+      executor,
+      journal,
+      risk,
+      stops,
+      clock,
+      logger,
+      instruments,
+      ...(venue.beforeTickers ? { beforeTickers: venue.beforeTickers } : {}),
+      ...(opts.onIntent ? { onIntent: opts.onIntent } : {}),
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+      onEquity: (bySurface, atMs) => {
+        this.equity = { bySurface, atMs };
+        opts.onEquity?.(bySurface, atMs);
+      },
+      ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
+    });
+  }
+
+  stopIntake(): void {
+    this.venue.bars?.stop();
+    this.loop?.stop();
+    this.subs.unsubscribe();
+    this.schedules?.stop();
+  }
+
+  get inFlight(): ReadonlySet<Promise<unknown>> {
+    return this.loop?.inFlight ?? this.noneInFlight;
+  }
+
+  queued(): number {
+    return this.loop?.queued() ?? 0;
+  }
+
+  busy(): number {
+    return (this.loop?.inFlight.size ?? 0) + (this.reconciling ? 1 : 0);
+  }
+
+  updateParams(next: StrategyInstanceConfig[]): string[] {
+    const { runner } = this;
+    const current = this.opts.strategies?.instances ?? [];
+    const problems: string[] = [];
+    const byId = new Map(next.map((s) => [s.id, s]));
+    for (const s of current) {
+      const n = byId.get(s.id);
+      if (!n || n.name !== s.name || JSON.stringify(n.symbols) !== JSON.stringify(s.symbols))
+        problems.push(`strategies[${s.id}]: only params can change without a restart`);
+    }
+    for (const id of byId.keys()) if (!current.some((s) => s.id === id)) problems.push(`strategies[${id}]: adding a strategy needs a restart`);
+    if (problems.length) return problems;
+    // Validate every instance first, then apply: all or nothing.
+    const trial = next.flatMap((s) => runner.checkParams(s.id, s.params));
+    if (trial.length) return trial;
+    for (const s of next) runner.updateParams(s.id, s.params);
+    return [];
+  }
+
+  lastReconciledAtMs(): number | null {
+    return this.reconciledAtMs;
+  }
+
+  state(): CoreState {
+    const { executor } = this;
+    return {
+      strategies: this.runner.status(),
+      orders: this.journal.activeOrders(),
+      positions: this.positions,
+      balances: this.balances,
+      equity: this.equity,
+      tradingState: this.risk.state(),
       fenced: executor.fenced,
-      pending: executor.fenced ? (lastReport?.pending ?? []) : [],
-    }),
-  };
+      pending: executor.fenced ? (this.lastReport?.pending ?? []) : [],
+    };
+  }
 }

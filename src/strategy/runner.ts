@@ -56,12 +56,23 @@ interface Instance {
 export class StrategyConfigError extends Error {}
 
 export interface StrategyRunnerOptions {
+  /** The instances with their loaded definitions: each one's params are checked against its definition's schema. */
+  instances: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>;
+  /** The venue's instruments: an instance's symbols must be among them. */
+  instruments: ReadonlyMap<string, Instrument>;
+  logger: Logger;
+  /** Hook errors an instance may throw before it is faulted. */
+  maxErrors: number;
+  /** Where each instance's state is kept across restarts (absent: state lives only in memory). */
+  store?: StateStore;
+  /** A faulted instance starts again (errors cleared, onStart called) this long after its fault; never when absent. Needs `clock`. */
+  restartFaultedAfterMs?: number;
   /**
    * A hook (with the copying of its intents and state) running longer than this is stopped and its instance
    * faulted (deadline.ts). Absent: no deadline, as in a backtest, whose results must not depend on the machine's speed.
    */
   hookTimeoutMs?: number;
-  /** The time of a fault (virtual in a backtest); without it (and without `restart`), faults carry no time. */
+  /** The time of a fault and of a restart (virtual in a backtest); without it, faults carry no time. */
   clock?: Clock;
 }
 
@@ -105,6 +116,13 @@ export interface StateStore {
   save(id: string, json: string): void;
 }
 
+/**
+ * The strategy instances of one daemon or backtest. Built from the instances and their definitions (params checked
+ * against each schema, symbols against the venue, bar needs gathered); then each market update, closed bar, execution
+ * event and schedule is handed to the instances it concerns, in config order, and what they return comes out of
+ * `intents$` stamped with the instance's id. A hook that throws counts an error (too many fault the instance), one
+ * over its deadline is stopped and faults it; `changes$` tells of faults, restarts and pauses.
+ */
 export class StrategyRunner {
   readonly intents$ = new Subject<Intent>();
   /** Every change of an instance's running state (faults, restarts, pauses), as it happens. */
@@ -115,23 +133,25 @@ export class StrategyRunner {
   private readonly history = new BarHistory();
   private readonly routes = new Map<string, Map<Timeframe, BarRoute>>();
 
-  constructor(
-    loaded: Array<{ cfg: StrategyInstanceConfig; def: StrategyDefinition<unknown> }>,
-    instruments: ReadonlyMap<string, Instrument>,
-    private readonly logger: Logger,
-    private readonly maxErrors: number,
-    private readonly store?: StateStore,
-    /** A faulted instance starts again (errors cleared, onStart called) after this long; never when absent. */
-    private readonly restart?: { afterMs: number; clock: Clock },
-    opts: StrategyRunnerOptions = {},
-  ) {
+  private readonly logger: Logger;
+  private readonly maxErrors: number;
+  private readonly store: StateStore | undefined;
+  private readonly restartAfterMs: number | undefined;
+
+  constructor(opts: StrategyRunnerOptions) {
+    const { instruments, logger, store } = opts;
     if (opts.hookTimeoutMs !== undefined) {
       if (!(opts.hookTimeoutMs > 0)) throw new RangeError('hookTimeoutMs must be above 0');
       this.deadline = new Deadline(opts.hookTimeoutMs);
     }
-    this.clock = opts.clock ?? restart?.clock;
+    if (opts.restartFaultedAfterMs !== undefined && !opts.clock) throw new RangeError('restartFaultedAfterMs needs a clock');
+    this.logger = logger;
+    this.maxErrors = opts.maxErrors;
+    this.store = store;
+    this.restartAfterMs = opts.restartFaultedAfterMs;
+    this.clock = opts.clock;
     const problems: string[] = [];
-    for (const { cfg, def } of loaded) {
+    for (const { cfg, def } of opts.instances) {
       const parsed = def.params.safeParse(cfg.params ?? {});
       if (!parsed.success) {
         for (const i of parsed.error.issues) problems.push(`strategies[${cfg.id}].params.${i.path.join('.')}: ${i.message}`);
@@ -263,7 +283,7 @@ export class StrategyRunner {
   private call<A, B = undefined>(inst: Instance, hook: string, fn: (ctx: StrategyContext<unknown>, arg: A, arg2: B) => HookResult, arg: A, arg2?: B): void {
     if (inst.paused) return;
     if (inst.fault) {
-      if (!this.restart || this.clock!.now() - inst.fault.atMs! < this.restart.afterMs) return;
+      if (this.restartAfterMs === undefined || this.clock!.now() - inst.fault.atMs! < this.restartAfterMs) return;
       inst.fault = undefined;
       inst.errors = 0;
       this.logger.warn({ strategy: inst.cfg.id }, 'strategy restarted after a fault');

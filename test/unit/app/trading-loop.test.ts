@@ -95,12 +95,12 @@ function setup(o: {
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
   const clock = new ManualClock(1_000_000);
   const risk = new RiskGate(LIMITS, journal);
-  const runner = new StrategyRunner(
-    o.strategies.map((s) => ({ cfg: { id: s.id, name: s.def.name, symbols: s.symbols, params: {} }, def: s.def })),
+  const runner = new StrategyRunner({
+    instances: o.strategies.map((s) => ({ cfg: { id: s.id, name: s.def.name, symbols: s.symbols, params: {} }, def: s.def })),
     instruments,
-    silentLogger,
-    3,
-  );
+    logger: silentLogger,
+    maxErrors: 3,
+  });
   const events$ = new Subject<ExecutionEvent>();
   const executor = o.executor ?? ({ events$, submit: async (intent: Intent) => (await o.submit?.(intent), []) } as unknown as Executor);
   const streams = {

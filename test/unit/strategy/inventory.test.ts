@@ -152,15 +152,15 @@ describe('inventory in the runner', () => {
         }
       },
     });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 's', name: 'watch', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(def) },
         { cfg: { id: 't', name: 'nosy', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(nosy) },
       ],
       instruments,
-      silentLogger,
-      3,
-    );
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     runner.onEvent(fill('A', 'buy', '0.25', '3000'));
     runner.onEvent({ ...fill('X', 'buy', '5', '3000'), strategyId: 't' } as ExecutionEvent);
     runner.onEvent(fill('A', 'buy', '0.5', '3000', { done: true }));

@@ -59,16 +59,16 @@ describe('strategy runner: bars', () => {
   it('onBar gets the bars of its own symbols and timeframes only, each once, with its own update', () => {
     const a = recorder('a', { timeframes: ['1m'] });
     const b = recorder('b', { timeframes: ['1m'] });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'a', name: 'a', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(a.def) },
         // The config's timeframes replace the strategy's.
         { cfg: { id: 'b', name: 'b', symbols: ['BTCUSDT_SPBL', 'ETHUSDT_SPBL'], params: {}, timeframes: ['5m', '1h'] }, def: erase(b.def) },
       ],
       instruments,
-      silentLogger,
-      3,
-    );
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     const built: string[] = [];
     const build = (cfg: StrategyInstanceConfig) => (built.push(cfg.id), updateAt(7)(cfg));
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 0, 100), build);
@@ -95,15 +95,15 @@ describe('strategy runner: bars', () => {
     const { def } = recorder('r', { timeframes: ['1m'], lookback: (p) => p.n, onStart: (ctx) => void (view = ctx) });
     // Another instance asks for more of the same series: each reads only its own lookback.
     const long = recorder('long', { timeframes: ['1m'], lookback: 10 });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'r', name: 'r', symbols: ['ETHUSDT_SPBL'], params: { n: 3 } }, def: erase(def) },
         { cfg: { id: 'l', name: 'long', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(long.def) },
       ],
       instruments,
-      silentLogger,
-      3,
-    );
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     expect(runner.barNeeds()).toEqual([{ symbol: 'ETHUSDT_SPBL', timeframe: '1m', lookback: 10 }]);
     runner.start();
     const series = view!.bars('ETHUSDT_SPBL', '1m');
@@ -143,12 +143,12 @@ describe('strategy runner: bars', () => {
       onBar: (ctx, b) =>
         void seen.push(`${ctx.bars(b.symbol, b.timeframe).last()!.openMs === b.openMs} ${ctx.bars(b.symbol, b.timeframe).forming?.openMs === b.closeMs}`),
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'k', name: 'look', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'k', name: 'look', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
       instruments,
-      silentLogger,
-      3,
-    );
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     runner.formingFrom('BTCUSDT_SPBL', '5m', () => bar('BTCUSDT_SPBL', '5m', 1, 1));
     runner.onBar(bar('BTCUSDT_SPBL', '5m', 0, 1), updateAt(0));
     expect(seen).toEqual(['true true']);
@@ -157,7 +157,12 @@ describe('strategy runner: bars', () => {
   it('warm() fills the history without calling onBar; live bars go on after it, older ones are not taken again', () => {
     let ctxOf: StrategyContext<{ n: number }> | undefined;
     const r = recorder('r', { timeframes: ['1h'], lookback: 4, onStart: (ctx) => void (ctxOf = ctx) });
-    const runner = new StrategyRunner([{ cfg: { id: 'r', name: 'r', symbols: ['cmt_btcusdt'], params: {} }, def: erase(r.def) }], instruments, silentLogger, 3);
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'r', name: 'r', symbols: ['cmt_btcusdt'], params: {} }, def: erase(r.def) }],
+      instruments,
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     runner.warm(
       'cmt_btcusdt',
       '1h',
@@ -189,12 +194,12 @@ describe('strategy runner: bars', () => {
         ctx.bars('ETHUSDT_SPBL', '1m');
       },
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'n', name: 'nosy', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'n', name: 'nosy', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(def) }],
       instruments,
-      silentLogger,
-      2,
-    );
+      logger: silentLogger,
+      maxErrors: 2,
+    });
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 0, 1), updateAt(0));
     expect(caught).toBe('bars(BTCUSDT_SPBL, 1h): strategies[n] did not declare them (symbols: BTCUSDT_SPBL; timeframes: 1m)');
     runner.onBar(bar('BTCUSDT_SPBL', '1m', 1, 1), updateAt(0));
@@ -228,15 +233,15 @@ describe('strategy runner: bars', () => {
       timeframes: ['1m'],
       onBar: (_ctx, b) => [{ kind: 'cancel-all', surface: 'spot', symbol: b.symbol }],
     });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'x', name: 'bad', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(bad) },
         { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
       ],
       instruments,
-      silentLogger,
-      2,
-    );
+      logger: silentLogger,
+      maxErrors: 2,
+    });
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     for (let i = 0; i < 3; i++) runner.onBar(bar('BTCUSDT_SPBL', '1m', i, 1), updateAt(i));
@@ -283,10 +288,22 @@ describe('strategy runner: bars', () => {
     ];
     for (const [def, cfg, message] of cases) {
       expect(
-        () => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3),
+        () =>
+          new StrategyRunner({
+            instances: [{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }],
+            instruments,
+            logger: silentLogger,
+            maxErrors: 3,
+          }),
       ).toThrow(StrategyConfigError);
       expect(
-        () => new StrategyRunner([{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }], instruments, silentLogger, 3),
+        () =>
+          new StrategyRunner({
+            instances: [{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }],
+            instruments,
+            logger: silentLogger,
+            maxErrors: 3,
+          }),
       ).toThrow(message);
     }
   });

@@ -40,15 +40,15 @@ const bad = defineStrategy({
 
 describe('strategy runner', () => {
   it('a throwing strategy is counted and faulted; the others keep running', () => {
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
         { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) },
       ],
       instruments,
-      silentLogger,
-      3,
-    );
+      logger: silentLogger,
+      maxErrors: 3,
+    });
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     for (let i = 0; i < 5; i++) runner.onMarket(() => update);
@@ -69,15 +69,13 @@ describe('strategy runner', () => {
         throw new Error(`bad at ${clock.now()}`);
       },
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'f', name: 'failing', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(failing) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'f', name: 'failing', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(failing) }],
       instruments,
-      silentLogger,
-      2,
-      undefined,
-      undefined,
-      { clock },
-    );
+      logger: silentLogger,
+      maxErrors: 2,
+      clock,
+    });
     runner.onMarket(() => update);
     clock.advance(1500);
     runner.onMarket(() => update);
@@ -99,15 +97,20 @@ describe('strategy runner', () => {
   it('params are validated by the strategy schema; every problem is listed', () => {
     expect(
       () =>
-        new StrategyRunner(
-          [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: erase(good) }],
+        new StrategyRunner({
+          instances: [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1, extra: true } }, def: erase(good) }],
           instruments,
-          silentLogger,
-          3,
-        ),
+          logger: silentLogger,
+          maxErrors: 3,
+        }),
     ).toThrow(StrategyConfigError);
     try {
-      new StrategyRunner([{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1 } }, def: erase(good) }], instruments, silentLogger, 3);
+      new StrategyRunner({
+        instances: [{ cfg: { id: 'g', name: 'good', symbols: ['NOPE_SPBL'], params: { size: 1 } }, def: erase(good) }],
+        instruments,
+        logger: silentLogger,
+        maxErrors: 3,
+      });
     } catch (err) {
       expect((err as Error).message).toMatch(/strategies\[g\]\.params\.size: /);
     }
@@ -122,12 +125,12 @@ describe('strategy runner', () => {
         throw undefined;
       },
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'o', name: 'odd', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(odd) }],
       instruments,
-      silentLogger,
-      2,
-    );
+      logger: silentLogger,
+      maxErrors: 2,
+    });
     runner.onMarket(() => update);
     runner.onMarket(() => update);
     expect(runner.status()).toEqual([
@@ -141,12 +144,12 @@ describe('strategy runner', () => {
       params: z.strictObject({}),
       onMarket: () => [{ kind: 'cancel-all', surface: 'spot', symbol: 'SOLUSDT_SPBL' }],
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(rogue) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'r', name: 'rogue', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(rogue) }],
       instruments,
-      silentLogger,
-      5,
-    );
+      logger: silentLogger,
+      maxErrors: 5,
+    });
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
@@ -168,14 +171,14 @@ describe('restart after a fault', () => {
         if (fail) throw new Error('x');
       },
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 'f', name: 'flaky', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(flaky) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 'f', name: 'flaky', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(flaky) }],
       instruments,
-      silentLogger,
-      2,
-      undefined,
-      { afterMs: 1000, clock },
-    );
+      logger: silentLogger,
+      maxErrors: 2,
+      restartFaultedAfterMs: 1000,
+      clock,
+    });
     runner.start();
     runner.onMarket(() => update);
     runner.onMarket(() => update);
@@ -210,18 +213,16 @@ describe('hook time budget (hookTimeoutMs)', () => {
         spin(5000);
       },
     });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'l', name: 'looping', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(looping) },
         { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
       ],
       instruments,
-      silentLogger,
-      5,
-      undefined,
-      undefined,
-      { hookTimeoutMs: 100 },
-    );
+      logger: silentLogger,
+      maxErrors: 5,
+      hookTimeoutMs: 100,
+    });
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
@@ -277,19 +278,18 @@ describe('hook time budget (hookTimeoutMs)', () => {
       ],
     });
     const store = { load: () => undefined, save: () => undefined };
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 's', name: 'stubborn', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(stubborn) },
         { cfg: { id: 'hs', name: 'heavy-state', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyState) },
         { cfg: { id: 'hi', name: 'heavy-intent', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(heavyIntent) },
       ],
       instruments,
-      silentLogger,
-      5,
+      logger: silentLogger,
+      maxErrors: 5,
       store,
-      undefined,
-      { hookTimeoutMs: 100 },
-    );
+      hookTimeoutMs: 100,
+    });
     runner.start();
     runner.onMarket(() => update);
     expect(runner.status().map((s) => [s.id, s.faulted, s.reason])).toEqual([
@@ -309,19 +309,18 @@ describe('hook time budget (hookTimeoutMs)', () => {
         ctx.state.n = ((ctx.state.n as number | undefined) ?? 0) + 1;
       },
     });
-    const runner = new StrategyRunner(
-      [
+    const runner = new StrategyRunner({
+      instances: [
         { cfg: { id: 'g', name: 'good', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(good) },
         { cfg: { id: 'b', name: 'bad', symbols: ['ETHUSDT_SPBL'], params: {} }, def: erase(bad) },
         { cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) },
       ],
       instruments,
-      silentLogger,
-      2,
+      logger: silentLogger,
+      maxErrors: 2,
       store,
-      undefined,
-      { hookTimeoutMs: 1000 },
-    );
+      hookTimeoutMs: 1000,
+    });
     const intents: Intent[] = [];
     runner.intents$.subscribe((i) => intents.push(i));
     runner.onMarket(() => update);
@@ -344,15 +343,15 @@ describe('hook time budget (hookTimeoutMs)', () => {
         if (slow) spin(5000);
       },
     });
-    const runner = new StrategyRunner(
-      [{ cfg: { id: 's', name: 'sometimes-slow', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(sometimesSlow) }],
+    const runner = new StrategyRunner({
+      instances: [{ cfg: { id: 's', name: 'sometimes-slow', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(sometimesSlow) }],
       instruments,
-      silentLogger,
-      5,
-      undefined,
-      { afterMs: 1000, clock },
-      { hookTimeoutMs: 100 },
-    );
+      logger: silentLogger,
+      maxErrors: 5,
+      restartFaultedAfterMs: 1000,
+      clock,
+      hookTimeoutMs: 100,
+    });
     runner.onMarket(() => update);
     expect(runner.status()[0]).toMatchObject({ faulted: true });
     slow = false;
@@ -365,7 +364,7 @@ describe('hook time budget (hookTimeoutMs)', () => {
   });
 
   it('refuses a budget of 0 ms or less', () => {
-    expect(() => new StrategyRunner([], instruments, silentLogger, 5, undefined, undefined, { hookTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new StrategyRunner({ instances: [], instruments, logger: silentLogger, maxErrors: 5, hookTimeoutMs: 0 })).toThrow(RangeError);
   });
 });
 
@@ -382,13 +381,13 @@ describe('strategy state', () => {
     let saves = 0;
     const store = { load: (id: string) => saved.get(id), save: (id: string, json: string) => (saves++, saved.set(id, json)) };
     const make = () =>
-      new StrategyRunner(
-        [{ cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) }],
+      new StrategyRunner({
+        instances: [{ cfg: { id: 'c', name: 'counting', symbols: ['BTCUSDT_SPBL'], params: {} }, def: erase(counting) }],
         instruments,
-        silentLogger,
-        3,
-        store,
-      );
+        logger: silentLogger,
+        maxErrors: 3,
+        store: store,
+      });
     const a = make();
     a.onMarket(() => update);
     a.onMarket(() => update);
