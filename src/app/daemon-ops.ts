@@ -23,16 +23,22 @@ export interface DaemonOps {
   close(): Promise<void>;
 }
 
-export async function startDaemonOps(
-  core: Core,
-  venue: Venue,
-  metrics: Metrics,
-  lastPolled: ReadonlyMap<string, number>,
-  cfg: Config,
-  clock: Clock,
-  logger: Logger,
-  control?: Control,
-): Promise<DaemonOps> {
+/** What the ops server reads and serves. */
+export interface DaemonOpsOptions {
+  core: Core;
+  venue: Venue;
+  metrics: Metrics;
+  /** When each poll last succeeded, by name (the gauges and /health). */
+  lastPolled: ReadonlyMap<string, number>;
+  cfg: Config;
+  clock: Clock;
+  logger: Logger;
+  /** The operator's control the API serves; absent: no control API. */
+  control?: Control;
+}
+
+export async function startDaemonOps(opts: DaemonOpsOptions): Promise<DaemonOps> {
+  const { core, venue, metrics, lastPolled, cfg, clock, logger, control } = opts;
   const http = cfg.daemon.http;
   // Read before anything listens: a token file that cannot be read stops the start.
   const credential = daemonToken(process.env, http.tokenEnv, http.host);

@@ -4,14 +4,9 @@
 import { Subscription } from 'rxjs';
 import { formatIssue, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { poll, type Stamped } from '../data/poll.js';
-import type { Position } from '../domain/market.js';
 import { marginSettingsOf } from '../domain/margin.js';
 import { ENDPOINTS, chargesOf, isEndpointId } from '../exchange/endpoints.js';
-import { ExchangeError } from '../exchange/errors.js';
-import { FundingWatch } from '../execution/funding-watch.js';
-import { KillAction, type KillActionOptions } from '../execution/kill-action.js';
-import { KILL_ACTION_LATCHES } from '../execution/latches.js';
+import type { Journal } from '../journal/journal.js';
 import type { Control } from '../ops/control.js';
 import { startNotifiers } from '../ops/notify/notifiers.js';
 import { nextTurn, type Clock } from '../util/clock.js';
@@ -24,10 +19,11 @@ import { loadCheckedConfig } from './config-check.js';
 import { ControlService } from './control-service.js';
 import { buildCore, type Core } from './core.js';
 import { Schedules } from './cron.js';
-import { startDaemonOps } from './daemon-ops.js';
+import { startDaemonOps, type DaemonOps } from './daemon-ops.js';
 import { Metrics } from './http.js';
-import { openVenue, riskLimits } from './kernel.js';
+import { openVenue, riskLimits, type Venue } from './kernel.js';
 import { openJournal, venueOf } from './kernel-stores.js';
+import { startRiskWatches, type RiskWatches } from './risk-watches.js';
 import { shutdownCore } from './shutdown.js';
 
 export interface Daemon {
@@ -59,300 +55,274 @@ export interface DaemonOptions {
   stop?: Promise<string>;
 }
 
-/** The risk watches' handle: the subscription that ends them, and the operator's flatten on demand. */
-interface RiskWatches {
-  subscription: Subscription;
-  /**
-   * The kill action's flatten steps now, whatever risk.onKill says: `latch` sets the operator's kill latch, then a
-   * flatten pass runs (one latched before acts only on what is left); resolves to what was done.
-   */
-  flattenNow(latch: () => void): Promise<string>;
-}
-
-/**
- * The kill switch's action (risk.onKill), looked at whenever the account is read or the trading state changes, and
- * the funding watch (futures traded: the ledger read every daemon.polls.ledgerMs, each settlement journaled once,
- * logged as activity and summed in a gauge). Unsubscribing ends both; a kill pass under way finishes on its own.
- * An operator's flatten takes the place of the configured action until its latch is reset.
- */
-function startRiskWatches(core: Core, cfg: Config, metrics: Metrics, lastPolled: Map<string, number>, clock: Clock, logger: Logger): RiskWatches {
-  const log = logger.child({ component: 'daemon' });
-  const watches = new Subscription();
-  const streams = core.venue.streams!;
-  let positionsRead: Stamped<Position[]> | undefined;
-  const killOptions: KillActionOptions = {
-    mode: cfg.risk.onKill,
-    client: core.venue.trading,
-    executor: core.executor,
-    journal: core.journal,
-    clock,
-    logger,
-    symbols: { spot: core.symbols.spot, futures: core.symbols.futures },
-    positions: () => positionsRead,
-    afterPass: () => core.reconcile(),
-  };
-  const kill = new KillAction(killOptions);
-  let flattening: KillAction | undefined;
-  /** While the operator's flatten sets its latch: the pass is started by the command itself. */
-  let latching = false;
-  const lookAtKill = () => {
-    if (latching) return;
-    // The operator's flatten ends with its latch.
-    if (flattening && !KILL_ACTION_LATCHES.some((name) => core.journal.latch(name))) {
-      flattening.stop();
-      flattening = undefined;
-    }
-    try {
-      void (flattening ?? kill).check()?.catch((err: unknown) => log.error({ err: String(err) }, 'kill action failed'));
-    } catch (err) {
-      log.error({ err: String(err) }, 'kill action failed');
-    }
-  };
-  const flattenNow = async (latch: () => void): Promise<string> => {
-    flattening?.stop();
-    // Made before the latch is set: a latch set now is fresh to it, and it acts at once.
-    const action = new KillAction({ ...killOptions, mode: 'flatten' });
-    flattening = action;
-    latching = true;
-    try {
-      latch();
-    } finally {
-      latching = false;
-    }
-    const pass = action.check();
-    if (!pass) return 'the kill latch was set before this flatten: what is left is flattened at the next positions reading';
-    await pass;
-    return 'flatten pass done (own orders and trigger orders canceled, futures positions closed at market; what is left is looked at again at the next positions reading)';
-  };
-  watches.add(
-    streams.positions$.subscribe((p) => {
-      positionsRead = p;
-      lookAtKill();
-    }),
-  );
-  watches.add(streams.balances$.subscribe(lookAtKill));
-  watches.add(core.risk.tradingStates$.subscribe(lookAtKill));
-  watches.add(() => {
-    kill.stop();
-    flattening?.stop();
-  });
-
-  if (core.symbols.futures.length > 0) {
-    const funding = new FundingWatch({ client: core.venue.trading, journal: core.journal, clock });
-    const showTotals = () => {
-      for (const [symbol, total] of funding.totals()) metrics.fundingTotal.set({ symbol }, total.toNumber());
-    };
-    showTotals();
-    const activity = logger.child({ component: 'activity' });
-    const ledger$ = poll(() => funding.poll(), {
-      periodMs: cfg.daemon.polls.ledgerMs,
-      retries: 1,
-      retryDelayMs: 1000,
-      clock,
-      retryable: (e) => e instanceof ExchangeError && e.retryable,
-      onError: (e) => log.warn({ poll: 'ledger', err: e instanceof ExchangeError ? e.summary() : String(e) }, 'poll failed: cycle skipped'),
-    });
-    watches.add(
-      ledger$.subscribe(({ value, atMs }) => {
-        lastPolled.set('ledger', atMs);
-        for (const r of value) activity.info({ event: 'funding', symbol: r.symbol, amount: r.amount, ref: r.ref, settledAtMs: r.atMs }, 'funding settled');
-        if (value.length) showTotals();
-      }),
-    );
-  }
-  return { subscription: watches, flattenNow };
-}
-
+/** Starts the daemon: venue, journal (fenced with the lease's token), core, control, reconciliation, trading, the risk
+ * watches and the ops server, in that order; whatever was opened is closed again if a step fails. */
 export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: Clock, opts: DaemonOptions = {}): Promise<Daemon> {
-  const cfg = loaded.config;
-  const log = logger.child({ component: 'daemon' });
-  const metrics = new Metrics();
-  const closers: Array<() => Promise<void> | void> = [];
-  const closeAll = async () => {
-    for (const close of closers.reverse()) await Promise.resolve(close()).catch((e: unknown) => log.warn({ err: String(e) }, 'close failed'));
-    // Given up last, once nothing more is written: a standby then takes over at once.
-    await opts.lease?.close();
-  };
-
-  // The lease renewed from the start; lost, nothing more is taken in (the stop follows, without cancels: the
-  // orders are the next holder's now).
-  let intake: Pick<Core, 'stopIntake'> | undefined;
-  const lease = opts.lease;
-  const leaseLost = lease
-    ? new Promise<string>((resolve) =>
-        lease.keep((reason) => {
-          intake?.stopIntake();
-          resolve(reason);
-        }),
-      )
-    : undefined;
+  const s = new DaemonStart(loaded, logger, clock, opts);
   try {
-    const lastPolled = new Map<string, number>();
-    const venue = await openVenue(loaded, {
-      logger,
-      clock,
-      onPolled: (name, at) => lastPolled.set(name, at),
-      ...(lease ? { writesAllowed: () => lease.held() } : {}),
-      onAttempt: (endpoint, outcome) => {
-        metrics.requests.inc({ endpoint, outcome });
-        if (outcome === 'rate-limit') metrics.rateLimited.inc();
-        const e = isEndpointId(endpoint) ? ENDPOINTS[endpoint] : undefined;
-        if (e) for (const c of chargesOf(e)) if (c.kind !== 'orders') metrics.weight.inc({ endpoint, pool: c.pool }, c.weight);
-      },
-    });
-    closers.push(() => venue.close());
-    // The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
-    const journal = openJournal(loaded, venueOf(loaded), (file) =>
-      log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'),
-    );
-    closers.unshift(() => journal.close());
-    if (lease) {
-      const lost = leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
-      await fenceJournal(journal, lease.fencingToken!, {
-        clock,
-        logger,
-        until: Promise.race([lost, ...(opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [])]),
-      });
-    }
-    // Order activity (repeated denials folded into counts): subscribed until the very end, so the cancels on shutdown
-    // are told too; its counts are summed up after that (closers run in reverse).
-    const activity = new ActivityLog(logger, clock);
-    closers.push(() => activity.close());
-    const subs = new Subscription();
-    closers.push(() => subs.unsubscribe());
-    // The gauges' subscriptions end with intake (they keep the polls going).
-    const gauges = new Subscription();
-    // The operator's control, made once the core is; equity reaches it from the start.
-    let control: ControlService | undefined;
-
-    const core = await buildCore({
-      instruments: await venue.instruments(),
-      bind: venue.bind,
-      journal,
-      clock,
-      logger,
-      limits: riskLimits(loaded),
-      tracking: cfg.execution,
-      margin: marginSettingsOf(loaded.config.exchange.margin),
-      strategies: {
-        instances: cfg.strategies,
-        dirs: cfg.strategyDirs,
-        maxErrors: cfg.daemon.maxStrategyErrors,
-        hookTimeoutMs: cfg.daemon.hookTimeoutMs,
-        store: { load: (id) => journal.strategyState(id), save: (id, json) => journal.saveStrategyState(id, json, clock.now()) },
-        ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
-      },
-      capsCountListed: true,
-      ...(opts.definitions ? { definitions: opts.definitions } : {}),
-      onEvent: (e) => {
-        metrics.events.inc({ type: e.type });
-        if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
-      },
-      onIntent: (intent) => {
-        metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
-        activity.intent(intent);
-      },
-      // A turn of the event loop after each intent: timers, polls, /health and signals keep running.
-      yieldAfterIntent: nextTurn,
-      onEquity: (bySurface, atMs) => {
-        for (const [surface, value] of Object.entries(bySurface)) metrics.equity.set({ surface }, value.toNumber());
-        control?.equityChanged(bySurface, atMs);
-      },
-    });
-    const applyParams = (next: LoadedConfig): string[] => {
-      const problems = core.updateParams(next.config.strategies);
-      if (!problems.length) log.info({ strategies: next.config.strategies.map((s) => s.id) }, 'strategy params reloaded');
-      return problems;
-    };
-    const reloadFile = async (): Promise<string[]> => {
-      let problems: string[];
-      try {
-        // Symbols cannot change without a restart: the list known offline is enough. The params are checked by the
-        // running strategies' own schemas as they are applied (all or nothing): the modules are not loaded again.
-        const next = await loadCheckedConfig(loaded.file, { strategies: false });
-        problems = next.ok ? applyParams(next.check.loaded) : next.issues.map(formatIssue);
-      } catch (err) {
-        problems = [(err as Error).message];
-      }
-      if (problems.length) log.warn({ problems }, 'config reload refused: the running config stays');
-      return problems;
-    };
-    let watches: RiskWatches | undefined;
-    const service = new ControlService({
-      core,
-      clock,
-      logger,
-      mode: cfg.mode,
-      limiter: venue.client.limiter,
-      lastPolled,
-      reload: reloadFile,
-      ...(lease ? { lease } : {}),
-      flatten: (latch) => (watches ? watches.flattenNow(latch) : Promise.reject(new Error('the daemon is not trading yet'))),
-    });
-    control = service;
-    closers.push(() => service.stop());
-    // Notifications and chat commands (config `notify`): their listener only enqueues; a missing secret stops the start.
-    const notifiers = startNotifiers(cfg.notify, service, { clock, logger });
-    if (notifiers) closers.push(() => notifiers.stop(1000));
-    subs.add(core.risk.tradingStates$.subscribe(activity.event));
-    subs.add(core.executor.events$.subscribe(activity.event));
-
-    intake = core;
-    // Reconciliation before any new order, and again on schedule.
-    await core.reconcile({ scanForeign: true, startup: true });
-    if (lease && !lease.held()) throw new Error('the account lease was lost while starting: nothing traded');
-    const schedules = new Schedules(clock, log);
-    core.start(schedules, cfg.daemon.reconcileCron, cfg.strategies);
-    // Instruments change rarely (new pairs, new steps): refreshed hourly.
-    schedules.add('instruments', '0 7 * * * *', async () => void (await venue.instruments()));
-    // Daily: a summary line, and journal housekeeping.
-    schedules.add('daily', '0 5 0 * * *', () => {
-      log.info({ orders: journal.countByState(), strategies: core.runner.status(), tradingState: core.risk.state() }, 'daily summary');
-      journal.maintain();
-    });
-
-    // Balances and positions are also gauges (display only: floats are fine on a dashboard).
-    const streams = core.venue.streams!;
-    gauges.add(
-      streams.positions$.subscribe((p) => {
-        metrics.position.reset();
-        for (const x of p.value) metrics.position.set({ symbol: x.symbol, side: x.side }, x.size.toNumber());
-      }),
-    );
-    gauges.add(streams.balances$.subscribe((b) => b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()))));
-
-    // The kill switch's action and the funding watch end with intake, as the gauges do.
-    watches = startRiskWatches(core, cfg, metrics, lastPolled, clock, logger);
-    gauges.add(watches.subscription);
-
-    const ops = await startDaemonOps(core, venue, metrics, lastPolled, cfg, clock, logger, service);
-    closers.push(() => ops.close());
-    log.info(
+    const venue = await openDaemonVenue(s);
+    const journal = await openFencedJournal(s);
+    const activity = openActivityLog(s);
+    const core = await buildDaemonCore(s, venue, journal, activity);
+    const reload = reloaderOf(s, core);
+    const control = startControl(s, core, venue, reload.reloadFile);
+    s.subs.add(core.risk.tradingStates$.subscribe(activity.event));
+    s.subs.add(core.executor.events$.subscribe(activity.event));
+    await startTrading(s, core, venue, journal);
+    watchAccount(s, core);
+    const ops = await startDaemonOps({ core, venue, metrics: s.metrics, lastPolled: s.lastPolled, cfg: s.cfg, clock, logger, control });
+    s.onClose(() => ops.close());
+    s.log.info(
       { opsUrl: ops.url, ...(ops.tokenFile ? { tokenFile: ops.tokenFile } : {}), strategies: core.runner.ids, symbols: core.symbols.all },
       'daemon running',
     );
-
-    return {
-      opsUrl: ops.url,
-      signInUrl: ops.signInUrl,
-      simUrl: venue.simUrl,
-      control: service,
-      reload: applyParams,
-      reloadFile,
-      ...(leaseLost ? { leaseLost } : {}),
-      stop: async (reason: string, stopOpts: { cancelOpenOrders?: boolean } = {}) => {
-        const startedAtMs = clock.now();
-        log.info({ reason }, 'stopping: intake closed');
-        gauges.unsubscribe();
-        const settings = { ...cfg.daemon.shutdown, ...(stopOpts.cancelOpenOrders !== undefined ? { cancelOpenOrders: stopOpts.cancelOpenOrders } : {}) };
-        const drained = await shutdownCore(core, settings, clock, log, startedAtMs);
-        await closeAll();
-        log.info({ ms: clock.now() - startedAtMs }, 'stopped');
-        return drained ? 0 : 1;
-      },
-    };
+    return daemonHandle(s, { core, venue, control, ops, ...reload });
   } catch (err) {
-    await closeAll();
+    await s.closeAll();
     throw err;
   }
+}
+
+/** A daemon being started: what its steps share, and what to close (in reverse order of opening) when it stops. */
+class DaemonStart {
+  readonly cfg: Config;
+  readonly log: Logger;
+  readonly metrics = new Metrics();
+  /** When each poll last succeeded, by name. */
+  readonly lastPolled = new Map<string, number>();
+  /** Order activity's subscriptions, ended with the daemon (the cancels on shutdown are told too). */
+  readonly subs = new Subscription();
+  /** The gauges' and the risk watches' subscriptions: they end with intake (they keep the polls going). */
+  readonly gauges = new Subscription();
+  /** Resolves with the reason when the account lease is lost (intake is closed by then). */
+  readonly leaseLost: Promise<string> | undefined;
+  /** What takes in market data and intents, once built: closed first when the lease is lost. */
+  intake: Pick<Core, 'stopIntake'> | undefined;
+  /** The operator's control, once made: equity reaches it from the start. */
+  control: ControlService | undefined;
+  /** The risk watches, once started: the operator's flatten runs there. */
+  watches: RiskWatches | undefined;
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  constructor(
+    readonly loaded: LoadedConfig,
+    readonly logger: Logger,
+    readonly clock: Clock,
+    readonly opts: DaemonOptions,
+  ) {
+    this.cfg = loaded.config;
+    this.log = logger.child({ component: 'daemon' });
+    // The lease renewed from the start; lost, nothing more is taken in (the stop follows, without cancels: the
+    // orders are the next holder's now).
+    const lease = opts.lease;
+    this.leaseLost = lease
+      ? new Promise<string>((resolve) =>
+          lease.keep((reason) => {
+            this.intake?.stopIntake();
+            resolve(reason);
+          }),
+        )
+      : undefined;
+  }
+
+  /** Closed at stop, after what was opened later; `last`: after everything opened so far or later. */
+  onClose(close: () => Promise<void> | void, last = false): void {
+    if (last) this.closers.unshift(close);
+    else this.closers.push(close);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse())
+      await Promise.resolve(close()).catch((e: unknown) => this.log.warn({ err: String(e) }, 'close failed'));
+    // Given up last, once nothing more is written: a standby then takes over at once.
+    await this.opts.lease?.close();
+  }
+}
+
+/** The venue the kernel chooses, its requests counted in the metrics, writes allowed only while the lease is held. */
+async function openDaemonVenue(s: DaemonStart): Promise<Venue> {
+  const { metrics, lastPolled, opts } = s;
+  const lease = opts.lease;
+  const venue = await openVenue(s.loaded, {
+    logger: s.logger,
+    clock: s.clock,
+    onPolled: (name, at) => lastPolled.set(name, at),
+    ...(lease ? { writesAllowed: () => lease.held() } : {}),
+    onAttempt: (endpoint, outcome) => {
+      metrics.requests.inc({ endpoint, outcome });
+      if (outcome === 'rate-limit') metrics.rateLimited.inc();
+      const e = isEndpointId(endpoint) ? ENDPOINTS[endpoint] : undefined;
+      if (e) for (const c of chargesOf(e)) if (c.kind !== 'orders') metrics.weight.inc({ endpoint, pool: c.pool }, c.weight);
+    },
+  });
+  s.onClose(() => venue.close());
+  return venue;
+}
+
+/** The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
+ * With a lease, fenced with its token (waiting while a frozen holder keeps it locked; given up on a stop or a lost lease). */
+async function openFencedJournal(s: DaemonStart): Promise<Journal> {
+  const { loaded, log, opts, clock, logger } = s;
+  const journal = openJournal(loaded, venueOf(loaded), (file) =>
+    log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'),
+  );
+  s.onClose(() => journal.close(), true);
+  const lease = opts.lease;
+  if (lease) {
+    const lost = s.leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
+    const stopped = opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [];
+    await fenceJournal(journal, lease.fencingToken!, { clock, logger, until: Promise.race([lost, ...stopped]) });
+  }
+  return journal;
+}
+
+/** Order activity (repeated denials folded into counts): told until the very end; its counts summed up after that. */
+function openActivityLog(s: DaemonStart): ActivityLog {
+  const activity = new ActivityLog(s.logger, s.clock);
+  s.onClose(() => activity.close());
+  s.onClose(() => s.subs.unsubscribe());
+  return activity;
+}
+
+/** The core, its strategies' state kept in the journal, its events and intents counted and logged as activity. */
+async function buildDaemonCore(s: DaemonStart, venue: Venue, journal: Journal, activity: ActivityLog): Promise<Core> {
+  const { cfg, metrics, clock, loaded, opts } = s;
+  return buildCore({
+    instruments: await venue.instruments(),
+    bind: venue.bind,
+    journal,
+    clock,
+    logger: s.logger,
+    limits: riskLimits(loaded),
+    tracking: cfg.execution,
+    margin: marginSettingsOf(cfg.exchange.margin),
+    strategies: {
+      instances: cfg.strategies,
+      dirs: cfg.strategyDirs,
+      maxErrors: cfg.daemon.maxStrategyErrors,
+      hookTimeoutMs: cfg.daemon.hookTimeoutMs,
+      store: { load: (id) => journal.strategyState(id), save: (id, json) => journal.saveStrategyState(id, json, clock.now()) },
+      ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
+    },
+    capsCountListed: true,
+    ...(opts.definitions ? { definitions: opts.definitions } : {}),
+    onEvent: (e) => {
+      metrics.events.inc({ type: e.type });
+      if (e.type === 'denied') metrics.denials.inc({ reason: e.reason });
+    },
+    onIntent: (intent) => {
+      metrics.intents.inc({ strategy: intent.strategyId, kind: intent.kind });
+      activity.intent(intent);
+    },
+    // A turn of the event loop after each intent: timers, polls, /health and signals keep running.
+    yieldAfterIntent: nextTurn,
+    onEquity: (bySurface, atMs) => {
+      for (const [surface, value] of Object.entries(bySurface)) metrics.equity.set({ surface }, value.toNumber());
+      s.control?.equityChanged(bySurface, atMs);
+    },
+  });
+}
+
+/** Strategy params applied without a restart: from a loaded config, or read again from the config file. */
+function reloaderOf(s: DaemonStart, core: Core): Pick<Daemon, 'reload' | 'reloadFile'> {
+  const { log, loaded } = s;
+  const reload = (next: LoadedConfig): string[] => {
+    const problems = core.updateParams(next.config.strategies);
+    if (!problems.length) log.info({ strategies: next.config.strategies.map((x) => x.id) }, 'strategy params reloaded');
+    return problems;
+  };
+  const reloadFile = async (): Promise<string[]> => {
+    let problems: string[];
+    try {
+      // Symbols cannot change without a restart: the list known offline is enough. The params are checked by the
+      // running strategies' own schemas as they are applied (all or nothing): the modules are not loaded again.
+      const next = await loadCheckedConfig(loaded.file, { strategies: false });
+      problems = next.ok ? reload(next.check.loaded) : next.issues.map(formatIssue);
+    } catch (err) {
+      problems = [(err as Error).message];
+    }
+    if (problems.length) log.warn({ problems }, 'config reload refused: the running config stays');
+    return problems;
+  };
+  return { reload, reloadFile };
+}
+
+/** The operator's control over the core, and the notifiers and chat commands over it (config `notify`: their listener
+ * only enqueues; a missing secret stops the start). */
+function startControl(s: DaemonStart, core: Core, venue: Venue, reloadFile: () => Promise<string[]>): ControlService {
+  const { cfg, clock, logger, opts } = s;
+  const control = new ControlService({
+    core,
+    clock,
+    logger,
+    mode: cfg.mode,
+    limiter: venue.client.limiter,
+    lastPolled: s.lastPolled,
+    reload: reloadFile,
+    ...(opts.lease ? { lease: opts.lease } : {}),
+    flatten: (latch) => (s.watches ? s.watches.flattenNow(latch) : Promise.reject(new Error('the daemon is not trading yet'))),
+  });
+  s.control = control;
+  s.onClose(() => control.stop());
+  const notifiers = startNotifiers(cfg.notify, control, { clock, logger });
+  if (notifiers) s.onClose(() => notifiers.stop(1000));
+  return control;
+}
+
+/** Reconciliation before any new order; then trading, with reconciliation, instrument refreshes and housekeeping on schedule. */
+async function startTrading(s: DaemonStart, core: Core, venue: Venue, journal: Journal): Promise<void> {
+  const { cfg, log, opts } = s;
+  s.intake = core;
+  await core.reconcile({ scanForeign: true, startup: true });
+  if (opts.lease && !opts.lease.held()) throw new Error('the account lease was lost while starting: nothing traded');
+  const schedules = new Schedules(s.clock, log);
+  core.start(schedules, cfg.daemon.reconcileCron, cfg.strategies);
+  // Instruments change rarely (new pairs, new steps): refreshed hourly.
+  schedules.add('instruments', '0 7 * * * *', async () => void (await venue.instruments()));
+  // Daily: a summary line, and journal housekeeping.
+  schedules.add('daily', '0 5 0 * * *', () => {
+    log.info({ orders: journal.countByState(), strategies: core.runner.status(), tradingState: core.risk.state() }, 'daily summary');
+    journal.maintain();
+  });
+}
+
+/** Balances and positions as gauges (display only: floats are fine on a dashboard), and the risk watches (the kill
+ * switch's action, the funding watch); both end with intake. */
+function watchAccount(s: DaemonStart, core: Core): void {
+  const { metrics, gauges } = s;
+  const streams = core.venue.streams!;
+  gauges.add(
+    streams.positions$.subscribe((p) => {
+      metrics.position.reset();
+      for (const x of p.value) metrics.position.set({ symbol: x.symbol, side: x.side }, x.size.toNumber());
+    }),
+  );
+  gauges.add(streams.balances$.subscribe((b) => b.value.forEach((x) => metrics.balance.set({ surface: x.surface, asset: x.asset }, x.total.toNumber()))));
+  s.watches = startRiskWatches({ core, cfg: s.cfg, metrics, lastPolled: s.lastPolled, clock: s.clock, logger: s.logger });
+  gauges.add(s.watches.subscription);
+}
+
+/** The running daemon's handle: its addresses, its control, reloads, and the stop that drains and closes. */
+function daemonHandle(s: DaemonStart, parts: { core: Core; venue: Venue; control: Control; ops: DaemonOps } & Pick<Daemon, 'reload' | 'reloadFile'>): Daemon {
+  const { cfg, clock, log } = s;
+  const { core, venue, ops } = parts;
+  return {
+    opsUrl: ops.url,
+    signInUrl: ops.signInUrl,
+    simUrl: venue.simUrl,
+    control: parts.control,
+    reload: parts.reload,
+    reloadFile: parts.reloadFile,
+    ...(s.leaseLost ? { leaseLost: s.leaseLost } : {}),
+    stop: async (reason: string, stopOpts: { cancelOpenOrders?: boolean } = {}) => {
+      const startedAtMs = clock.now();
+      log.info({ reason }, 'stopping: intake closed');
+      s.gauges.unsubscribe();
+      const settings = { ...cfg.daemon.shutdown, ...(stopOpts.cancelOpenOrders !== undefined ? { cancelOpenOrders: stopOpts.cancelOpenOrders } : {}) };
+      const drained = await shutdownCore(core, settings, clock, log, startedAtMs);
+      await s.closeAll();
+      log.info({ ms: clock.now() - startedAtMs }, 'stopped');
+      return drained ? 0 : 1;
+    },
+  };
 }
