@@ -8,17 +8,18 @@ import type { Stamped } from '../data/poll.js';
 import type { Bar } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
-import type { Balance, Instrument, Position, PositionSide, Surface, Ticker } from '../domain/market.js';
-import type { Order, OrderStatus, TimeInForce } from '../domain/order.js';
+import type { Balance, Instrument, Position, Surface, Ticker } from '../domain/market.js';
+import type { Order } from '../domain/order.js';
 import type { ExecutionEvent } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
 import { PriceSanity, type ReferencePrice } from '../domain/price-sanity.js';
 import type { Executor } from '../execution/executor.js';
 import type { RiskGate } from '../execution/risk.js';
 import type { StopManager } from '../execution/stop-manager.js';
-import { RESTING_STATES, type Journal, type JournalOrder, type OrderState } from '../journal/journal.js';
+import type { Journal } from '../journal/journal.js';
 import type { MarketUpdate } from '../strategy/api.js';
 import type { StrategyRunner } from '../strategy/runner.js';
+import { RestingRows } from './resting-rows.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -133,228 +134,172 @@ class PerInstance<T> {
   }
 }
 
-const STATUS_OF_ROW: Partial<Record<OrderState, OrderStatus>> = {
-  sending: 'pending',
-  unknown: 'pending',
-  open: 'open',
-  canceling: 'canceling',
-  untriggered: 'untriggered',
-};
-
-/** A resting journal row as a strategy sees an order (no venue id yet while it is being sent: ''). */
-function orderOfRow(r: JournalOrder): Order {
-  return {
-    surface: r.surface,
-    symbol: r.symbol,
-    orderId: r.orderId ?? '',
-    clientOid: r.clientOid,
-    side: r.side,
-    positionSide: r.positionSide as PositionSide | null,
-    reduceOnly: r.reduceOnly,
-    kind: r.kind,
-    timeInForce: r.timeInForce as TimeInForce,
-    price: r.price === null ? null : Decimal.from(r.price),
-    size: Decimal.from(r.size),
-    filledSize: Decimal.from(r.filledSize),
-    avgFillPrice: r.avgPrice === null ? null : Decimal.from(r.avgPrice),
-    fee: r.fee === null ? null : Decimal.from(r.fee),
-    // A trigger waits for its price whatever the answer to its placing: a strategy keeps it apart from resting orders.
-    status: r.isTrigger && r.state !== 'canceling' ? 'untriggered' : (STATUS_OF_ROW[r.state] ?? 'pending'),
-    rawStatus: `journal:${r.state}`,
-    rawType: r.kind,
-    createdAtMs: r.createdAtMs,
-    updatedAtMs: r.updatedAtMs,
-  };
-}
-
-/**
- * The orders each strategy placed that the journal holds as resting, worked out once per update: a strategy
- * sees its orders at once, not only once a poll of the venue lists them. A row is converted again only when
- * it changed.
- */
-class RestingRows {
-  private byStrategy = new Map<string, JournalOrder[]>();
-  private converted = new Map<string, { row: JournalOrder; order: Order }>();
-  /** The journal's activeVersion() when its rows were last read (its rows have not changed while it holds). */
-  private readVersion = -1;
-
-  refresh(journal: Journal): void {
-    const version = journal.activeVersion();
-    if (version === this.readVersion) return;
-    this.readVersion = version;
-    const active = journal.activeOrders();
-    // Nothing resting before or now (a strategy that places nothing): nothing to rebuild.
-    if (active.length === 0 && this.byStrategy.size === 0 && this.converted.size === 0) return;
-    this.byStrategy = new Map();
-    const before = this.converted;
-    this.converted = new Map(); // only rows still resting keep their conversion
-    for (const r of active) {
-      if (!RESTING_STATES.has(r.state)) continue;
-      const held = before.get(r.clientOid);
-      if (held) this.converted.set(r.clientOid, held);
-      const mine = this.byStrategy.get(r.strategyId);
-      if (mine) mine.push(r);
-      else this.byStrategy.set(r.strategyId, [r]);
-    }
-  }
-
-  /** The polled orders of an instance, and its resting rows on its symbols that the poll does not list. */
-  merge(id: string, symbols: readonly string[], polled: Order[]): Order[] {
-    const rows = this.byStrategy.get(id);
-    if (!rows) return polled;
-    let listed: Set<string> | undefined;
-    let out: Order[] | undefined;
-    for (const r of rows) {
-      if (!symbols.includes(r.symbol)) continue;
-      // The polled record wins: it carries the venue's fills.
-      listed ??= new Set(polled.flatMap((x) => (x.clientOid ? [x.clientOid] : [])));
-      if (listed.has(r.clientOid)) continue;
-      (out ??= [...polled]).push(this.order(r));
-    }
-    return out ?? polled;
-  }
-
-  private order(r: JournalOrder): Order {
-    const held = this.converted.get(r.clientOid);
-    const same =
-      held &&
-      held.row.state === r.state &&
-      held.row.updatedAtMs === r.updatedAtMs &&
-      held.row.filledSize === r.filledSize &&
-      held.row.orderId === r.orderId &&
-      held.row.avgPrice === r.avgPrice &&
-      held.row.fee === r.fee;
-    if (same) return held.order;
-    const order = orderOfRow(r);
-    this.converted.set(r.clientOid, { row: r, order });
-    return order;
-  }
-}
-
 /** What a stream tells the stop manager (functions made once: a stream calls them on every update). */
 const observePositions = (stops: StopManager, positions: Position[], atMs: number) => stops.observePositions(positions, atMs);
 const observeTickers = (stops: StopManager, tickers: Map<string, Ticker>) => stops.observeTickers(tickers);
 
+/** Starts the loop: execution events to the strategies, their intents (and stop syncs) sent one at a time, the
+ * account as polled kept, each market update and closed bar handed to the strategies, equity valued. */
 export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
-  const log = opts.logger.child({ component: 'trading-loop' });
-  const subs = new Subscription();
-  const inFlight = new Set<Promise<unknown>>();
-  let queued = 0;
+  const loop = new Loop(opts);
+  loop.forwardEvents();
+  loop.sendIntents();
+  loop.keepAccount();
+  loop.handMarket();
+  loop.valueEquity();
+  return { inFlight: loop.inFlight, queued: () => loop.queued, stop: () => loop.subs.unsubscribe() };
+}
+
+/** The trading loop's state and steps (startTradingLoop wires them, in order: the order of subscriptions matters). */
+class Loop {
+  readonly subs = new Subscription();
+  readonly inFlight = new Set<Promise<unknown>>();
+  queued = 0;
+  private readonly log: Logger;
   // An instance's orders are those the journal says it placed: the polled ones (whatever state the journal holds
   // them in: the venue says they rest), and the resting rows the poll does not list yet.
-  const ownOrders = new PerInstance<Order>(
-    (id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id,
-  );
-  const resting = new RestingRows();
-  const ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
-
-  subs.add(
-    opts.executor.events$.subscribe((e) => {
-      opts.onEvent?.(e);
-      opts.runner.onEvent(e);
-    }),
-  );
-  // Intents and stop syncs run one at a time; the write in flight is tracked outside the stream so shutdown can
-  // wait for it. A stop sync is queued when the stop manager has a request to send, once until it runs.
-  const stopSync$ = new Subject<null>();
-  let stopSyncQueued = false;
-  /** Tells the stop manager what a stream said, then queues a sync if it has something to send. */
-  const syncStops = <A, B>(observe: (stops: StopManager, a: A, b: B) => void, a: A, b: B) => {
-    const stops = opts.stops;
-    if (!stops) return;
-    try {
-      observe(stops, a, b);
-      if (stopSyncQueued || !stops.pending()) return;
-    } catch (err) {
-      log.error({ err: String(err) }, 'stop manager update failed');
-      return;
-    }
-    stopSyncQueued = true;
-    stopSync$.next(null);
-  };
-  subs.add(
-    merge(opts.runner.intents$, stopSync$)
-      .pipe(
-        tap(() => queued++),
-        concatMap((intent) => {
-          queued--;
-          let sent: Promise<unknown>;
-          if (intent) {
-            // An observer's failure (the activity log) must not stop the intents.
-            try {
-              opts.onIntent?.(intent);
-            } catch (err) {
-              log.error({ err: String(err), intent: intent.kind }, 'intent observer failed');
-            }
-            sent = opts.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
-          } else {
-            stopSyncQueued = false;
-            sent = opts.stops!.sync().catch((err: unknown) => log.error({ err: String(err) }, 'stop sync failed'));
-          }
-          const p = opts.yieldAfterIntent ? sent.then(opts.yieldAfterIntent) : sent;
-          inFlight.add(p);
-          void p.finally(() => inFlight.delete(p));
-          return from(p);
-        }),
-      )
-      .subscribe(),
-  );
-
-  // Each tickers update goes to the strategies with the latest orders, balances and positions (none yet: empty).
-  let orders: Order[] = [];
-  let balances: Balance[] = [];
-  let positions: Position[] = [];
-  subs.add(opts.streams.openOrders$.subscribe((x) => (orders = x.value)));
-  subs.add(opts.streams.balances$.subscribe((x) => (balances = x.value)));
-  subs.add(
-    opts.streams.positions$.subscribe((x) => {
-      positions = x.value;
-      syncStops(observePositions, x.value, x.atMs);
-    }),
-  );
-  // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions.
-  let tickers: Map<string, Ticker> = new Map();
+  private readonly ownOrders: PerInstance<Order>;
+  private readonly resting = new RestingRows();
+  private readonly ownPositions = new PerInstance<Position>((_, symbols, x) => symbols.includes(x.symbol));
+  // A stop sync is queued when the stop manager has a request to send, once until it runs.
+  private readonly stopSync$ = new Subject<null>();
+  private stopSyncQueued = false;
+  // What an instance sees with a tickers update or a bar: the latest tickers, its own orders, its symbols' positions,
+  // the balances (none yet: empty).
+  private orders: Order[] = [];
+  private balances: Balance[] = [];
+  private positions: Position[] = [];
+  private tickers: Map<string, Ticker> = new Map();
   // One builder for every update (nothing allocated per update but the updates themselves): the instant of the
   // update being handed out, and whether the journal's resting rows were read for it (once per update, and only
   // when an instance takes it).
-  let updateNowMs = 0;
-  let refreshed = false;
-  const update = (sc: { id: string; symbols: string[] }): MarketUpdate => {
-    if (!refreshed) {
-      resting.refresh(opts.journal);
-      refreshed = true;
+  private updateNowMs = 0;
+  private refreshed = false;
+
+  constructor(private readonly opts: TradingLoopOptions) {
+    this.log = opts.logger.child({ component: 'trading-loop' });
+    this.ownOrders = new PerInstance<Order>(
+      (id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id,
+    );
+  }
+
+  /** Execution events to their observer, then to the strategies. */
+  forwardEvents(): void {
+    const { opts } = this;
+    this.subs.add(
+      opts.executor.events$.subscribe((e) => {
+        opts.onEvent?.(e);
+        opts.runner.onEvent(e);
+      }),
+    );
+  }
+
+  /** Intents and stop syncs run one at a time; the write in flight is tracked outside the stream so shutdown can wait for it. */
+  sendIntents(): void {
+    this.subs.add(
+      merge(this.opts.runner.intents$, this.stopSync$)
+        .pipe(
+          tap(() => this.queued++),
+          concatMap((intent) => {
+            this.queued--;
+            const sent = intent ? this.submit(intent) : this.syncStopsNow();
+            const p = this.opts.yieldAfterIntent ? sent.then(this.opts.yieldAfterIntent) : sent;
+            this.inFlight.add(p);
+            void p.finally(() => this.inFlight.delete(p));
+            return from(p);
+          }),
+        )
+        .subscribe(),
+    );
+  }
+
+  private submit(intent: Intent): Promise<unknown> {
+    const { opts, log } = this;
+    // An observer's failure (the activity log) must not stop the intents.
+    try {
+      opts.onIntent?.(intent);
+    } catch (err) {
+      log.error({ err: String(err), intent: intent.kind }, 'intent observer failed');
+    }
+    return opts.executor.submit(intent).catch((err: unknown) => log.error({ err: String(err), intent: intent.kind }, 'intent failed'));
+  }
+
+  private syncStopsNow(): Promise<unknown> {
+    this.stopSyncQueued = false;
+    return this.opts.stops!.sync().catch((err: unknown) => this.log.error({ err: String(err) }, 'stop sync failed'));
+  }
+
+  /** Tells the stop manager what a stream said, then queues a sync if it has something to send. */
+  private syncStops<A, B>(observe: (stops: StopManager, a: A, b: B) => void, a: A, b: B): void {
+    const stops = this.opts.stops;
+    if (!stops) return;
+    try {
+      observe(stops, a, b);
+      if (this.stopSyncQueued || !stops.pending()) return;
+    } catch (err) {
+      this.log.error({ err: String(err) }, 'stop manager update failed');
+      return;
+    }
+    this.stopSyncQueued = true;
+    this.stopSync$.next(null);
+  }
+
+  /** The orders, balances and positions as last polled; positions also go to the stop manager. */
+  keepAccount(): void {
+    const { streams } = this.opts;
+    this.subs.add(streams.openOrders$.subscribe((x) => (this.orders = x.value)));
+    this.subs.add(streams.balances$.subscribe((x) => (this.balances = x.value)));
+    this.subs.add(
+      streams.positions$.subscribe((x) => {
+        this.positions = x.value;
+        this.syncStops(observePositions, x.value, x.atMs);
+      }),
+    );
+  }
+
+  /** What an instance is handed with the update under way. */
+  private readonly update = (sc: { id: string; symbols: string[] }): MarketUpdate => {
+    if (!this.refreshed) {
+      this.resting.refresh(this.opts.journal);
+      this.refreshed = true;
     }
     return {
-      nowMs: updateNowMs,
-      tickers,
-      openOrders: resting.merge(sc.id, sc.symbols, ownOrders.of(sc.id, sc.symbols, orders)),
-      positions: ownPositions.of(sc.id, sc.symbols, positions),
-      balances,
+      nowMs: this.updateNowMs,
+      tickers: this.tickers,
+      openOrders: this.resting.merge(sc.id, sc.symbols, this.ownOrders.of(sc.id, sc.symbols, this.orders)),
+      positions: this.ownPositions.of(sc.id, sc.symbols, this.positions),
+      balances: this.balances,
     };
   };
-  const updateFor = (nowMs: number) => {
-    updateNowMs = nowMs;
-    refreshed = false;
-    return update;
-  };
-  subs.add(
-    opts.streams.tickers$.subscribe((update) => {
-      opts.latest.update(update);
-      opts.beforeTickers?.(update);
-      tickers = update.value;
-      try {
-        opts.runner.onMarket(updateFor(opts.clock.now()));
-      } catch (err) {
-        log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
-      }
-      syncStops(observeTickers, update.value, undefined);
-    }),
-  );
-  if (opts.streams.bar$) {
-    subs.add(
-      opts.streams.bar$.subscribe((bar) => {
+
+  private updateFor(nowMs: number): (sc: { id: string; symbols: string[] }) => MarketUpdate {
+    this.updateNowMs = nowMs;
+    this.refreshed = false;
+    return this.update;
+  }
+
+  /** Each tickers update and each closed bar to the strategies, with the latest orders, balances and positions. */
+  handMarket(): void {
+    const { opts, log } = this;
+    this.subs.add(
+      opts.streams.tickers$.subscribe((update) => {
+        opts.latest.update(update);
+        opts.beforeTickers?.(update);
+        this.tickers = update.value;
         try {
-          opts.runner.onBar(bar, updateFor(opts.clock.now()));
+          opts.runner.onMarket(this.updateFor(opts.clock.now()));
+        } catch (err) {
+          log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
+        }
+        this.syncStops(observeTickers, update.value, undefined);
+      }),
+    );
+    const bar$ = opts.streams.bar$;
+    if (!bar$) return;
+    this.subs.add(
+      bar$.subscribe((bar) => {
+        try {
+          opts.runner.onBar(bar, this.updateFor(opts.clock.now()));
         } catch (err) {
           log.error({ err: String(err), symbol: bar.symbol, timeframe: bar.timeframe }, 'bar failed: strategies skipped it');
         }
@@ -362,22 +307,19 @@ export function startTradingLoop(opts: TradingLoopOptions): TradingLoop {
     );
   }
 
-  // Equity feeds the drawdown kill switch and the journal.
-  subs.add(
-    opts.streams.balances$.subscribe((b) => {
-      const eq = equity(b.value, positions, opts.latest.prices(), opts.instruments);
-      if (!eq) return;
-      const now = opts.clock.now();
-      for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
-      opts.onEquity?.(eq.bySurface, now);
-      if (opts.risk.onEquity(eq.total, now))
-        log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
-    }),
-  );
-
-  return {
-    inFlight,
-    queued: () => queued,
-    stop: () => subs.unsubscribe(),
-  };
+  /** Equity feeds the drawdown kill switch and the journal. */
+  valueEquity(): void {
+    const { opts, log } = this;
+    this.subs.add(
+      opts.streams.balances$.subscribe((b) => {
+        const eq = equity(b.value, this.positions, opts.latest.prices(), opts.instruments);
+        if (!eq) return;
+        const now = opts.clock.now();
+        for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
+        opts.onEquity?.(eq.bySurface, now);
+        if (opts.risk.onEquity(eq.total, now))
+          log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
+      }),
+    );
+  }
 }
