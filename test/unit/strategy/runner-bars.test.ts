@@ -287,24 +287,15 @@ describe('strategy runner: bars', () => {
       ],
     ];
     for (const [def, cfg, message] of cases) {
-      expect(
-        () =>
-          new StrategyRunner({
-            instances: [{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }],
-            instruments,
-            logger: silentLogger,
-            maxErrors: 3,
-          }),
-      ).toThrow(StrategyConfigError);
-      expect(
-        () =>
-          new StrategyRunner({
-            instances: [{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }],
-            instruments,
-            logger: silentLogger,
-            maxErrors: 3,
-          }),
-      ).toThrow(message);
+      const build = () =>
+        new StrategyRunner({
+          instances: [{ cfg: { id: 'i', name: 's', symbols: ['BTCUSDT_SPBL'], params: {}, ...cfg }, def }],
+          instruments,
+          logger: silentLogger,
+          maxErrors: 3,
+        });
+      expect(build).toThrow(StrategyConfigError);
+      expect(build).toThrow(message);
     }
   });
 });
