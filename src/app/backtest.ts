@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { marginSettingsOf } from '../domain/margin.js';
 import { DataFileError, dataFilesName } from '../data/data-file.js';
-import { checkDataFiles, replayedFunding } from '../data/data-pairing.js';
+import { checkDataFiles, priceCadence, replayedFunding } from '../data/data-pairing.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
-import type { BacktestFault, BacktestReport } from '../report/backtest-files.js';
+import type { BacktestFault, BacktestReport, BacktestStaleness } from '../report/backtest-files.js';
 import { futuresReport } from '../report/futures.js';
 import { computeMetrics, type StrategyPnl } from '../report/metrics.js';
 import { monthlyReturns } from '../report/monthly.js';
@@ -58,6 +58,7 @@ interface Run {
   logger: Logger;
   journal: SqliteJournal;
   core: Core;
+  staleness: BacktestStaleness;
 }
 
 /**
@@ -107,13 +108,14 @@ async function openRun(loaded: LoadedConfig, parentLogger: Logger, opts: Backtes
   // A backtest whose files are written (one a user waits for) writes it on a thread of its own, in parallel with the
   // run; research jobs, run side by side on every core already, keep it on theirs (no second thread each).
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: cfg.journal.clientOidPrefix, thread: opts.writeFiles !== false });
+  const staleness = stalenessOf(loaded, dataFile);
   const core = await buildCore({
     instruments: await venue.instruments(),
     bind: venue.bind,
     journal,
     clock,
     logger,
-    limits: riskLimits(loaded),
+    limits: { ...riskLimits(loaded), staleAfterMsBySymbol: new Map(Object.entries(staleness.bySymbol).map(([s, x]) => [s, x.staleAfterMs])) },
     tracking: cfg.execution,
     margin: marginSettingsOf(cfg.exchange.margin),
     strategies: { instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors },
@@ -122,7 +124,25 @@ async function openRun(loaded: LoadedConfig, parentLogger: Logger, opts: Backtes
     fencedUntilReconciled: false,
     ...(opts.definitions ? { definitions: opts.definitions } : {}),
   });
-  return { loaded, opts, dataFile, outDir: opts.outDir ?? cfg.backtest.out, writeFiles: opts.writeFiles !== false, venue, logger, journal, core };
+  return { loaded, opts, dataFile, outDir: opts.outDir ?? cfg.backtest.out, writeFiles: opts.writeFiles !== false, venue, logger, journal, core, staleness };
+}
+
+/**
+ * How old a reference price may be (backtest.staleness): under `data-cadence`, a symbol replayed from candles moves
+ * every quarter candle, so its limit is that quarter plus a tickers poll and the latency when that is longer than
+ * risk.staleAfterMs; ticks, and every symbol under `risk`, keep risk.staleAfterMs, as live.
+ */
+function stalenessOf(loaded: LoadedConfig, dataFile: Run['dataFile']): BacktestStaleness {
+  const cfg = loaded.config;
+  const staleAfterMs = cfg.risk.staleAfterMs;
+  const bySymbol: BacktestStaleness['bySymbol'] = {};
+  if (cfg.backtest.staleness === 'data-cadence') {
+    for (const [symbol, c] of priceCadence(dataFile)) {
+      const own = c.everyMs + cfg.daemon.polls.tickersMs + cfg.backtest.latencyMs;
+      if (c.everyMs > 0 && own > staleAfterMs) bySymbol[symbol] = { data: c.data, staleAfterMs: own };
+    }
+  }
+  return { rule: cfg.backtest.staleness, staleAfterMs, bySymbol };
 }
 
 /** The data must be what the strategies ask for (its symbols; candles no coarser than their bars), checked before
@@ -206,6 +226,7 @@ function reportOf(run: Run, books: BacktestBooks, tally: ExecutionTally, closed:
     faults: faultsOf(core),
     latencyMs: cfg.backtest.latencyMs,
     sampleMs,
+    staleness: run.staleness,
     metrics: computeMetrics(samples.points, fills.ledger.totals(), samples.exposed, YEAR_MS / sampleMs),
     orders: closed.orders,
     rejected: tally.rejected(),
@@ -254,7 +275,7 @@ function collected(opts: BacktestOptions, books: BacktestBooks, decisions: Decis
 
 /** The run's result (what `sextant backtest` prints and research jobs compare). */
 function resultOf(
-  { opts, outDir, venue }: Run,
+  { opts, outDir, venue, staleness }: Run,
   report: Omit<BacktestReport, 'trades'>,
   timings: BacktestResult['timings'],
   gathered: NonNullable<BacktestResult['collected']>,
@@ -270,6 +291,7 @@ function resultOf(
     faults: report.faults,
     requests: metered.stats.requests,
     rateLimited: metered.stats.rateLimited,
+    staleness,
     timings,
     ...(opts.collect ? { collected: gathered } : {}),
   };

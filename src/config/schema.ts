@@ -607,6 +607,12 @@ export const backtestSchema = z
         'Round trip between the bot and the venue, in virtual time: a request reaches the simulator half of it after it is sent and its answer comes back the other half later. Polls run on daemon.polls periods.',
       ),
     sampleMs: positiveInt.optional().describe('Equity and price samples for the report; by default one per second, or fewer so a run has at most 5,000.'),
+    staleness: z
+      .enum(['data-cadence', 'risk'])
+      .default('data-cadence')
+      .describe(
+        "How old a reference price may be before it prices no order, in a backtest. `data-cadence`: a symbol replayed from candles is judged against the data's own cadence, its price moving every quarter of a candle (the limit is risk.staleAfterMs, or a quarter candle plus daemon.polls.tickersMs and the latency when that is longer: 1m candles 15 s plus, 1h candles 15 min plus); ticks are judged as live. `risk`: risk.staleAfterMs for every symbol, as live. report.json's `staleness` and the summary say which limits applied.",
+      ),
     funding: z
       .array(z.string().min(1))
       .default([])

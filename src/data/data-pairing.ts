@@ -81,6 +81,34 @@ function pairingProblems(files: ReadonlyArray<{ file: string; meta: DataFileMeta
   return problems;
 }
 
+/** How a symbol's prices come in a backtest's data: the file kind in words, and the longest regular gap between them. */
+export interface PriceCadence {
+  /** `1m candles`, `ticks`: the finest data of the symbol. */
+  data: string;
+  /** A candle replays as four ticks a quarter of its timeframe apart; ticks come as recorded (0: no cadence of their own). */
+  everyMs: number;
+}
+
+/**
+ * The cadence of each symbol's prices in a backtest's market data (`backtest.data`, one file or several): a symbol in
+ * several files takes the finest (ticks before candles, then the shortest timeframe). A file without a header holds
+ * ticks of symbols it does not name: the map has no entry for them.
+ */
+export function priceCadence(data: string | readonly string[]): Map<string, PriceCadence> {
+  const out = new Map<string, PriceCadence>();
+  for (const file of dataFileList(data)) {
+    const meta = readDataFileMeta(file);
+    if (!meta || meta.kind === 'funding') continue;
+    const cadence: PriceCadence =
+      meta.kind === 'candles' ? { data: `${meta.timeframe!} candles`, everyMs: TIMEFRAME_MS[meta.timeframe!] / 4 } : { data: 'ticks', everyMs: 0 };
+    for (const symbol of meta.symbols) {
+      const before = out.get(symbol);
+      if (!before || cadence.everyMs < before.everyMs) out.set(symbol, cadence);
+    }
+  }
+  return out;
+}
+
 /** One settled funding rate of a contract, as the simulator replays it. */
 export interface ReplayedSettlement {
   settlementMs: number;

@@ -20,6 +20,8 @@ export interface RiskLimits {
   priceBandPct: Decimal;
   /** A reference price older than this stops new orders. */
   staleAfterMs: number;
+  /** Instead of staleAfterMs, for these symbols (a backtest's candle data: the data's own cadence). */
+  staleAfterMsBySymbol?: ReadonlyMap<string, number>;
   /** Orders per minute before the breaker trips (and latches halted). */
   maxOrdersPerMinute: number;
   /** Drawdown from the equity peak, in percent, that trips the kill switch. */

@@ -319,7 +319,8 @@ export class RiskGate {
     const state = this.state();
     const instrument = ctx.instrument(intent.symbol);
     const reference = ctx.reference(intent.symbol);
-    const refProblem = referenceProblem(intent.symbol, reference, ctx.now, this.limits.staleAfterMs);
+    const staleAfterMs = this.limits.staleAfterMsBySymbol?.get(intent.symbol) ?? this.limits.staleAfterMs;
+    const refProblem = referenceProblem(intent.symbol, reference, ctx.now, staleAfterMs);
     let openCount = ctx.openCount(intent.symbol);
     let openCountByStrategy = ctx.openCountByStrategy(intent.strategyId);
     let openNotional = ctx.openNotional(intent.symbol);

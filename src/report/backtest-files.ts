@@ -26,6 +26,16 @@ export interface BacktestFault {
   reason: string;
 }
 
+/**
+ * How old a reference price could be before it priced no order (backtest.staleness): risk.staleAfterMs, and the
+ * symbols whose data's own cadence set a longer limit (candles: a price move every quarter candle).
+ */
+export interface BacktestStaleness {
+  rule: 'data-cadence' | 'risk';
+  staleAfterMs: number;
+  bySymbol: Record<string, { data: string; staleAfterMs: number }>;
+}
+
 /** report.json: what was replayed, per strategy, the metrics, and what the simulated venue saw. */
 export interface BacktestReport {
   data: { file: string; records: number; fromMs: number; toMs: number };
@@ -42,6 +52,7 @@ export interface BacktestReport {
   faults: BacktestFault[];
   latencyMs: number;
   sampleMs: number;
+  staleness: BacktestStaleness;
   metrics: Metrics;
   orders: Record<string, number>;
   rejected: Record<string, number>;
@@ -144,6 +155,8 @@ export function writeBacktestFiles(
       faults: report.faults,
       venue: {
         'round trip (ms)': report.latencyMs,
+        'stale after (ms)': report.staleness.staleAfterMs,
+        ...Object.fromEntries(Object.entries(report.staleness.bySymbol).map(([symbol, x]) => [`stale after (ms) ${symbol}, ${x.data}`, x.staleAfterMs])),
         requests: sim.requests,
         ...Object.fromEntries(Object.entries(sim.weight).map(([pool, w]) => [`weight used ${pool}`, w])),
         '429s simulated': sim.rateLimited429,

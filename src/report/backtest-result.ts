@@ -1,5 +1,5 @@
 // What a backtest run returns and the lines a command prints of it; a run whose strategies faulted fails with it.
-import type { BacktestFault } from './backtest-files.js';
+import type { BacktestFault, BacktestStaleness } from './backtest-files.js';
 import type { Metrics } from './metrics.js';
 import { describeCounts } from './rejections.js';
 
@@ -16,6 +16,8 @@ export interface BacktestResult {
   faults: BacktestFault[];
   requests: number;
   rateLimited: number;
+  /** The limits on a reference price's age that applied (backtest.staleness). */
+  staleness: BacktestStaleness;
   /** Wall time of the phases: reading the data, the replay itself, writing the report. */
   timings: { loadMs: number; runMs: number; reportMs: number };
   /** What the run was asked to collect (BacktestOptions.collect). */
@@ -42,5 +44,14 @@ export function backtestSummary(r: BacktestResult): string[] {
   return [
     `${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`,
     `strategy PnL ${m.strategyPnl} (${m.strategyReturnPct} %) vs buy-and-hold ${m.buyAndHoldPnl} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe}, fills ${m.fills}, fees ${m.feesPaid}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
+    stalenessLine(r.staleness),
   ];
+}
+
+/** Which limit on a reference price's age applied: `stale prices: …`. */
+export function stalenessLine(s: BacktestStaleness): string {
+  const own = Object.entries(s.bySymbol).map(([symbol, x]) => `${symbol} (${x.data}) after ${x.staleAfterMs} ms`);
+  const base = `risk.staleAfterMs ${s.staleAfterMs} ms`;
+  if (own.length === 0) return `stale prices: ${base}${s.rule === 'data-cadence' ? ' (no candle data: judged as live)' : ' (backtest.staleness: risk)'}`;
+  return `stale prices: by the data's cadence, ${own.join(', ')}; other symbols ${base}`;
 }

@@ -160,8 +160,10 @@ describe('the shipped sample (config/backtest.yaml)', () => {
       metrics: report(out).metrics,
       rejected: { 'post-only': 2, insufficient: 1 },
       denied: {},
+      staleness: { rule: 'data-cadence', staleAfterMs: 10_000, bySymbol: {} },
     } as unknown as Parameters<typeof backtest.backtestSummary>[0];
-    const [, line] = backtest.backtestSummary(r);
+    const [, line, stale] = backtest.backtestSummary(r);
+    expect(stale).toBe('stale prices: risk.staleAfterMs 10000 ms (no candle data: judged as live)');
     expect(line).toMatch(/^strategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -?\d+\.\d{8} \(-?[\d.]+ %\), max drawdown /);
     expect(line).toMatch(/, rejected: 3 \(post-only 2, insufficient 1\), denied: 0$/);
   });
