@@ -11,7 +11,7 @@ import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import type { BacktestFault, BacktestReport, BacktestStaleness } from '../report/backtest-files.js';
 import { futuresReport } from '../report/futures.js';
-import { computeMetrics, type StrategyPnl } from '../report/metrics.js';
+import { computeMetrics, strategyEquity, type StrategyPnl } from '../report/metrics.js';
 import { monthlyReturns } from '../report/monthly.js';
 import { BacktestFaultError, backtestSummary, type BacktestResult } from '../report/backtest-result.js';
 import { ExecutionTally } from '../report/execution-tally.js';
@@ -43,8 +43,6 @@ export interface BacktestOptions {
   /** false: no files are written (a research job wants only the result). Default true. */
   writeFiles?: boolean;
 }
-
-const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 /** A backtest under way: its config, the virtual venue, the core trading on it, the in-memory journal. */
 interface Run {
@@ -227,7 +225,7 @@ function reportOf(run: Run, books: BacktestBooks, tally: ExecutionTally, closed:
     latencyMs: cfg.backtest.latencyMs,
     sampleMs,
     staleness: run.staleness,
-    metrics: computeMetrics(samples.points, fills.ledger.totals(), samples.exposed, YEAR_MS / sampleMs),
+    metrics: computeMetrics({ equity: samples.points, executions: fills.ledger.totals(), trips: fills.trips.stats(), exposed: samples.exposed, sampleMs }),
     orders: closed.orders,
     rejected: tally.rejected(),
     denied: tally.denied(),
@@ -268,7 +266,8 @@ function collected(opts: BacktestOptions, books: BacktestBooks, decisions: Decis
   const collect = opts.collect ?? {};
   return {
     ...(collect.trades ? { tradePnls: books.fills.trips.pnls() } : {}),
-    ...(collect.equity ? { equity: books.samples.points.map((p): [number, string] => [p.ts, p.equity.toString()]) } : {}),
+    // The strategy's equity (metrics.ts: strategyEquity): what walk-forward stitches and its drawdown is taken of.
+    ...(collect.equity ? { equity: strategyEquity(books.samples.points).map((p): [number, string] => [p.ts, p.equity.toString()]) } : {}),
     ...(collect.decisions ? { decisions } : {}),
   };
 }

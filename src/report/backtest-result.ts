@@ -1,6 +1,7 @@
 // What a backtest run returns and the lines a command prints of it; a run whose strategies faulted fails with it.
 import type { BacktestFault, BacktestStaleness } from './backtest-files.js';
 import type { Metrics } from './metrics.js';
+import { metricText } from './html-tables.js';
 import { describeCounts } from './rejections.js';
 
 export interface BacktestResult {
@@ -43,7 +44,7 @@ export function backtestSummary(r: BacktestResult): string[] {
   const m = r.metrics;
   return [
     `${r.events} market events, ${r.requests} requests (${r.rateLimited} answered 429) -> ${r.outDir}`,
-    `strategy PnL ${m.strategyPnl} (${m.strategyReturnPct} %) vs buy-and-hold ${m.buyAndHoldPnl} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe}, fills ${m.fills}, fees ${m.feesPaid}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
+    `strategy PnL ${metricText(m, 'strategyPnl')} (${m.strategyReturnPct} %) vs buy-and-hold ${metricText(m, 'buyAndHoldPnl')} (${m.buyAndHoldReturnPct} %), max drawdown ${m.maxDrawdownPct} %, Sharpe ${m.sharpe} (${m.ratioBasis}), fills ${m.fills}, round trips ${m.trades} (win rate ${m.winRatePct} %, profit factor ${m.profitFactor}), fees ${metricText(m, 'feesPaid')}, rejected: ${describeCounts(r.rejected)}, denied: ${describeCounts(r.denied)}`,
     stalenessLine(r.staleness),
   ];
 }

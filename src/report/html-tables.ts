@@ -1,5 +1,6 @@
 // The tables of the HTML report: the run's period in words, the metrics labelled with their units, the per-strategy
 // breakdown, the trade list (round trips) and the monthly returns. Plain HTML strings, escaped.
+import { Decimal } from '../domain/decimal.js';
 import type { Metrics } from './metrics.js';
 import type { MonthlyReturn } from './monthly.js';
 import type { RoundTrip } from './round-trips.js';
@@ -24,13 +25,14 @@ export const METRIC_LABELS: Record<keyof Metrics, string> = {
   accountReturnPct: 'Account return (% of starting equity)',
   startEquity: 'Starting equity (USDT)',
   endEquity: 'Ending equity (USDT)',
-  maxDrawdownPct: 'Max drawdown (% of peak equity)',
-  sharpe: 'Sharpe ratio (annualised)',
-  sortino: 'Sortino ratio (annualised)',
+  maxDrawdownPct: "Max drawdown of the strategy's equity (% of its peak)",
+  sharpe: 'Sharpe ratio',
+  sortino: 'Sortino ratio',
+  ratioBasis: 'Sharpe and Sortino',
   fills: 'Fills (count)',
-  trades: 'Closing fills (count)',
+  trades: 'Round trips closed (count)',
   feesPaid: 'Fees (USDT)',
-  winRatePct: 'Win rate (% of closing fills)',
+  winRatePct: 'Win rate (% of closed round trips)',
   profitFactor: 'Profit factor (gross won / gross lost)',
   exposurePct: 'Exposure (% of samples holding a position)',
 };
@@ -60,8 +62,24 @@ export function durationText(ms: number): string {
 /** The run's period: "2026-01-05 00:00 → 2026-01-05 00:30 UTC, 30 min". */
 export const periodText = (fromMs: number, toMs: number) => `${utcText(fromMs)} → ${utcText(toMs)} UTC, ${durationText(toMs - fromMs)}`;
 
+/** Places money is shown to in pages and summaries: the quote currency's (USDT: cents); report.json and the CSVs keep every digit. */
+export const MONEY_PLACES = 2;
+
+/** An amount of the quote currency as shown: rounded half-up to MONEY_PLACES (empty stays empty). */
+export function moneyText(amount: string): string {
+  return amount === '' ? '' : Decimal.from(amount).toString(MONEY_PLACES);
+}
+
+/** The metrics that are amounts of money (shown to MONEY_PLACES). */
+export const MONEY_METRICS: ReadonlySet<keyof Metrics> = new Set(['strategyPnl', 'buyAndHoldPnl', 'accountPnl', 'startEquity', 'endEquity', 'feesPaid']);
+
+/** A metric's value as pages and summaries show it. */
+export function metricText(m: Metrics, k: keyof Metrics): string {
+  return MONEY_METRICS.has(k) ? moneyText(String(m[k])) : String(m[k]);
+}
+
 export function metricsRows(m: Metrics): string {
-  return (Object.keys(METRIC_LABELS) as Array<keyof Metrics>).map((k) => row(METRIC_LABELS[k], m[k], k)).join('');
+  return (Object.keys(METRIC_LABELS) as Array<keyof Metrics>).map((k) => row(METRIC_LABELS[k], metricText(m, k), k)).join('');
 }
 
 /** One strategy's line of the breakdown. */
@@ -98,23 +116,26 @@ const cells = (first: string, rest: Array<string | number>) => `<tr><th>${esc(fi
 
 export function strategiesTable(lines: readonly StrategyLine[]): string {
   const body = lines
-    .map((s) => cells(s.id, [s.pnl, s.realized, s.unrealized, s.fees, s.funding, s.fills, s.trades, s.winRatePct, s.profitFactor, s.errors]))
+    .map((s) =>
+      cells(s.id, [...[s.pnl, s.realized, s.unrealized, s.fees, s.funding].map(moneyText), s.fills, s.trades, s.winRatePct, s.profitFactor, s.errors]),
+    )
     .join('');
   return `<table id="strategies">${head(STRATEGY_HEAD)}${body}</table>`;
 }
 
+// PnL first after what the trade was: it is read without scrolling on a narrow page.
 const TRADE_HEAD = [
   'Strategy',
   'Symbol',
   'Side',
+  'PnL (USDT)',
+  'Fees (USDT)',
   'Entry (UTC)',
   'Entry price',
   'Exit (UTC)',
   'Exit price',
   'Duration',
   'Size',
-  'PnL (USDT)',
-  'Fees (USDT)',
   'MAE (USDT)',
   'MFE (USDT)',
 ];
@@ -131,24 +152,24 @@ export function tradesSection(trips: readonly RoundTrip[], total = trips.length)
       cells(t.strategy, [
         t.symbol,
         t.side,
+        moneyText(t.pnl),
+        moneyText(t.fees),
         utcText(t.entryMs),
         t.entryPrice,
         t.exitMs === null ? 'open' : utcText(t.exitMs),
         t.exitPrice ?? '',
         t.durationMs === null ? '' : durationText(t.durationMs),
         t.size,
-        t.pnl,
-        t.fees,
-        t.mae,
-        t.mfe,
+        moneyText(t.mae),
+        moneyText(t.mfe),
       ]),
     )
     .join('');
-  const note = `${total > MAX_TRADES_SHOWN ? `The newest ${MAX_TRADES_SHOWN} of ${total} (all in report.json and round-trips.csv). ` : ''}PnL at average cost, fees included; MAE/MFE: the worst and best unrealised PnL while open, measured on the report's price samples (a move between two samples is not seen).`;
+  const note = `${total > MAX_TRADES_SHOWN ? `The newest ${MAX_TRADES_SHOWN} of ${total} (all in report.json and round-trips.csv). ` : ''}PnL at average cost, fees included, shown to the cent (round-trips.csv has every digit); MAE/MFE: the worst and best unrealised PnL while open, measured on the report's price samples (a move between two samples is not seen).`;
   return `<p class="note">${esc(note)}</p><div class="scroll"><table id="trades">${head(TRADE_HEAD)}${body}</table></div>`;
 }
 
 export function monthlyTable(months: readonly MonthlyReturn[]): string {
-  const body = months.map((m) => cells(m.month, [m.startEquity, m.endEquity, m.pnl, m.returnPct])).join('');
+  const body = months.map((m) => cells(m.month, [moneyText(m.startEquity), moneyText(m.endEquity), moneyText(m.pnl), m.returnPct])).join('');
   return `<table id="monthly">${head(['Month (UTC)', 'Start equity (USDT)', 'End equity (USDT)', 'Change (USDT)', 'Return (%)'])}${body}</table>`;
 }

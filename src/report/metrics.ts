@@ -42,16 +42,25 @@ export interface Metrics {
   accountReturnPct: string;
   startEquity: string;
   endEquity: string;
-  /** Of the account's equity. */
+  /**
+   * The largest fall of the strategy's equity (the starting equity plus the strategy PnL at each sample: what the
+   * starting holdings did on their own does not count), in % of its peak before the fall.
+   */
   maxDrawdownPct: string;
+  /** Of the strategy equity's returns per sample; annualised only over a day of data or more (ratioBasis says which). */
   sharpe: number;
   sortino: number;
+  /** How Sharpe and Sortino were scaled: `annualised from 1 s samples`, or `per 1 s sample, not annualised: under a day of data`. */
+  ratioBasis: string;
   fills: number;
-  /** Fills that closed (part of) a position or an inventory: the trades win rate and profit factor count. */
+  /** Closed round trips, every strategy's (round-trips.csv): the trades the win rate and the profit factor count. */
   trades: number;
   feesPaid: string;
+  /** Of the closed round trips, those whose PnL (fees included) is above 0. */
   winRatePct: string;
+  /** Gross PnL of the winning round trips over that of the losing ones. */
   profitFactor: string;
+  /** Samples with a position or an inventory, in % of all samples. */
   exposurePct: string;
 }
 
@@ -318,11 +327,57 @@ function maxDrawdownPct(equity: readonly EquityPoint[], first: Decimal): Decimal
 
 const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : 0);
 
+export interface TradeStats {
+  trades: number;
+  open: number;
+  winRatePct: string;
+  profitFactor: string;
+}
+
+/** The stats from their counts and sums: closed and open trades, the closed ones won, gross won and gross lost. */
+export function tradeStatsOf(c: { closed: number; open: number; wins: number; won: Decimal; lost: Decimal }): TradeStats {
+  return {
+    trades: c.closed,
+    open: c.open,
+    winRatePct:
+      c.closed === 0
+        ? '0'
+        : Decimal.fromInt(c.wins * 100)
+            .div(Decimal.fromInt(c.closed), 4)
+            .toString(),
+    profitFactor: c.lost.isZero() ? (c.won.isZero() ? '0' : 'inf') : c.won.div(c.lost, 4).toString(),
+  };
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const YEAR_MS = 365 * DAY_MS;
+
+/** What a run's figures are worked out from. */
+export interface MetricInputs {
+  /** The account's equity and its buy-and-hold, sampled every `sampleMs`. */
+  equity: readonly EquityPoint[];
+  /** The executions: fills and fees. */
+  executions: readonly TradeRow[] | TradeTotals;
+  /** Every strategy's round trips together (TripLog.stats()): trades, win rate, profit factor. Absent: none closed. */
+  trips?: TradeStats;
+  /** Per sample, whether a position or an inventory was held. */
+  exposed: readonly boolean[];
+  sampleMs: number;
+}
+
+/** The strategy's equity at each sample: the starting equity plus the strategy PnL (the account less buy-and-hold). */
+export function strategyEquity(equity: readonly EquityPoint[]): EquityPoint[] {
+  const holdFirst = equity[0]?.hold ?? Decimal.ZERO;
+  return equity.map((p) => ({ ...p, equity: p.equity.sub(p.hold).add(holdFirst) }));
+}
+
 /**
- * The figures of a run. Sharpe and Sortino are per sample period, annualised with `periodsPerYear`.
- * Exposure: share of samples with a position or an inventory (`exposed`).
+ * The figures of a run, each with one definition (the report, the summary, sweeps and optimisation read these):
+ * drawdown, Sharpe and Sortino of the strategy's equity (strategyEquity); trades, win rate and profit factor of the
+ * closed round trips; exposure the share of samples with a position or an inventory.
  */
-export function computeMetrics(equity: EquityPoint[], trades: TradeRow[] | TradeTotals, exposed: boolean[], periodsPerYear: number): Metrics {
+export function computeMetrics(input: MetricInputs): Metrics {
+  const { equity, exposed, sampleMs } = input;
   const first = equity[0]?.equity ?? Decimal.ZERO;
   const last = equity[equity.length - 1]?.equity ?? first;
   const holdFirst = equity[0]?.hold ?? first;
@@ -331,15 +386,21 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[] | Trade
   const hold = holdLast.sub(holdFirst);
   const strategy = account.sub(hold);
   const pct = (x: Decimal, of: Decimal) => (of.isZero() ? '0' : x.mul(Decimal.fromInt(100)).div(of, 6).toString());
-  const maxDd = maxDrawdownPct(equity, first);
+  const own = strategyEquity(equity);
+  const maxDd = maxDrawdownPct(own, own[0]?.equity ?? first);
   const returns: number[] = [];
-  for (let i = 1; i < equity.length; i++) {
-    const prev = equity[i - 1]!.equity.toNumber();
-    if (prev !== 0) returns.push(equity[i]!.equity.toNumber() / prev - 1);
+  for (let i = 1; i < own.length; i++) {
+    const prev = own[i - 1]!.equity.toNumber();
+    if (prev !== 0) returns.push(own[i]!.equity.toNumber() / prev - 1);
   }
   const s = stats(returns);
-  const k = Math.sqrt(periodsPerYear);
-  const { fills, closes, wins, grossWin, grossLoss, fees } = Array.isArray(trades) ? tradeTotals(trades) : trades;
+  const spanMs = equity.length > 1 ? equity[equity.length - 1]!.ts - equity[0]!.ts : 0;
+  const annualised = spanMs >= DAY_MS;
+  const k = annualised ? Math.sqrt(YEAR_MS / sampleMs) : 1;
+  const period = sampleMs % 1000 === 0 ? `${sampleMs / 1000} s` : `${sampleMs} ms`;
+  const ratioBasis = annualised ? `annualised from ${period} samples` : `per ${period} sample, not annualised: under a day of data`;
+  const { fills, fees } = Array.isArray(input.executions) ? tradeTotals(input.executions as TradeRow[]) : (input.executions as TradeTotals);
+  const trips = input.trips ?? tradeStatsOf({ closed: 0, open: 0, wins: 0, won: Decimal.ZERO, lost: Decimal.ZERO });
   return {
     strategyPnl: strategy.toString(8),
     strategyReturnPct: pct(strategy, first),
@@ -352,16 +413,12 @@ export function computeMetrics(equity: EquityPoint[], trades: TradeRow[] | Trade
     maxDrawdownPct: maxDd.toString(),
     sharpe: round(s.sd === 0 ? 0 : (s.mean / s.sd) * k),
     sortino: round(s.downside === 0 ? 0 : (s.mean / s.downside) * k),
+    ratioBasis,
     fills,
-    trades: closes,
+    trades: trips.trades,
     feesPaid: fees.toString(8),
-    winRatePct:
-      closes === 0
-        ? '0'
-        : Decimal.fromInt(wins * 100)
-            .div(Decimal.fromInt(closes), 4)
-            .toString(),
-    profitFactor: grossLoss.isZero() ? (grossWin.isZero() ? '0' : 'inf') : grossWin.div(grossLoss, 4).toString(),
+    winRatePct: trips.winRatePct,
+    profitFactor: trips.profitFactor,
     exposurePct:
       exposed.length === 0
         ? '0'

@@ -8,7 +8,7 @@ import { Decimal } from '../domain/decimal.js';
 import type { Fill, PositionSide } from '../domain/market.js';
 import { FixedPoint } from './fixed-point.js';
 import { isoTime } from './iso-time.js';
-import { placesOf } from './metrics.js';
+import { placesOf, tradeStatsOf, type TradeStats } from './metrics.js';
 
 /** A fill as the trade list reads it: whose it is and, on futures in hedge mode, which position side it traded. */
 export interface OwnedFill {
@@ -208,13 +208,6 @@ export function roundTrips(fills: readonly OwnedFill[], prices: PriceSamples = {
 }
 
 /** Per strategy, of its closed trades: how many, the share won (net of fees, in %) and gross won / gross lost. */
-export interface TradeStats {
-  trades: number;
-  open: number;
-  winRatePct: string;
-  profitFactor: string;
-}
-
 export function tradeStats(trips: readonly RoundTrip[]): TradeStats {
   const closed = trips.filter((t) => t.exitMs !== null);
   const pnls = closed.map((t) => Decimal.from(t.pnl));
@@ -222,21 +215,6 @@ export function tradeStats(trips: readonly RoundTrip[]): TradeStats {
   const won = wins.reduce((a, p) => a.add(p), Decimal.ZERO);
   const lost = pnls.filter((p) => p.isNegative()).reduce((a, p) => a.sub(p), Decimal.ZERO);
   return tradeStatsOf({ closed: closed.length, open: trips.length - closed.length, wins: wins.length, won, lost });
-}
-
-/** The stats from their counts and sums: closed and open trades, the closed ones won, gross won and gross lost. */
-export function tradeStatsOf(c: { closed: number; open: number; wins: number; won: Decimal; lost: Decimal }): TradeStats {
-  return {
-    trades: c.closed,
-    open: c.open,
-    winRatePct:
-      c.closed === 0
-        ? '0'
-        : Decimal.fromInt(c.wins * 100)
-            .div(Decimal.fromInt(c.closed), 4)
-            .toString(),
-    profitFactor: c.lost.isZero() ? (c.won.isZero() ? '0' : 'inf') : c.won.div(c.lost, 4).toString(),
-  };
 }
 
 /** round-trips.csv's columns. */

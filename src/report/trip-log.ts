@@ -6,7 +6,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Decimal } from '../domain/decimal.js';
 import { MAX_TRADES_SHOWN } from './html-tables.js';
 import type { TripSink, TripSlot } from './round-trip-books.js';
-import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, tradeStatsOf, type RoundTrip, type TradeStats } from './round-trips.js';
+import { tradeStatsOf, type TradeStats } from './metrics.js';
+import { ROUND_TRIPS_CSV_HEADER, roundTripCsvLine, type RoundTrip } from './round-trips.js';
 import { ExactSum } from './safe-fixed.js';
 import { roundTripOf, SafeTrip, type Trip } from './safe-trip.js';
 import { SpillFile, writeAll } from './spill-file.js';
@@ -90,11 +91,18 @@ export class TripLog implements TripSink {
     this.tally(trip);
   }
 
-  /** One strategy's trade stats. */
-  stats(strategy: string): TradeStats {
-    const c = this.byStrategy.get(strategy);
-    if (!c) return tradeStatsOf({ closed: 0, open: 0, wins: 0, won: Decimal.ZERO, lost: Decimal.ZERO });
-    return tradeStatsOf({ closed: c.closed, open: c.open, wins: c.wins, won: Decimal.of(c.won.value(), 8), lost: Decimal.of(c.lost.value(), 8) });
+  /** One strategy's trade stats; without a strategy, every strategy's round trips together (the run's metrics). */
+  stats(strategy?: string): TradeStats {
+    const all = strategy === undefined ? [...this.byStrategy.values()] : [this.byStrategy.get(strategy)].filter((c) => c !== undefined);
+    let [closed, open, wins, won, lost] = [0, 0, 0, Decimal.ZERO, Decimal.ZERO];
+    for (const c of all) {
+      closed += c.closed;
+      open += c.open;
+      wins += c.wins;
+      won = won.add(Decimal.of(c.won.value(), 8));
+      lost = lost.add(Decimal.of(c.lost.value(), 8));
+    }
+    return tradeStatsOf({ closed, open, wins, won, lost });
   }
 
   /** The last trips of the list, in its order. */

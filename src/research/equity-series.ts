@@ -25,8 +25,10 @@ export function stitchEquity(parts: ReadonlyArray<ReadonlyArray<readonly [number
   return out;
 }
 
-/** The series' max drawdown (% of the peak), as the backtest's metrics count it. */
+/** The max drawdown (% of the peak) of a series of strategy equity (a run's collected equity), as the backtest's metrics count it. */
 export function seriesDrawdownPct(series: ReadonlyArray<readonly [number, string]>): string {
-  const points = series.map(([ts, e]) => ({ ts, equity: Decimal.from(e), hold: Decimal.from(e) }));
-  return computeMetrics(points, [], [], 1).maxDrawdownPct;
+  // The series is the strategy's equity already: a constant buy-and-hold leaves it as it is.
+  const hold = Decimal.from(series[0]?.[1] ?? '0');
+  const points = series.map(([ts, e]) => ({ ts, equity: Decimal.from(e), hold }));
+  return computeMetrics({ equity: points, executions: [], exposed: [], sampleMs: 1000 }).maxDrawdownPct;
 }

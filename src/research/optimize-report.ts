@@ -4,7 +4,7 @@
 // with the distribution of final PnL, and each fold's ranked candidates. The charts library is inlined: the file
 // opens offline.
 import { chartSetup, chartsLibrary } from '../report/html.js';
-import { esc, periodText, utcText } from '../report/html-tables.js';
+import { METRIC_LABELS, esc, periodText, utcText } from '../report/html-tables.js';
 import type { HeatmapGrid } from './heatmap.js';
 import type { LookaheadVerdict } from './lookahead.js';
 import type { MonteCarloResult } from './monte-carlo.js';
@@ -12,11 +12,11 @@ import { numberText } from './objective.js';
 import type { FoldResult, OptimizeResult } from './optimizer.js';
 
 const OBJECTIVE_LABELS: Record<string, string> = {
-  strategyPnl: 'Strategy PnL (USDT)',
-  sharpe: 'Sharpe ratio (annualised)',
-  sortino: 'Sortino ratio (annualised)',
+  strategyPnl: METRIC_LABELS.strategyPnl,
+  sharpe: METRIC_LABELS.sharpe,
+  sortino: METRIC_LABELS.sortino,
   calmar: 'Calmar ratio (annualised strategy return / max drawdown)',
-  profitFactor: 'Profit factor (gross won / gross lost)',
+  profitFactor: METRIC_LABELS.profitFactor,
 };
 
 const th = (cells: string[]) => `<tr>${cells.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;

@@ -164,7 +164,7 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     } as unknown as Parameters<typeof backtest.backtestSummary>[0];
     const [, line, stale] = backtest.backtestSummary(r);
     expect(stale).toBe('stale prices: risk.staleAfterMs 10000 ms (no candle data: judged as live)');
-    expect(line).toMatch(/^strategy PnL -?\d+\.\d{8} \(-?[\d.]+ %\) vs buy-and-hold -?\d+\.\d{8} \(-?[\d.]+ %\), max drawdown /);
+    expect(line).toMatch(/^strategy PnL -?\d+\.\d{2} \(-?[\d.]+ %\) vs buy-and-hold -?\d+\.\d{2} \(-?[\d.]+ %\), max drawdown /);
     expect(line).toMatch(/, rejected: 3 \(post-only 2, insufficient 1\), denied: 0$/);
   });
 });

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { definitions, writeFuturesScenario } from '../fixtures/futures-backtest.js';
 import { launchChromium } from '../fixtures/e2e.js';
+import { metricText, moneyText } from '../../src/report/html-tables.js';
+import type { Metrics, StrategyPnl } from '../../src/report/metrics.js';
 
 const { loadConfig } = await import('../../src/config/load.js');
 const { runBacktest } = await import('../../src/app/backtest.js');
@@ -82,8 +84,8 @@ async function open(file: string) {
 }
 
 interface Report {
-  metrics: Record<string, string | number>;
-  strategies: Array<{ id: string; pnl: Record<string, string | number>; trades: { trades: number; winRatePct: string; profitFactor: string }; errors: number }>;
+  metrics: Metrics;
+  strategies: Array<{ id: string; pnl: StrategyPnl; trades: { trades: number; winRatePct: string; profitFactor: string }; errors: number }>;
   trades: Array<{
     strategy: string;
     symbol: string;
@@ -106,11 +108,7 @@ function expectSections(drawn: Awaited<ReturnType<typeof open>>, report: Report)
   expect(drawn.strategyRows.slice(1)).toEqual(
     report.strategies.map((s) => [
       s.id,
-      String(s.pnl.pnl),
-      String(s.pnl.realized),
-      String(s.pnl.unrealized),
-      String(s.pnl.fees),
-      String(s.pnl.funding),
+      ...[s.pnl.pnl, s.pnl.realized, s.pnl.unrealized, s.pnl.fees, s.pnl.funding].map(moneyText),
       String(s.pnl.fills),
       String(s.trades.trades),
       s.trades.winRatePct,
@@ -125,22 +123,23 @@ function expectSections(drawn: Awaited<ReturnType<typeof open>>, report: Report)
   const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ').replace(/:00$/, '');
   drawn.trades.slice(1).forEach((r, i) => {
     const t = shown[i]!;
-    expect([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8], r[9], r[10], r[11], r[12]]).toEqual([
+    // PnL and fees right after the side (seen without scrolling); money to the cent, every digit in report.json.
+    expect([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[10], r[11], r[12]]).toEqual([
       t.strategy,
       t.symbol,
       t.side,
+      moneyText(t.pnl),
+      moneyText(t.fees),
       utc(t.entryMs),
       t.entryPrice,
       t.exitMs === null ? 'open' : utc(t.exitMs),
       t.exitPrice ?? '',
       t.size,
-      t.pnl,
-      t.fees,
-      t.mae,
-      t.mfe,
+      moneyText(t.mae),
+      moneyText(t.mfe),
     ]);
   });
-  expect(drawn.monthly.slice(1)).toEqual(report.monthly.map((m) => [m.month, m.startEquity, m.endEquity, m.pnl, m.returnPct]));
+  expect(drawn.monthly.slice(1)).toEqual(report.monthly.map((m) => [m.month, moneyText(m.startEquity), moneyText(m.endEquity), moneyText(m.pnl), m.returnPct]));
   expect(report.monthly.map((m) => m.month)).toEqual(['2026-01']);
 }
 
@@ -163,10 +162,12 @@ describe('report.html', () => {
       'Buy-and-hold PnL (USDT)',
       'Buy-and-hold return (% of starting equity)',
     ]);
-    expect(drawn.figures).toEqual(expect.arrayContaining(['Max drawdown (% of peak equity)', 'Sharpe ratio (annualised)', 'Fees (USDT)']));
+    expect(drawn.figures).toEqual(
+      expect.arrayContaining(["Max drawdown of the strategy's equity (% of its peak)", 'Sharpe ratio', 'Sharpe and Sortino', 'Fees (USDT)']),
+    );
     expect(drawn.strategies).toEqual(expect.arrayContaining(['mm-btc', 'grid-eth']));
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
-    expect(drawn.figureKeys).toEqual(Object.entries(report.metrics).map(([k, v]) => [k, String(v)]));
+    expect(drawn.figureKeys).toEqual((Object.keys(report.metrics) as Array<keyof Metrics>).map((k) => [k, metricText(report.metrics, k)]));
     // The run's period: 00:00:01 (the first tick) to 00:10.
     expect(drawn.period).toBe('2026-01-05 00:00:01 → 2026-01-05 00:10 UTC, 9 min 59 s');
     expect(drawn.legend).toBe('EquityBuy-and-hold of the starting account');

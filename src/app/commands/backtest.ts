@@ -15,6 +15,7 @@ import { warmDataCache } from '../sim-market.js';
 import { runSweep } from '../../research/sweep.js';
 import type { Io, SetCode } from './io.js';
 import { loadForCommand, reportIssues } from './load-for-command.js';
+import { metricText } from '../../report/html-tables.js';
 
 interface RangeOptions {
   data?: string;
@@ -118,7 +119,7 @@ async function sweep(opts: SweepOptions, io: Io): Promise<number> {
     ).finally(() => runner.close());
     for (const row of rows.slice(0, 10))
       io.out(
-        `${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${row.metrics.strategyPnl}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`,
+        `${String(row.rank).padStart(3)}  ${JSON.stringify(row.params)}  strategy PnL ${metricText(row.metrics, 'strategyPnl')}  dd ${row.metrics.maxDrawdownPct} %  fills ${row.metrics.fills}`,
       );
     io.out(`${rows.length} runs ranked in ${join(out, 'sweep.csv')}`);
     if (queued?.retried.length) io.out(`retried after a worker stopped or failed: ${queued.retried.join(', ')}`);

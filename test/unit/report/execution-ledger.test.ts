@@ -38,7 +38,8 @@ describe('ExecutionLedger', () => {
     expect(totalsText(ledger.totals())).toEqual(totalsText(totals));
     expect(feesText(ledger.feesByKind())).toEqual(feesText(feesByKind(rows, run.kinds, run.futures)));
     const equity = ['100', '90', '120'].map((e, i) => ({ ts: i, equity: d(e), hold: d('100') }));
-    expect(computeMetrics(equity, ledger.totals(), [true, false, true], 12)).toEqual(computeMetrics(equity, rows, [true, false, true], 12));
+    const inputs = { equity, exposed: [true, false, true], sampleMs: 1000 };
+    expect(computeMetrics({ ...inputs, executions: ledger.totals() })).toEqual(computeMetrics({ ...inputs, executions: rows }));
   });
 
   it('a fill with more places than those before it widens the books: what was booked keeps its value', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../../src/domain/decimal.js';
 import type { Fill } from '../../../src/domain/market.js';
 import { computeMetrics, realize, strategyPnls } from '../../../src/report/metrics.js';
+import { roundTrips, tradeStats } from '../../../src/report/round-trips.js';
 
 const d = (s: string) => Decimal.from(s);
 const fill = (side: 'buy' | 'sell', price: string, size: string, fee = '0', symbol = 'X', orderId = '1'): Fill => ({
@@ -24,15 +25,13 @@ describe('realised PnL (average cost)', () => {
 });
 
 describe('metrics', () => {
-  it('drawdown, win rate and profit factor', () => {
+  it('drawdown, win rate and profit factor (of the closed round trips)', () => {
     const eq = ['100', '110', '99', '121'].map((e, i) => ({ ts: i, equity: d(e), hold: d('100') }));
-    const m = computeMetrics(
-      eq,
-      realize([fill('buy', '10', '1'), fill('sell', '12', '1'), fill('buy', '10', '1'), fill('sell', '9', '1')]),
-      [true, false, true, true],
-      1,
-    );
+    const fills = [fill('buy', '10', '1'), fill('sell', '12', '1'), fill('buy', '10', '1'), fill('sell', '9', '1')];
+    const trips = tradeStats(roundTrips(fills.map((f) => ({ fill: f, strategy: 's', positionSide: null }))));
+    const m = computeMetrics({ equity: eq, executions: realize(fills), trips, exposed: [true, false, true, true], sampleMs: 1000 });
     expect(m).toMatchObject({
+      trades: 2,
       accountPnl: '21.00000000',
       accountReturnPct: '21',
       maxDrawdownPct: '10',
@@ -49,7 +48,7 @@ describe('metrics', () => {
       { ts: 0, equity: d('200'), hold: d('200') },
       { ts: 1, equity: d('185'), hold: d('180') },
     ];
-    const m = computeMetrics(eq, [], [], 1);
+    const m = computeMetrics({ equity: eq, executions: [], exposed: [], sampleMs: 1000 });
     expect(m).toMatchObject({
       strategyPnl: '5.00000000',
       strategyReturnPct: '2.5',
@@ -113,8 +112,9 @@ describe('max drawdown', () => {
         Decimal.of(base * 10n ** 6n + BigInt((next() % 2_000_001) - 1_000_000) * BigInt(1 + (next() % 50)), next() % 12),
       );
       if (run % 10 === 0) equity.splice(next() % n, 0, Decimal.ZERO);
-      const points = equity.map((e, i) => ({ ts: i, equity: e, hold: e }));
-      expect(computeMetrics(points, [], [], 1).maxDrawdownPct).toBe(reference(equity));
+      // A constant buy-and-hold: the strategy's equity is the account's.
+      const points = equity.map((e, i) => ({ ts: i, equity: e, hold: Decimal.ZERO }));
+      expect(computeMetrics({ equity: points, executions: [], exposed: [], sampleMs: 1000 }).maxDrawdownPct).toBe(reference(equity));
     }
   });
 });
