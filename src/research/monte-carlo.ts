@@ -35,6 +35,15 @@ export interface MonteCarloResult {
 
 const PCT_DIGITS = 6;
 
+/**
+ * Why the Monte Carlo's "as traded" PnL and the stitched out-of-sample strategy PnL differ, in a sentence: the first
+ * is the closed round trips it resamples, the second also counts what was open at each window's end and funding.
+ */
+export function asTradedNote(mc: MonteCarloResult, stitchedPnl: string): string {
+  const gap = Decimal.from(stitchedPnl).sub(Decimal.from(mc.actual.finalPnl));
+  return `As traded: the ${mc.trades} closed out-of-sample round trips in the order they happened, the sequence resampled (${mc.actual.finalPnl} USDT). The stitched out-of-sample strategy PnL (${stitchedPnl} USDT) also counts the positions still open at each window's end, at its last prices, and funding: ${gap.toString()} USDT more.`;
+}
+
 /** The path's final PnL, max drawdown and max drawdown as a share of its peak (num/den), in integer units. */
 interface PathUnits {
   pnl: bigint;

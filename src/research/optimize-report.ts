@@ -7,7 +7,7 @@ import { chartSetup, chartsLibrary } from '../report/html.js';
 import { METRIC_LABELS, esc, periodText, utcText } from '../report/html-tables.js';
 import type { HeatmapGrid } from './heatmap.js';
 import type { LookaheadVerdict } from './lookahead.js';
-import type { MonteCarloResult } from './monte-carlo.js';
+import { asTradedNote, type MonteCarloResult } from './monte-carlo.js';
 import { numberText } from './objective.js';
 import type { FoldResult, OptimizeResult } from './optimizer.js';
 
@@ -98,12 +98,12 @@ function heatmapTable(g: HeatmapGrid, fold: FoldResult, label: string): string {
   return `<figure class="heatmap" data-fold="${fold.index + 1}"><figcaption>Fold ${fold.index + 1}: ${esc(label)} over ${esc(g.x)}${g.y ? ` and ${esc(g.y)}` : ''}, in sample ${esc(periodText(fold.rungs[0]!.window.fromMs, fold.rungs[0]!.window.toMs))}</figcaption><table>${head}${body}</table></figure>`;
 }
 
-function monteCarloSection(mc: MonteCarloResult | null): string {
+function monteCarloSection(mc: MonteCarloResult | null, stitchedPnl: string): string {
   if (!mc) return '<p id="monte-carlo">Monte Carlo was not asked for.</p>';
   if (mc.runs === 0) return '<p id="monte-carlo">No out-of-sample trade closed: nothing to resample.</p>';
   const rows = mc.percentiles.map((p) => `<tr><th>${p.p}</th>${td(p.finalPnl)}${td(p.returnPct)}${td(p.maxDrawdown)}${td(p.maxDrawdownPct)}</tr>`).join('');
   const actual = `<tr class="total"><th>As traded</th>${td(mc.actual.finalPnl)}${td(mc.actual.returnPct)}${td(mc.actual.maxDrawdown)}${td(mc.actual.maxDrawdownPct)}</tr>`;
-  return `<div id="monte-carlo"><p class="note">${mc.runs} paths of ${mc.trades} out-of-sample trades each, drawn with replacement (seed ${mc.seed}), from ${esc(mc.startEquity)} USDT. Each column's percentiles are taken on its own. ${esc(mc.lossProbabilityPct)} % of the paths end below the start.</p>
+  return `<div id="monte-carlo"><p class="note">${mc.runs} paths of ${mc.trades} out-of-sample trades each, drawn with replacement (seed ${mc.seed}), from ${esc(mc.startEquity)} USDT. Each column's percentiles are taken on its own. ${esc(mc.lossProbabilityPct)} % of the paths end below the start. ${esc(asTradedNote(mc, stitchedPnl))}</p>
 <table id="mc-percentiles">${th(['Percentile', 'Final PnL (USDT)', 'Final return (% of starting equity)', 'Max drawdown (USDT)', 'Max drawdown (% of peak equity)'])}${rows}${actual}</table>
 <h3>Final PnL of the resampled paths</h3><canvas id="mc-histogram" width="900" height="260" aria-label="Histogram: final out-of-sample PnL (USDT) by number of paths"></canvas></div>`;
 }
@@ -192,7 +192,7 @@ canvas#mc-histogram{border:1px solid #e3e6ee;border-radius:6px;max-width:100%}
 <div class="legend"><span></span>Out of sample, folds stitched end to end<span class="is"></span>In sample, each fold's chosen params</div>
 <div id="walk-forward" class="chart"></div>
 <h2>Heatmap: ${esc(label)}</h2><p class="note">Each cell: the best candidate with that pair of values (over the other params), on the first rung of the fold's in-sample window. *: too few closing fills or faulted (ranked last). –: not drawn.</p><div class="heatmaps">${r.folds.map((f) => heatmapTable(f.heatmap, f, label)).join('')}</div>
-<h2>Monte Carlo of the out-of-sample trades</h2>${monteCarloSection(r.monteCarlo)}
+<h2>Monte Carlo of the out-of-sample trades</h2>${monteCarloSection(r.monteCarlo, r.outOfSample.strategyPnl)}
 <h2>Candidates, ranked in sample</h2><p class="note">Each candidate at the last rung it reached (those of the last rung first), by ${esc(label)}.</p>${rankingSection(r)}
 <script>${chartsLibrary()}</script>
 <script>

@@ -88,7 +88,23 @@ export function sweepCsv(spec: SweepSpec, rows: readonly SweepRow[]): string {
   const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`;
   return (
     [
-      ['rank', ...names, 'strategy_pnl', 'strategy_return_pct', 'buy_and_hold_pnl', 'max_drawdown_pct', 'sharpe', 'fills', 'fees', 'dir', 'fault'].join(','),
+      [
+        'rank',
+        ...names,
+        'strategy_pnl',
+        'strategy_return_pct',
+        'buy_and_hold_pnl',
+        'max_drawdown_pct',
+        'sharpe',
+        'sortino',
+        'fills',
+        'trades',
+        'win_rate_pct',
+        'profit_factor',
+        'fees',
+        'dir',
+        'fault',
+      ].join(','),
       ...rows.map((row) => {
         const m = row.metrics;
         return [
@@ -99,7 +115,11 @@ export function sweepCsv(spec: SweepSpec, rows: readonly SweepRow[]): string {
           m.buyAndHoldPnl,
           m.maxDrawdownPct,
           m.sharpe,
+          m.sortino,
           m.fills,
+          m.trades,
+          m.winRatePct,
+          m.profitFactor,
           m.feesPaid,
           row.dir,
           row.fault ? quoted(row.fault) : '',

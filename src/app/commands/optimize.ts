@@ -11,6 +11,7 @@ import type { BacktestJob, JobCollect, JobRunner } from '../../research/jobs.js'
 import type { JobSlice } from '../../research/lookahead.js';
 import { writeOptimizeFiles } from '../../research/optimize-files.js';
 import { renderOptimizeReport } from '../../research/optimize-report.js';
+import { asTradedNote } from '../../research/monte-carlo.js';
 import { optimize, type OptimizeResult } from '../../research/optimizer.js';
 import { numberText } from '../../research/objective.js';
 import { QueueRunner } from '../../research/queue-runner.js';
@@ -75,6 +76,7 @@ export function optimizeSummary(r: OptimizeResult, report: string): string[] {
     const at = (p: (typeof mc.percentiles)[number]) => `p${p.p} ${p.finalPnl} (dd ${p.maxDrawdownPct} %)`;
     lines.push(
       `monte carlo (${mc.runs} paths of ${mc.trades} trades): final PnL ${mc.percentiles.map(at).join(', ')}; ${mc.lossProbabilityPct} % end below the start`,
+      `monte carlo: ${asTradedNote(mc, o.strategyPnl)}`,
     );
   } else if (mc) lines.push('monte carlo: no out-of-sample trade closed, nothing to resample');
   const v = r.lookahead;

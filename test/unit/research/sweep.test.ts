@@ -11,7 +11,19 @@ import type { Metrics } from '../../../src/report/metrics.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-sweep-'));
 const metrics = (pnl: string): Metrics =>
-  ({ strategyPnl: pnl, strategyReturnPct: '0', buyAndHoldPnl: '5', maxDrawdownPct: '1', sharpe: 0.5, fills: 3, feesPaid: '0.1' }) as unknown as Metrics;
+  ({
+    strategyPnl: pnl,
+    strategyReturnPct: '0',
+    buyAndHoldPnl: '5',
+    maxDrawdownPct: '1',
+    sharpe: 0.5,
+    sortino: 0.7,
+    fills: 3,
+    trades: 1,
+    winRatePct: '100',
+    profitFactor: 'inf',
+    feesPaid: '0.1',
+  }) as unknown as Metrics;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('sweeps', () => {
@@ -80,10 +92,10 @@ describe('sweeps', () => {
     expect(seen.map((j) => j.id)).toEqual(['run-001', 'run-002', 'run-003']);
     expect(rows.map((r) => r.rank)).toEqual([1, 2, 3]);
     expect(readFileSync(join(out, 'sweep.csv'), 'utf8')).toBe(
-      'rank,k,strategy_pnl,strategy_return_pct,buy_and_hold_pnl,max_drawdown_pct,sharpe,fills,fees,dir,fault\n' +
-        '1,3,3,0,5,1,0.5,3,0.1,run-003,\n' +
-        '2,1,1,0,5,1,0.5,3,0.1,run-001,\n' +
-        '3,2,2,0,5,1,0.5,3,0.1,run-002,"said ""no"""\n',
+      'rank,k,strategy_pnl,strategy_return_pct,buy_and_hold_pnl,max_drawdown_pct,sharpe,sortino,fills,trades,win_rate_pct,profit_factor,fees,dir,fault\n' +
+        '1,3,3,0,5,1,0.5,0.7,3,1,100,inf,0.1,run-003,\n' +
+        '2,1,1,0,5,1,0.5,0.7,3,1,100,inf,0.1,run-001,\n' +
+        '3,2,2,0,5,1,0.5,0.7,3,1,100,inf,0.1,run-002,"said ""no"""\n',
     );
   });
 });
