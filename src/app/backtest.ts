@@ -223,6 +223,7 @@ function reportOf(run: Run, books: BacktestBooks, tally: ExecutionTally, closed:
     })),
     faults: faultsOf(core),
     latencyMs: cfg.backtest.latencyMs,
+    fillModel: cfg.sim.fills,
     sampleMs,
     staleness: run.staleness,
     metrics: computeMetrics({ equity: samples.points, executions: fills.ledger.totals(), trips: fills.trips.stats(), exposed: samples.exposed, sampleMs }),

@@ -85,7 +85,7 @@ function barsOf(
 /** The simulator's HTTP face on the wall clock. */
 export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clock, onRequest?: (method: string, path: string) => void): SimServer {
   const sim = loaded.config.sim;
-  return new SimServer({
+  const server = new SimServer({
     market: createMarket(sim, clock.now()),
     accounts: simAccounts(sim),
     credentials: loaded.credentials ?? SIM_DEMO_CREDENTIALS,
@@ -97,6 +97,8 @@ export function createSimServer(loaded: LoadedConfig, logger: Logger, clock: Clo
     fundingFeeSign: loaded.config.exchange.fundingFeeSign,
     ...(onRequest ? { onRequest } : {}),
   });
+  server.engine.fillModel = sim.fills;
+  return server;
 }
 
 /** A simulator started on loopback for this process, and the configuration that trades it. */
@@ -209,7 +211,10 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
               simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures),
             )
           : undefined;
-      if (paper) logger.child({ component: 'daemon' }).info({ symbols: symbols.all }, 'dry-run: live market data, simulated fills');
+      if (paper) {
+        paper.simulator.engine.fillModel = cfg.sim.fills;
+        logger.child({ component: 'daemon' }).info({ symbols: symbols.all, fills: cfg.sim.fills }, 'dry-run: live market data, simulated fills');
+      }
       const streams = new MarketData(client, {
         spotSymbols: symbols.spot,
         futuresSymbols: symbols.futures,
@@ -267,6 +272,7 @@ function backtestVenue(loaded: LoadedConfig, opts: BacktestVenueOptions['backtes
   if (market.length === 0) throw new Error('no market data in the chosen range');
   const clock = new VirtualClock(market.nextTs);
   const simulator = new SimulatedExchange(market, simAccounts(cfg.sim), cfg.sim.retainOrders, clock, simFuturesOptionsOf(cfg.exchange.margin, cfg.sim.futures));
+  simulator.engine.fillModel = cfg.sim.fills;
   // Every request is charged the venue's weights in virtual time (over the budget: the venue's 429).
   const metered = new MeteredClient(simulator, venueBudgetOf(cfg.exchange.rateLimit), clock, cfg.exchange.spotOpenOrders);
   return virtualVenue({

@@ -245,6 +245,12 @@ export const simSchema = z
     port: z.number().int().min(0).max(65535).default(8787).describe('Port of the simulator; 0 picks a free one.'),
     tickIntervalMs: positiveInt.default(250).describe('One market tick per symbol every tickIntervalMs.'),
     retainOrders: positiveInt.default(10_000).describe('Final orders and fills the simulator keeps per symbol for history reads (bounds its memory).'),
+    fills: z
+      .enum(['queue', 'touch', 'through'])
+      .default('queue')
+      .describe(
+        "How a resting (maker) order fills, in backtests, dry-run's paper venue and `sextant sim` (docs/fills.md works an example of each). `queue` (the default: the one a real book gives, as hftbacktest models it): the order joins the back of the size its price level displays and fills there only once trades at that price have used up what was ahead of it. `touch`: a trade at its price fills it at once (it assumes it was first in line: the most generous). `through`: only a trade or quote past its price fills it (the most conservative). A trade or quote through its price fills it under every model.",
+      ),
     replayFile: z
       .string()
       .min(1)

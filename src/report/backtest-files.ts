@@ -52,6 +52,8 @@ export interface BacktestReport {
   }>;
   faults: BacktestFault[];
   latencyMs: number;
+  /** How resting orders filled (config sim.fills: queue, touch or through). */
+  fillModel: string;
   sampleMs: number;
   staleness: BacktestStaleness;
   metrics: Metrics;
@@ -156,6 +158,7 @@ export function writeBacktestFiles(
       faults: report.faults,
       venue: {
         'round trip (ms)': report.latencyMs,
+        'resting orders fill': report.fillModel,
         'stale after (ms)': report.staleness.staleAfterMs,
         ...Object.fromEntries(Object.entries(report.staleness.bySymbol).map(([symbol, x]) => [`stale after (ms) ${symbol}, ${x.data}`, x.staleAfterMs])),
         requests: sim.requests,

@@ -24,7 +24,7 @@ export interface Score {
   fault?: string;
 }
 
-/** Closing fills a run on `share` of the full window must have: minTrades scaled to its length, rounded up. */
+/** Closed round trips a run on `share` of the full window must have: minTrades scaled to its length, rounded up. */
 export const tradesNeeded = (minTrades: number, share = 1) => Math.ceil(minTrades * share - 1e-9);
 
 export function numberText(x: number): string {

@@ -13,6 +13,23 @@ import { TickerSnapshot, type TickerView } from './ticker-snapshot.js';
 
 /** How deep a taker sweeps: levels beyond the best, one tick apart, each with the top size. */
 export const SWEEP_LEVELS = 5;
+
+/**
+ * How a resting (maker) order fills (config sim.fills; docs/fills.md works an example of each):
+ * - `touch`: when the market reaches its price: a trade at it fills up to the trade's size, a trade or quote through
+ *   it up to the top size. The most generous: it assumes the order was first in line.
+ * - `queue`: it joins the back of the size displayed at its price (the depth the venue shows) and fills at its price
+ *   only once trades there have used up what was ahead of it; a trade or quote through its price fills it as touch.
+ * - `through`: only a trade or quote past its price fills it; a trade at its price never does. The most conservative.
+ */
+export type FillModel = 'touch' | 'queue' | 'through';
+
+/** The size displayed at `ticks` on the side of a resting order (depthOf's levels): 0 inside the spread. */
+export function displayedAt(book: Book, side: 'buy' | 'sell', ticks: number): number {
+  const market = book.m;
+  const behind = side === 'buy' ? market.bid - ticks : ticks - market.ask;
+  return behind < 0 ? 0 : market.topSize * (1 + Math.floor(behind / SWEEP_LEVELS));
+}
 /** Trades kept on a symbol's public tape (spot S9 reads the newest). */
 const TRADE_RING = 1000;
 /** volTickSteps is folded into volFolded above this, well inside the safe-integer range. */

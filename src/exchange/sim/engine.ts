@@ -22,6 +22,7 @@ import {
   tapeTrades,
   tickerOf,
   type Book,
+  type FillModel,
   type FuturesFillDetail,
   type TapeTrade,
 } from './book.js';
@@ -115,6 +116,14 @@ export class MatchingEngine {
   /** Moves on every change to orders, balances or positions: readers may keep what they built while it holds. */
   get version(): number {
     return this.flow.version;
+  }
+
+  /** How resting orders fill (config sim.fills; book.ts FillModel). Orders already resting keep their place in line. */
+  get fillModel(): FillModel {
+    return this.flow.fillModel;
+  }
+  set fillModel(model: FillModel) {
+    this.flow.fillModel = model;
   }
 
   /** Called after every fill (journal, reports, tests). */

@@ -6,7 +6,7 @@ import { Decimal } from '../../domain/decimal.js';
 import type { Fill } from '../../domain/market.js';
 import type { TimeSource } from '../../util/clock.js';
 import { requestedPositionSide, type OrderRequest } from '../client.js';
-import { SWEEP_LEVELS, priceOf, reindex, sizeOf, type Book } from './book.js';
+import { SWEEP_LEVELS, displayedAt, priceOf, reindex, sizeOf, type Book, type FillModel } from './book.js';
 import type { EngineOps } from './engine-ops.js';
 import type { FuturesAccount } from './futures-account.js';
 import type { FuturesLedger } from './futures-ledger.js';
@@ -31,6 +31,8 @@ export class OrderFlow implements EngineOps {
   version = 0;
   /** Called after every fill (journal, reports, tests). */
   onFill: ((fill: Fill, order: SimOrder) => void) | undefined;
+  /** How resting orders fill (config sim.fills). */
+  fillModel: FillModel = 'touch';
   /** Told of every futures fill once settled, with its realised PnL (the futures desk books it). */
   afterFuturesFill: ((book: Book, order: SimOrder, pnl: Decimal | undefined, fee: Decimal, nowMs: number) => void) | undefined;
 
@@ -76,16 +78,7 @@ export class OrderFlow implements EngineOps {
         continue;
       }
       if (order.priceTicks === null || order.status !== 'open') continue;
-      const limitTicks = order.priceTicks;
-      // What the tick offers at the order's price: the top of the book when the market crossed it, the trade when it met it.
-      let availableSteps = 0;
-      if (order.side === 'buy') {
-        if (market.ask <= limitTicks || market.last < limitTicks) availableSteps = market.topSize;
-        else if (market.last === limitTicks) availableSteps = market.tradeSize;
-      } else {
-        if (market.bid >= limitTicks || market.last > limitTicks) availableSteps = market.topSize;
-        else if (market.last === limitTicks) availableSteps = market.tradeSize;
-      }
+      const availableSteps = this.makerAvailable(book, order, order.priceTicks);
       if (availableSteps === 0) continue;
       changed = true;
       let steps = Math.min(availableSteps, order.sizeSteps - order.filledSteps);
@@ -98,7 +91,7 @@ export class OrderFlow implements EngineOps {
         }
         if (steps > room) steps = room;
       }
-      this.fill(book, order, limitTicks, steps, false);
+      this.fill(book, order, order.priceTicks, steps, false);
       if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
       else if (order.reduceOnly && book.positions[order.positionSide!].size.isZero()) this.finish(book, order, 'canceled');
     }
@@ -106,6 +99,39 @@ export class OrderFlow implements EngineOps {
       this.version++;
       reindex(book);
     }
+  }
+
+  /**
+   * What the latest tick offers a resting order at its price, by the fill model (FillModel): the top of the book
+   * when the market went through its price; at its price, the trade's size (touch), what is left of the trade once
+   * the queue ahead has been used up (queue), or nothing (through).
+   */
+  private makerAvailable(book: Book, order: SimOrder, limitTicks: number): number {
+    const market = book.m;
+    const buy = order.side === 'buy';
+    const through = buy ? market.ask < limitTicks || market.last < limitTicks : market.bid > limitTicks || market.last > limitTicks;
+    if (through) return market.topSize;
+    const crossedAt = buy ? market.ask === limitTicks : market.bid === limitTicks;
+    const tradedAt = market.last === limitTicks;
+    if (this.fillModel === 'through' || (!crossedAt && !tradedAt)) return 0;
+    if (this.fillModel === 'touch') return crossedAt ? market.topSize : market.tradeSize;
+    // Queue: what was ahead is no more than the level shows now (orders ahead canceled, the best moved past it);
+    // a trade at the price uses it up first.
+    let ahead = Math.min(order.queueAheadSteps ?? 0, displayedAt(book, order.side, limitTicks));
+    let available = tradedAt ? market.tradeSize : 0;
+    const used = Math.min(ahead, available);
+    ahead -= used;
+    available -= used;
+    order.queueAheadSteps = ahead;
+    if (ahead > 0) return 0;
+    // Nothing left ahead: the opposite side quoting at the price meets the order as under touch.
+    return crossedAt ? market.topSize : available;
+  }
+
+  /** An order that rests after its taker part: under the queue model, at the back of what its price level displays. */
+  joinQueue(book: Book, order: SimOrder): void {
+    if (this.fillModel !== 'queue' || order.status !== 'open' || order.priceTicks === null) return;
+    order.queueAheadSteps = displayedAt(book, order.side, order.priceTicks);
   }
 
   /**
@@ -203,6 +229,7 @@ export class OrderFlow implements EngineOps {
     if (order.filledSteps === order.sizeSteps) this.finish(book, order, 'filled');
     else if (order.tif === 'ioc' || order.tif === 'fok' || order.kind === 'market') this.finish(book, order, 'canceled');
     else if (order.reduceOnly && book.positions[order.positionSide!].size.isZero()) this.finish(book, order, 'canceled');
+    else this.joinQueue(book, order);
   }
 
   /** Makes an order final: off the book, a spot order's frozen funds given back. */

@@ -29,6 +29,12 @@ export interface SimOrder {
   triggerUp: boolean;
   isTrigger: boolean;
   firedAtMs: number | null;
+  /**
+   * Queue fill model (sim.fills: queue): the displayed size resting ahead of this order at its price when it began to
+   * rest, lessened by each trade at that price and never more than what the level shows; the order fills at its price
+   * only once none is left ahead. Unset while the order has not rested, and under the other models.
+   */
+  queueAheadSteps?: number;
   /** A position's take-profit or stop-loss (F23): a trigger closing up to its size of the position, canceled when the side goes flat. */
   role?: 'stop-loss' | 'take-profit';
   /** The trigger watches the mark price instead of the last price (F24 `triggerPriceType` 3). */
