@@ -48,7 +48,7 @@ function foldsTable(r: OptimizeResult): string {
     )
     .join('');
   const o = r.outOfSample;
-  const summary = `<tr class="total"><th>All</th><td colspan="3">stitched out of sample: max drawdown ${esc(o.maxDrawdownPct)} % of peak equity</td>${td(numberText(o.meanInSample))}${td(numberText(o.meanOutOfSample))}${td(o.strategyPnl)}${td(o.trades)}${td(ratio(o.efficiency))}</tr>`;
+  const summary = `<tr class="total"><th>All</th><td colspan="3">stitched out of sample: max drawdown ${esc(o.maxDrawdownPct)} % of the strategy equity's peak</td>${td(numberText(o.meanInSample))}${td(numberText(o.meanOutOfSample))}${td(o.strategyPnl)}${td(o.trades)}${td(ratio(o.efficiency))}</tr>`;
   return `<table id="folds">${head}${body}${summary}</table><p class="note">Objective: ${esc(OBJECTIVE_LABELS[metric] ?? metric)}. "All": the means of the folds' objective ${metric === 'strategyPnl' ? 'per day (USDT/day)' : ''} and their ratio; efficiency 1 keeps the whole in-sample edge out of sample, 0 none, below 0 loses.</p>`;
 }
 
@@ -188,10 +188,10 @@ canvas#mc-histogram{border:1px solid #e3e6ee;border-radius:6px;max-width:100%}
 <p id="period">Data ${esc(periodText(r.data.fromMs, r.data.toMs))} (${esc(r.data.files.join(', '))}); ${esc(searchText)}.</p>
 <h2>Walk-forward folds</h2>${foldsTable(r)}
 <h2>Lookahead check</h2>${lookaheadSection(r.lookahead)}
-<h2>Walk-forward PnL <small>(USDT, the account's change from each window's start)</small></h2>
+<h2>Walk-forward PnL <small>(USDT, the strategy's PnL from each window's start: buy-and-hold left out)</small></h2>
 <div class="legend"><span></span>Out of sample, folds stitched end to end<span class="is"></span>In sample, each fold's chosen params</div>
 <div id="walk-forward" class="chart"></div>
-<h2>Heatmap: ${esc(label)}</h2><p class="note">Each cell: the best candidate with that pair of values (over the other params), on the first rung of the fold's in-sample window. *: too few closing fills or faulted (ranked last). –: not drawn.</p><div class="heatmaps">${r.folds.map((f) => heatmapTable(f.heatmap, f, label)).join('')}</div>
+<h2>Heatmap: ${esc(label)}</h2><p class="note">Each cell: the best candidate with that pair of values (over the other params), on the first rung of the fold's in-sample window. *: too few closed round trips or faulted (ranked last). –: not drawn.</p><div class="heatmaps">${r.folds.map((f) => heatmapTable(f.heatmap, f, label)).join('')}</div>
 <h2>Monte Carlo of the out-of-sample trades</h2>${monteCarloSection(r.monteCarlo, r.outOfSample.strategyPnl)}
 <h2>Candidates, ranked in sample</h2><p class="note">Each candidate at the last rung it reached (those of the last rung first), by ${esc(label)}.</p>${rankingSection(r)}
 <script>${chartsLibrary()}</script>

@@ -38,6 +38,23 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** On a page `width` pixels wide, where the trades table's PnL column ends, and where the visible part of its scroll box ends. */
+async function pnlColumnAt(file: string, width: number): Promise<{ pnlRight: number; visibleRight: number; header: string }> {
+  const page = await browser.newPage({ viewport: { width, height: 1000 } });
+  await page.goto(`file://${file}`);
+  const at = await page.evaluate(() => {
+    const th = Array.from(document.querySelectorAll('#trades th')).find((c) => c.textContent === 'PnL (USDT)')!;
+    const box = th.closest('.scroll') ?? document.body;
+    return {
+      pnlRight: th.getBoundingClientRect().right,
+      visibleRight: Math.min(box.getBoundingClientRect().right, window.innerWidth),
+      header: th.textContent ?? '',
+    };
+  });
+  await page.close();
+  return at;
+}
+
 /** Opens a report, waits for its charts and reads what the page shows: drawn pixels per chart, the tables' rows. */
 async function open(file: string) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
@@ -151,6 +168,10 @@ describe('report.html', () => {
     const drawn = await open(join(dir, 'report.html'));
     expect(drawn.errors).toEqual([]);
     expect(drawn.prices).toHaveLength(2);
+    // A trade's PnL is read without scrolling the table sideways on a 1400-pixel page.
+    const pnl = await pnlColumnAt(join(dir, 'report.html'), 1400);
+    expect(pnl.header).toBe('PnL (USDT)');
+    expect(pnl.pnlRight).toBeLessThanOrEqual(pnl.visibleRight);
     // The sample trades a futures grid: its margin rate is drawn beside equity and drawdown.
     for (const n of [...drawn.prices, drawn.equity, drawn.drawdown, drawn.margin]) expect(n).toBeGreaterThan(2000);
     expect(drawn.metrics).toBeGreaterThan(10);
