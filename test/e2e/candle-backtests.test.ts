@@ -3,43 +3,28 @@
 // quarter of its timeframe apart; the backtest judges a price's age against that cadence (backtest.staleness:
 // data-cadence, the default), so the strategy trades on 1m, 5m and 1h candles alike, and report.json and the summary
 // say which limit applied. Judged as live instead (backtest.staleness: risk), every order on 1m candles is stale.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCli, type CliRun } from '../fixtures/cli.js';
+import { runCli, startSimProcess, type CliRun, type SimProcess } from '../fixtures/cli.js';
 
 const H = 3_600_000;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-candle-bt-'));
 const venueCfg = join(dir, 'venue.yaml');
-let sim: ChildProcess;
+let sim: SimProcess;
 const END = Math.floor(Date.now() / H) * H - H;
 const iso = (ms: number) => new Date(ms).toISOString();
 const sextant = (args: string[]): Promise<CliRun> => runCli(args, { PATH: process.env.PATH });
 
 beforeAll(async () => {
-  sim = spawn(process.execPath, ['bin/sextant.js', 'sim', '--port', '0', '--seed', '5'], { env: { PATH: process.env.PATH } });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000);
-    sim.stdout!.on('data', (d) => {
-      out += String(d);
-      const line = out.split('\n').find((x) => x.includes('listening'));
-      if (line) {
-        clearTimeout(t);
-        resolve((JSON.parse(line) as { url: string }).url);
-      }
-    });
-  });
+  sim = await startSimProcess();
+  const { url } = sim;
   writeFileSync(venueCfg, `sim: { embedded: false }\nexchange: { spotBaseUrl: "${url}", futuresBaseUrl: "${url}" }\n`);
 }, 20_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => {
-    sim.on('close', resolve);
-    sim.kill('SIGTERM');
-  });
+  await sim.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

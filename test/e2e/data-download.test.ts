@@ -3,48 +3,32 @@
 // twice), a file of another timeframe is not resumed, and `sextant backtest` replays the candles into bars equal to
 // the candles' own and writes its report, and refuses bars finer than the candles. `--kind funding` writes the
 // settlements F16 serves, and a backtest charges a position held across one at the downloaded rate.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readCandleFile, readDataFileMeta, readFundingFile, type CandleRow } from '../../src/data/data-file.js';
 import { Decimal } from '../../src/domain/decimal.js';
-import { runCli, type CliRun } from '../fixtures/cli.js';
+import { runCli, startSimProcess, type CliRun, type SimProcess } from '../fixtures/cli.js';
 
 const M = 60_000;
 const H = 60 * M;
 const dir = mkdtempSync(join(tmpdir(), 'sextant-download-'));
 const cfg = join(dir, 'download.yaml');
-let sim: ChildProcess;
+let sim: SimProcess;
 let url: string;
 /** The window: five whole hours that ended at least an hour ago. */
 const A = Math.floor(Date.now() / H) * H - 6 * H;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  sim = spawn(process.execPath, ['bin/sextant.js', 'sim', '--port', '0', '--seed', '5'], { env: { PATH: process.env.PATH } });
-  let out = '';
-  sim.stdout!.on('data', (d) => (out += String(d)));
-  const line = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000);
-    sim.stdout!.on('data', () => {
-      const l = out.split('\n').find((x) => x.includes('listening'));
-      if (l) {
-        clearTimeout(t);
-        resolve(l);
-      }
-    });
-  });
-  url = (JSON.parse(line) as { url: string }).url;
+  sim = await startSimProcess();
+  url = sim.url;
   writeFileSync(cfg, `sim: { embedded: false }\nexchange: { spotBaseUrl: "${url}", futuresBaseUrl: "${url}" }\n`);
 }, 20_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => {
-    sim.on('close', resolve);
-    sim.kill('SIGTERM');
-  });
+  await sim.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

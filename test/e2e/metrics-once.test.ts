@@ -2,25 +2,20 @@
 // PnL) each have one definition (src/report/metrics.ts), so report.json, report.html, the summary lines and a sweep
 // of the same run show each once, with one value: money to the cent where a person reads it, every digit in JSON and
 // CSV. Run as a user runs them: `sextant backtest` of the ema-cross example and a sweep of its own params.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { metricText, moneyText } from '../../src/report/html-tables.js';
 import type { Metrics } from '../../src/report/metrics.js';
+import { runCli } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sextant-metrics-once-'));
 const CONFIG = 'config/examples/ema-cross.yaml';
 
-function sextant(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['bin/sextant.js', ...args], { env: { PATH: process.env.PATH } });
-    let out = '';
-    p.stdout.on('data', (x) => (out += String(x)));
-    p.stderr.on('data', (x) => (out += String(x)));
-    p.on('close', (code) => resolve({ code, out }));
-  });
+async function sextant(args: string[]): Promise<{ code: number | null; out: string }> {
+  const r = await runCli(args, { PATH: process.env.PATH });
+  return { code: r.code, out: `${r.stdout}${r.stderr}` };
 }
 
 interface Report {

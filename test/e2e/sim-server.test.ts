@@ -1,6 +1,5 @@
 // The simulator's HTTP face as the venue: authentication codes, weight budgets and 429s, fault injection,
 // read-after-write lag, web pages refused, and the `sextant sim` process (log line, SIGTERM).
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
@@ -12,6 +11,7 @@ import { SimServer } from '../../src/exchange/sim/server.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { clientFor } from '../fixtures/live-client.js';
+import { startSimProcess } from '../fixtures/cli.js';
 import { rawRequest } from '../fixtures/raw-http.js';
 
 const CREDS = { apiKey: 'k-sim', apiSecret: 's-sim', passphrase: 'p-sim' };
@@ -413,28 +413,12 @@ describe('determinism', () => {
 
 describe('sextant sim, the process', () => {
   it('prints one JSON line with its URL when listening, serves, and stops cleanly on SIGTERM', async () => {
-    const p = spawn(process.execPath, ['bin/sextant.js', 'sim', '--port', '0', '--seed', '5'], { env: { PATH: process.env.PATH } });
-    let out = '';
-    p.stdout.on('data', (d) => (out += String(d)));
-    const line = await new Promise<string>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000);
-      p.stdout.on('data', () => {
-        const l = out.split('\n').find((x) => x.includes('listening'));
-        if (l) {
-          clearTimeout(t);
-          resolve(l);
-        }
-      });
-    });
-    const log = JSON.parse(line) as { url: string; seed: number; level: string };
+    const sim = await startSimProcess();
+    const log = JSON.parse(sim.line) as { url: string; seed: number; level: string };
     expect(log).toMatchObject({ level: 'info', seed: 5 });
     const res = await fetch(`${log.url}/api/v2/public/exchangeInfo`);
     expect(((await res.json()) as { data: unknown[] }).data.length).toBe(3);
-    const code = await new Promise<number | null>((resolve) => {
-      p.on('close', resolve);
-      p.kill('SIGTERM');
-    });
-    expect(code).toBe(0);
+    expect(await sim.stop()).toBe(0);
   });
 });
 
