@@ -6,8 +6,16 @@ import type { ReplayRecord } from '../domain/replay-record.js';
 import { dataFileMeta } from '../data/data-file.js';
 import { writeReplayFile } from '../data/replay-file.js';
 
-export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; toMs: number; intervalMs: number; seed: number; out: string }): number {
-  const market = new SyntheticMarket(specs, { seed: opts.seed, startMs: opts.fromMs, tickIntervalMs: opts.intervalMs });
+export function synthesize(
+  specs: SimInstrumentSpec[],
+  opts: { fromMs: number; toMs: number; intervalMs: number; seed: number; out: string; revertHalfLifeMs?: number },
+): number {
+  const market = new SyntheticMarket(specs, {
+    seed: opts.seed,
+    startMs: opts.fromMs,
+    tickIntervalMs: opts.intervalMs,
+    ...(opts.revertHalfLifeMs ? { revertHalfLifeMs: opts.revertHalfLifeMs } : {}),
+  });
   const records: ReplayRecord[] = [];
   const price = (ticks: number, tickSize: Decimal) => tickSize.mul(Decimal.fromInt(ticks)).toString();
   market.advanceTo(opts.toMs, (tick) => {
@@ -24,7 +32,7 @@ export function synthesize(specs: SimInstrumentSpec[], opts: { fromMs: number; t
   const meta = dataFileMeta({
     kind: 'ticks',
     symbols: specs.map((spec) => spec.symbol),
-    source: `synth seed ${opts.seed}`,
+    source: `synth seed ${opts.seed}${opts.revertHalfLifeMs ? ` revert ${opts.revertHalfLifeMs} ms` : ''}`,
     fromMs: opts.fromMs,
     toMs: opts.toMs,
   });

@@ -9,7 +9,7 @@ export default defineStrategy({
   description: 'Post-only bid and ask around the last trade, skewed away from the inventory it builds up.',
   params: z.strictObject({
     /** Distance of each quote from the reference price, in basis points. */
-    halfSpreadBps: z.number().int().min(1).max(500).default(10),
+    halfSpreadBps: z.number().int().min(1).max(500).default(25),
     /** Size of each quote (base currency). */
     size: decimal.default('0.001'),
     /** Inventory (base, relative to the start) at which the quote that adds to it is pulled. */
@@ -17,7 +17,7 @@ export default defineStrategy({
     /** How far quotes move against a full inventory, in basis points. */
     skewBps: z.number().int().min(0).max(500).default(10),
     /** A quote within this many basis points of its target is left alone (no churn). */
-    toleranceBps: z.number().int().min(0).max(100).default(3),
+    toleranceBps: z.number().int().min(0).max(100).default(40),
   }),
 
   onMarket(ctx, u) {

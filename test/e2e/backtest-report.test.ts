@@ -72,7 +72,8 @@ describe('the shipped sample (config/backtest.yaml)', () => {
 
   it('the market maker is not stuck on post-only refusals', () => {
     const mmOrders = count("strategy_id = 'mm-btc'");
-    expect(mmOrders).toBeGreaterThan(100);
+    // Quotes 25 bps out and left in place until 40 bps off: about 70 orders in the half hour.
+    expect(mmOrders).toBeGreaterThan(50);
     expect(count("strategy_id = 'mm-btc' AND state = 'rejected' AND last_error LIKE '%post only%'")).toBeLessThanOrEqual(mmOrders / 100);
   });
 

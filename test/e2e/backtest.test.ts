@@ -148,7 +148,7 @@ describe('backtest', () => {
 
   it('a sweep runs every combination in worker threads and ranks them by strategy PnL; a run matches the same single backtest', async () => {
     const spec = join(dir, 'sweep.yaml');
-    writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [2, 5]\n');
+    writeFileSync(spec, 'strategy: mm-btc\nparams:\n  halfSpreadBps: [25, 5]\n');
     const r = await run(['backtest', '--sweep', spec, '--out', join(dir, 'sweep'), '--to', '2026-01-05T00:05:00Z']);
     expect(r.code).toBe(0);
     const [header, ...lines] = readFileSync(join(dir, 'sweep', 'sweep.csv'), 'utf8')
@@ -157,13 +157,13 @@ describe('backtest', () => {
     expect(header!.split(',').slice(0, 4)).toEqual(['rank', 'halfSpreadBps', 'strategy_pnl', 'strategy_return_pct']);
     const rows = lines.map((l) => l.split(','));
     expect(rows.map((x) => x[0])).toEqual(['1', '2']);
-    expect(new Set(rows.map((x) => x[1]))).toEqual(new Set(['2', '5']));
+    expect(new Set(rows.map((x) => x[1]))).toEqual(new Set(['25', '5']));
     expect(Decimal.from(rows[0]![2]!).gte(Decimal.from(rows[1]![2]!))).toBe(true);
-    // halfSpreadBps 2 is the config's own value: that run is the plain backtest of the same range.
+    // halfSpreadBps 25 is the config's own value: that run is the plain backtest of the same range.
     const single = await run(['backtest', '--out', join(dir, 'single'), '--to', '2026-01-05T00:05:00Z']);
     expect(single.code).toBe(0);
     const plain = JSON.parse(readFileSync(join(dir, 'single', 'report.json'), 'utf8')) as { metrics: { strategyPnl: string } };
-    expect(rows.find((x) => x[1] === '2')![2]).toBe(plain.metrics.strategyPnl);
+    expect(rows.find((x) => x[1] === '25')![2]).toBe(plain.metrics.strategyPnl);
   });
 
   it('the command writes the files for a time range and names a bad data line', async () => {

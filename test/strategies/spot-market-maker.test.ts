@@ -11,7 +11,8 @@ const d = (s: string) => Decimal.from(s);
 function ctx(): StrategyContext<ReturnType<typeof mm.params.parse>> {
   return {
     id: 'mm',
-    params: mm.params.parse({}),
+    // The quotes' arithmetic at 10 bps with a 3 bps tolerance (the defaults leave more room for the fees).
+    params: mm.params.parse({ halfSpreadBps: 10, toleranceBps: 3 }),
     symbols: ['BTCUSDT_SPBL'],
     instruments: new Map([[inst.symbol, inst]]),
     log: { info: () => {}, warn: () => {} },

@@ -25,9 +25,10 @@ interface SynthOptions {
   interval: string;
   seed: string;
   out: string;
+  revert?: string;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 function synth(opts: SynthOptions, io: Io): number {
   const symbols = opts.symbol.split(',');
@@ -36,19 +37,22 @@ function synth(opts: SynthOptions, io: Io): number {
   const fromMs = isoMs(opts.from);
   const toMs = isoMs(opts.to);
   const interval = /^(\d+)(ms|s|m)$/.exec(opts.interval);
+  const revert = opts.revert === undefined ? undefined : /^([1-9]\d*)(ms|s|m|h)$/.exec(opts.revert);
   const problems = [
     ...unknown.map((symbol) => `--symbol: unknown instrument ${symbol} (known: ${DEFAULT_INSTRUMENTS.map((spec) => spec.symbol).join(', ')})`),
     ...(fromMs === undefined ? [`--from: not an ISO 8601 time (UTC unless it names its zone): ${opts.from}`] : []),
     ...(toMs === undefined || (fromMs !== undefined && toMs <= fromMs) ? [`--to: must be an ISO 8601 time after --from: ${opts.to}`] : []),
     ...(!interval ? [`--interval: expected e.g. 250ms, 1s, 1m; got ${opts.interval}`] : []),
     ...(!/^\d+$/.test(opts.seed) ? [`--seed: expected a whole number, got ${opts.seed}`] : []),
+    ...(revert === null ? [`--revert: expected a half-life above 0, e.g. 30m or 2h; got ${opts.revert}`] : []),
   ];
-  if (problems.length || !interval || fromMs === undefined || toMs === undefined) {
+  if (problems.length || !interval || revert === null || fromMs === undefined || toMs === undefined) {
     problems.forEach((problem) => io.err(problem));
     return 1;
   }
   const intervalMs = Number(interval[1]) * UNIT_MS[interval[2]!]!;
-  const ticks = synthesize(specs, { fromMs, toMs, intervalMs, seed: Number(opts.seed), out: opts.out });
+  const revertHalfLifeMs = revert ? Number(revert[1]) * UNIT_MS[revert[2]!]! : undefined;
+  const ticks = synthesize(specs, { fromMs, toMs, intervalMs, seed: Number(opts.seed), out: opts.out, ...(revertHalfLifeMs ? { revertHalfLifeMs } : {}) });
   io.out(`${opts.out}: ${ticks} ticks`);
   return 0;
 }
@@ -279,6 +283,10 @@ export function registerData(program: Command, io: Io, setCode: SetCode): void {
     .requiredOption('--to <iso>', 'end time')
     .option('--interval <dur>', 'tick interval: 250ms, 1s, 1m', '1s')
     .option('--seed <n>', 'seed', '42')
+    .option(
+      '--revert <dur>',
+      'a range-bound market: each price pulled back to its start, the distance halving every <dur> (e.g. 30m); default: a plain random walk',
+    )
     .requiredOption('--out <file>', 'output file (JSON lines)')
     .action((opts: SynthOptions) => setCode(synth(opts, io)));
   data

@@ -66,6 +66,11 @@ export interface SyntheticMarketOptions {
   seed: number;
   startMs: number;
   tickIntervalMs: number;
+  /**
+   * Mean reversion: how long the distance of each price from where it started takes to halve, on top of the walk (a
+   * range-bound market). Absent: a plain random walk. It draws nothing from the PRNG, so a seed's moves stay its own.
+   */
+  revertHalfLifeMs?: number;
 }
 
 /** Random walk with calm/active regimes and rare jumps, per symbol, each from its own PRNG stream. */
@@ -75,6 +80,10 @@ export class SyntheticMarket implements MarketSource {
   private readonly mid: number[];
   private readonly regime: number[];
   private readonly minSteps: number[];
+  /** Each symbol's starting price in ticks (what mean reversion pulls towards). */
+  private readonly anchor: number[];
+  /** The share of the distance to the anchor taken back each tick (0: none). */
+  private readonly pull: number;
   now: number;
 
   constructor(
@@ -84,6 +93,8 @@ export class SyntheticMarket implements MarketSource {
     this.symbols = symbolMarkets(specs);
     this.rng = specs.map((s) => new Prng(deriveSeed(opts.seed, s.symbol)));
     this.mid = this.symbols.map((m) => ticksOf(Decimal.from(m.spec.startPrice), m.tickSize));
+    this.anchor = [...this.mid];
+    this.pull = opts.revertHalfLifeMs ? 1 - Math.pow(0.5, opts.tickIntervalMs / opts.revertHalfLifeMs) : 0;
     this.regime = specs.map(() => 1);
     this.minSteps = this.symbols.map((m) => Math.max(1, Decimal.from(m.spec.minSize).steps(m.stepSize, 'up')));
     this.now = opts.startMs;
@@ -134,6 +145,7 @@ export class SyntheticMarket implements MarketSource {
     const z = ((r.u32() + r.u32() + r.u32() + r.u32()) / 4294967296 - 2) * 1.7320508075688772;
     let move = Math.round(z * vol);
     if (r.chancePpm(50)) move += (r.below(2) === 0 ? -1 : 1) * vol * (10 + r.below(20));
+    if (this.pull > 0) move += Math.round((this.anchor[i]! - mid) * this.pull);
     let next = mid + move;
     if (next < 10) next = 10;
     this.mid[i] = next;
