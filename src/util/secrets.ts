@@ -9,12 +9,18 @@ const HEADER_RE = /((?:ACCESS[-_](?:SIGN|KEY|PASSPHRASE)|authorization)["']?\s*[
 // The user information of a URL: after `scheme://`, up to the last `@` before the host ends.
 const URL_USERINFO_RE = /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s"'<>\\]*@/gi;
 
-/** Registers a secret: its raw, Base64 and hex forms are scrubbed from then on. */
+/** Registers a secret: its raw, Base64, hex and URL-encoded forms are scrubbed from then on. */
 export function registerSecret(value: string | undefined): void {
   if (!value || value.length < 4) return;
   known.add(value);
   known.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
   known.add(Buffer.from(value, 'utf8').toString('hex'));
+  // In a URL's query or path (a sign-in link), in both cases of its escapes.
+  const encoded = encodeURIComponent(value);
+  if (encoded !== value) {
+    known.add(encoded);
+    known.add(encoded.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()));
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { nextTurn, type Clock, type ClockTimer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { scrubSecrets } from '../../util/secrets.js';
 import type { Notice } from './notice.js';
+import type { ControlEvent } from '../control.js';
 import { BurstGate, RateGate } from './throttle.js';
 
 /** A failed send: `retryable` when trying again may work (network, timeout, 429, 5xx); `retryAfterMs` when the receiver said. */
@@ -153,8 +154,10 @@ export class Channel {
   }
 
   /** True when the receiver took it; false when it was given up (logged). */
-  private async sendWithRetries(notice: Notice): Promise<boolean> {
+  private async sendWithRetries(raw: Notice): Promise<boolean> {
     const { attempts, baseDelayMs, maxDelayMs } = this.opts.retry;
+    // What an operator typed (a command's reason) may hold a secret: it leaves the process scrubbed, as a log line does.
+    const notice = scrubbedNotice(raw);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.sender.send(notice);
@@ -211,4 +214,13 @@ export class Channel {
 /** An error as one line for a log, with any registered secret (a token, a URL) scrubbed. */
 export function errorText(err: unknown): string {
   return scrubSecrets(err instanceof Error ? err.message : String(err));
+}
+
+/** A notice with every registered secret taken out of its text and its event's fields. */
+function scrubbedNotice(notice: Notice): Notice {
+  const text = scrubSecrets(notice.text);
+  if (!notice.event) return text === notice.text ? notice : { ...notice, text };
+  const json = JSON.stringify(notice.event);
+  const clean = scrubSecrets(json);
+  return { ...notice, text, ...(clean === json ? {} : { event: JSON.parse(clean) as ControlEvent }) };
 }

@@ -9,6 +9,7 @@ import { Decimal } from '../../domain/decimal.js';
 import { surfaceOfSymbol } from '../../domain/market.js';
 import { assertNever } from '../../util/assert-never.js';
 import type { Clock } from '../../util/clock.js';
+import { scrubSecrets } from '../../util/secrets.js';
 import type { Actor, CommandResult, Control, ProfitWindow, RealisedView } from '../control.js';
 import { ChatRate } from './chat-rate.js';
 import { dailySummary } from './daily.js';
@@ -50,9 +51,12 @@ export const HELP = [
   `* asks first: /confirm CODE (or the button) within ${CONFIRM_TTL_MS / 1000} s`,
 ].join('\n');
 
-/** Splits `/cmd@bot a b` into the command (lower case, without the bot's name) and its words. */
+/**
+ * Splits `/cmd@bot a b` into the command (lower case, without the bot's name) and its words; a secret pasted into
+ * them (a reason) is scrubbed first: the words are journaled, answered and notified.
+ */
 export function parseCommand(text: string): { command: string; args: string[] } | null {
-  const words = text.trim().split(/\s+/);
+  const words = scrubSecrets(text).trim().split(/\s+/);
   const head = words[0];
   if (!head?.startsWith('/') || head.length < 2) return null;
   return { command: head.slice(1).split('@')[0]!.toLowerCase(), args: words.slice(1) };

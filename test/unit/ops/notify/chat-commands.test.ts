@@ -4,7 +4,8 @@
 // of commands from one chat is told once and ignored until the window has room; the rate and the waits go by the
 // clock. /profit and /performance over a real core are in test/unit/app/control-force-exit.test.ts.
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { ChatCommands, CONFIRM_BUTTON, CONFIRM_TTL_MS, shortDecimal, type ChatReply } from '../../../../src/ops/notify/chat-commands.js';
+import { ChatCommands, CONFIRM_BUTTON, CONFIRM_TTL_MS, parseCommand, shortDecimal, type ChatReply } from '../../../../src/ops/notify/chat-commands.js';
+import { registerSecret } from '../../../../src/util/secrets.js';
 import { ChatRate } from '../../../../src/ops/notify/chat-rate.js';
 import { ManualClock } from '../../../../src/util/clock.js';
 import { FakeControl, strategyView } from './fake-control.js';
@@ -234,5 +235,13 @@ describe('a flood of commands', () => {
 describe('decimals as the chat shows them', () => {
   it('drops the trailing zeros of the fraction only', () => {
     expect(['12.50000000', '-3.00000000', '0.00000000', '100', '0.10', '-0.00001000'].map(shortDecimal)).toEqual(['12.5', '-3', '0', '100', '0.1', '-0.00001']);
+  });
+});
+
+describe('a secret pasted into a command', () => {
+  it('is scrubbed from its words before they are asked about, journaled or notified', () => {
+    registerSecret('pasted-ops-token/7f3+q');
+    const parsed = parseCommand('/halt oops pasted-ops-token/7f3+q and pasted-ops-token%2F7f3%2Bq');
+    expect(parsed).toEqual({ command: 'halt', args: ['oops', '[redacted]', 'and', '[redacted]'] });
   });
 });
