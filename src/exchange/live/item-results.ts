@@ -43,7 +43,7 @@ export function futuresPlaceResults(data: ResponseOf<'F6'>, sent: OrderRequest[]
 export function spotCancelResults(endpoint: 'S4' | 'S5', data: ResponseOf<'S4'>, target: CancelTarget): ItemResult[] {
   const ok = data.successList.map((id) => longToString(id));
   const failures = data.failureList.map((failure) => ({
-    orderId: failure.orderId === undefined ? null : longToString(failure.orderId),
+    orderId: failure.orderId === undefined || failure.orderId === '' ? null : longToString(failure.orderId),
     clientOid: failure.clientOid || null,
     error: classifyItemError(endpoint, undefined, failure.errMsg),
   }));

@@ -142,7 +142,8 @@ export const spotPublicTrade = z.looseObject({
 });
 export type WireSpotTrade = z.infer<typeof spotPublicTrade>;
 
-const cancelFailure = z.looseObject({ orderId: opt(long), clientOid: opt(z.string().nullable()), errMsg: str });
+// A failure of a cancel by client id names no order id: `""` (unknown), as `clientOid` is `""` when the id named none.
+const cancelFailure = z.looseObject({ orderId: opt(z.union([long, z.literal('')])), clientOid: opt(z.string().nullable()), errMsg: str });
 export const spotCancelResult = z.looseObject({
   successList: z.array(long),
   failureList: z.array(cancelFailure),

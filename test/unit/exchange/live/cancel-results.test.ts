@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { spotCancelResults } from '../../../../src/exchange/live/parse.js';
+import { interpretResponse } from '../../../../src/exchange/live/rest-client.js';
 import { JsonBigInt } from '../../../../src/exchange/wire/json.js';
 import type { ResponseOf } from '../../../../src/exchange/wire/responses.js';
 
@@ -23,5 +24,27 @@ describe('spot cancel answers by client id (S4)', () => {
   it("a failure matched by its client id is that item's refusal", () => {
     const r = spotCancelResults('S4', answer(['12'], [{ orderId: '11', clientOid: 'a', errMsg: 'FAILED_ORDER_NOT_FOUND' }]), { clientOids: ['a', 'b'] });
     expect(r.map((x) => x.outcome)).toEqual(['rejected', 'unknown']);
+  });
+});
+
+describe('spot cancel answers as the venue sends them (S4, read as every answer is)', () => {
+  const read = (body: string) => spotCancelResults('S4', interpretResponse('S4', { status: 200, headers: {}, body }), { clientOids: ['a', 'b'] });
+
+  it('a failure of a cancel by client id with no order id (`""`): read, and that item refused (the other left to a query)', () => {
+    const r = read(
+      '{"code":"00000","msg":"success","requestTime":1743740792018,"data":{"successList":["602882076026339770"],"failureList":[{"orderId":"","clientOid":"a","errMsg":"FAILED_ORDER_NOT_FOUND"}]}}',
+    );
+    expect(r.map((x) => [x.outcome, x.orderId])).toEqual([
+      ['rejected', null],
+      ['unknown', null],
+    ]);
+  });
+
+  it('an order id that is neither a number nor empty is still refused, with the field named', () => {
+    expect(() =>
+      read(
+        '{"code":"00000","msg":"success","requestTime":1743740792018,"data":{"successList":[],"failureList":[{"orderId":"x1","clientOid":"a","errMsg":"E"}]}}',
+      ),
+    ).toThrow(/failureList\[0\]\.orderId/);
   });
 });
