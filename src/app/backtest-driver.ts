@@ -24,7 +24,7 @@ import type { MeteredClient } from '../exchange/sim/metered-client.js';
 import type { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import { nextTurn, type VirtualClock } from '../util/clock.js';
 import { DirectStream } from '../util/direct-stream.js';
-import type { BoundVenue, TradedSymbols } from './core.js';
+import type { BoundVenue, Core, TradedSymbols } from './core.js';
 import type { MarketStreams } from './trading-loop.js';
 
 /** The virtual venue of a backtest: what the kernel builds, the run drives and the report reads. */
@@ -43,6 +43,13 @@ export interface BacktestVenue {
   bind(symbols: TradedSymbols): BoundVenue;
   /** The tickers the daemon would read now (a spot pair: its last trade). */
   tickersNow(symbols: PolledSymbols): Map<string, Ticker>;
+  /**
+   * With `externalPolls` (a shadow following a live daemon), once bound: a poll read at the venue now and answered
+   * the latency's way back later (charged as the periodic polls are); and tickers delivered as given (the ones the
+   * live daemon read, at the instant it read them).
+   */
+  pollNow(name: Exclude<PollName, 'tickers' | 'trades'>): void;
+  showTickers(tickers: Stamped<Map<string, Ticker>>): void;
 }
 
 export interface BacktestVenueParts {
@@ -55,6 +62,8 @@ export interface BacktestVenueParts {
   choices: PollChoices;
   /** A bar with no later tick closes this long after its end (config daemon.bars.closeDelayMs). */
   closeDelayMs: number;
+  /** Polls are made when pollNow and showTickers say (a shadow), not on their periods. */
+  externalPolls?: boolean;
 }
 
 /** Builds the virtual venue from the simulator parts the kernel chose. */
@@ -66,6 +75,10 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
   const backMs = parts.latencyMs - outMs;
   const trading: ExchangeClient = parts.latencyMs > 0 ? new LatencyClient(metered, outMs, backMs, clock) : metered;
   let skipped = 0;
+  let external: Pick<BacktestVenue, 'pollNow' | 'showTickers'> | undefined;
+  const unbound = () => {
+    throw new Error('the virtual venue is not bound yet');
+  };
   /** The tickers of `ordered` (futures, then spot) as the daemon would read them now (a spot pair: per exchange.spotTickers). */
   const spotFromTrade = parts.choices.spotTickers === 'trade';
   const tickersOf = (ordered: readonly string[]) => {
@@ -134,6 +147,8 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
       return out;
     },
     tickersNow,
+    pollNow: (name) => (external ? external.pollNow(name) : unbound()),
+    showTickers: (tickers) => (external ? external.showTickers(tickers) : unbound()),
     bind: (symbols) => {
       const streams = {
         tickers$: new DirectStream<Stamped<Map<string, Ticker>>>(),
@@ -150,13 +165,14 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
       };
       const read = readers(symbols);
       // Polls: charged and read at the venue at one instant, answered one way later.
+      const pollers = new Map<PollName, () => void>();
       for (const poll of POLLS) {
         const endpoints = pollCycle(poll, symbols, parts.choices).flatMap((r) => Array<typeof r.endpoint>(r.times).fill(r.endpoint));
         if (endpoints.length === 0) continue;
         const send = deliver[poll.name] as (v: Stamped<unknown>) => void;
         const readNow = read[poll.name] as () => unknown;
         const admit = metered.admitter(endpoints);
-        clock.every(startMs + outMs, parts.polls[poll.periodKey], () => {
+        const pollOnce = () => {
           if (!admit()) {
             skipped++;
             return;
@@ -164,8 +180,11 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
           const v = { value: readNow(), atMs: clock.now() };
           if (backMs > 0) clock.at(v.atMs + backMs, send, v);
           else send(v);
-        });
+        };
+        pollers.set(poll.name, pollOnce);
+        if (!parts.externalPolls) clock.every(startMs + outMs, parts.polls[poll.periodKey], pollOnce);
       }
+      external = { pollNow: (name) => pollers.get(name)?.(), showTickers: (tickers) => streams.tickers$.next(tickers) };
       // Bars from every replayed tick of their symbols, in integer ticks and steps (the hot path allocates nothing).
       if (symbols.bars.length === 0) return { trading, streams: streams as MarketStreams };
       const units = new Map(market.symbols.map((m) => [m.spec.symbol, { tickSize: m.tickSize, stepSize: m.stepSize }]));
@@ -175,6 +194,14 @@ export function virtualVenue(parts: BacktestVenueParts): BacktestVenue {
       return { trading, streams: streams as MarketStreams, bars: feed };
     },
   };
+}
+
+/**
+ * When a replay may move time on: every chain of promise continuations (the write in flight, a reconciliation) waits
+ * on virtual time, and no intent waits to be sent while nothing is in flight.
+ */
+export function quietOf(clock: VirtualClock, core: Pick<Core, 'busy' | 'inFlight' | 'queued'>): () => boolean {
+  return () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0);
 }
 
 /** Awaited for one microtask turn: a promise already settled (awaiting a plain value would make one each time). */
@@ -215,7 +242,7 @@ export class Replay {
           tTimer = clock.nextAt();
         } while (!this.dirty && tTimer < tEvent && tTimer <= endAt);
       } else {
-        if (tEvent === Number.POSITIVE_INFINITY) return;
+        if (tEvent === Number.POSITIVE_INFINITY || tEvent > endAt) return;
         simulator.advanceTo(tEvent);
         if (++steps % 65536 === 0) onProgress(market.replayed);
       }

@@ -18,7 +18,7 @@ import { ExecutionTally } from '../report/execution-tally.js';
 import { stopwatch } from '../util/clock.js';
 import { withClock, type Logger } from '../util/logger.js';
 import { BacktestBooks, type ClosedBooks } from './backtest-books.js';
-import { Replay, type BacktestVenue } from './backtest-driver.js';
+import { quietOf, Replay, type BacktestVenue } from './backtest-driver.js';
 import { buildCore, type Core } from './core.js';
 import { Schedules } from './cron.js';
 import { openVenue, riskLimits } from './kernel.js';
@@ -172,8 +172,7 @@ function clearOutDir(outDir: string, journalPath: string): void {
 /** The replay is told of every intent (it waits while one is being sent); research jobs may keep each decision. */
 function watchIntents({ venue, core, opts }: Run): { replay: Replay; decisions: Decision[] } {
   const { clock } = venue;
-  // Quiet: every chain of promise continuations (the write in flight, a reconciliation) waits on virtual time.
-  const replay = new Replay(venue, () => clock.sleeping === core.busy() && !(core.inFlight.size === 0 && core.queued() > 0));
+  const replay = new Replay(venue, quietOf(clock, core));
   core.runner.intents$.subscribe(replay.touch);
   const decisions: Decision[] = [];
   if (opts.collect?.decisions)

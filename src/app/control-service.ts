@@ -22,6 +22,7 @@ import type {
   SymbolPerformance,
 } from '../ops/control.js';
 import { strategyPnls } from '../report/metrics.js';
+import type { DivergenceReport } from '../report/divergence.js';
 import type { StrategyChange } from '../strategy/runner.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -236,6 +237,13 @@ export class ControlService implements Control {
 
   recentEvents(limit = 100): ControlEvent[] {
     return this.ring.slice(-Math.max(0, limit));
+  }
+
+  /** The shadow's report, once one follows the daemon (it starts after trading does). */
+  shadowReport: (() => DivergenceReport) | undefined;
+
+  shadow(): DivergenceReport | undefined {
+    return this.shadowReport?.();
   }
 
   onEvent(listener: (e: ControlEvent) => void): () => void {

@@ -2,14 +2,14 @@
 // risk gate, executor, order tracker, stop manager, the trading loop over a venue's market-data streams, reconciliation before
 // trading and on schedule, strategy schedules. The handle it returns is what the commands, the ops endpoints and a
 // future operator API read and drive; which venue, streams and clock it gets is the kernel's choice.
-import { Subscription } from 'rxjs';
+import { Subscription, type Observable } from 'rxjs';
 import type { Stamped } from '../data/poll.js';
 import type { BarNeed, BarSource } from '../data/bar-feed.js';
 import type { PolledSymbols } from '../data/polls.js';
 import type { Decimal } from '../domain/decimal.js';
 import type { ExecutionEvent, TradingState } from '../domain/events.js';
 import type { Intent } from '../domain/intent.js';
-import type { Balance, Instrument, Position, Ticker } from '../domain/market.js';
+import type { Balance, Instrument, Position, PublicTrade, Ticker } from '../domain/market.js';
 import type { Order } from '../domain/order.js';
 import type { ExchangeClient } from '../exchange/client.js';
 import { Executor } from '../execution/executor.js';
@@ -54,6 +54,8 @@ export interface BoundVenue {
   keys?: KeyCheck;
   /** The bars of the series asked for (none asked: absent). */
   bars?: BarSource;
+  /** The spot pairs' polled public trades (S9), when the venue reads them for all of them: a shadow replays them. */
+  trades$?: Observable<Stamped<PublicTrade[]>>;
 }
 
 /** The execution settings of the order tracker (config `execution`). */

@@ -25,6 +25,9 @@ import { openVenue, riskLimits, type Venue } from './kernel.js';
 import { openJournal, venueOf } from './kernel-stores.js';
 import { startRiskWatches, type RiskWatches } from './risk-watches.js';
 import { shutdownCore } from './shutdown.js';
+import { Shadow } from './shadow.js';
+import { shadowed } from './poll-plan.js';
+import { divergenceSummary } from '../report/divergence.js';
 
 export interface Daemon {
   opsUrl: string;
@@ -69,6 +72,7 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     s.subs.add(core.risk.tradingStates$.subscribe(activity.event));
     s.subs.add(core.executor.events$.subscribe(activity.event));
     await startTrading(s, core, venue, journal);
+    await startShadow(s, core, journal, control);
     watchAccount(s, core);
     const ops = await startDaemonOps({ core, venue, metrics: s.metrics, lastPolled: s.lastPolled, cfg: s.cfg, clock, logger, control });
     s.onClose(() => ops.close());
@@ -100,6 +104,8 @@ class DaemonStart {
   intake: Pick<Core, 'stopIntake'> | undefined;
   /** The operator's control, once made: equity reaches it from the start. */
   control: ControlService | undefined;
+  /** The shadow, when one follows the daemon (config `shadow`): stopped first, its report written. */
+  shadow: Shadow | undefined;
   /** The risk watches, once started: the operator's flatten runs there. */
   watches: RiskWatches | undefined;
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -286,6 +292,23 @@ async function startTrading(s: DaemonStart, core: Core, venue: Venue, journal: J
   });
 }
 
+/** The shadow (config `shadow`): the strategies against the simulator on the polled data, its report at the control API. */
+async function startShadow(s: DaemonStart, core: Core, journal: Journal, control: ControlService): Promise<void> {
+  if (!shadowed(s.cfg)) return;
+  const shadow = await Shadow.start({
+    loaded: s.loaded,
+    instruments: core.instruments,
+    symbols: core.symbols,
+    live: { streams: core.venue.streams!, ...(core.venue.trades$ ? { trades$: core.venue.trades$ } : {}), journal },
+    clock: s.clock,
+    logger: s.logger,
+    ...(s.opts.definitions ? { definitions: s.opts.definitions } : {}),
+  });
+  s.shadow = shadow;
+  s.onClose(async () => void (await shadow.stop()));
+  control.shadowReport = () => shadow.report();
+}
+
 /** Balances and positions as gauges (display only: floats are fine on a dashboard), and the risk watches (the kill
  * switch's action, the funding watch); both end with intake. */
 function watchAccount(s: DaemonStart, core: Core): void {
@@ -318,6 +341,10 @@ function daemonHandle(s: DaemonStart, parts: { core: Core; venue: Venue; control
       const startedAtMs = clock.now();
       log.info({ reason }, 'stopping: intake closed');
       s.gauges.unsubscribe();
+      if (s.shadow) {
+        const { report, files } = await s.shadow.stop();
+        log.info({ files, summary: divergenceSummary(report) }, 'shadow stopped: divergence report written');
+      }
       const settings = { ...cfg.daemon.shutdown, ...(stopOpts.cancelOpenOrders !== undefined ? { cancelOpenOrders: stopOpts.cancelOpenOrders } : {}) };
       const drained = await shutdownCore(core, settings, clock, log, startedAtMs);
       await s.closeAll();

@@ -18,7 +18,7 @@ import { VirtualClock, type Clock } from '../util/clock.js';
 import type { Instrument } from '../domain/market.js';
 import { MarketData } from '../data/market-data.js';
 import { BarFeed, liveBars, warmFromVenue, type BarSource } from '../data/bar-feed.js';
-import { pollChoices } from './poll-plan.js';
+import { pollChoices, shadowed } from './poll-plan.js';
 import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
@@ -218,7 +218,8 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
       const streams = new MarketData(client, {
         spotSymbols: symbols.spot,
         futuresSymbols: symbols.futures,
-        barSpotSymbols: symbols.barSpot,
+        // A shadow replays every spot pair's public trades: the trades poll reads them all.
+        barSpotSymbols: shadowed(cfg) ? symbols.spot : symbols.barSpot,
         polls: cfg.daemon.polls,
         clock,
         logger,
@@ -237,7 +238,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
           cfg.daemon.bars.warmup ? () => warmFromVenue(feed, client, instruments, clock, logger) : undefined,
         ),
       );
-      const withBars = bars ? { bars } : {};
+      const withBars = { ...(bars ? { bars } : {}), ...(shadowed(cfg) && symbols.spot.length ? { trades$: streams.trades$ } : {}) };
       if (paper) return { trading: paper, streams, ...withBars, beforeTickers: (tickers) => paper.follow(tickers.value.values(), clock.now()) };
       return {
         trading: client,

@@ -42,12 +42,19 @@ export function pollChoices(cfg: Config, futuresContracts: number): PollChoices 
   };
 }
 
+/** Whether a shadow follows the daemon (config `shadow`: live and dry-run only). */
+export function shadowed(config: Config): boolean {
+  return config.shadow.enabled && config.mode !== 'backtest';
+}
+
 /** What the polls read for the strategies' symbols (and the spot pairs of those with bars), and how. */
 function plannedReads(cfg: Config): { polled: PolledSymbols; choices: PollChoices } {
   const symbols = [...new Set(cfg.strategies.flatMap((s) => s.symbols))];
   const barSymbols = new Set(cfg.strategies.filter((s) => s.timeframes?.length).flatMap((s) => s.symbols));
   const spot = symbols.filter((s) => surfaceOfSymbol(s) === 'spot');
-  const polled = { spot, futures: symbols.filter((s) => surfaceOfSymbol(s) === 'futures'), barSpot: spot.filter((s) => barSymbols.has(s)) };
+  // A shadow replays every spot pair's public trades (kernel.ts): the trades poll reads them all.
+  const barSpot = shadowed(cfg) ? spot : spot.filter((s) => barSymbols.has(s));
+  const polled = { spot, futures: symbols.filter((s) => surfaceOfSymbol(s) === 'futures'), barSpot };
   return { polled, choices: pollChoices(cfg, polled.futures.length) };
 }
 

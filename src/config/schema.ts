@@ -5,6 +5,7 @@ import { TIMEFRAMES } from '../domain/candles.js';
 import { VENUE_BUDGET } from '../domain/venue-budget.js';
 import { Decimal } from '../domain/decimal.js';
 import { DEFAULT_MAINTENANCE_TIERS } from '../domain/margin.js';
+import { shadowSchema } from './shadow-schema.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -788,6 +789,7 @@ export const configSchema = z.strictObject({
   execution: executionSchema,
   daemon: daemonSchema,
   backtest: backtestSchema,
+  shadow: shadowSchema,
   notify: notifySchema,
   strategyDirs: z
     .array(z.string().min(1))

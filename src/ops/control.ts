@@ -3,6 +3,7 @@
 // API). The daemon implements it over the core (src/app/): reads are snapshots of the core, the journal and the
 // venue's budget; commands are journaled with who gave them and why before they act. Money leaves here as exact
 // decimal strings (JSON-ready); ids as strings.
+import type { DivergenceReport } from '../report/divergence.js';
 import type { TradingState } from '../domain/events.js';
 
 /** Who gave a command: the surface and, where known, the caller (a chat id, an API client). */
@@ -145,6 +146,8 @@ export interface Control {
   performance(): SymbolPerformance[];
   /** The latest events, newest last (a bounded ring). */
   recentEvents(limit?: number): ControlEvent[];
+  /** How live differs from the shadow so far (config `shadow`); undefined when no shadow runs. */
+  shadow?(): DivergenceReport | undefined;
   /** Calls `listener` with every event as it happens; returns the unsubscribe. A throwing listener is not called again. */
   onEvent(listener: (e: ControlEvent) => void): () => void;
 

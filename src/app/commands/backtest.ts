@@ -9,6 +9,8 @@ import { QueueRunner } from '../../research/queue-runner.js';
 import { DEFAULT_QUEUE } from '../../research/queue.js';
 import { createLogger, redactUrlCredentials, registerUrlCredentials } from '../../util/logger.js';
 import { BacktestFaultError, backtestSummary, runBacktest } from '../backtest.js';
+import { replayJournal } from '../replay-journal.js';
+import { divergenceSummary } from '../../report/divergence.js';
 import { simulatorInstruments } from '../instrument-list.js';
 import { jobDataFiles, jobStrategyFiles, localJobRunner } from '../job-run.js';
 import { warmDataCache } from '../sim-market.js';
@@ -26,6 +28,8 @@ interface RangeOptions {
 interface BacktestOptions extends RangeOptions {
   config: string;
   out?: string;
+  /** A live session's journal: its orders paired with the replay's (the divergence report). */
+  replayJournal?: string;
 }
 
 interface SweepOptions extends BacktestOptions {
@@ -74,7 +78,14 @@ async function backtest(opts: BacktestOptions, io: Io): Promise<number> {
   try {
     const range = backtestRange(opts);
     const logger = createLogger({ level: loaded.config.log.level, fd: 2, base: { app: 'sextant', cmd: 'backtest' } });
-    const result = await runBacktest(loaded, logger, { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress: progressBar('backtest', 'events') });
+    const run = { ...range, ...(opts.out ? { outDir: opts.out } : {}), onProgress: progressBar('backtest', 'events') };
+    if (opts.replayJournal) {
+      const { result, report } = await replayJournal(loaded, logger, { ...run, journalFile: opts.replayJournal });
+      for (const line of [...backtestSummary(result), ...divergenceSummary(report)]) io.out(line);
+      io.out(`divergence report: ${join(result.outDir, 'divergence.html')} (and divergence.json)`);
+      return 0;
+    }
+    const result = await runBacktest(loaded, logger, run);
     for (const line of backtestSummary(result)) io.out(line);
     return 0;
   } catch (err) {
@@ -144,9 +155,17 @@ export function registerBacktest(program: Command, io: Io, setCode: SetCode): vo
     .option('--sweep <file>', 'YAML {strategy: <id>, params: {<name>: [values...]}}: every combination, on worker threads (or queue workers: --queue), ranked')
     .option('--queue <redis-url>', 'sweep: the runs go to a Redis queue, run by `sextant worker` processes in the same file tree')
     .option('--queue-name <name>', "sweep: the queue's name", DEFAULT_QUEUE)
+    .option(
+      '--replay-journal <journal>',
+      "a live session's journal (SQLite): the session's recorded market (--data, what `sextant record` wrote) replayed through the simulator, each live order paired with its simulated twin in divergence.json and divergence.html",
+    )
     .action(async (opts: Omit<SweepOptions, 'sweep'> & { sweep?: string }) => {
       if (opts.queue && !opts.sweep) {
         io.err('--queue runs the runs of a sweep: give --sweep <file> with it');
+        return setCode(1);
+      }
+      if (opts.replayJournal && opts.sweep) {
+        io.err('--replay-journal compares one replay with a live session: it does not go with --sweep');
         return setCode(1);
       }
       setCode(opts.sweep ? await sweep({ ...opts, sweep: opts.sweep }, io) : await backtest(opts, io));

@@ -34,6 +34,7 @@ function operation(route: Route): Json {
   const error = { content: { 'application/json': { schema: jsonSchema(errorSchema, 'output') } } };
   const responses: Json = {};
   if (route.ok === 'stream') responses['200'] = { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+  else if (route.ok === 'page') responses['200'] = { description: 'A page', content: { 'text/html': { schema: { type: 'string' } } } };
   else if (route.ok === 'document') responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
   else responses['200'] = { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.ok, 'output') } } };
   const statuses = new Set([...route.errors, 401, ...(route.kind === 'command' ? [403] : [])]);

@@ -27,7 +27,9 @@ import {
   strategyParams,
   strategySchema,
   symbolPerformanceSchema,
+  divergenceSchema,
 } from './schemas.js';
+import { renderDivergence } from '../../report/divergence.js';
 
 /** What a handler answers: a status and a JSON body. */
 export interface Reply {
@@ -54,7 +56,7 @@ export interface Route {
   query?: z.ZodType;
   body?: z.ZodType;
   /** The 200 answer's schema; `stream`: server-sent events (handled by sse.ts, not `handle`). */
-  ok: z.ZodType | 'stream' | 'document';
+  ok: z.ZodType | 'stream' | 'document' | 'page';
   /** The error statuses it may answer besides 401 (and 403 for commands). */
   errors: number[];
   handle?: (input: RouteInput) => Promise<Reply> | Reply;
@@ -74,6 +76,8 @@ function unknownStrategy(control: Control, id: string | undefined): Reply | unde
   if (id === undefined || control.strategies().some((s) => s.id === id)) return undefined;
   return notFound(`no strategy ${id}`);
 }
+
+const NO_SHADOW: Reply = { status: 404, body: { error: 'no shadow runs: set shadow.enabled in a live or dry-run config' } };
 
 const reasonOf = (body: Record<string, unknown>) => (typeof body.reason === 'string' && body.reason !== '' ? body.reason : undefined);
 
@@ -213,6 +217,32 @@ export const ROUTES: readonly Route[] = [
     ok: eventSchema.array(),
     errors: [400],
     handle: ({ control, query }) => ({ status: 200, body: control.recentEvents((query as z.infer<typeof eventsQuery>).limit) }),
+  },
+  {
+    method: 'GET',
+    path: '/shadow',
+    summary: "How live differs from the shadow (config shadow): each live order with its simulated twin, the PnL of both and the causes named",
+    kind: 'read',
+    query: noQuery,
+    ok: divergenceSchema,
+    errors: [400, 404],
+    handle: ({ control }) => {
+      const report = control.shadow?.();
+      return report ? { status: 200, body: report } : NO_SHADOW;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/shadow/page',
+    summary: 'The divergence report as a page',
+    kind: 'read',
+    query: noQuery,
+    ok: 'page',
+    errors: [400, 404],
+    handle: ({ control }) => {
+      const report = control.shadow?.();
+      return report ? { status: 200, body: renderDivergence(report) } : NO_SHADOW;
+    },
   },
   {
     method: 'GET',

@@ -2,7 +2,9 @@
 // OpenAPI document is generated from them (openapi.ts). The response shapes are those of src/ops/control.ts; the
 // compile-time checks at the end keep the two the same.
 import { z } from 'zod';
+import { scrubSecrets } from '../../util/secrets.js';
 import type { CommandResult, ControlEvent, ControlStatus, FillView, OrderView, ProfitWindow, StrategyView, SymbolPerformance } from '../control.js';
+import type { DivergenceReport } from '../../report/divergence.js';
 
 /** An exact decimal, as a plain string (never a JSON number). */
 const decimal = z.string().describe('exact decimal');
@@ -105,6 +107,60 @@ export const profitWindowSchema = z.object({
 
 export const symbolPerformanceSchema = z.object({ symbol: z.string(), ...realisedFields });
 
+const sideOutcome = z.object({
+  clientOid: z.string(),
+  createdAtMs: ms,
+  state: z.string(),
+  error: z.string().nullable(),
+  filledSize: decimal,
+  avgPrice: decimal.nullable(),
+  fees: decimal,
+  firstFillMs: ms.nullable(),
+});
+const cause = z.enum(['none', 'latency', 'queue', 'partial-fills', 'data-gaps', 'decision']);
+
+/** The divergence report (src/report/divergence.ts): live orders paired with the shadow's. */
+export const divergenceSchema = z.object({
+  live: z.object({ source: z.string(), orders: z.number().int(), fills: z.number().int() }),
+  sim: z.object({ source: z.string(), orders: z.number().int(), fills: z.number().int(), latencyMs: z.number().int(), fillModel: z.string() }),
+  options: z.object({
+    pairWindowMs: z.number(),
+    timeToleranceMs: z.number(),
+    simArrivalMs: z.number(),
+    arrivalToleranceMs: z.number(),
+    gapMs: z.number(),
+    sampleMs: z.number(),
+  }),
+  summary: z.object({
+    paired: z.number().int(),
+    matched: z.number().int(),
+    liveOnly: z.number().int(),
+    simOnly: z.number().int(),
+    causes: z.array(z.object({ cause, orders: z.number().int(), money: decimal, why: z.string() })),
+    livePnl: decimal,
+    simPnl: decimal,
+  }),
+  pairs: z.array(
+    z.object({
+      strategyId: z.string(),
+      symbol: z.string(),
+      side: z.enum(['buy', 'sell']),
+      kind: z.enum(['limit', 'market']),
+      price: decimal.nullable(),
+      size: decimal,
+      live: sideOutcome,
+      sim: sideOutcome,
+      priceDiff: decimal.nullable(),
+      feeDiff: decimal,
+      fillTimeDiffMs: z.number().int().nullable(),
+      cause,
+    }),
+  ),
+  liveOnly: z.array(sideOutcome),
+  simOnly: z.array(sideOutcome),
+  pnl: z.array(z.object({ atMs: ms, live: decimal, sim: decimal, gap: decimal })),
+});
+
 export const eventSchema = z.object({
   kind: z.enum(['order', 'fill', 'state', 'equity', 'strategy', 'command']),
   atMs: ms,
@@ -128,8 +184,9 @@ export const noQuery = z.strictObject({});
 export const strategyParams = z.strictObject({ id: z.string().min(1).max(64) });
 export const orderParams = z.strictObject({ clientOid: z.string().min(1).max(64) });
 
-const reasonRequired = z.string().trim().min(1, 'a reason is required: it is journaled with the command').max(500);
-const reasonOptional = z.string().trim().max(500).optional();
+// A secret pasted into a reason (the token, a key) is scrubbed: reasons are journaled, shown in the status and notified.
+const reasonRequired = z.string().trim().min(1, 'a reason is required: it is journaled with the command').max(500).transform(scrubSecrets);
+const reasonOptional = z.string().trim().max(500).transform(scrubSecrets).optional();
 
 export const reasonBody = z.strictObject({ reason: reasonRequired });
 export const optionalReasonBody = z.strictObject({ reason: reasonOptional });
@@ -146,4 +203,5 @@ same<Same<z.infer<typeof fillSchema>, FillView>>(true);
 same<Same<z.infer<typeof eventSchema>, ControlEvent>>(true);
 same<Same<z.infer<typeof profitWindowSchema>, ProfitWindow>>(true);
 same<Same<z.infer<typeof symbolPerformanceSchema>, SymbolPerformance>>(true);
+same<Same<z.infer<typeof divergenceSchema>, DivergenceReport>>(true);
 same<Same<z.infer<typeof commandOkSchema>, Extract<CommandResult, { ok: true }>>>(true);

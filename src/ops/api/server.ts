@@ -203,6 +203,7 @@ export class ControlServer {
         }
         const actor = (req as FastifyRequest & { actor?: Actor }).actor ?? { via: 'api', who: 'loopback' };
         const out = await route.handle!({ control, actor, ...input });
+        if (route.ok === 'page' && out.status === 200) reply.header('content-type', 'text/html; charset=utf-8');
         return reply.code(out.status).send(out.body);
       },
     });

@@ -1,0 +1,361 @@
+// How a live session differs from the simulator's run of the same market: each live order paired with its simulated
+// twin (same strategy, symbol, side, kind, price and size, placed within a window of each other), what each side's
+// fills were, the PnL of each side over time and the gap between them, and the causes of the differences named and
+// counted. Pure: the orders and fills come in as data (from two journals), the report goes out as data and HTML.
+import { Decimal } from '../domain/decimal.js';
+import { esc, moneyText, utcText } from './html-tables.js';
+
+/** One order as a journal holds it, and its fills (oldest first). */
+export interface DivergenceOrder {
+  clientOid: string;
+  strategyId: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  kind: 'limit' | 'market';
+  timeInForce: string;
+  price: string | null;
+  size: string;
+  isTrigger: boolean;
+  triggerPrice: string | null;
+  /** When the order was written, just before it was sent. */
+  createdAtMs: number;
+  state: string;
+  /** Why the venue refused it, or what went wrong last (null: nothing). */
+  error: string | null;
+  fills: ReadonlyArray<{ price: string; size: string; fee: string; atMs: number }>;
+}
+
+/** What made a pair (or a lone order) differ; `none` when both sides agree. */
+export type DivergenceCause = 'none' | 'latency' | 'queue' | 'partial-fills' | 'data-gaps' | 'decision';
+
+/** Why each cause is named: one sentence a trader reads beside the count. */
+export const CAUSE_TEXT: Record<DivergenceCause, string> = {
+  none: 'both sides filled the same size at the same price within the time tolerance (or neither filled)',
+  latency:
+    'the two orders reached their venues far enough apart for the market to move in between (or, on one side only, the strategy saw its orders answered at another time and decided otherwise)',
+  queue: 'placed together, one filled and the other did not (or later): the place in the queue, or the fill model',
+  'partial-fills': 'both filled, but not the same size',
+  'data-gaps': 'the simulated market had no data for a while in the order’s life: it could not fill as the venue did',
+  decision: 'an order on one side only, with the same data and the same latency: the strategy saw something else (a fill, a price) and decided otherwise',
+};
+
+export interface DivergenceOptions {
+  /** Orders of the two sides this far apart or nearer can be twins (ms). */
+  pairWindowMs: number;
+  /** Two fills this near in time are the same fill (ms); two arrivals this near are the same moment. */
+  timeToleranceMs: number;
+  /** The simulated side's orders reach its venue this long after they are written (ms: half its configured round trip). */
+  simArrivalMs: number;
+  /** Two orders whose arrivals at their venues are this near reached them at the same moment (ms). */
+  arrivalToleranceMs: number;
+  /** Stretches without simulated market data at least this long count as gaps (ms). */
+  gapMs: number;
+  /** Per symbol, the stretches [fromMs, toMs) the simulated market had no data. */
+  gaps: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+  /** The PnL series' spacing (ms). */
+  sampleMs: number;
+}
+
+/** One side of a pair: filled size, average price, fees and the first fill's time. */
+export interface SideOutcome {
+  clientOid: string;
+  createdAtMs: number;
+  state: string;
+  error: string | null;
+  filledSize: string;
+  avgPrice: string | null;
+  fees: string;
+  firstFillMs: number | null;
+}
+
+export interface DivergencePair {
+  strategyId: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  kind: 'limit' | 'market';
+  price: string | null;
+  size: string;
+  live: SideOutcome;
+  sim: SideOutcome;
+  /** sim − live: average fill price, fees, first fill time (null unless both filled). */
+  priceDiff: string | null;
+  feeDiff: string;
+  fillTimeDiffMs: number | null;
+  cause: DivergenceCause;
+}
+
+export interface DivergenceReport {
+  live: { source: string; orders: number; fills: number };
+  sim: { source: string; orders: number; fills: number; latencyMs: number; fillModel: string };
+  options: Omit<DivergenceOptions, 'gaps'>;
+  summary: {
+    paired: number;
+    /** Pairs whose fills agree (cause `none`). */
+    matched: number;
+    liveOnly: number;
+    simOnly: number;
+    /** Every cause with a count, most orders first; its sentence and the money it moved (|live − sim| fill value). */
+    causes: Array<{ cause: DivergenceCause; orders: number; money: string; why: string }>;
+    /** The strategies' PnL on each side at the end (fills marked at each side's last fill price per symbol). */
+    livePnl: string;
+    simPnl: string;
+  };
+  pairs: DivergencePair[];
+  liveOnly: SideOutcome[];
+  simOnly: SideOutcome[];
+  pnl: Array<{ atMs: number; live: string; sim: string; gap: string }>;
+}
+
+const key = (o: DivergenceOrder) =>
+  [
+    o.strategyId,
+    o.symbol,
+    o.side,
+    o.kind,
+    o.price === null ? '' : Decimal.from(o.price).toString(),
+    Decimal.from(o.size).toString(),
+    o.isTrigger ? 'T' : '',
+    o.triggerPrice ?? '',
+  ].join('|');
+
+function outcome(o: DivergenceOrder): SideOutcome {
+  let filled = Decimal.ZERO;
+  let value = Decimal.ZERO;
+  let fees = Decimal.ZERO;
+  for (const f of o.fills) {
+    const size = Decimal.from(f.size);
+    filled = filled.add(size);
+    value = value.add(size.mul(Decimal.from(f.price)));
+    fees = fees.add(Decimal.from(f.fee));
+  }
+  return {
+    clientOid: o.clientOid,
+    createdAtMs: o.createdAtMs,
+    state: o.state,
+    error: o.error,
+    filledSize: filled.toString(),
+    avgPrice: filled.isZero() ? null : value.div(filled, 12).toString(),
+    fees: fees.toString(),
+    firstFillMs: o.fills[0]?.atMs ?? null,
+  };
+}
+
+/** Pairs each live order with the nearest-in-time unpaired simulated order of the same key within the window. */
+function pairUp(live: readonly DivergenceOrder[], sim: readonly DivergenceOrder[], windowMs: number) {
+  const byKey = new Map<string, DivergenceOrder[]>();
+  for (const o of [...sim].sort((a, b) => a.createdAtMs - b.createdAtMs)) {
+    const k = key(o);
+    byKey.set(k, [...(byKey.get(k) ?? []), o]);
+  }
+  const pairs: Array<[DivergenceOrder, DivergenceOrder]> = [];
+  const liveOnly: DivergenceOrder[] = [];
+  for (const o of [...live].sort((a, b) => a.createdAtMs - b.createdAtMs)) {
+    const candidates = byKey.get(key(o)) ?? [];
+    let best = -1;
+    for (let i = 0; i < candidates.length; i++) {
+      const d = Math.abs(candidates[i]!.createdAtMs - o.createdAtMs);
+      if (d <= windowMs && (best < 0 || d < Math.abs(candidates[best]!.createdAtMs - o.createdAtMs))) best = i;
+    }
+    if (best < 0) liveOnly.push(o);
+    else pairs.push([o, candidates.splice(best, 1)[0]!]);
+  }
+  return { pairs, liveOnly, simOnly: [...byKey.values()].flat() };
+}
+
+function inGap(opts: DivergenceOptions, symbol: string, fromMs: number, toMs: number): boolean {
+  return (opts.gaps.get(symbol) ?? []).some(([a, b]) => b - a >= opts.gapMs && a < toMs && b > fromMs);
+}
+
+/** The one cause of a pair's difference (checked in this order: the first that explains it). */
+function causeOf(live: SideOutcome, sim: SideOutcome, pair: DivergenceOrder, opts: DivergenceOptions): DivergenceCause {
+  const liveFilled = Decimal.from(live.filledSize);
+  const simFilled = Decimal.from(sim.filledSize);
+  const samePrice =
+    live.avgPrice === sim.avgPrice || (live.avgPrice !== null && sim.avgPrice !== null && Decimal.from(live.avgPrice).eq(Decimal.from(sim.avgPrice)));
+  const sameTime = live.firstFillMs === null || sim.firstFillMs === null || Math.abs(live.firstFillMs - sim.firstFillMs) <= opts.timeToleranceMs;
+  if (liveFilled.eq(simFilled) && samePrice && sameTime) return 'none';
+  const end = Math.max(live.firstFillMs ?? live.createdAtMs, sim.firstFillMs ?? sim.createdAtMs, live.createdAtMs + opts.pairWindowMs);
+  if (inGap(opts, pair.symbol, Math.min(live.createdAtMs, sim.createdAtMs), end)) return 'data-gaps';
+  const arrivalGapMs = Math.abs(sim.createdAtMs + opts.simArrivalMs - live.createdAtMs);
+  if (arrivalGapMs > opts.arrivalToleranceMs) return 'latency';
+  if (!liveFilled.isZero() && !simFilled.isZero() && !liveFilled.eq(simFilled)) return 'partial-fills';
+  return 'queue';
+}
+
+/**
+ * Why an order has no twin: the market data missing around it; else the sides' latencies, which make a strategy see
+ * its orders answered (and filled) at other times; else its decision alone.
+ */
+function loneCause(o: DivergenceOrder, opts: DivergenceOptions): DivergenceCause {
+  if (inGap(opts, o.symbol, o.createdAtMs - opts.pairWindowMs, o.createdAtMs + opts.pairWindowMs)) return 'data-gaps';
+  return opts.simArrivalMs > opts.arrivalToleranceMs ? 'latency' : 'decision';
+}
+
+/** What an order's fills moved in money: bought value negative, sold positive, fees off. */
+function cashOf(o: DivergenceOrder, untilMs: number): { cash: Decimal; position: Decimal; last: Decimal | null } {
+  let cash = Decimal.ZERO;
+  let position = Decimal.ZERO;
+  let last: Decimal | null = null;
+  for (const f of o.fills) {
+    if (f.atMs > untilMs) break;
+    const size = Decimal.from(f.size);
+    const price = Decimal.from(f.price);
+    const value = size.mul(price);
+    cash = o.side === 'buy' ? cash.sub(value) : cash.add(value);
+    position = o.side === 'buy' ? position.add(size) : position.sub(size);
+    cash = cash.sub(Decimal.from(f.fee));
+    last = price;
+  }
+  return { cash, position, last };
+}
+
+/** The strategies' PnL of one side at `atMs`: cash from fills plus what they hold, marked at its last fill price per symbol. */
+function pnlAt(orders: readonly DivergenceOrder[], atMs: number): Decimal {
+  let cash = Decimal.ZERO;
+  const held = new Map<string, { position: Decimal; last: Decimal | null; lastMs: number }>();
+  for (const o of orders) {
+    const c = cashOf(o, atMs);
+    cash = cash.add(c.cash);
+    const h = held.get(o.symbol) ?? { position: Decimal.ZERO, last: null, lastMs: -Infinity };
+    const lastMs = o.fills.filter((f) => f.atMs <= atMs).at(-1)?.atMs ?? -Infinity;
+    held.set(o.symbol, { position: h.position.add(c.position), last: lastMs >= h.lastMs && c.last ? c.last : h.last, lastMs: Math.max(lastMs, h.lastMs) });
+  }
+  for (const h of held.values()) if (h.last) cash = cash.add(h.position.mul(h.last));
+  return cash;
+}
+
+function pnlSeries(live: readonly DivergenceOrder[], sim: readonly DivergenceOrder[], sampleMs: number): DivergenceReport['pnl'] {
+  const times = [...live, ...sim].flatMap((o) => [o.createdAtMs, ...o.fills.map((f) => f.atMs)]);
+  if (times.length === 0) return [];
+  const from = Math.min(...times);
+  const to = Math.max(...times);
+  const out: DivergenceReport['pnl'] = [];
+  for (let t = from; ; t += sampleMs) {
+    const at = Math.min(t, to);
+    const l = pnlAt(live, at);
+    const s = pnlAt(sim, at);
+    out.push({ atMs: at, live: l.toString(), sim: s.toString(), gap: s.sub(l).toString() });
+    if (at === to) return out;
+  }
+}
+
+/** The money a pair's difference moved: the difference of its two sides' fill values. */
+function moneyMoved(live: SideOutcome, sim: SideOutcome): Decimal {
+  const value = (s: SideOutcome) => (s.avgPrice ? Decimal.from(s.avgPrice).mul(Decimal.from(s.filledSize)) : Decimal.ZERO);
+  return value(sim).sub(value(live)).abs();
+}
+
+/** Pairs the live orders with the simulated ones and names why they differ. */
+export function divergence(
+  live: { source: string; orders: readonly DivergenceOrder[] },
+  sim: { source: string; orders: readonly DivergenceOrder[]; fillModel: string; latencyMs: number },
+  opts: DivergenceOptions,
+): DivergenceReport {
+  const { pairs, liveOnly, simOnly } = pairUp(live.orders, sim.orders, opts.pairWindowMs);
+  const counts = new Map<DivergenceCause, { orders: number; money: Decimal }>();
+  const count = (cause: DivergenceCause, money: Decimal) => {
+    const c = counts.get(cause) ?? { orders: 0, money: Decimal.ZERO };
+    counts.set(cause, { orders: c.orders + 1, money: c.money.add(money) });
+  };
+  const pairRows = pairs.map(([l, s]): DivergencePair => {
+    const lo = outcome(l);
+    const so = outcome(s);
+    const cause = causeOf(lo, so, l, opts);
+    count(cause, moneyMoved(lo, so));
+    return {
+      strategyId: l.strategyId,
+      symbol: l.symbol,
+      side: l.side,
+      kind: l.kind,
+      price: l.price,
+      size: l.size,
+      live: lo,
+      sim: so,
+      priceDiff: lo.avgPrice && so.avgPrice ? Decimal.from(so.avgPrice).sub(Decimal.from(lo.avgPrice)).toString() : null,
+      feeDiff: Decimal.from(so.fees).sub(Decimal.from(lo.fees)).toString(),
+      fillTimeDiffMs: lo.firstFillMs !== null && so.firstFillMs !== null ? so.firstFillMs - lo.firstFillMs : null,
+      cause,
+    };
+  });
+  for (const o of [...liveOnly, ...simOnly]) {
+    const out = outcome(o);
+    count(loneCause(o, opts), moneyMoved(out, { ...out, filledSize: '0', avgPrice: null }));
+  }
+  const pnl = pnlSeries(live.orders, sim.orders, opts.sampleMs);
+  const fills = (orders: readonly DivergenceOrder[]) => orders.reduce((n, o) => n + o.fills.length, 0);
+  const { gaps: _gaps, ...shown } = opts;
+  return {
+    live: { source: live.source, orders: live.orders.length, fills: fills(live.orders) },
+    sim: { source: sim.source, orders: sim.orders.length, fills: fills(sim.orders), latencyMs: sim.latencyMs, fillModel: sim.fillModel },
+    options: shown,
+    summary: {
+      paired: pairs.length,
+      matched: pairRows.filter((p) => p.cause === 'none').length,
+      liveOnly: liveOnly.length,
+      simOnly: simOnly.length,
+      causes: [...counts.entries()]
+        .filter(([cause]) => cause !== 'none')
+        .map(([cause, c]) => ({ cause, orders: c.orders, money: c.money.toString(), why: CAUSE_TEXT[cause] }))
+        .sort((a, b) => b.orders - a.orders || Decimal.from(b.money).cmp(Decimal.from(a.money))),
+      livePnl: pnl.at(-1)?.live ?? '0',
+      simPnl: pnl.at(-1)?.sim ?? '0',
+    },
+    pairs: pairRows,
+    liveOnly: liveOnly.map(outcome),
+    simOnly: simOnly.map(outcome),
+    pnl,
+  };
+}
+
+/** The report's summary in lines for a terminal. */
+export function divergenceSummary(r: DivergenceReport): string[] {
+  const s = r.summary;
+  const causes = s.causes.length ? s.causes.map((c) => `${c.cause} ${c.orders}`).join(', ') : 'none';
+  return [
+    `live ${r.live.orders} orders (${r.live.fills} fills), simulated ${r.sim.orders} orders (${r.sim.fills} fills; fills ${r.sim.fillModel}, latency ${r.sim.latencyMs} ms)`,
+    `paired ${s.paired} (matched ${s.matched}), live only ${s.liveOnly}, simulated only ${s.simOnly}; causes: ${causes}`,
+    `PnL live ${moneyText(s.livePnl)}, simulated ${moneyText(s.simPnl)}, gap ${moneyText(Decimal.from(s.simPnl).sub(Decimal.from(s.livePnl)).toString())}`,
+  ];
+}
+
+const td = (v: string | number | null) => `<td>${esc(v === null ? '' : String(v))}</td>`;
+
+/** The report as one page: the summary, the causes, the PnL of both sides over time, every pair and lone order. */
+export function renderDivergence(r: DivergenceReport): string {
+  const s = r.summary;
+  const causeRows = s.causes
+    .map((c) => `<tr data-cause="${esc(c.cause)}"><th>${esc(c.cause)}</th>${td(c.orders)}${td(moneyText(c.money))}<td class="why">${esc(c.why)}</td></tr>`)
+    .join('');
+  const pairRows = r.pairs
+    .map(
+      (p) =>
+        `<tr data-cause="${esc(p.cause)}">${td(utcText(p.live.createdAtMs))}${td(p.strategyId)}${td(p.symbol)}${td(p.side)}${td(p.price)}${td(p.size)}${td(p.live.filledSize)}${td(p.sim.filledSize)}${td(p.live.avgPrice)}${td(p.sim.avgPrice)}${td(p.fillTimeDiffMs)}${td(p.feeDiff)}${td(p.cause)}</tr>`,
+    )
+    .join('');
+  const loneRows = [...r.liveOnly.map((o) => ['live', o] as const), ...r.simOnly.map((o) => ['simulated', o] as const)]
+    .map(([side, o]) => `<tr>${td(side)}${td(utcText(o.createdAtMs))}${td(o.clientOid)}${td(o.error ? `${o.state}: ${o.error}` : o.state)}${td(o.filledSize)}${td(o.avgPrice)}</tr>`)
+    .join('');
+  const pnlRows = r.pnl.map((p) => `<tr>${td(utcText(p.atMs))}${td(moneyText(p.live))}${td(moneyText(p.sim))}${td(moneyText(p.gap))}</tr>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Live against the simulator</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff} h1{font-size:20px} h2{font-size:15px;margin:20px 0 8px}
+table{border-collapse:collapse} th,td{padding:4px 8px;border-bottom:1px solid #eef0f5;text-align:left} td{text-align:right;font-variant-numeric:tabular-nums} td.why{text-align:left}
+.scroll{max-height:480px;overflow:auto}
+</style></head>
+<body>
+<h1>Live against the simulator</h1>
+<ul id="summary">${divergenceSummary(r)
+    .map((line) => `<li>${esc(line)}</li>`)
+    .join('')}</ul>
+<h2>Causes</h2>
+${causeRows ? `<table id="causes"><tr><th>Cause</th><th>Orders</th><th>Money moved (USDT)</th><th>Why</th></tr>${causeRows}</table>` : '<p id="causes">None: every pair agrees.</p>'}
+<h2>PnL over time <small>(USDT; fills marked at each side’s last fill price)</small></h2>
+<div class="scroll"><table id="pnl"><tr><th>Time (UTC)</th><th>Live</th><th>Simulated</th><th>Gap</th></tr>${pnlRows}</table></div>
+<h2>Pairs</h2>
+<div class="scroll"><table id="pairs"><tr><th>Placed (UTC)</th><th>Strategy</th><th>Symbol</th><th>Side</th><th>Price</th><th>Size</th><th>Filled live</th><th>Filled sim</th><th>Avg live</th><th>Avg sim</th><th>Fill time Δ (ms)</th><th>Fees Δ</th><th>Cause</th></tr>${pairRows}</table></div>
+<h2>On one side only</h2>
+${loneRows ? `<table id="lone"><tr><th>Side</th><th>Placed (UTC)</th><th>Client id</th><th>State</th><th>Filled</th><th>Avg price</th></tr>${loneRows}</table>` : '<p id="lone">None.</p>'}
+</body></html>
+`;
+}
