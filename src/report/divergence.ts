@@ -191,49 +191,58 @@ function loneCause(o: DivergenceOrder, opts: DivergenceOptions): DivergenceCause
   return opts.simArrivalMs > opts.arrivalToleranceMs ? 'latency' : 'decision';
 }
 
-/** What an order's fills moved in money: bought value negative, sold positive, fees off. */
-function cashOf(o: DivergenceOrder, untilMs: number): { cash: Decimal; position: Decimal; last: Decimal | null } {
-  let cash = Decimal.ZERO;
-  let position = Decimal.ZERO;
-  let last: Decimal | null = null;
-  for (const f of o.fills) {
-    if (f.atMs > untilMs) break;
-    const size = Decimal.from(f.size);
-    const price = Decimal.from(f.price);
+/** At most this many points in the PnL series: a long session's samples are spaced further apart. */
+const MAX_PNL_POINTS = 1000;
+
+/**
+ * One side's PnL as its fills come in: cash from fills (bought value out, sold value in, fees off) plus what is held,
+ * marked at the side's last fill price per symbol.
+ */
+class SidePnl {
+  private cash = Decimal.ZERO;
+  private readonly held = new Map<string, { position: Decimal; last: Decimal }>();
+
+  take(symbol: string, side: 'buy' | 'sell', fill: { price: string; size: string; fee: string }): void {
+    const size = Decimal.from(fill.size);
+    const price = Decimal.from(fill.price);
     const value = size.mul(price);
-    cash = o.side === 'buy' ? cash.sub(value) : cash.add(value);
-    position = o.side === 'buy' ? position.add(size) : position.sub(size);
-    cash = cash.sub(Decimal.from(f.fee));
-    last = price;
+    this.cash = (side === 'buy' ? this.cash.sub(value) : this.cash.add(value)).sub(Decimal.from(fill.fee));
+    const position = this.held.get(symbol)?.position ?? Decimal.ZERO;
+    this.held.set(symbol, { position: side === 'buy' ? position.add(size) : position.sub(size), last: price });
   }
-  return { cash, position, last };
+
+  value(): Decimal {
+    let v = this.cash;
+    for (const h of this.held.values()) v = v.add(h.position.mul(h.last));
+    return v;
+  }
 }
 
-/** The strategies' PnL of one side at `atMs`: cash from fills plus what they hold, marked at its last fill price per symbol. */
-function pnlAt(orders: readonly DivergenceOrder[], atMs: number): Decimal {
-  let cash = Decimal.ZERO;
-  const held = new Map<string, { position: Decimal; last: Decimal | null; lastMs: number }>();
-  for (const o of orders) {
-    const c = cashOf(o, atMs);
-    cash = cash.add(c.cash);
-    const h = held.get(o.symbol) ?? { position: Decimal.ZERO, last: null, lastMs: -Infinity };
-    const lastMs = o.fills.filter((f) => f.atMs <= atMs).at(-1)?.atMs ?? -Infinity;
-    held.set(o.symbol, { position: h.position.add(c.position), last: lastMs >= h.lastMs && c.last ? c.last : h.last, lastMs: Math.max(lastMs, h.lastMs) });
-  }
-  for (const h of held.values()) if (h.last) cash = cash.add(h.position.mul(h.last));
-  return cash;
-}
-
+/** Both sides' PnL at every sample from the first order to the last event: one pass over the fills in time order. */
 function pnlSeries(live: readonly DivergenceOrder[], sim: readonly DivergenceOrder[], sampleMs: number): DivergenceReport['pnl'] {
-  const times = [...live, ...sim].flatMap((o) => [o.createdAtMs, ...o.fills.map((f) => f.atMs)]);
-  if (times.length === 0) return [];
-  const from = Math.min(...times);
-  const to = Math.max(...times);
+  const events = [...live.map((o) => [o, 0] as const), ...sim.map((o) => [o, 1] as const)].flatMap(([o, sideIndex]) =>
+    o.fills.map((fill) => ({ atMs: fill.atMs, sideIndex, symbol: o.symbol, side: o.side, fill })),
+  );
+  events.sort((x, y) => x.atMs - y.atMs);
+  const created = [...live, ...sim].map((o) => o.createdAtMs);
+  if (created.length === 0) return [];
+  const from = created.reduce((a, b) => Math.min(a, b));
+  const to = Math.max(
+    created.reduce((a, b) => Math.max(a, b)),
+    events.at(-1)?.atMs ?? -Infinity,
+  );
+  const step = Math.max(sampleMs, Math.ceil((to - from) / MAX_PNL_POINTS));
+  const sides = [new SidePnl(), new SidePnl()] as const;
   const out: DivergenceReport['pnl'] = [];
-  for (let t = from; ; t += sampleMs) {
+  let next = 0;
+  for (let t = from; ; t += step) {
     const at = Math.min(t, to);
-    const l = pnlAt(live, at);
-    const s = pnlAt(sim, at);
+    for (; next < events.length && events[next]!.atMs <= at; next++) {
+      const e = events[next]!;
+      sides[e.sideIndex].take(e.symbol, e.side, e.fill);
+    }
+    const l = sides[0].value();
+    const s = sides[1].value();
     out.push({ atMs: at, live: l.toString(), sim: s.toString(), gap: s.sub(l).toString() });
     if (at === to) return out;
   }
@@ -333,7 +342,10 @@ export function renderDivergence(r: DivergenceReport): string {
     )
     .join('');
   const loneRows = [...r.liveOnly.map((o) => ['live', o] as const), ...r.simOnly.map((o) => ['simulated', o] as const)]
-    .map(([side, o]) => `<tr>${td(side)}${td(utcText(o.createdAtMs))}${td(o.clientOid)}${td(o.error ? `${o.state}: ${o.error}` : o.state)}${td(o.filledSize)}${td(o.avgPrice)}</tr>`)
+    .map(
+      ([side, o]) =>
+        `<tr>${td(side)}${td(utcText(o.createdAtMs))}${td(o.clientOid)}${td(o.error ? `${o.state}: ${o.error}` : o.state)}${td(o.filledSize)}${td(o.avgPrice)}</tr>`,
+    )
     .join('');
   const pnlRows = r.pnl.map((p) => `<tr>${td(utcText(p.atMs))}${td(moneyText(p.live))}${td(moneyText(p.sim))}${td(moneyText(p.gap))}</tr>`).join('');
   return `<!doctype html>

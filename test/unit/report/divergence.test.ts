@@ -136,6 +136,15 @@ describe('divergence', () => {
     expect(r.pairs.find((p) => p.live.clientOid === 'L-sell')!.cause).toBe('queue');
   });
 
+  it('spaces the PnL samples of a long session so there are at most a thousand and one, the last at the last event', () => {
+    const tenDays = 10 * 86_400_000;
+    const live = [order('L-buy', 0, [fill(1000)]), order('L-sell', tenDays, [fill(tenDays + 5000, '1', '101')], { side: 'sell', price: '101' })];
+    const r = divergence({ source: 'l', orders: live }, { source: 's', orders: [], fillModel: 'queue', latencyMs: 0 }, OPTS);
+    expect(r.pnl.length).toBeLessThanOrEqual(1001);
+    expect(r.pnl.length).toBeGreaterThan(900);
+    expect(r.pnl.at(-1)).toEqual({ atMs: T0 + tenDays + 5000, live: '0.8', sim: '0', gap: '-0.8' });
+  });
+
   it('says it in lines and in a page that escapes what it shows', () => {
     const r = divergence(
       { source: 'l', orders: [order('L', 0, [], { strategyId: '<b>x</b>' })] },
