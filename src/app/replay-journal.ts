@@ -46,8 +46,19 @@ export function journalOrders(journal: Journal, fromMs = -Infinity, toMs = Infin
       createdAtMs: o.createdAtMs,
       state: o.state,
       error: o.lastError,
+      flights: flightsOf(journal.history(o.clientOid)),
       fills: (fills.get(o.clientOid) ?? []).sort((a, b) => a.atMs - b.atMs),
     }));
+}
+
+/** An order's requests as its history tells them: from `written` or `cancel requested` to the next event (the answer). */
+export function flightsOf(history: ReadonlyArray<{ event: string; atMs: number }>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  history.forEach((h, i) => {
+    const next = history[i + 1];
+    if (next && (h.event === 'written' || h.event === 'cancel requested')) out.push([h.atMs, next.atMs]);
+  });
+  return out;
 }
 
 /** Per symbol, the stretches between two records of the tick files (candle files have none: they are whole periods). */

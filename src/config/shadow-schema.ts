@@ -16,7 +16,9 @@ export const shadowSchema = z
       .min(0)
       .max(60_000)
       .default(0)
-      .describe("The shadow's order round trip: its orders reach its simulator half of it after the strategy decided (0: at the instant the live order was decided)."),
+      .describe(
+        "The shadow's order round trip: its orders reach its simulator half of it after the strategy decided (0: at the instant the live order was decided).",
+      ),
     settleMs: z
       .number()
       .int()
@@ -29,4 +31,4 @@ export const shadowSchema = z
     out: z.string().min(1).default('reports/shadow').describe('Folder the divergence report (divergence.json, divergence.html) is written to at shutdown.'),
   })
   .prefault({})
-  .describe('The live shadow: the strategies against the simulator on the daemon\'s own market data, and how live differs from it.');
+  .describe("The live shadow: the strategies against the simulator on the daemon's own market data, and how live differs from it.");

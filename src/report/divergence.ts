@@ -22,6 +22,11 @@ export interface DivergenceOrder {
   state: string;
   /** Why the venue refused it, or what went wrong last (null: nothing). */
   error: string | null;
+  /**
+   * Its requests' flights [sent, answered] (the placement, each cancel), as its journal saw them: how long the venue
+   * took to hear of each (at most). Absent: not known (a simulated side's are its configured latency).
+   */
+  flights?: ReadonlyArray<readonly [number, number]>;
   fills: ReadonlyArray<{ price: string; size: string; fee: string; atMs: number }>;
 }
 
@@ -166,7 +171,16 @@ function inGap(opts: DivergenceOptions, symbol: string, fromMs: number, toMs: nu
   return (opts.gaps.get(symbol) ?? []).some(([a, b]) => b - a >= opts.gapMs && a < toMs && b > fromMs);
 }
 
-/** The one cause of a pair's difference (checked in this order: the first that explains it). */
+/** The longest of an order's request flights (ms; 0 when none is known). */
+function slowestFlightMs(o: DivergenceOrder): number {
+  return (o.flights ?? []).reduce((most, [sent, answered]) => Math.max(most, answered - sent), 0);
+}
+
+/**
+ * The one cause of a pair's difference (checked in this order: the first that explains it). Latency: the two reached
+ * their venues apart (the simulated side's configured latency against the live one's moment), or a live request of
+ * the order (its placement, a cancel) was longer on its way than the sides' moments may differ by.
+ */
 function causeOf(live: SideOutcome, sim: SideOutcome, pair: DivergenceOrder, opts: DivergenceOptions): DivergenceCause {
   const liveFilled = Decimal.from(live.filledSize);
   const simFilled = Decimal.from(sim.filledSize);
@@ -177,7 +191,7 @@ function causeOf(live: SideOutcome, sim: SideOutcome, pair: DivergenceOrder, opt
   const end = Math.max(live.firstFillMs ?? live.createdAtMs, sim.firstFillMs ?? sim.createdAtMs, live.createdAtMs + opts.pairWindowMs);
   if (inGap(opts, pair.symbol, Math.min(live.createdAtMs, sim.createdAtMs), end)) return 'data-gaps';
   const arrivalGapMs = Math.abs(sim.createdAtMs + opts.simArrivalMs - live.createdAtMs);
-  if (arrivalGapMs > opts.arrivalToleranceMs) return 'latency';
+  if (arrivalGapMs > opts.arrivalToleranceMs || slowestFlightMs(pair) > opts.arrivalToleranceMs) return 'latency';
   if (!liveFilled.isZero() && !simFilled.isZero() && !liveFilled.eq(simFilled)) return 'partial-fills';
   return 'queue';
 }

@@ -3,14 +3,17 @@
 // polled. With no latency on either side (the live order path made fast: no arrival spread, a roomy order budget) and
 // the same fill model, every live order has its shadow twin with the same fills, read from the control API while it
 // runs and from the files written at the stop; with the shadow's latency on, the report names latency first. The
-// tape trades every 5 s, so an order's flight (a few ms) never spans a trade. SEXTANT_SHADOW_SECONDS sets how long
+// tape trades every 5 s, so an order's flight (a few ms) spans a trade only when the machine stalls the live daemon:
+// those pairs must be put down to latency, and be few. SEXTANT_SHADOW_SECONDS sets how long
 // each session trades (60 s; the 10-minute run of the README's figures is 600); SEXTANT_SHADOW_KEEP keeps the reports.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { startDaemon } from '../../src/app/daemon.js';
+import { flightsOf } from '../../src/app/replay-journal.js';
 import { synthesize } from '../../src/app/synth.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import type { DivergenceReport } from '../../src/report/divergence.js';
@@ -45,17 +48,38 @@ interface Session {
   written: DivergenceReport;
   page: string;
   unsigned: number;
-  /** The session's config, journal and the market `sextant record` recorded beside it. */
+  /** The session's config, journal, the tape the venue replayed and the market `sextant record` recorded beside it. */
   config: string;
+  tape: string;
   journal: string;
   recording: string;
   dir: string;
 }
 
+/** The times of a tape's trades. */
+function tapeTimes(tape: string): number[] {
+  return readFileSync(tape, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => (JSON.parse(line) as { ts: number }).ts);
+}
+
+/** Each live order's requests [sent, answered], from its journal. */
+function liveFlights(file: string): Map<string, Array<[number, number]>> {
+  const journal = new SqliteJournal(file, { clientOidPrefix: 'sx' });
+  try {
+    return new Map(journal.allOrders().map((o) => [o.clientOid, flightsOf(journal.history(o.clientOid))]));
+  } finally {
+    journal.close();
+  }
+}
+
 async function session(name: string, shadowLatencyMs: number): Promise<Session> {
   const dir = mkdtempSync(join(tmpdir(), `sextant-shadow-${name}-`));
   const simConfig = join(dir, 'sim.yaml');
-  writeFileSync(simConfig, `mode: live\nsim: { replayFile: ${recordedTape(dir)}, fills: touch }\nstrategies: []\nlog: { level: info }\n`);
+  const tape = recordedTape(dir);
+  writeFileSync(simConfig, `mode: live\nsim: { replayFile: ${tape}, fills: touch }\nstrategies: []\nlog: { level: info }\n`);
   const sim = await startSimProcess(['-c', simConfig]);
   const config = join(dir, 'live.yaml');
   writeFileSync(
@@ -94,7 +118,7 @@ async function session(name: string, shadowLatencyMs: number): Promise<Session> 
     // SEXTANT_SHADOW_KEEP: a folder the sessions' reports are copied to (to read the figures of a long run).
     if (process.env.SEXTANT_SHADOW_KEEP) writeFileSync(join(process.env.SEXTANT_SHADOW_KEEP, `${name}.json`), JSON.stringify(written, null, 2));
     expect((await recorder).code).toBe(0);
-    return { live, written, page, unsigned, config, journal: join(dir, 'journal.sqlite'), recording, dir };
+    return { live, written, page, unsigned, config, tape, journal: join(dir, 'journal.sqlite'), recording, dir };
   } finally {
     if (!stopped) await daemon.stop('session over');
     await sim.stop();
@@ -116,15 +140,23 @@ describe('the live shadow against sextant sim replaying a recorded tape', () => 
       const r = same.written;
       expect(r.live.orders).toBeGreaterThanOrEqual(SECONDS / 10);
       expect(r.live.fills).toBeGreaterThanOrEqual(2);
-      // The orders that differ, named (none expected), before the counts.
-      expect([...r.pairs.filter((p) => p.cause !== 'none'), ...r.liveOnly, ...r.simOnly]).toEqual([]);
-      expect(r.summary).toMatchObject({ paired: r.live.orders, liveOnly: 0, simOnly: 0, matched: r.live.orders, causes: [] });
-      expect(r.sim).toMatchObject({ orders: r.live.orders, fills: r.live.fills, latencyMs: 0, fillModel: 'touch' });
-      for (const p of r.pairs) {
+      // Every pair agrees but where a live request (the placement, a cancel) was still on its way when a trade of the
+      // tape came (a loaded machine stalls the live daemon for that long): the report must name latency there, and
+      // such pairs stay few. Nothing is on one side only.
+      const tradeTimes = tapeTimes(same.tape);
+      const flights = liveFlights(same.journal);
+      const spanned = (clientOid: string) => (flights.get(clientOid) ?? []).some(([sent, answered]) => tradeTimes.some((t) => t >= sent && t <= answered));
+      const differing = r.pairs.filter((p) => p.cause !== 'none');
+      expect(differing.filter((p) => !(p.cause === 'latency' && spanned(p.live.clientOid)))).toEqual([]);
+      expect(differing.length).toBeLessThanOrEqual(r.live.orders / 4);
+      expect([...r.liveOnly, ...r.simOnly]).toEqual([]);
+      expect(r.summary).toMatchObject({ paired: r.live.orders, liveOnly: 0, simOnly: 0, matched: r.live.orders - differing.length });
+      expect(r.sim).toMatchObject({ orders: r.live.orders, latencyMs: 0, fillModel: 'touch' });
+      for (const p of r.pairs.filter((x) => x.cause === 'none')) {
         expect(p.sim.filledSize).toBe(p.live.filledSize);
         expect(p.sim.avgPrice).toBe(p.live.avgPrice);
       }
-      expect(r.summary.simPnl).toBe(r.summary.livePnl);
+      if (differing.length === 0) expect(r.summary.simPnl).toBe(r.summary.livePnl);
 
       // The shadow's orders reach its simulator 5 s after the live ones: the fills part, and latency is named first.
       const causes = late.written.summary.causes;

@@ -221,7 +221,7 @@ export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/shadow',
-    summary: "How live differs from the shadow (config shadow): each live order with its simulated twin, the PnL of both and the causes named",
+    summary: 'How live differs from the shadow (config shadow): each live order with its simulated twin, the PnL of both and the causes named',
     kind: 'read',
     query: noQuery,
     ok: divergenceSchema,

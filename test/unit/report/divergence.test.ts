@@ -103,6 +103,19 @@ describe('divergence', () => {
     expect(same.summary.causes.find((c) => c.cause === 'decision')?.orders).toBe(1);
     const apart = divergence({ source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
     expect(apart.summary.causes).toEqual([expect.objectContaining({ cause: 'latency', orders: 2 })]);
+    // Written together, but the live cancel was 300 ms on its way (a trade came meanwhile): latency, the live side's.
+    const slow = [
+      order('L', 0, [fill(500)], {
+        flights: [
+          [T0, T0 + 3],
+          [T0 + 400, T0 + 700],
+        ],
+      }),
+    ];
+    expect(
+      divergence({ source: 'l', orders: slow }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 50 }).pairs[0]!
+        .cause,
+    ).toBe('latency');
   });
 
   it('pairs with the nearest twin in time, and none beyond the window', () => {
