@@ -26,6 +26,7 @@ import { openJournal, venueOf } from './kernel-stores.js';
 import { startRiskWatches, type RiskWatches } from './risk-watches.js';
 import { shutdownCore } from './shutdown.js';
 import { Shadow } from './shadow.js';
+import { shown } from '../util/shown.js';
 import { shadowed } from './poll-plan.js';
 import { divergenceSummary } from '../report/divergence.js';
 
@@ -72,10 +73,10 @@ export async function startDaemon(loaded: LoadedConfig, logger: Logger, clock: C
     s.subs.add(core.risk.tradingStates$.subscribe(activity.event));
     s.subs.add(core.executor.events$.subscribe(activity.event));
     await startTrading(s, core, venue, journal);
-    await startShadow(s, core, journal, control);
     watchAccount(s, core);
     const ops = await startDaemonOps({ core, venue, metrics: s.metrics, lastPolled: s.lastPolled, cfg: s.cfg, clock, logger, control });
     s.onClose(() => ops.close());
+    startShadow(s, core, journal, control);
     s.log.info(
       { opsUrl: ops.url, ...(ops.tokenFile ? { tokenFile: ops.tokenFile } : {}), strategies: core.runner.ids, symbols: core.symbols.all },
       'daemon running',
@@ -104,8 +105,10 @@ class DaemonStart {
   intake: Pick<Core, 'stopIntake'> | undefined;
   /** The operator's control, once made: equity reaches it from the start. */
   control: ControlService | undefined;
-  /** The shadow, when one follows the daemon (config `shadow`): stopped first, its report written. */
+  /** The shadow, once one follows the daemon (config `shadow`): stopped after the live shutdown, its report written. */
   shadow: Shadow | undefined;
+  /** The stop has begun (a shadow that finishes starting now is stopped at once). */
+  stopping = false;
   /** The risk watches, once started: the operator's flatten runs there. */
   watches: RiskWatches | undefined;
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -234,7 +237,11 @@ function reloaderOf(s: DaemonStart, core: Core): Pick<Daemon, 'reload' | 'reload
   const { log, loaded } = s;
   const reload = (next: LoadedConfig): string[] => {
     const problems = core.updateParams(next.config.strategies);
-    if (!problems.length) log.info({ strategies: next.config.strategies.map((x) => x.id) }, 'strategy params reloaded');
+    if (!problems.length) {
+      log.info({ strategies: next.config.strategies.map((x) => x.id) }, 'strategy params reloaded');
+      // The shadow trades the same params, or every later difference would read as the strategy's decision.
+      s.shadow?.core.updateParams(next.config.strategies);
+    }
     return problems;
   };
   const reloadFile = async (): Promise<string[]> => {
@@ -292,10 +299,13 @@ async function startTrading(s: DaemonStart, core: Core, venue: Venue, journal: J
   });
 }
 
-/** The shadow (config `shadow`): the strategies against the simulator on the polled data, its report at the control API. */
-async function startShadow(s: DaemonStart, core: Core, journal: Journal, control: ControlService): Promise<void> {
+/**
+ * The shadow (config `shadow`): the strategies against the simulator on the polled data, its report at the control
+ * API. Off the daemon's start: it waits for the first balances and may fail without stopping the daemon (logged).
+ */
+function startShadow(s: DaemonStart, core: Core, journal: Journal, control: ControlService): void {
   if (!shadowed(s.cfg)) return;
-  const shadow = await Shadow.start({
+  Shadow.start({
     loaded: s.loaded,
     instruments: core.instruments,
     symbols: core.symbols,
@@ -303,10 +313,16 @@ async function startShadow(s: DaemonStart, core: Core, journal: Journal, control
     clock: s.clock,
     logger: s.logger,
     ...(s.opts.definitions ? { definitions: s.opts.definitions } : {}),
-  });
-  s.shadow = shadow;
-  s.onClose(async () => void (await shadow.stop()));
-  control.shadowReport = () => shadow.report();
+    // The live strategies' saved state, read (the shadow's own is never saved).
+    state: (id) => journal.strategyState(id),
+  }).then(
+    (shadow) => {
+      if (s.stopping) return void shadow.stop().catch(() => undefined);
+      s.shadow = shadow;
+      control.shadowReport = () => shadow.report();
+    },
+    (err: unknown) => s.log.error({ err: shown(err) }, 'shadow not started: the daemon trades on without it'),
+  );
 }
 
 /** Balances and positions as gauges (display only: floats are fine on a dashboard), and the risk watches (the kill
@@ -339,14 +355,20 @@ function daemonHandle(s: DaemonStart, parts: { core: Core; venue: Venue; control
     ...(s.leaseLost ? { leaseLost: s.leaseLost } : {}),
     stop: async (reason: string, stopOpts: { cancelOpenOrders?: boolean } = {}) => {
       const startedAtMs = clock.now();
+      s.stopping = true;
       log.info({ reason }, 'stopping: intake closed');
       s.gauges.unsubscribe();
-      if (s.shadow) {
-        const { report, files } = await s.shadow.stop();
-        log.info({ files, summary: divergenceSummary(report) }, 'shadow stopped: divergence report written');
-      }
       const settings = { ...cfg.daemon.shutdown, ...(stopOpts.cancelOpenOrders !== undefined ? { cancelOpenOrders: stopOpts.cancelOpenOrders } : {}) };
       const drained = await shutdownCore(core, settings, clock, log, startedAtMs);
+      // The shadow after the live orders are seen to (the journal still open for its report); a failure is only logged.
+      if (s.shadow) {
+        try {
+          const { report, files } = await s.shadow.stop();
+          log.info({ files, summary: divergenceSummary(report) }, 'shadow stopped: divergence report written');
+        } catch (err) {
+          log.error({ err: shown(err) }, 'shadow stopped without its report');
+        }
+      }
       await s.closeAll();
       log.info({ ms: clock.now() - startedAtMs }, 'stopped');
       return drained ? 0 : 1;

@@ -25,10 +25,16 @@ export interface ReplayJournalOptions {
 /** Pairing and cause rules of the report: twins within 5 s, fills within 1 s are one, a minute per PnL sample. */
 export const DIVERGENCE_RULES = { pairWindowMs: 5000, timeToleranceMs: 1000, gapMs: 5000, sampleMs: 60_000 };
 
-/** A journal's orders with their fills, in the report's shape: those written in [fromMs, toMs] only. */
+/** A journal's orders with their fills, in the report's shape: those written in [fromMs, toMs], and their fills up to toMs. */
 export function journalOrders(journal: Journal, fromMs = -Infinity, toMs = Infinity): DivergenceOrder[] {
   const fills = new Map<string, DivergenceOrder['fills'][number][]>();
-  for (const f of journal.fills()) fills.set(f.clientOid, [...(fills.get(f.clientOid) ?? []), { price: f.price, size: f.size, fee: f.fee, atMs: f.atMs }]);
+  for (const f of journal.fills()) {
+    if (f.atMs > toMs) continue;
+    const list = fills.get(f.clientOid);
+    const fill = { price: f.price, size: f.size, fee: f.fee, atMs: f.atMs };
+    if (list) list.push(fill);
+    else fills.set(f.clientOid, [fill]);
+  }
   return journal
     .allOrders()
     .filter((o) => o.createdAtMs >= fromMs && o.createdAtMs <= toMs)
@@ -61,26 +67,41 @@ export function flightsOf(history: ReadonlyArray<{ event: string; atMs: number }
   return out;
 }
 
-/** Per symbol, the stretches between two records of the tick files (candle files have none: they are whole periods). */
-export function dataGaps(data: string | readonly string[], gapMs: number): Map<string, Array<[number, number]>> {
+/**
+ * Per symbol, the stretches of at least `gapMs` between two records of the tick files (candle files have none: they
+ * are whole periods), and the first and last record's times (a recording's header has a start only).
+ */
+export function dataGaps(data: string | readonly string[], gapMs: number): { gaps: Map<string, Array<[number, number]>>; firstMs: number; lastMs: number } {
   const gaps = new Map<string, Array<[number, number]>>();
   const last = new Map<string, number>();
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
   for (const file of dataFileList(data)) {
     if (readDataFileMeta(file)?.kind !== 'ticks') continue;
     eachReplayRecord(file, (r) => {
       const before = last.get(r.symbol);
-      if (before !== undefined && r.ts - before >= gapMs) gaps.set(r.symbol, [...(gaps.get(r.symbol) ?? []), [before, r.ts]]);
+      if (before !== undefined && r.ts - before >= gapMs) {
+        const list = gaps.get(r.symbol);
+        if (list) list.push([before, r.ts]);
+        else gaps.set(r.symbol, [[before, r.ts]]);
+      }
       last.set(r.symbol, r.ts);
+      firstMs = Math.min(firstMs, r.ts);
+      lastMs = Math.max(lastMs, r.ts);
     });
   }
-  return gaps;
+  return { gaps, firstMs, lastMs };
 }
 
-/** The span the replay covers: the data files' own, narrowed by --from and --to. */
-function dataWindow(data: string | readonly string[], opts: ReplayJournalOptions): { fromMs: number; toMs: number } {
+/** The span the replay covers: the data files' own (a recording's: to its last record), narrowed by --from and --to. */
+function dataWindow(
+  data: string | readonly string[],
+  opts: ReplayJournalOptions,
+  records: { firstMs: number; lastMs: number },
+): { fromMs: number; toMs: number } {
   const metas = dataFileList(data).map((file) => readDataFileMeta(file));
-  const from = Math.min(...metas.map((m) => m?.fromMs ?? -Infinity));
-  const to = Math.max(...metas.map((m) => m?.toMs ?? Infinity));
+  const from = Math.min(...metas.map((m) => m?.fromMs ?? records.firstMs));
+  const to = Math.max(...metas.map((m) => m?.toMs ?? records.lastMs));
   return { fromMs: Math.max(from, opts.fromMs ?? -Infinity), toMs: Math.min(to, opts.toMs ?? Infinity) };
 }
 
@@ -111,7 +132,8 @@ export async function replayJournal(
   });
   const outDir = result.outDir;
   const data = opts.dataFile ?? cfg.backtest.data;
-  const window = dataWindow(data, opts);
+  const scanned = dataGaps(data, DIVERGENCE_RULES.gapMs);
+  const window = dataWindow(data, opts, scanned);
   const live = readJournal(opts.journalFile, prefix, window.fromMs, window.toMs);
   const sim = readJournal(join(outDir, 'journal.sqlite'), prefix);
   const report = divergence(
@@ -123,7 +145,7 @@ export async function replayJournal(
       ...DIVERGENCE_RULES,
       simArrivalMs: Math.floor(cfg.backtest.latencyMs / 2),
       arrivalToleranceMs: cfg.daemon.polls.tickersMs,
-      gaps: dataGaps(data, DIVERGENCE_RULES.gapMs),
+      gaps: scanned.gaps,
     },
   );
   writeFileSync(join(outDir, 'divergence.json'), `${JSON.stringify(report, null, 2)}\n`);

@@ -28,6 +28,7 @@ import { divergence, renderDivergence, type DivergenceReport } from '../report/d
 import type { StrategyDefinition } from '../strategy/api.js';
 import { VirtualClock, type TimeSource } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { shown } from '../util/shown.js';
 import { quietOf, Replay, virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import { buildCore, type Core, type TradedSymbols } from './core.js';
 import { Schedules } from './cron.js';
@@ -47,6 +48,8 @@ export interface ShadowOptions {
   clock: TimeSource;
   logger: Logger;
   definitions?: ReadonlyMap<string, StrategyDefinition<unknown>>;
+  /** The live strategies' saved state by id, which the shadow's start from (it saves none of its own). */
+  state?: (strategyId: string) => string | undefined;
 }
 
 /** The simulator's accounts as the live ones stood when the shadow started (spot balances, futures collateral). */
@@ -72,6 +75,10 @@ export class Shadow {
   /** Per symbol, the stretches the shadow's market may miss trades in (a full trades read, a late trade, a poll gap). */
   private readonly gaps = new Map<string, Array<[number, number]>>();
   private lastTradesPollMs: number | undefined;
+  /** How far the replay has run (the report reads up to here). */
+  private replayedMs: number;
+  /** The report written at the stop, served from then on. */
+  private final: DivergenceReport | undefined;
   private readonly log: Logger;
 
   private constructor(
@@ -83,6 +90,7 @@ export class Shadow {
     readonly startMs: number,
   ) {
     this.horizonMs = startMs;
+    this.replayedMs = startMs;
     this.log = opts.logger.child({ component: 'shadow' });
   }
 
@@ -125,16 +133,24 @@ export class Shadow {
       limits: riskLimits(opts.loaded),
       tracking: cfg.execution,
       margin: marginSettingsOf(cfg.exchange.margin),
-      strategies: { instances: cfg.strategies, dirs: cfg.strategyDirs, maxErrors: cfg.daemon.maxStrategyErrors, hookTimeoutMs: cfg.daemon.hookTimeoutMs },
+      strategies: {
+        instances: cfg.strategies,
+        dirs: cfg.strategyDirs,
+        maxErrors: cfg.daemon.maxStrategyErrors,
+        hookTimeoutMs: cfg.daemon.hookTimeoutMs,
+        ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
+        ...(opts.state ? { store: { load: opts.state, save: () => undefined } } : {}),
+      },
       // A fresh simulator: nothing to settle before trading.
       fencedUntilReconciled: false,
       ...(opts.definitions ? { definitions: opts.definitions } : {}),
     });
     const replay = new Replay(venue, quietOf(clock, core));
     core.runner.intents$.subscribe(replay.touch);
+    const log = opts.logger.child({ component: 'shadow' });
     clock.at(startMs, () => {
       replay.touch();
-      void core.reconcile({ scanForeign: true });
+      core.reconcile({ scanForeign: true }).catch((err: unknown) => log.warn({ err: shown(err) }, 'shadow reconciliation failed'));
     });
     core.start(new Schedules(clock, logger, replay.touch), cfg.daemon.reconcileCron, cfg.strategies);
     const shadow = new Shadow(opts, venue, core, journal, replay, startMs);
@@ -178,8 +194,13 @@ export class Shadow {
     }
   }
 
+  /** A stretch of a symbol's market the shadow may lack, merged with the one before when they meet (a long outage: one). */
   private gap(symbol: string, fromMs: number, toMs: number): void {
-    this.gaps.set(symbol, [...(this.gaps.get(symbol) ?? []), [fromMs, toMs]]);
+    const list = this.gaps.get(symbol);
+    if (!list) return void this.gaps.set(symbol, [[fromMs, toMs]]);
+    const last = list.at(-1)!;
+    if (fromMs <= last[1]) last[1] = Math.max(last[1], toMs);
+    else list.push([fromMs, toMs]);
   }
 
   /**
@@ -196,9 +217,17 @@ export class Shadow {
     if (this.horizonMs === this.startMs) this.pending.push(...before.values());
   }
 
-  /** The horizon moved on as far as every source has been polled; the replay run up to it. */
+  /**
+   * The horizon moved on as far as every source has been polled; the replay run up to it. Trades polls that stopped
+   * coming (a failing read) do not hold the shadow back for more than a few of their periods: it follows the tickers,
+   * and the stretch is a gap of the spot pairs' market.
+   */
   private advance(): void {
-    const polled = this.opts.symbols.spot.length && this.opts.live.trades$ ? Math.min(this.tradesHorizonMs, this.tickersHorizonMs) : this.tickersHorizonMs;
+    const staleAfterMs = 5 * this.opts.loaded.config.daemon.polls.tradesMs;
+    const tradesFollowed = this.opts.symbols.spot.length > 0 && this.opts.live.trades$ !== undefined;
+    const tradesLate = tradesFollowed && this.tickersHorizonMs - Math.max(this.tradesHorizonMs, this.startMs) > staleAfterMs;
+    if (tradesLate) for (const symbol of this.opts.symbols.spot) this.gap(symbol, Math.max(this.tradesHorizonMs, this.startMs), this.tickersHorizonMs);
+    const polled = tradesFollowed && !tradesLate ? Math.min(this.tradesHorizonMs, this.tickersHorizonMs) : this.tickersHorizonMs;
     if (this.stopped || polled <= this.horizonMs) return;
     this.horizonMs = polled;
     const horizon = polled;
@@ -209,15 +238,17 @@ export class Shadow {
       this.pending = due < 0 ? [] : this.pending.slice(due);
       this.venue.market.append(now);
       await this.replay.run(horizon, () => undefined);
+      this.replayedMs = horizon;
     });
     this.running = this.running.catch((err: unknown) => this.log.error({ err: String(err) }, 'shadow replay failed'));
   }
 
   /** How live differs from the shadow so far: the live orders written since the shadow started, up to where it has run. */
   report(): DivergenceReport {
+    if (this.final) return this.final;
     const cfg = this.opts.loaded.config;
-    const live = journalOrders(this.opts.live.journal, this.startMs, this.horizonMs);
-    const sim = journalOrders(this.journal, this.startMs, this.horizonMs);
+    const live = journalOrders(this.opts.live.journal, this.startMs, this.replayedMs);
+    const sim = journalOrders(this.journal, this.startMs, this.replayedMs);
     return divergence(
       { source: 'live', orders: live },
       { source: 'shadow (the in-process simulator on the polled market data)', orders: sim, fillModel: cfg.sim.fills, latencyMs: cfg.shadow.latencyMs },
@@ -239,6 +270,7 @@ export class Shadow {
     this.stopped = true;
     this.core.stopIntake();
     const report = this.report();
+    this.final = report;
     const out = this.opts.loaded.config.shadow.out;
     mkdirSync(out, { recursive: true });
     const files = [join(out, 'divergence.json'), join(out, 'divergence.html')];

@@ -499,7 +499,7 @@ export const daemonSchema = z
         positionsMs: positiveInt.default(5000).describe('Futures positions (F4) every this many ms.'),
         tradesMs: positiveInt
           .default(1000)
-          .describe('Public trades (S9) of the spot pairs whose bars are built, every this many ms (only when a strategy asks for bars).'),
+          .describe('Public trades (S9) of the spot pairs whose bars are built, or of every spot pair when a shadow runs, every this many ms.'),
         ledgerMs: positiveInt
           .default(300_000)
           .describe(

@@ -8,7 +8,7 @@ export const shadowSchema = z
       .boolean()
       .default(false)
       .describe(
-        "Run a shadow beside `live` or `dry-run`: the same strategies, in this process, trading the in-process simulator (sim.fills) fed the market data the daemon polls (the spot pairs' public trades, S9, read on daemon.polls.tickersMs; the futures tickers as polled), never the venue. Each live order is paired with its shadow twin in the divergence report (`GET /api/v1/shadow`, and the files written at shutdown).",
+        "Run a shadow beside `live` or `dry-run`: the same strategies, in this process, trading the in-process simulator (sim.fills) fed the market data the daemon polls (the spot pairs' public trades, S9, read on daemon.polls.tradesMs; the futures tickers as polled), never the venue. Each live order is paired with its shadow twin in the divergence report (`GET /api/v1/shadow`, and the files written at shutdown).",
       ),
     latencyMs: z
       .number()

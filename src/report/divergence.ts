@@ -53,9 +53,9 @@ export interface DivergenceOptions {
   simArrivalMs: number;
   /** Two orders whose arrivals at their venues are this near reached them at the same moment (ms). */
   arrivalToleranceMs: number;
-  /** Stretches without simulated market data at least this long count as gaps (ms). */
+  /** Stretches without simulated market data at least this long count as gaps (ms; `gaps` is made with it). */
   gapMs: number;
-  /** Per symbol, the stretches [fromMs, toMs) the simulated market had no data. */
+  /** Per symbol, the stretches [fromMs, toMs) the simulated market lacked data in. */
   gaps: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
   /** The PnL series' spacing (ms). */
   sampleMs: number;
@@ -67,6 +67,8 @@ export interface SideOutcome {
   createdAtMs: number;
   state: string;
   error: string | null;
+  /** Its requests [sent, answered] (the placement, then each cancel), where its journal knows them. */
+  requests: Array<[number, number]>;
   filledSize: string;
   avgPrice: string | null;
   fees: string;
@@ -138,6 +140,7 @@ function outcome(o: DivergenceOrder): SideOutcome {
     createdAtMs: o.createdAtMs,
     state: o.state,
     error: o.error,
+    requests: (o.flights ?? []).map(([sent, answered]): [number, number] => [sent, answered]),
     filledSize: filled.toString(),
     avgPrice: filled.isZero() ? null : value.div(filled, 12).toString(),
     fees: fees.toString(),
@@ -168,30 +171,42 @@ function pairUp(live: readonly DivergenceOrder[], sim: readonly DivergenceOrder[
 }
 
 function inGap(opts: DivergenceOptions, symbol: string, fromMs: number, toMs: number): boolean {
-  return (opts.gaps.get(symbol) ?? []).some(([a, b]) => b - a >= opts.gapMs && a < toMs && b > fromMs);
+  return (opts.gaps.get(symbol) ?? []).some(([a, b]) => a < toMs && b > fromMs);
 }
 
-/** The longest of an order's request flights (ms; 0 when none is known). */
-function slowestFlightMs(o: DivergenceOrder): number {
-  return (o.flights ?? []).reduce((most, [sent, answered]) => Math.max(most, answered - sent), 0);
+/** When each of an order's requests (its placement, then each cancel) reached its venue: half way through its flight. */
+function arrivals(o: DivergenceOrder): number[] {
+  return (o.flights ?? []).map(([sent, answered]) => sent + (answered - sent) / 2);
 }
 
 /**
- * The one cause of a pair's difference (checked in this order: the first that explains it). Latency: the two reached
- * their venues apart (the simulated side's configured latency against the live one's moment), or a live request of
- * the order (its placement, a cancel) was longer on its way than the sides' moments may differ by.
+ * Whether the twins' requests reached their venues apart: request by request (the placement, then each cancel both
+ * sent) from their journals' flights; where a side's flights are not known, its order's writing time (plus the
+ * simulated side's configured one-way latency).
  */
-function causeOf(live: SideOutcome, sim: SideOutcome, pair: DivergenceOrder, opts: DivergenceOptions): DivergenceCause {
+function arrivedApart(live: DivergenceOrder, sim: DivergenceOrder, opts: DivergenceOptions): boolean {
+  const a = arrivals(live);
+  const b = arrivals(sim);
+  if (a.length === 0 || b.length === 0) return Math.abs(sim.createdAtMs + opts.simArrivalMs - live.createdAtMs) > opts.arrivalToleranceMs;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (Math.abs(a[i]! - b[i]!) > opts.arrivalToleranceMs) return true;
+  return false;
+}
+
+/**
+ * The one cause of a pair's difference (checked in this order: the first that explains it). Both filled alike (or
+ * neither, and neither refused while the other was not): none. Latency: their requests reached their venues apart.
+ */
+function causeOf(live: SideOutcome, sim: SideOutcome, pair: readonly [DivergenceOrder, DivergenceOrder], opts: DivergenceOptions): DivergenceCause {
   const liveFilled = Decimal.from(live.filledSize);
   const simFilled = Decimal.from(sim.filledSize);
   const samePrice =
     live.avgPrice === sim.avgPrice || (live.avgPrice !== null && sim.avgPrice !== null && Decimal.from(live.avgPrice).eq(Decimal.from(sim.avgPrice)));
   const sameTime = live.firstFillMs === null || sim.firstFillMs === null || Math.abs(live.firstFillMs - sim.firstFillMs) <= opts.timeToleranceMs;
-  if (liveFilled.eq(simFilled) && samePrice && sameTime) return 'none';
+  const sameRefusal = (live.state === 'rejected') === (sim.state === 'rejected');
+  if (liveFilled.eq(simFilled) && samePrice && sameTime && sameRefusal) return 'none';
   const end = Math.max(live.firstFillMs ?? live.createdAtMs, sim.firstFillMs ?? sim.createdAtMs, live.createdAtMs + opts.pairWindowMs);
-  if (inGap(opts, pair.symbol, Math.min(live.createdAtMs, sim.createdAtMs), end)) return 'data-gaps';
-  const arrivalGapMs = Math.abs(sim.createdAtMs + opts.simArrivalMs - live.createdAtMs);
-  if (arrivalGapMs > opts.arrivalToleranceMs || slowestFlightMs(pair) > opts.arrivalToleranceMs) return 'latency';
+  if (inGap(opts, pair[0].symbol, Math.min(live.createdAtMs, sim.createdAtMs), end)) return 'data-gaps';
+  if (arrivedApart(pair[0], pair[1], opts)) return 'latency';
   if (!liveFilled.isZero() && !simFilled.isZero() && !liveFilled.eq(simFilled)) return 'partial-fills';
   return 'queue';
 }
@@ -283,7 +298,7 @@ export function divergence(
   const pairRows = pairs.map(([l, s]): DivergencePair => {
     const lo = outcome(l);
     const so = outcome(s);
-    const cause = causeOf(lo, so, l, opts);
+    const cause = causeOf(lo, so, [l, s], opts);
     count(cause, moneyMoved(lo, so));
     return {
       strategyId: l.strategyId,

@@ -26,7 +26,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'A field is invalid (named in `error`)',
   401: 'A bearer token is needed, or the one given is wrong',
   403: 'Commands are disabled on this daemon',
-  404: 'No such strategy or order',
+  404: 'No such strategy or order, or no shadow runs',
   409: 'Nothing to do, or not now',
 };
 

@@ -112,6 +112,7 @@ const sideOutcome = z.object({
   createdAtMs: ms,
   state: z.string(),
   error: z.string().nullable(),
+  requests: z.array(z.tuple([ms, ms])),
   filledSize: decimal,
   avgPrice: decimal.nullable(),
   fees: decimal,

@@ -203,7 +203,12 @@ export class ControlServer {
         }
         const actor = (req as FastifyRequest & { actor?: Actor }).actor ?? { via: 'api', who: 'loopback' };
         const out = await route.handle!({ control, actor, ...input });
-        if (route.ok === 'page' && out.status === 200) reply.header('content-type', 'text/html; charset=utf-8');
+        // A page of ours: its styles only, no script, nothing framed, not sniffed.
+        if (route.ok === 'page' && out.status === 200)
+          reply
+            .header('content-type', 'text/html; charset=utf-8')
+            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+            .header('x-content-type-options', 'nosniff');
         return reply.code(out.status).send(out.body);
       },
     });

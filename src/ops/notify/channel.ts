@@ -7,7 +7,6 @@ import { nextTurn, type Clock, type ClockTimer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { scrubSecrets } from '../../util/secrets.js';
 import type { Notice } from './notice.js';
-import type { ControlEvent } from '../control.js';
 import { BurstGate, RateGate } from './throttle.js';
 
 /** A failed send: `retryable` when trying again may work (network, timeout, 429, 5xx); `retryAfterMs` when the receiver said. */
@@ -124,7 +123,9 @@ export class Channel {
     if (!this.draining) {
       this.draining = true;
       // Sending starts on a later turn of the event loop, never inside the caller's.
-      void nextTurn().then(() => this.drain());
+      void nextTurn()
+        .then(() => this.drain())
+        .catch((err: unknown) => this.log.error({ err: errorText(err) }, 'notifications stopped on an error'));
     }
   }
 
@@ -216,11 +217,17 @@ export function errorText(err: unknown): string {
   return scrubSecrets(err instanceof Error ? err.message : String(err));
 }
 
-/** A notice with every registered secret taken out of its text and its event's fields. */
+/** A notice with every registered secret taken out of its text and of every string in its event (no text re-parsed). */
 function scrubbedNotice(notice: Notice): Notice {
   const text = scrubSecrets(notice.text);
-  if (!notice.event) return text === notice.text ? notice : { ...notice, text };
-  const json = JSON.stringify(notice.event);
-  const clean = scrubSecrets(json);
-  return { ...notice, text, ...(clean === json ? {} : { event: JSON.parse(clean) as ControlEvent }) };
+  return { ...notice, text, ...(notice.event ? { event: scrubbed(notice.event) } : {}) };
+}
+
+/** A value with each string in it scrubbed, arrays and plain objects walked; anything else as it is. */
+function scrubbed<T>(value: T): T {
+  if (typeof value === 'string') return scrubSecrets(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => scrubbed(v)) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubbed(v)])) as T;
+  return value;
 }

@@ -103,7 +103,16 @@ describe('divergence', () => {
     expect(same.summary.causes.find((c) => c.cause === 'decision')?.orders).toBe(1);
     const apart = divergence({ source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
     expect(apart.summary.causes).toEqual([expect.objectContaining({ cause: 'latency', orders: 2 })]);
-    // Written together, but the live cancel was 300 ms on its way (a trade came meanwhile): latency, the live side's.
+    // Written together and cancelled at one moment, but the live cancel was 300 ms on its way, the simulated one 2 ms:
+    // they reached their venues 149 ms apart (a trade came meanwhile): latency, the live side's. Alike flights: queue.
+    const quick = [
+      order('S', 0, [fill(2600)], {
+        flights: [
+          [T0, T0 + 2],
+          [T0 + 400, T0 + 402],
+        ],
+      }),
+    ];
     const slow = [
       order('L', 0, [fill(500)], {
         flights: [
@@ -113,9 +122,13 @@ describe('divergence', () => {
       }),
     ];
     expect(
-      divergence({ source: 'l', orders: slow }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 50 }).pairs[0]!
+      divergence({ source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 50 }).pairs[0]!
         .cause,
     ).toBe('latency');
+    expect(
+      divergence({ source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 200 })
+        .pairs[0]!.cause,
+    ).toBe('queue');
   });
 
   it('pairs with the nearest twin in time, and none beyond the window', () => {

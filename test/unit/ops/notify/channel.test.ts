@@ -6,6 +6,7 @@ import { Channel, SendError, type ChannelOptions, type Sender } from '../../../.
 import { noticeOf, type Notice } from '../../../../src/ops/notify/notice.js';
 import { ManualClock } from '../../../../src/util/clock.js';
 import { silentLogger } from '../../../../src/util/logger.js';
+import { registerSecret } from '../../../../src/util/secrets.js';
 import { events } from './fake-control.js';
 import { turn } from './log-capture.js';
 
@@ -148,5 +149,18 @@ describe('Channel', () => {
       ['1 notificati', 3000],
     ]);
     expect(ch.counts).toMatchObject({ sent: 2, failed: 1 });
+  });
+
+  it('scrubs a secret out of the text and every string of the event, whatever quotes and backslashes they hold', async () => {
+    registerSecret('ch4nnel-secret"\\x');
+    const clock = new ManualClock(T0);
+    const got: Notice[] = [];
+    const ch = new Channel(options(), { send: (n) => (got.push(n), Promise.resolve()) }, clock, silentLogger);
+    const reason = 'curl -H "Authorization: Bearer [redacted]" http://x and ch4nnel-secret"\\x';
+    ch.offer(notice({ kind: 'state', atMs: T0, text: `halted: ${reason}`, data: { state: 'halted', reason, nested: [{ why: reason }] } }));
+    await ch.idle();
+    expect(got).toHaveLength(1);
+    expect(JSON.stringify(got)).not.toContain('ch4nnel-secret');
+    expect(got[0]!.event?.data).toMatchObject({ state: 'halted', nested: [{ why: expect.stringContaining('[redacted]') as unknown }] });
   });
 });
