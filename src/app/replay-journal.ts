@@ -137,6 +137,7 @@ export async function replayJournal(
   const live = readJournal(opts.journalFile, prefix, window.fromMs, window.toMs);
   const sim = readJournal(join(outDir, 'journal.sqlite'), prefix);
   const report = divergence(
+    window,
     { source: opts.journalFile, orders: live },
     { source: `backtest of ${dataFileList(data).join(', ')} (${outDir})`, orders: sim, fillModel: cfg.sim.fills, latencyMs: cfg.backtest.latencyMs },
     // The replay polls on its own periods, not at the live polls' instants: twins decided on one tickers poll are

@@ -250,6 +250,7 @@ export class Shadow {
     const live = journalOrders(this.opts.live.journal, this.startMs, this.replayedMs);
     const sim = journalOrders(this.journal, this.startMs, this.replayedMs);
     return divergence(
+      { fromMs: this.startMs, toMs: this.replayedMs },
       { source: 'live', orders: live },
       { source: 'shadow (the in-process simulator on the polled market data)', orders: sim, fillModel: cfg.sim.fills, latencyMs: cfg.shadow.latencyMs },
       { ...DIVERGENCE_RULES, simArrivalMs: Math.floor(cfg.shadow.latencyMs / 2), arrivalToleranceMs: SAME_INSTANT_MS, gaps: this.gaps },
@@ -268,6 +269,9 @@ export class Shadow {
     this.subs.unsubscribe();
     await this.running;
     this.stopped = true;
+    // The shadow's own work goes on a while past the last data, as the live daemon's did before it stopped: its order
+    // tracker learns the fills the replayed market made (no new market data: nothing else can fill).
+    await this.replay.run(this.replayedMs + SETTLE_AT_STOP_MS, () => undefined);
     this.core.stopIntake();
     const report = this.report();
     this.final = report;
@@ -280,6 +284,9 @@ export class Shadow {
     return { report, files };
   }
 }
+
+/** How long past its last data the shadow's timers run at the stop (virtual ms): a reconciliation cycle and more. */
+const SETTLE_AT_STOP_MS = 10_000;
 
 /** Twins decided on the same live poll are written within this of each other on the two sides (ms): the same moment. */
 const SAME_INSTANT_MS = 50;

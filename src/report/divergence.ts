@@ -92,6 +92,8 @@ export interface DivergencePair {
 }
 
 export interface DivergenceReport {
+  /** The span compared: orders written in it, fills made in it. */
+  window: { fromMs: number; toMs: number };
   live: { source: string; orders: number; fills: number };
   sim: { source: string; orders: number; fills: number; latencyMs: number; fillModel: string };
   options: Omit<DivergenceOptions, 'gaps'>;
@@ -285,6 +287,7 @@ function moneyMoved(live: SideOutcome, sim: SideOutcome): Decimal {
 
 /** Pairs the live orders with the simulated ones and names why they differ. */
 export function divergence(
+  window: { fromMs: number; toMs: number },
   live: { source: string; orders: readonly DivergenceOrder[] },
   sim: { source: string; orders: readonly DivergenceOrder[]; fillModel: string; latencyMs: number },
   opts: DivergenceOptions,
@@ -323,6 +326,7 @@ export function divergence(
   const fills = (orders: readonly DivergenceOrder[]) => orders.reduce((n, o) => n + o.fills.length, 0);
   const { gaps: _gaps, ...shown } = opts;
   return {
+    window,
     live: { source: live.source, orders: live.orders.length, fills: fills(live.orders) },
     sim: { source: sim.source, orders: sim.orders.length, fills: fills(sim.orders), latencyMs: sim.latencyMs, fillModel: sim.fillModel },
     options: shown,

@@ -137,8 +137,12 @@ describe('the live shadow against sextant sim replaying a recorded tape', () => 
           const [simSent, simAnswered] = p.sim.requests[i] ?? [liveSent, liveSent];
           return tradeTimes.some((t) => t >= Math.min(liveSent, simSent) && t <= Math.max(liveAnswered, simAnswered));
         });
+      // The last seconds of the span are not judged: the two sides stop at different moments (the live daemon's
+      // tracker may not have learnt a fill of its last second when it stops, the shadow's has).
+      const settled = (p: DivergencePair) =>
+        [...p.live.requests.flat(), ...p.sim.requests.flat(), p.live.firstFillMs ?? 0, p.sim.firstFillMs ?? 0].every((t) => t <= r.window.toMs - 6000);
       const differing = r.pairs.filter((p) => p.cause !== 'none');
-      expect(differing.filter((p) => !(p.cause === 'latency' && spanned(p)))).toEqual([]);
+      expect(differing.filter((p) => settled(p) && !(p.cause === 'latency' && spanned(p)))).toEqual([]);
       expect(differing.length).toBeLessThanOrEqual(r.live.orders / 4);
       expect([...r.liveOnly, ...r.simOnly]).toEqual([]);
       expect(r.summary).toMatchObject({ paired: r.live.orders, liveOnly: 0, simOnly: 0, matched: r.live.orders - differing.length });

@@ -122,6 +122,7 @@ const cause = z.enum(['none', 'latency', 'queue', 'partial-fills', 'data-gaps', 
 
 /** The divergence report (src/report/divergence.ts): live orders paired with the shadow's. */
 export const divergenceSchema = z.object({
+  window: z.object({ fromMs: z.number(), toMs: z.number() }),
   live: z.object({ source: z.string(), orders: z.number().int(), fills: z.number().int() }),
   sim: z.object({ source: z.string(), orders: z.number().int(), fills: z.number().int(), latencyMs: z.number().int(), fillModel: z.string() }),
   options: z.object({

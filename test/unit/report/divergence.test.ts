@@ -27,6 +27,7 @@ function order(clientOid: string, atMs: number, fills: DivergenceOrder['fills'] 
 }
 const fill = (atMs: number, size = '1', price = '100', fee = '0.1') => ({ price, size, fee, atMs: T0 + atMs });
 
+const W = { fromMs: T0, toMs: T0 + 86_400_000 * 30 };
 const OPTS: DivergenceOptions = {
   pairWindowMs: 5000,
   timeToleranceMs: 1000,
@@ -59,6 +60,7 @@ describe('divergence', () => {
       order('S-alone', 60_000, [], { price: '99' }),
     ];
     const r = divergence(
+      W,
       { source: 'live.sqlite', orders: live },
       { source: 'replay', orders: sim, fillModel: 'touch', latencyMs: 0 },
       { ...OPTS, gaps: new Map([['BTCUSDT_SPBL', [[T0 + 39_000, T0 + 44_500] as const]]]) },
@@ -92,16 +94,16 @@ describe('divergence', () => {
   it('counts the configured latency of the simulated side: twins written together arrive apart', () => {
     const live = [order('L', 0, [fill(500)])];
     const sim = [order('S', 0, [fill(2600)])];
-    const zero = divergence({ source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
+    const zero = divergence(W, { source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
     expect(zero.pairs[0]!.cause).toBe('queue');
-    const late = divergence({ source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
+    const late = divergence(W, { source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
     expect(late.pairs[0]!.cause).toBe('latency');
     expect(late.summary.causes).toEqual([expect.objectContaining({ cause: 'latency', orders: 1, money: '0' })]);
     // An order on one side only: with the same latency a decision, with another the latency's doing.
     const lone = [...live, order('L-lone', 30_000, [], { price: '90' })];
-    const same = divergence({ source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
+    const same = divergence(W, { source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
     expect(same.summary.causes.find((c) => c.cause === 'decision')?.orders).toBe(1);
-    const apart = divergence({ source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
+    const apart = divergence(W, { source: 'l', orders: lone }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, simArrivalMs: 2000 });
     expect(apart.summary.causes).toEqual([expect.objectContaining({ cause: 'latency', orders: 2 })]);
     // Written together and cancelled at one moment, but the live cancel was 300 ms on its way, the simulated one 2 ms:
     // they reached their venues 149 ms apart (a trade came meanwhile): latency, the live side's. Alike flights: queue.
@@ -122,11 +124,11 @@ describe('divergence', () => {
       }),
     ];
     expect(
-      divergence({ source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 50 }).pairs[0]!
-        .cause,
+      divergence(W, { source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 50 })
+        .pairs[0]!.cause,
     ).toBe('latency');
     expect(
-      divergence({ source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 200 })
+      divergence(W, { source: 'l', orders: slow }, { source: 's', orders: quick, fillModel: 'queue', latencyMs: 0 }, { ...OPTS, arrivalToleranceMs: 200 })
         .pairs[0]!.cause,
     ).toBe('queue');
   });
@@ -134,7 +136,7 @@ describe('divergence', () => {
   it('pairs with the nearest twin in time, and none beyond the window', () => {
     const live = [order('L1', 0), order('L2', 20_000)];
     const sim = [order('S-far', 8000), order('S-near', 19_500)];
-    const r = divergence({ source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
+    const r = divergence(W, { source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
     expect(r.pairs.map((p) => [p.live.clientOid, p.sim.clientOid])).toEqual([['L2', 'S-near']]);
     expect(r.liveOnly.map((o) => o.clientOid)).toEqual(['L1']);
     expect(r.simOnly.map((o) => o.clientOid)).toEqual(['S-far']);
@@ -149,7 +151,7 @@ describe('divergence', () => {
       order('S-buy', 0, [fill(1000, '1', '100', '0.1')]),
       order('S-sell', 61_000, [fill(63_500, '1', '100.3', '0.1')], { side: 'sell', price: '100.3' }),
     ];
-    const r = divergence({ source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
+    const r = divergence(W, { source: 'l', orders: live }, { source: 's', orders: sim, fillModel: 'queue', latencyMs: 0 }, OPTS);
     expect(r.pnl.map((p) => [p.atMs - T0, p.live, p.sim, p.gap])).toEqual([
       [0, '0', '0', '0'],
       [60_000, '-0.1', '-0.1', '0'],
@@ -165,7 +167,7 @@ describe('divergence', () => {
   it('spaces the PnL samples of a long session so there are at most a thousand and one, the last at the last event', () => {
     const tenDays = 10 * 86_400_000;
     const live = [order('L-buy', 0, [fill(1000)]), order('L-sell', tenDays, [fill(tenDays + 5000, '1', '101')], { side: 'sell', price: '101' })];
-    const r = divergence({ source: 'l', orders: live }, { source: 's', orders: [], fillModel: 'queue', latencyMs: 0 }, OPTS);
+    const r = divergence(W, { source: 'l', orders: live }, { source: 's', orders: [], fillModel: 'queue', latencyMs: 0 }, OPTS);
     expect(r.pnl.length).toBeLessThanOrEqual(1001);
     expect(r.pnl.length).toBeGreaterThan(900);
     expect(r.pnl.at(-1)).toEqual({ atMs: T0 + tenDays + 5000, live: '0.8', sim: '0', gap: '-0.8' });
@@ -173,6 +175,7 @@ describe('divergence', () => {
 
   it('says it in lines and in a page that escapes what it shows', () => {
     const r = divergence(
+      W,
       { source: 'l', orders: [order('L', 0, [], { strategyId: '<b>x</b>' })] },
       { source: 's', orders: [order('S', 0, [], { strategyId: '<b>x</b>' })], fillModel: 'touch', latencyMs: 0 },
       OPTS,
