@@ -3,6 +3,7 @@
 // fills were, the PnL of each side over time and the gap between them, and the causes of the differences named and
 // counted. Pure: the orders and fills come in as data (from two journals), the report goes out as data and HTML.
 import { Decimal } from '../domain/decimal.js';
+import { UNCONFIRMED_STATES } from '../domain/order-lifecycle.js';
 import { esc, moneyText, utcText } from './html-tables.js';
 
 /** One order as a journal holds it, and its fills (oldest first). */
@@ -31,11 +32,12 @@ export interface DivergenceOrder {
 }
 
 /** What made a pair (or a lone order) differ; `none` when both sides agree. */
-export type DivergenceCause = 'none' | 'latency' | 'queue' | 'partial-fills' | 'data-gaps' | 'decision';
+export type DivergenceCause = 'none' | 'unsettled' | 'latency' | 'queue' | 'partial-fills' | 'data-gaps' | 'decision';
 
 /** Why each cause is named: one sentence a trader reads beside the count. */
 export const CAUSE_TEXT: Record<DivergenceCause, string> = {
   none: 'both sides filled the same size at the same price within the time tolerance (or neither filled)',
+  unsettled: 'one side was still finding out what became of it (an unanswered order or cancel) when the span ended',
   latency:
     'the two orders reached their venues far enough apart for the market to move in between (or, on one side only, the strategy saw its orders answered at another time and decided otherwise)',
   queue: 'placed together, one filled and the other did not (or later): the place in the queue, or the fill model',
@@ -176,6 +178,9 @@ function inGap(opts: DivergenceOptions, symbol: string, fromMs: number, toMs: nu
   return (opts.gaps.get(symbol) ?? []).some(([a, b]) => a < toMs && b > fromMs);
 }
 
+/** States whose outcome is still being found out: a pair in one is not judged on its fills. */
+const UNSETTLED: ReadonlySet<string> = new Set([...UNCONFIRMED_STATES, 'canceling']);
+
 /** When each of an order's requests (its placement, then each cancel) reached its venue: half way through its flight. */
 function arrivals(o: DivergenceOrder): number[] {
   return (o.flights ?? []).map(([sent, answered]) => sent + (answered - sent) / 2);
@@ -206,6 +211,7 @@ function causeOf(live: SideOutcome, sim: SideOutcome, pair: readonly [Divergence
   const sameTime = live.firstFillMs === null || sim.firstFillMs === null || Math.abs(live.firstFillMs - sim.firstFillMs) <= opts.timeToleranceMs;
   const sameRefusal = (live.state === 'rejected') === (sim.state === 'rejected');
   if (liveFilled.eq(simFilled) && samePrice && sameTime && sameRefusal) return 'none';
+  if (UNSETTLED.has(live.state) || UNSETTLED.has(sim.state)) return 'unsettled';
   const end = Math.max(live.firstFillMs ?? live.createdAtMs, sim.firstFillMs ?? sim.createdAtMs, live.createdAtMs + opts.pairWindowMs);
   if (inGap(opts, pair[0].symbol, Math.min(live.createdAtMs, sim.createdAtMs), end)) return 'data-gaps';
   if (arrivedApart(pair[0], pair[1], opts)) return 'latency';

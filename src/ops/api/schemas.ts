@@ -118,7 +118,7 @@ const sideOutcome = z.object({
   fees: decimal,
   firstFillMs: ms.nullable(),
 });
-const cause = z.enum(['none', 'latency', 'queue', 'partial-fills', 'data-gaps', 'decision']);
+const cause = z.enum(['none', 'unsettled', 'latency', 'queue', 'partial-fills', 'data-gaps', 'decision']);
 
 /** The divergence report (src/report/divergence.ts): live orders paired with the shadow's. */
 export const divergenceSchema = z.object({

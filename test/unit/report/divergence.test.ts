@@ -47,6 +47,8 @@ describe('divergence', () => {
       order('L-part', 30_000, [fill(31_000, '1')], { price: '103', size: '2' }),
       order('L-gap', 40_000, [fill(41_000)], { price: '104' }),
       order('L-alone', 50_000, [], { side: 'sell' }),
+      // Filled here, its cancel's outcome still unknown there when the span ended.
+      order('L-open', 70_000, [fill(71_000)], { price: '105' }),
     ];
     const sim = [
       // The same fill, 200 ms apart: within the time tolerance.
@@ -58,6 +60,7 @@ describe('divergence', () => {
       order('S-gap', 40_000, [], { price: '104' }),
       // Nobody's twin: another price.
       order('S-alone', 60_000, [], { price: '99' }),
+      order('S-open', 70_000, [], { price: '105', state: 'canceling' }),
     ];
     const r = divergence(
       W,
@@ -66,6 +69,7 @@ describe('divergence', () => {
       { ...OPTS, gaps: new Map([['BTCUSDT_SPBL', [[T0 + 39_000, T0 + 44_500] as const]]]) },
     );
     expect(Object.fromEntries(r.pairs.map((p) => [p.live.clientOid, [p.sim.clientOid, p.cause]]))).toEqual({
+      'L-open': ['S-open', 'unsettled'],
       'L-same': ['S-same', 'none'],
       'L-late': ['S-late', 'latency'],
       'L-queue': ['S-queue', 'queue'],
@@ -74,8 +78,9 @@ describe('divergence', () => {
     });
     expect(r.liveOnly.map((o) => o.clientOid)).toEqual(['L-alone']);
     expect(r.simOnly.map((o) => o.clientOid)).toEqual(['S-alone']);
-    expect(r.summary).toMatchObject({ paired: 5, matched: 1, liveOnly: 1, simOnly: 1 });
+    expect(r.summary).toMatchObject({ paired: 6, matched: 1, liveOnly: 1, simOnly: 1 });
     expect(Object.fromEntries(r.summary.causes.map((c) => [c.cause, c.orders]))).toEqual({
+      unsettled: 1,
       latency: 1,
       queue: 1,
       'partial-fills': 1,
