@@ -41,10 +41,12 @@ describe('PostgreSQL lease store', () => {
     const a = new PostgresLeaseStore(url);
     const b = new PostgresLeaseStore(url);
     try {
-      const first = await a.acquire('acc', 'a', 300);
-      expect(first).toEqual({ token: 1, ttlMs: 300 });
+      // b connected first: its first query is not what spends a's lease (a loaded runner took over 300 ms for it).
+      expect(await b.current('acc')).toBeNull();
+      const first = await a.acquire('acc', 'a', 1500);
+      expect(first).toEqual({ token: 1, ttlMs: 1500 });
       expect(await b.acquire('acc', 'b', 5000)).toBeNull();
-      await sleep(450);
+      await sleep(1700);
       expect(await a.current('acc')).toBeNull();
       const taken = await b.acquire('acc', 'b', 5000);
       expect(taken!.token).toBeGreaterThan(first!.token);
