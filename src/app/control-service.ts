@@ -239,12 +239,8 @@ export class ControlService implements Control {
     return this.ring.slice(-Math.max(0, limit));
   }
 
-  /** The shadow's report, once one follows the daemon (it starts after trading does). */
-  shadowReport: (() => DivergenceReport) | undefined;
-
-  shadow(): DivergenceReport | undefined {
-    return this.shadowReport?.();
-  }
+  /** The shadow's report: none until one follows the daemon (it starts after trading does and sets this). */
+  shadow: () => DivergenceReport | undefined = () => undefined;
 
   onEvent(listener: (e: ControlEvent) => void): () => void {
     this.listeners.add(listener);

@@ -21,7 +21,7 @@ import { buildCore, type Core } from './core.js';
 import { Schedules } from './cron.js';
 import { startDaemonOps, type DaemonOps } from './daemon-ops.js';
 import { Metrics } from './http.js';
-import { openVenue, riskLimits, type Venue } from './kernel.js';
+import { openVenue, riskLimits, strategySettings, type Venue } from './kernel.js';
 import { openJournal, venueOf } from './kernel-stores.js';
 import { startRiskWatches, type RiskWatches } from './risk-watches.js';
 import { shutdownCore } from './shutdown.js';
@@ -205,14 +205,7 @@ async function buildDaemonCore(s: DaemonStart, venue: Venue, journal: Journal, a
     limits: riskLimits(loaded),
     tracking: cfg.execution,
     margin: marginSettingsOf(cfg.exchange.margin),
-    strategies: {
-      instances: cfg.strategies,
-      dirs: cfg.strategyDirs,
-      maxErrors: cfg.daemon.maxStrategyErrors,
-      hookTimeoutMs: cfg.daemon.hookTimeoutMs,
-      store: { load: (id) => journal.strategyState(id), save: (id, json) => journal.saveStrategyState(id, json, clock.now()) },
-      ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
-    },
+    strategies: strategySettings(cfg, { load: (id) => journal.strategyState(id), save: (id, json) => journal.saveStrategyState(id, json, clock.now()) }),
     capsCountListed: true,
     ...(opts.definitions ? { definitions: opts.definitions } : {}),
     onEvent: (e) => {
@@ -319,7 +312,7 @@ function startShadow(s: DaemonStart, core: Core, journal: Journal, control: Cont
     (shadow) => {
       if (s.stopping) return void shadow.stop().catch(() => undefined);
       s.shadow = shadow;
-      control.shadowReport = () => shadow.report();
+      control.shadow = () => shadow.report();
     },
     (err: unknown) => s.log.error({ err: shown(err) }, 'shadow not started: the daemon trades on without it'),
   );

@@ -23,7 +23,8 @@ import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { venueBudgetOf } from '../domain/venue-budget.js';
 import { PaperVenue } from '../exchange/sim/paper-venue.js';
 import { virtualVenue, type BacktestVenue } from './backtest-driver.js';
-import type { BoundVenue, TradedSymbols } from './core.js';
+import type { BoundVenue, CoreOptions, TradedSymbols } from './core.js';
+import type { StateStore } from '../strategy/runner.js';
 import { redactUrlCredentials, type Logger } from '../util/logger.js';
 
 export function createLiveClient(
@@ -122,6 +123,18 @@ export async function startEmbeddedSimulator(loaded: LoadedConfig, logger: Logge
     },
     url,
     close: () => sim.close(),
+  };
+}
+
+/** The strategies of the configuration as the core runs them (daemon and shadow), their state kept by `store`. */
+export function strategySettings(cfg: Config, store?: StateStore): NonNullable<CoreOptions['strategies']> {
+  return {
+    instances: cfg.strategies,
+    dirs: cfg.strategyDirs,
+    maxErrors: cfg.daemon.maxStrategyErrors,
+    hookTimeoutMs: cfg.daemon.hookTimeoutMs,
+    ...(store ? { store } : {}),
+    ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
   };
 }
 

@@ -8,7 +8,8 @@ import { dataFileList, readDataFileMeta } from '../data/data-file.js';
 import { eachReplayRecord } from '../data/replay-file.js';
 import type { Journal } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
-import { divergence, renderDivergence, type DivergenceOrder, type DivergenceReport } from '../report/divergence.js';
+import { divergence, type DivergenceOrder, type DivergenceReport } from '../report/divergence.js';
+import { renderDivergence } from '../report/divergence-page.js';
 import type { Logger } from '../util/logger.js';
 import { runBacktest, type BacktestResult } from './backtest.js';
 

@@ -24,7 +24,8 @@ import { MeteredClient } from '../exchange/sim/metered-client.js';
 import { SimulatedExchange } from '../exchange/sim/simulated-exchange.js';
 import type { Journal } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
-import { divergence, renderDivergence, type DivergenceReport } from '../report/divergence.js';
+import { divergence, type DivergenceReport } from '../report/divergence.js';
+import { renderDivergence } from '../report/divergence-page.js';
 import type { StrategyDefinition } from '../strategy/api.js';
 import { VirtualClock, type TimeSource } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -32,7 +33,7 @@ import { shown } from '../util/shown.js';
 import { quietOf, Replay, virtualVenue, type BacktestVenue } from './backtest-driver.js';
 import { buildCore, type Core, type TradedSymbols } from './core.js';
 import { Schedules } from './cron.js';
-import { riskLimits } from './kernel.js';
+import { riskLimits, strategySettings } from './kernel.js';
 import { pollChoices } from './poll-plan.js';
 import { DIVERGENCE_RULES, journalOrders } from './replay-journal.js';
 import type { MarketStreams } from './trading-loop.js';
@@ -133,14 +134,7 @@ export class Shadow {
       limits: riskLimits(opts.loaded),
       tracking: cfg.execution,
       margin: marginSettingsOf(cfg.exchange.margin),
-      strategies: {
-        instances: cfg.strategies,
-        dirs: cfg.strategyDirs,
-        maxErrors: cfg.daemon.maxStrategyErrors,
-        hookTimeoutMs: cfg.daemon.hookTimeoutMs,
-        ...(cfg.daemon.restartFaultedAfterMs ? { restartFaultedAfterMs: cfg.daemon.restartFaultedAfterMs } : {}),
-        ...(opts.state ? { store: { load: opts.state, save: () => undefined } } : {}),
-      },
+      strategies: strategySettings(cfg, opts.state ? { load: opts.state, save: () => undefined } : undefined),
       // A fresh simulator: nothing to settle before trading.
       fencedUntilReconciled: false,
       ...(opts.definitions ? { definitions: opts.definitions } : {}),

@@ -156,7 +156,9 @@ describe('the live shadow against sextant sim replaying a recorded tape', () => 
       // The shadow's orders reach its simulator 5 s after the live ones: the fills part, and latency is named first.
       const causes = late.written.summary.causes;
       expect(causes[0]?.cause).toBe('latency');
-      expect(causes.every((c) => c.cause === 'latency')).toBe(true);
+      // Beside it only what the end of the span leaves unsettled (the shadow's last requests still on their 5 s way).
+      expect(causes.every((c) => c.cause === 'latency' || c.cause === 'unsettled')).toBe(true);
+      expect(causes.find((c) => c.cause === 'unsettled')?.orders ?? 0).toBeLessThanOrEqual(2);
       expect(late.written.summary.matched).toBeLessThan(late.written.live.orders);
 
       // After the fact: the recorded market replayed through the simulator, the journal's orders paired with the replay's.

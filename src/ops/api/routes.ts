@@ -29,7 +29,7 @@ import {
   symbolPerformanceSchema,
   divergenceSchema,
 } from './schemas.js';
-import { renderDivergence } from '../../report/divergence.js';
+import { renderDivergence } from '../../report/divergence-page.js';
 
 /** What a handler answers: a status and a JSON body. */
 export interface Reply {

@@ -2,7 +2,8 @@
 // within the window, nearest in time; each pair's difference given one cause; lone orders counted as decisions; the
 // PnL of both sides over time exact; the page escapes what it shows.
 import { describe, expect, it } from '@jest/globals';
-import { divergence, divergenceSummary, renderDivergence, type DivergenceOptions, type DivergenceOrder } from '../../../src/report/divergence.js';
+import { divergence, divergenceSummary, type DivergenceOptions, type DivergenceOrder } from '../../../src/report/divergence.js';
+import { renderDivergence } from '../../../src/report/divergence-page.js';
 
 const T0 = Date.parse('2026-01-05T00:00:00Z');
 
