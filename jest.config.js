@@ -4,7 +4,12 @@ export default {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^sextant/strategy$': '<rootDir>/src/strategy/api.ts', '^#trading-signals$': 'trading-signals', '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^sextant/strategy$': '<rootDir>/src/strategy/api.ts',
+    '^sextant/testing$': '<rootDir>/src/strategy/testing.ts',
+    '^#trading-signals$': 'trading-signals',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },

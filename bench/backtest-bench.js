@@ -2,7 +2,7 @@
 // risk -> executor -> simulator), with a strategy that never trades and one that trades every tenth event.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../dist/config/load.js';
 import { runBacktest } from '../dist/app/backtest.js';
 import { silentLogger } from '../dist/util/logger.js';
@@ -30,7 +30,7 @@ export function prepare(n, strategy, timeframes) {
     [
       'mode: backtest',
       `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
-      'strategyDirs: [bench/strategies]',
+      `strategyDirs: [${JSON.stringify(resolve('bench/strategies'))}]`,
       `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt]${timeframes ? `, timeframes: [${timeframes.join(', ')}]` : ''} }]`,
       'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
       'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',

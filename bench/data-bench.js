@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { emit } from './emit.js';
 
 const quick = process.argv.includes('--quick');
@@ -38,7 +38,7 @@ export function prepareLarge(n, strategy) {
     [
       'mode: backtest',
       `backtest: { data: ${JSON.stringify(data)}, out: ${JSON.stringify(join(dir, 'out'))} }`,
-      'strategyDirs: [bench/strategies]',
+      `strategyDirs: [${JSON.stringify(resolve('bench/strategies'))}]`,
       `strategies: [{ id: bench, name: ${strategy}, symbols: [cmt_btcusdt] }]`,
       'sim: { accounts: { spot: { USDT: "1000" }, futuresCollateral: "1000000", leverage: 20 } }',
       'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 100000 }',

@@ -11,7 +11,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
 import { systemClock } from '../dist/util/clock.js';
@@ -65,7 +65,7 @@ export async function tickToRequest({ n, notifyDown }) {
       'exchange: { rateLimit: { spot: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, futures: { ip: { budget: 1000000 }, uid: { budget: 1000000 } }, orderRequests: { budget: 100000 } } }',
       'sim: { budget: { spot: { ip: 1000000, uid: 1000000 }, futures: { ip: 1000000, uid: 1000000 }, orderRequestsPerSecond: 100000 } }',
       'risk: { maxNotionalPerOrder: "100000", maxNotionalPerSymbol: "1000000", maxOrdersPerMinute: 1000000 }',
-      'strategyDirs: [bench/strategies]',
+      `strategyDirs: [${JSON.stringify(resolve('bench/strategies'))}]`,
       'strategies: [{ id: tick, name: bench-trade, symbols: [cmt_btcusdt], params: { every: 1 } }]',
       'log: { level: error }',
       ...notifyLines,

@@ -22,6 +22,7 @@ import { quietOf, Replay, type BacktestVenue } from './backtest-driver.js';
 import { buildCore, type Core } from './core.js';
 import { Schedules } from './cron.js';
 import { openVenue, riskLimits } from './kernel.js';
+import { VERSION } from '../util/package.js';
 import type { Decision, JobCollect } from '../research/jobs.js';
 
 export type { BacktestFault };
@@ -209,6 +210,7 @@ function reportOf(run: Run, books: BacktestBooks, tally: ExecutionTally, closed:
   const status = new Map(core.runner.status().map((s) => [s.id, s]));
   const noPnl: StrategyPnl = { realized: '0', unrealized: '0', fees: '0', funding: '0', pnl: '0', fills: 0 };
   return {
+    version: VERSION,
     data: { file: dataFilesName(dataFile), records: venue.market.length, fromMs: venue.startMs, toMs: venue.endMs },
     strategies: cfg.strategies.map((s) => ({
       id: s.id,

@@ -30,6 +30,7 @@ import type { Core } from './core.js';
 import { dataOf, orderView, ownedFills, profitWindows, str, symbolPerformance, textOf } from './control-views.js';
 import { ForceExits } from './force-exit.js';
 import { shown } from '../util/shown.js';
+import { VERSION } from '../util/package.js';
 
 /** Events kept for GET events and a client that joins late. */
 export const EVENT_RING_SIZE = 500;
@@ -138,6 +139,7 @@ export class ControlService implements Control {
     ]);
     for (const [poll, at] of this.opts.lastPolled) polls.set(poll, at);
     return {
+      version: VERSION,
       mode: this.opts.mode,
       venue: core.journal.venueBinding()?.venue ?? 'unknown',
       startedAtMs: this.startedAtMs,

@@ -1,6 +1,7 @@
 // Loads a YAML config: parse, apply environment overrides, validate, and report every error at once with
 // file, line and path. Secrets come only from the environment or *_FILE secret files, never from YAML.
 import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { LineCounter, parseDocument, isAlias, isCollection, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { Credentials } from '../domain/credentials.js';
@@ -129,6 +130,9 @@ export const ENV_OVERRIDES: ReadonlyArray<readonly [string, 'spotBaseUrl' | 'fut
   ['SEXTANT_FUTURES_BASE_URL', 'futuresBaseUrl'],
 ];
 
+/** Environment variable that replaces daemon.http.host. */
+export const HTTP_HOST_VAR = 'SEXTANT_HTTP_HOST';
+
 /** Reads one secret from VAR or VAR_FILE (a path, as docker secrets mount them). Never echoes the value. */
 /** A secret from `name`, or the file its `name_FILE` variant points to (docker secrets); problems go to `issues`, naming the variable, never a value. */
 export function readSecret(env: Env, name: string, issues: ConfigIssue[]): string | undefined {
@@ -223,6 +227,13 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
       if (typeof ex === 'object' && ex !== null) ex[key] = v;
     }
   }
+  // The ops server's address (a container binds 0.0.0.0 to publish its port, whatever the file says).
+  const httpHost = env[HTTP_HOST_VAR];
+  if (httpHost) {
+    const daemon = (data.daemon ??= {}) as Record<string, unknown>;
+    const http = typeof daemon === 'object' && daemon !== null ? ((daemon.http ??= {}) as Record<string, unknown>) : undefined;
+    if (typeof http === 'object' && http !== null) http.host = httpHost;
+  }
   if (syntaxOk) {
     for (const secret of ['apiKey', 'apiSecret', 'passphrase', 'secret', 'key', 'password']) {
       const ex = data.exchange as Record<string, unknown> | undefined;
@@ -243,11 +254,74 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
   if (!parsed.success) issues.push(...locatedIssues(parsed.issues, { file, source, env }));
   const credentials = readCredentials(env, issues);
   const journalPassword = readSecret(env, JOURNAL_PASSWORD_VAR, issues);
+  // Paths written in the file resolve against its folder, in what is left of a configuration in error too; `raw` is
+  // the file as written (no defaults, no environment overrides).
   if (issues.length > 0 || !parsed.success) {
     const rest = !syntaxOk ? undefined : parsed.success ? { config: parsed.data, skipStrategies: new Set<number>() } : salvage(data, source.numberText);
+    if (rest) resolveConfigPaths(rest.config, raw, file);
     throw new ConfigError(inFileOrder(issues), rest && { loaded: { config: rest.config, file, source }, skipStrategies: rest.skipStrategies });
   }
+  resolveConfigPaths(parsed.data, raw, file);
   return { config: parsed.data, file, source, ...(credentials ? { credentials } : {}), ...(journalPassword !== undefined ? { journalPassword } : {}) };
+}
+
+/**
+ * The keys of a configuration that name files or folders (a string, or a list of them), with the values that are
+ * words rather than paths.
+ */
+export const CONFIG_PATHS: ReadonlyArray<{ path: readonly string[]; words?: readonly string[] }> = [
+  { path: ['sim', 'replayFile'] },
+  { path: ['journal', 'path'], words: [':memory:'] },
+  { path: ['daemon', 'http', 'tokenFile'] },
+  { path: ['backtest', 'data'] },
+  { path: ['backtest', 'cache'], words: ['auto', 'off'] },
+  { path: ['backtest', 'out'] },
+  { path: ['backtest', 'funding'] },
+  { path: ['shadow', 'out'] },
+  { path: ['strategyDirs'] },
+];
+
+/**
+ * A relative path written in the file `file`, resolved against the file's folder, in the form every message and
+ * report prints: relative to the working directory `cwd` when it lies inside it, absolute otherwise. An absolute
+ * path is kept as written.
+ */
+export function resolveWrittenPath(path: string, file: string, cwd: string = process.cwd()): string {
+  if (isAbsolute(path)) return path;
+  const absolute = resolve(cwd, dirname(file), path);
+  const rel = relative(cwd, absolute);
+  if (rel === '') return '.';
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? absolute : rel;
+}
+
+function childAt(value: unknown, path: readonly string[]): unknown {
+  let node = value;
+  for (const key of path) node = node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+  return node;
+}
+
+/**
+ * Resolves, in place, the paths of `config` (the CONFIG_PATHS keys) that the file `file` wrote (`written`: the file's
+ * value before defaults and environment overrides) against the file's folder (resolveWrittenPath). A default, or a
+ * value an environment override put there, is left relative to the working directory.
+ */
+export function resolveConfigPaths(config: Config, written: unknown, file: string, cwd: string = process.cwd()): void {
+  for (const { path, words = [] } of CONFIG_PATHS) {
+    const given = childAt(written, path);
+    if (given === undefined) continue;
+    const parent = childAt(config, path.slice(0, -1)) as Record<string, unknown> | undefined;
+    const key = path[path.length - 1]!;
+    const value = parent?.[key];
+    const one = (v: unknown, w: unknown): unknown => {
+      if (typeof v !== 'string' || v !== w || words.includes(v)) return v;
+      const resolved = resolveWrittenPath(v, file, cwd);
+      // A folder whose name is one of the words stays a folder.
+      return words.includes(resolved) ? `.${sep}${resolved}` : resolved;
+    };
+    if (!parent || value === undefined) continue;
+    if (Array.isArray(value)) parent[key] = value.map((v, i) => one(v, Array.isArray(given) ? given[i] : undefined));
+    else parent[key] = one(value, given);
+  }
 }
 
 /**

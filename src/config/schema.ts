@@ -257,7 +257,7 @@ export const simSchema = z
       .min(1)
       .optional()
       .describe(
-        'Replay a data file (ticks or candles, as `record`, `data synth`, `data import` and `data download` write them) instead of the synthetic market.',
+        "Replay a data file (ticks or candles, as `record`, `data synth`, `data import` and `data download` write them) instead of the synthetic market; relative to the config file's folder.",
       ),
     accounts: z
       .strictObject({
@@ -373,7 +373,7 @@ export const journalSchema = z
       .min(1)
       .optional()
       .describe(
-        `SQLite file of the journal (":memory:" keeps it in memory); absent: ${DEFAULT_JOURNAL_PATH}, unless journal.url is set. The venue's instrument list is cached beside it (\`<path>.instruments.json\`).`,
+        `SQLite file of the journal (":memory:" keeps it in memory), relative to the config file's folder; absent: ${DEFAULT_JOURNAL_PATH} in the user folder (the working directory), unless journal.url is set. The venue's instrument list is cached beside it (\`<path>.instruments.json\`).`,
       ),
     url: z
       .string()
@@ -463,7 +463,7 @@ export const daemonSchema = z
           .min(1)
           .optional()
           .describe(
-            'Where a generated token is written (mode 0600) for the commands that talk to the daemon (`sextant status`, `halt`, `dashboard` …); absent: beside the SQLite journal, `<journal dir>/http-<port>.token` (`data/http-<port>.token` for a PostgreSQL or in-memory journal).',
+            "Where a generated token is written (mode 0600) for the commands that talk to the daemon (`sextant status`, `halt`, `dashboard` …), relative to the config file's folder; absent: beside the SQLite journal, `<journal dir>/http-<port>.token` (`data/http-<port>.token` in the user folder for a PostgreSQL or in-memory journal).",
           ),
         allowedHosts: z
           .array(
@@ -594,16 +594,20 @@ export const backtestSchema = z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .default('data/sample/ticks.jsonl')
       .describe(
-        "Replayed market data: a data file of ticks or candles (JSON lines, a header line saying which), or a list of them replayed as one, in time order (records of one instant: the earlier file's first).",
+        "Replayed market data: a data file of ticks or candles (JSON lines, a header line saying which), or a list of them replayed as one, in time order (records of one instant: the earlier file's first). Relative to the config file's folder; by default the sample in the user folder (the working directory).",
       ),
     cache: z
       .string()
       .min(1)
       .default('auto')
       .describe(
-        "Where each data file's binary cache is kept (its records as integer columns in time order, built at the first run and rebuilt when the file or the instruments' tick and step sizes change; a backtest then loads in a moment and replays in little memory): `auto`, a `.sextant-cache` folder beside the data file; `off`, none (the file is read as text at every run); or a folder. A cache that cannot be written is skipped with a warning.",
+        "Where each data file's binary cache is kept (its records as integer columns in time order, built at the first run and rebuilt when the file or the instruments' tick and step sizes change; a backtest then loads in a moment and replays in little memory): `auto`, a `.sextant-cache` folder beside the data file; `off`, none (the file is read as text at every run); or a folder, relative to the config file's folder. A cache that cannot be written is skipped with a warning.",
       ),
-    out: z.string().min(1).default('reports/backtest').describe('Folder of the report files.'),
+    out: z
+      .string()
+      .min(1)
+      .default('reports/backtest')
+      .describe("Folder of the report files, relative to the config file's folder; by default reports/backtest in the user folder (the working directory)."),
     latencyMs: z
       .number()
       .int()
@@ -624,7 +628,7 @@ export const backtestSchema = z
       .array(z.string().min(1))
       .default([])
       .describe(
-        'Funding files (`sextant data download --kind funding`): the settled rates the simulator charges its futures contracts instead of its own seeded ones, at the recorded settlement times.',
+        "Funding files (`sextant data download --kind funding`), relative to the config file's folder: the settled rates the simulator charges its futures contracts instead of its own seeded ones, at the recorded settlement times.",
       ),
   })
   .prefault({})
@@ -794,7 +798,9 @@ export const configSchema = z.strictObject({
   strategyDirs: z
     .array(z.string().min(1))
     .default(['strategies'])
-    .describe('Folders strategies are looked up in, in order (relative to the working directory).'),
+    .describe(
+      "Folders strategies are looked up in, in order, relative to the config file's folder; by default strategies in the user folder (the working directory).",
+    ),
   strategies: z
     .array(strategySchema)
     .default([])

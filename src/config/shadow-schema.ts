@@ -28,7 +28,13 @@ export const shadowSchema = z
       .describe(
         "How far behind the newest trades poll the shadow runs: a trade the venue made while that poll's answer was on its way is in the next poll, and the shadow must not have moved past it. Longer than the venue's answer time; the shadow runs this much plus up to a tickers period behind the live daemon.",
       ),
-    out: z.string().min(1).default('reports/shadow').describe('Folder the divergence report (divergence.json, divergence.html) is written to at shutdown.'),
+    out: z
+      .string()
+      .min(1)
+      .default('reports/shadow')
+      .describe(
+        "Folder the divergence report (divergence.json, divergence.html) is written to at shutdown, relative to the config file's folder; by default reports/shadow in the user folder (the working directory).",
+      ),
   })
   .prefault({})
   .describe("The live shadow: the strategies against the simulator on the daemon's own market data, and how live differs from it.");

@@ -42,7 +42,7 @@ function load(): typeof BetterSqlite3 {
   }
 }
 
-const Database = load();
+const Database: typeof BetterSqlite3 = load();
 // The library's types under the same name, as `import Database from 'better-sqlite3'` gives them.
 declare namespace Database {
   type Database = BetterSqlite3.Database;

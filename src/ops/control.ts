@@ -14,6 +14,8 @@ export interface Actor {
 }
 
 export interface ControlStatus {
+  /** The version of sextant running. */
+  version: string;
   mode: 'live' | 'dry-run' | 'backtest';
   /** The venue traded, credentials stripped (base URLs or the embedded simulator). */
   venue: string;

@@ -39,6 +39,8 @@ export interface BacktestStaleness {
 
 /** report.json: what was replayed, per strategy, the metrics, and what the simulated venue saw. */
 export interface BacktestReport {
+  /** The version of sextant that ran it. */
+  version: string;
   data: { file: string; records: number; fromMs: number; toMs: number };
   strategies: Array<{
     id: string;
@@ -157,6 +159,7 @@ export function writeBacktestFiles(
       monthly: report.monthly,
       faults: report.faults,
       venue: {
+        'sextant version': report.version,
         'round trip (ms)': report.latencyMs,
         'resting orders fill': report.fillModel,
         'stale after (ms)': report.staleness.staleAfterMs,

@@ -35,7 +35,7 @@ export { equityOf, sizeFromEquity, sizeFromQuote, sizeFromRisk } from './sizing.
 /**
  * An intent as a strategy returns it: the runner adds the strategy id. `protect` asks for managed stops on one of
  * its futures position sides (stop-loss, take-profit, trailing stop), kept in line with the position by the
- * execution layer: see strategies/README.md, "Managed stops".
+ * execution layer: see docs/strategies.md, "Managed stops".
  */
 export type StrategyIntent = Intent extends infer I ? (I extends Intent ? Omit<I, 'strategyId'> : never) : never;
 

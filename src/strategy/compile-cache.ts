@@ -6,10 +6,10 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { importTarget, sha256, type Compiled } from './compile.js';
 import { esmResolve } from './resolve.js';
+import { PACKAGE_ROOT } from '../util/package.js';
 
 /** Changes when the compiled form or the manifest changes: older entries are then compiled again. */
 const FORMAT = 1;
@@ -31,7 +31,7 @@ interface CacheFolder {
   shared: boolean;
 }
 
-const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
+const PROJECT = PACKAGE_ROOT;
 let override: CacheFolder[] | undefined;
 
 function folders(): CacheFolder[] {

@@ -8,6 +8,7 @@ import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { moduleResolve } from 'import-meta-resolve';
+import { PACKAGE_JSON } from '../util/package.js';
 
 /** Where an import leads: a TypeScript file compiled into the strategy's module, or a module Node loads itself. */
 export type Resolved = { bundle: string } | { external: string };
@@ -22,6 +23,9 @@ function resolveError(code: string, message: string): Error {
 /** Resolves `specifier` as written in `importer` (an absolute file path). */
 export function resolveImport(specifier: string, importer: string): Resolved {
   if (isBuiltin(specifier)) return { external: specifier };
+  // `sextant/strategy` and `sextant/testing` are the running package's own modules, wherever the strategy lives (a
+  // user folder with no node_modules, or one holding another copy): one copy of its classes in the process.
+  if (specifier === 'sextant' || specifier.startsWith('sextant/')) return { external: esmResolve(specifier, PACKAGE_JSON).href };
   if (isPathLike(specifier)) return localFile(specifier, importer);
   if (specifier[0] !== '#' && URL.canParse(specifier)) return { external: specifier };
   const url = esmResolve(specifier, pathToFileURL(importer));

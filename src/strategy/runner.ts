@@ -15,6 +15,7 @@ import type { HookResult, MarketUpdate, StrategyContext, StrategyDefinition } fr
 import { BarHistory, type BarRing, type BarSeries } from './bar-history.js';
 import { Inventory } from './inventory.js';
 import { Deadline, HookInterruptedError, HookTimeoutError } from './deadline.js';
+import { strategyThrowSite } from './loader.js';
 
 export interface StrategyInstanceConfig {
   id: string;
@@ -152,9 +153,9 @@ export class StrategyRunner {
     this.clock = opts.clock;
     const problems: string[] = [];
     for (const { cfg, def } of opts.instances) {
-      const parsed = def.params.safeParse(cfg.params ?? {});
-      if (!parsed.success) {
-        for (const i of parsed.error.issues) problems.push(`strategies[${cfg.id}].params.${i.path.join('.')}: ${i.message}`);
+      const parsed = parseParams(cfg.id, def, cfg.params);
+      if (!parsed.ok) {
+        problems.push(...parsed.problems);
         continue;
       }
       for (const s of cfg.symbols) if (!instruments.has(s)) problems.push(`strategies[${cfg.id}].symbols: unknown symbol ${s}`);
@@ -305,8 +306,9 @@ export class StrategyRunner {
         return;
       }
       inst.errors++;
-      const message = err instanceof Error ? err.message : String(err);
-      this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: message }, 'strategy hook failed');
+      // Stopped over its budget: stopped wherever it was, which its stack does not tell.
+      const { message, at } = err instanceof HookTimeoutError ? { message: err.message, at: undefined } : strategyError(inst.def, err);
+      this.logger.error({ strategy: inst.cfg.id, hook, errors: inst.errors, err: message, ...(at ? { at } : {}) }, 'strategy hook failed');
       if (err instanceof HookTimeoutError) this.faultOf(inst, hook, message, `${hook} ${message}`);
       else if (inst.errors >= this.maxErrors) this.faultOf(inst, hook, message, `${inst.errors} errors, the last in ${hook}: ${message}`);
     }
@@ -346,16 +348,17 @@ export class StrategyRunner {
   checkParams(id: string, raw: unknown): string[] {
     const i = this.instances.find((x) => x.cfg.id === id);
     if (!i) return [`strategies[${id}]: no such running instance`];
-    const parsed = i.def.params.safeParse(raw ?? {});
-    return parsed.success ? [] : parsed.error.issues.map((x) => `strategies[${id}].params.${x.path.join('.')}: ${x.message}`);
+    const parsed = parseParams(id, i.def, raw);
+    return parsed.ok ? [] : parsed.problems;
   }
 
   /** Replaces an instance's params after validating them with its schema; the old ones stay on error. */
   updateParams(id: string, raw: unknown): string[] {
-    const problems = this.checkParams(id, raw);
-    if (problems.length) return problems;
-    const i = this.instances.find((x) => x.cfg.id === id)!;
-    i.ctx.params = i.def.params.parse(raw ?? {});
+    const i = this.instances.find((x) => x.cfg.id === id);
+    if (!i) return [`strategies[${id}]: no such running instance`];
+    const parsed = parseParams(id, i.def, raw);
+    if (!parsed.ok) return parsed.problems;
+    i.ctx.params = parsed.data;
     i.cfg = { ...i.cfg, params: raw };
     return [];
   }
@@ -426,6 +429,28 @@ export class StrategyRunner {
   }
 }
 
+/**
+ * An error thrown by a strategy's code, as it is reported: its message, followed by where in the strategy's own
+ * files it was thrown (` (at /path/index.ts:12:7)`) when that is known (a definition the loader loaded: loader.ts).
+ */
+function strategyError(def: StrategyDefinition<unknown>, err: unknown): { message: string; at: string | undefined } {
+  const text = err instanceof Error ? err.message : String(err);
+  const at = strategyThrowSite(def, err);
+  return { message: at ? `${text} (at ${at})` : text, at };
+}
+
+/** An instance's params parsed by its strategy's schema, or the problems with them (a schema that throws is one). */
+function parseParams(id: string, def: StrategyDefinition<unknown>, raw: unknown): { ok: true; data: unknown } | { ok: false; problems: string[] } {
+  let parsed;
+  try {
+    parsed = def.params.safeParse(raw ?? {});
+  } catch (err) {
+    return { ok: false, problems: [`strategies[${id}].params: strategy ${def.name} params check failed: ${strategyError(def, err).message}`] };
+  }
+  if (parsed.success) return { ok: true, data: parsed.data };
+  return { ok: false, problems: parsed.error.issues.map((i) => `strategies[${id}].params.${i.path.join('.')}: ${i.message}`) };
+}
+
 /** The instance's timeframes (its config's, else its strategy's), each once; problems for unknown ones. */
 function timeframesOf(cfg: StrategyInstanceConfig, def: StrategyDefinition<unknown>, problems: string[]): Timeframe[] {
   const from = cfg.timeframes ?? def.timeframes ?? [];
@@ -451,7 +476,7 @@ function lookbackOf(cfg: StrategyInstanceConfig, def: StrategyDefinition<unknown
   try {
     n = typeof def.lookback === 'function' ? def.lookback(params) : (def.lookback ?? DEFAULT_LOOKBACK);
   } catch (err) {
-    problems.push(`strategies[${cfg.id}]: strategy ${def.name} lookback failed: ${err instanceof Error ? err.message : String(err)}`);
+    problems.push(`strategies[${cfg.id}]: strategy ${def.name} lookback failed: ${strategyError(def, err).message}`);
     return DEFAULT_LOOKBACK;
   }
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_LOOKBACK) {

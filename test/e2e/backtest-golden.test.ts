@@ -64,7 +64,7 @@ describe('the shipped backtests, byte for byte', () => {
           if (r.code !== 0) throw new Error(`${config}: exit ${r.code}\n${r.said}`);
           runs[config] = { code: r.code, files: digests(out) };
           const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { strategies: StrategyReport[] };
-          for (const s of report.strategies) readmes.push({ readme: `strategies/${s.name}/README.md`, line: readmeLine(config, s) });
+          for (const s of report.strategies) readmes.push({ readme: `examples/strategies/${s.name}/README.md`, line: readmeLine(config, s) });
         }),
       );
     }

@@ -4,7 +4,7 @@
 import '../fixtures/backtest-in-jest.js';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import Database from '../../src/journal/sqlite-driver.js';
 import { parseDocument } from 'yaml';
@@ -21,6 +21,7 @@ const START = Date.parse('2026-01-05T00:00:01Z');
 /** config/backtest.yaml with changes; returns its file. */
 function config(name: string, change: (doc: ReturnType<typeof parseDocument>) => void): string {
   const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+  doc.setIn(['backtest', 'data'], resolve(SAMPLE));
   change(doc);
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, doc.toString());
@@ -86,6 +87,8 @@ describe('the shipped sample (config/backtest.yaml)', () => {
     const rows = journal.prepare("SELECT strategy_id AS id, last_error AS e FROM orders WHERE state = 'rejected'").all() as Array<{ id: string; e: string }>;
     const r = report(out);
     expect(Object.values(r.rejected).reduce((a, n) => a + n, 0)).toBe(rows.length);
+    // The version that ran it is the package's.
+    expect((r as Report & { version: string }).version).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
     for (const s of r.strategies) expect(Object.values(s.rejected).reduce((a, n) => a + n, 0)).toBe(rows.filter((x) => x.id === s.id).length);
   });
 
@@ -174,7 +177,7 @@ describe('a strategy fault', () => {
   it('fails the run; report.json and report.html name the strategy, the virtual time and the error', async () => {
     const failFromMs = START + 60_000;
     const cfg = config('faulty', (doc) => {
-      doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+      doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
       doc.set('strategies', [
         { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'] },
         { id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs } },
@@ -215,7 +218,7 @@ describe('a strategy fault', () => {
 describe('strategy logs', () => {
   const run = async (level: string, loggerLevel: 'warn' | 'silent' = 'warn') => {
     const cfg = config(`chatty-${level}-${loggerLevel}`, (doc) => {
-      doc.set('strategyDirs', ['test/fixtures/strategies']);
+      doc.set('strategyDirs', [resolve('test/fixtures/strategies')]);
       doc.set('strategies', [{ id: 'talk', name: 'chatty', symbols: ['BTCUSDT_SPBL'] }]);
       doc.setIn(['log', 'level'], level);
     });

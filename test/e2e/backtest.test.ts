@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import Database from '../../src/journal/sqlite-driver.js';
@@ -87,7 +87,8 @@ describe('backtest', () => {
   it('a strategy sending orders faster than the venue allows gets 429s in the backtest too', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-    doc.set('strategyDirs', ['test/fixtures/strategies']);
+    doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
+    doc.set('strategyDirs', [resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'burst', name: 'order-burst', symbols: ['BTCUSDT_SPBL'] }]);
     doc.setIn(['risk', 'maxNotionalPerSymbol'], '1000000');
     const cfg = join(dir, 'tight.yaml');
@@ -110,6 +111,7 @@ describe('backtest', () => {
   it('strategy schedules fire in virtual time, as cron would live', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+    doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
     doc.set('strategies', [{ id: 'dca', name: 'spot-dca', symbols: ['BTCUSDT_SPBL'], params: { quoteAmount: '100' }, schedule: { buy: '0 */2 * * * *' } }]);
     const cfg = join(dir, 'dca.yaml');
     writeFileSync(cfg, doc.toString());
@@ -128,6 +130,7 @@ describe('backtest', () => {
     const { parseDocument } = await import('yaml');
     const runWith = async (latencyMs: number) => {
       const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
+      doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
       doc.setIn(['backtest', 'latencyMs'], latencyMs);
       const cfg = join(dir, `latency-${latencyMs}.yaml`);
       writeFileSync(cfg, doc.toString());
@@ -181,7 +184,8 @@ describe('backtest', () => {
   it('a strategy that faults fails the command (exit 1), naming it, the virtual time and the error; the report is written', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-    doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+    doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
+    doc.set('strategyDirs', ['strategies', resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: Date.parse('2026-01-05T00:01:00Z') } }]);
     const cfg = join(dir, 'faulty.yaml');
     writeFileSync(cfg, doc.toString());
@@ -197,7 +201,8 @@ describe('backtest', () => {
   it('a sweep in which one combination faults still ranks every run: the faulted one last, its fault named', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-    doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+    doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
+    doc.set('strategyDirs', ['strategies', resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: 0 } }]);
     const cfg = join(dir, 'faulty-sweep.yaml');
     writeFileSync(cfg, doc.toString());
@@ -218,7 +223,8 @@ describe('backtest', () => {
   it('strategy logs show on stderr at the configured log.level, timed in virtual time', async () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-    doc.set('strategyDirs', ['test/fixtures/strategies']);
+    doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
+    doc.set('strategyDirs', [resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'talk', name: 'chatty', symbols: ['BTCUSDT_SPBL'] }]);
     doc.setIn(['log', 'level'], 'info');
     const cfg = join(dir, 'chatty.yaml');

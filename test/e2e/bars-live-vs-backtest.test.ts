@@ -4,7 +4,7 @@
 // the strategy was given in both runs are compared, field by field, over the bars the recording covers whole.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { runBacktest } from '../../src/app/backtest.js';
@@ -86,7 +86,7 @@ describe('bars: live and a backtest of the recording', () => {
           // Polls in wall-clock ms (a fifth of a market minute... 12 market seconds); bars close 30 market seconds late.
           'daemon: { http: { port: 0 }, polls: { tickersMs: 200, tradesMs: 200, ordersMs: 1000, balancesMs: 1000, positionsMs: 1000 }, bars: { closeDelayMs: 30000 } }',
           `backtest: { data: ${JSON.stringify(tape)}, out: ${JSON.stringify(join(dir, 'report'))} }`,
-          'strategyDirs: [test/fixtures/strategies]',
+          `strategyDirs: [${JSON.stringify(resolve('test/fixtures/strategies'))}]`,
           `strategies: [{ id: bars, name: bar-log, symbols: [${SYMBOL}], timeframes: [1m] }]`,
           'log: { level: info }',
         ].join('\n') + '\n',

@@ -119,13 +119,14 @@ describe('sextant config check and --help', () => {
         '',
       ].join('\n'),
     );
-    const r = await sextant(['config', 'check', f]);
+    // From a user folder of its own: the checkout's strategies/ (a trader's) has no say in what is found.
+    const r = await sextant(['--userdir', dir, 'config', 'check', f]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^${f}:2:26: daemon\\.reconcileCron: invalid cron expression "\\*/5 \\* \\* \\*": expected 5 or 6 fields but got 4`)),
       expect.stringMatching(
         new RegExp(
-          `^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies .*found: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower\\)$`,
+          `^${f}:4:21: strategies\\[0\\]\\.name: strategy "spot-market-makr" not found in strategies or the shipped examples \\(no such folder: strategies\\) .*; no strategies there; the shipped examples: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower\\)$`,
         ),
       ),
       `${f}:5:51: strategies[1].symbols[0]: unknown symbol "BTCUSDT_SPB": not among the simulator's instruments (its built-in list); did you mean "BTCUSDT_SPBL"?`,

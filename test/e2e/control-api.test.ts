@@ -18,8 +18,8 @@ import { parseConfig } from '../../src/config/load.js';
 import type { ControlEvent, ControlStatus, OrderView, StrategyView } from '../../src/ops/control.js';
 import type { StrategyDefinition } from '../../src/strategy/api.js';
 import { systemClock } from '../../src/util/clock.js';
-import futuresGrid from '../../strategies/futures-grid/index.js';
-import spotMarketMaker from '../../strategies/spot-market-maker/index.js';
+import futuresGrid from '../../examples/strategies/futures-grid/index.js';
+import spotMarketMaker from '../../examples/strategies/spot-market-maker/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { waitFor } from '../fixtures/e2e.js';
 
@@ -217,6 +217,8 @@ describe('the control API of a running daemon', () => {
     const status = (await api<ControlStatus>('GET', '/status')).body;
     expect(status).toMatchObject({ mode: 'live', tradingState: 'halted', latches: [{ name: 'kill-switch:operator', reason: 'venue incident' }] });
     expect(status.venue).toMatch(/^embedded simulator /);
+    // The version running is the package's.
+    expect(status.version).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
     expect(status.budget.length).toBeGreaterThan(0);
     const shown = await cli('status', '--url', base, '--config', cfgFile);
     expect(shown.code).toBe(0);

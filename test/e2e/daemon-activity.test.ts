@@ -44,14 +44,11 @@ writeFileSync(
     '',
   ].join('\n'),
 );
-writeFileSync(
-  join(dir, 'thrower.mjs'),
-  [
-    '// Throws on every market update.',
-    "export default { name: 'thrower', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { throw new Error('boom'); } };",
-    '',
-  ].join('\n'),
-);
+const throwerLine =
+  "export default { name: 'thrower', params: { safeParse: (raw) => ({ success: true, data: raw }), parse: (raw) => raw }, onMarket() { throw new Error('boom'); } };";
+writeFileSync(join(dir, 'thrower.mjs'), ['// Throws on every market update.', throwerLine, ''].join('\n'));
+/** Where the strategy throws, as its faults name it: its file, line and column (of the error made). */
+const throwSite = `${join(dir, 'thrower.mjs')}:2:${throwerLine.indexOf("new Error('boom')") + 1}`;
 
 interface Line {
   level: string;
@@ -174,7 +171,7 @@ describe('/health and /ready with faulted strategies', () => {
       },
       20_000,
     );
-    expect(health).toMatchObject({ status: 'ok', faulted: [{ id: 'thrower', reason: '1 errors, the last in onMarket: boom' }] });
+    expect(health).toMatchObject({ status: 'ok', faulted: [{ id: 'thrower', reason: `1 errors, the last in onMarket: boom (at ${throwSite})` }] });
     const ready = await waitFor(
       'ready',
       async () => {
@@ -201,7 +198,7 @@ describe('/health and /ready with faulted strategies', () => {
       status: 'not ready',
       fenced: null,
       tradingState: 'active',
-      strategiesFaulted: 'every strategy is faulted: thrower (1 errors, the last in onMarket: boom)',
+      strategiesFaulted: `every strategy is faulted: thrower (1 errors, the last in onMarket: boom (at ${throwSite}))`,
     });
   }, 60_000);
 });

@@ -5,7 +5,7 @@
 // settlements F16 serves, and a backtest charges a position held across one at the downloaded rate.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readCandleFile, readDataFileMeta, readFundingFile, type CandleRow } from '../../src/data/data-file.js';
 import { Decimal } from '../../src/domain/decimal.js';
@@ -116,7 +116,7 @@ describe('sextant data download', () => {
         [
           'mode: backtest',
           `backtest: { data: ${JSON.stringify(file)}, out: ${JSON.stringify(join(dir, `report-${timeframe}`))} }`,
-          'strategyDirs: [test/fixtures/strategies]',
+          `strategyDirs: [${JSON.stringify(resolve('test/fixtures/strategies'))}]`,
           `strategies:\n  - { id: bars, name: bar-log, symbols: [cmt_btcusdt], timeframes: [${timeframe}] }`,
           'log: { level: info }',
           '',
@@ -207,7 +207,7 @@ describe('sextant data download --kind funding', () => {
       [
         'mode: backtest',
         `backtest: { data: ${JSON.stringify(candles)}, out: ${JSON.stringify(out)}, funding: [${JSON.stringify(funding)}] }`,
-        'strategyDirs: [test/fixtures/strategies]',
+        `strategyDirs: [${JSON.stringify(resolve('test/fixtures/strategies'))}]`,
         'strategies:\n  - { id: hold, name: hold-long, symbols: [cmt_btcusdt], params: { size: "0.01" } }',
         '',
       ].join('\n'),

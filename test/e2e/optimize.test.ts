@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
@@ -37,6 +37,8 @@ afterAll(async () => {
 /** A config file from `base` with changes. */
 function config(name: string, base: string, change: (doc: ReturnType<typeof parseDocument>) => void): string {
   const doc = parseDocument(readFileSync(base, 'utf8'));
+  // Written elsewhere: the base's data file by absolute path.
+  doc.setIn(['backtest', 'data'], resolve(dirname(base), String(doc.getIn(['backtest', 'data']))));
   change(doc);
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, doc.toString());
@@ -267,7 +269,7 @@ describe('sextant optimize', () => {
 
   it('the lookahead check flags a strategy that reads the future from the data file, naming the first decision that differs', async () => {
     const cfg = config('peek', 'config/backtest.yaml', (doc) => {
-      doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+      doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
       doc.set('strategies', [{ id: 'peek', name: 'peek-ahead', symbols: ['BTCUSDT_SPBL'], params: { file: 'data/sample/ticks.jsonl' } }]);
     });
     const out = join(dir, 'peek');

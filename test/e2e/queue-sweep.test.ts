@@ -17,12 +17,13 @@ const tag = randomUUID().slice(0, 8);
 const queues: string[] = [];
 const children: ChildProcess[] = [];
 
-// One fast strategy on the sample's first two minutes, 48 combinations of its params.
+// One fast strategy on the sample's first two minutes, 48 combinations of its params. The data is backtest.data's
+// default, data/sample/ticks.jsonl in the working directory: a worker elsewhere reads its own tree's copy.
 const config = join(dir, 'sweep.yaml');
 writeFileSync(
   config,
   `mode: backtest
-backtest: { data: data/sample/ticks.jsonl, latencyMs: 50 }
+backtest: { latencyMs: 50 }
 sim:
   accounts: { spot: { USDT: "100000", BTC: "1" } }
 strategies:

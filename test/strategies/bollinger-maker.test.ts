@@ -2,8 +2,8 @@
 // bands rounded away from the book, kept while they match, clamped to stay passive, moved to the middle band and
 // pulled as its own fills build up what it holds.
 import { describe, expect, it } from '@jest/globals';
-import bb from '../../strategies/bollinger-maker/index.js';
-import { StrategyHarness, makeBars, openOrder } from '../fixtures/strategy-harness.js';
+import bb from '../../examples/strategies/bollinger-maker/index.js';
+import { StrategyHarness, makeBars, openOrder } from 'sextant/testing';
 
 const SYMBOL = 'BTCUSDT_SPBL';
 // Bands (4, 2), population deviation: bars 3 and 4 89990 / 90010 / 90030 (deviation 10); bar 5 89991.716 / 90020 /

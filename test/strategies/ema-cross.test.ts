@@ -2,8 +2,8 @@
 // always 10 (so ATR(2) is 10), the entry sized from the risk to the ATR stop, the stop as a trigger order, and the
 // reversal on the opposite cross closing what its own fills hold and cancelling that side's stop.
 import { describe, expect, it } from '@jest/globals';
-import ema from '../../strategies/ema-cross/index.js';
-import { StrategyHarness, makeBars, openOrder } from '../fixtures/strategy-harness.js';
+import ema from '../../examples/strategies/ema-cross/index.js';
+import { StrategyHarness, makeBars, openOrder } from 'sextant/testing';
 
 const SYMBOL = 'cmt_ethusdt';
 // Closes falling, rising, falling; each bar spans its close ± 5. EMA(2) − EMA(3), by sign: 0 (one close), −1 for

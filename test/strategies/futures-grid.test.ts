@@ -6,7 +6,7 @@ import type { Position } from '../../src/domain/market.js';
 import type { Order } from '../../src/domain/order.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
 import type { MarketUpdate, StrategyContext, StrategyIntent } from '../../src/strategy/api.js';
-import grid from '../../strategies/futures-grid/index.js';
+import grid from '../../examples/strategies/futures-grid/index.js';
 
 const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_btcusdt')!);
 const d = (s: string) => Decimal.from(s);

@@ -2,8 +2,8 @@
 // the bid sized from a quote amount or a share of equity, the stale order cancelled, the holding sold at the ask.
 import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
-import rsi from '../../strategies/rsi-reversion/index.js';
-import { StrategyHarness, makeBars, openOrder } from '../fixtures/strategy-harness.js';
+import rsi from '../../examples/strategies/rsi-reversion/index.js';
+import { StrategyHarness, makeBars, openOrder } from 'sextant/testing';
 
 const SYMBOL = 'BTCUSDT_SPBL';
 // RSI(3), Wilder: no value for the first 3 closes; then 100, 40, 16, 8.42, 46.46, 67.01, 79.07.

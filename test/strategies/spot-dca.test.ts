@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
 import type { StrategyContext } from '../../src/strategy/api.js';
-import dca from '../../strategies/spot-dca/index.js';
+import dca from '../../examples/strategies/spot-dca/index.js';
 
 const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 

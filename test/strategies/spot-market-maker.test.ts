@@ -3,7 +3,7 @@ import { Decimal } from '../../src/domain/decimal.js';
 import type { Order } from '../../src/domain/order.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
 import type { MarketUpdate, StrategyContext } from '../../src/strategy/api.js';
-import mm from '../../strategies/spot-market-maker/index.js';
+import mm from '../../examples/strategies/spot-market-maker/index.js';
 
 const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'BTCUSDT_SPBL')!);
 const d = (s: string) => Decimal.from(s);

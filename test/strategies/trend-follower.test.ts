@@ -3,7 +3,7 @@ import { Decimal } from '../../src/domain/decimal.js';
 import type { Position } from '../../src/domain/market.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../src/exchange/sim/instruments.js';
 import type { MarketUpdate, StrategyContext, StrategyIntent } from '../../src/strategy/api.js';
-import trend from '../../strategies/trend-follower/index.js';
+import trend from '../../examples/strategies/trend-follower/index.js';
 
 const inst = toInstrument(DEFAULT_INSTRUMENTS.find((s) => s.symbol === 'cmt_ethusdt')!);
 const d = (s: string) => Decimal.from(s);

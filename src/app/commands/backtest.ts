@@ -146,7 +146,9 @@ async function sweep(opts: SweepOptions, io: Io): Promise<number> {
 export function registerBacktest(program: Command, io: Io, setCode: SetCode): void {
   program
     .command('backtest')
-    .description('replay market data through the strategies, risk gate, executor and journal in virtual time; writes report.json, trades.csv, equity.csv')
+    .description(
+      "replay market data through the strategies, risk gate, executor and journal in virtual time; writes report.json (the figures), report.html (the page), trades.csv (every fill and funding payment), round-trips.csv (every round trip), equity.csv (the equity samples) and journal.sqlite (the run's journal)",
+    )
     .option('-c, --config <file>', 'config file', 'config/backtest.yaml')
     .option('--data <file>', 'market data (JSON lines); default: backtest.data')
     .option('--from <iso>', 'first timestamp to replay')

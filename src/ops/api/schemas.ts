@@ -13,6 +13,7 @@ const ms = z.number().int().describe('milliseconds since the epoch');
 export const errorSchema = z.object({ error: z.string() }).describe('What was wrong: a field named, an unknown strategy, a missing token.');
 
 export const statusSchema = z.object({
+  version: z.string().describe('The version of sextant running.'),
   mode: z.enum(['live', 'dry-run', 'backtest']),
   venue: z.string(),
   startedAtMs: ms,

@@ -73,7 +73,7 @@ describe('checkConfig', () => {
     ]);
     expect(await issuesOf(text)).toEqual([
       'cfg.yaml:4:26: daemon.reconcileCron: invalid cron expression "*/5 * * *": expected 5 or 6 fields but got 4 (fields: [second] minute hour day-of-month month day-of-week)',
-      `cfg.yaml:7:11: strategies[0].name: strategy "dcaa" not found in ${strategies} (looked for dcaa.ts, .mts, .js, .mjs or dcaa/index.*; found: barry, broken, dca)`,
+      `cfg.yaml:7:11: strategies[0].name: strategy "dcaa" not found in ${strategies} or the shipped examples (looked for dcaa.ts, .mts, .js, .mjs or dcaa/index.*; found: barry, broken, dca; the shipped examples: bollinger-maker, ema-cross, futures-grid, rsi-reversion, spot-dca, spot-market-maker, trend-follower)`,
       'cfg.yaml:11:29: strategies[1].symbols[1]: unknown symbol "btcusdt_spbl": not among the simulator\'s instruments (its built-in list); did you mean "BTCUSDT_SPBL"?',
       expect.stringMatching(
         /^cfg\.yaml:13:20: strategies\[1\]\.params\.quoteAmount: a number where text is expected: write it quoted, as plain digits, e\.g\. "0\.001"/,

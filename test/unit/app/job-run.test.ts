@@ -5,7 +5,7 @@ import '../../fixtures/backtest-in-jest.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parseDocument } from 'yaml';
 import type { BacktestJob } from '../../../src/research/jobs.js';
@@ -20,7 +20,8 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 /** A config of one strategy instance on the sample, its files going where nothing else writes. */
 function config(name: string, strategies: unknown[]): string {
   const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
-  doc.set('strategyDirs', ['strategies', 'test/fixtures/strategies']);
+  doc.setIn(['backtest', 'data'], resolve(SAMPLE));
+  doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
   doc.set('strategies', strategies);
   doc.setIn(['backtest', 'out'], join(dir, `${name}-default-out`));
   const file = join(dir, `${name}.yaml`);
@@ -63,12 +64,12 @@ describe('runJob', () => {
     const { loadConfig } = await import('../../../src/config/load.js');
     const files = jobStrategyFiles(loadConfig(mm, {}).config, 'mm-btc');
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(/^strategies\/spot-market-maker(\/index)?\.(ts|js|mjs)$/);
+    expect(files[0]).toMatch(/^examples\/strategies\/spot-market-maker(\/index)?\.(ts|js|mjs)$/);
     expect(jobStrategyFiles(loadConfig(mm, {}).config, 'nobody')).toEqual([]);
     const differs = await runJob(job({ strategyHashes: { [files[0]!]: '0'.repeat(64) } })).catch((err: unknown) => err);
     expect(differs).toBeInstanceOf(JobError);
     expect((differs as Error).message).toMatch(
-      /^job run-001: strategy file strategies\/spot-market-maker\S* differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/,
+      /^job run-001: strategy file examples\/strategies\/spot-market-maker\S* differs from the submitter's copy \(sha256 [0-9a-f]{12}… here, 000000000000… submitted\)$/,
     );
   });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, formatIssue, locatedIssues, parseConfig } from '../../../src/config/load.js';
 import { safeParseNumbersAsWritten } from '../../../src/config/number-text.js';
-import marketMaker from '../../../strategies/spot-market-maker/index.js';
+import marketMaker from '../../../examples/strategies/spot-market-maker/index.js';
 
 function issuesOf(text: string): string[] {
   try {

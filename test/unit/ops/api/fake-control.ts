@@ -13,6 +13,7 @@ import type {
 } from '../../../../src/ops/control.js';
 
 export const STATUS: ControlStatus = {
+  version: '0.0.0-test',
   mode: 'live',
   venue: 'embedded simulator 1',
   startedAtMs: 1_000,

@@ -70,6 +70,7 @@ export function cannedState(): FakeState {
   });
   return {
     status: {
+      version: '0.0.0-test',
       mode: 'live',
       venue: 'embedded simulator http://127.0.0.1:40000',
       startedAtMs: T0 - 3_725_000,

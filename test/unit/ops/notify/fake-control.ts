@@ -60,6 +60,7 @@ export class FakeControl implements Control {
 
   status(): ControlStatus {
     return {
+      version: '0.0.0-test',
       mode: 'live',
       venue: 'embedded simulator',
       startedAtMs: this.nowMs - 60_000,
