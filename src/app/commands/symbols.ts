@@ -6,7 +6,7 @@ import type { Instrument, Surface } from '../../domain/market.js';
 import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../exchange/sim/instruments.js';
 import { systemClock } from '../../util/clock.js';
-import { silentLogger } from '../../util/logger.js';
+import { redactUrlCredentials, silentLogger } from '../../util/logger.js';
 import { createLiveClient, tradesSimulator } from '../kernel.js';
 import type { Io, SetCode } from './io.js';
 
@@ -26,8 +26,9 @@ async function instrumentsOf(loaded: LoadedConfig, sim: boolean): Promise<{ from
   const client = createLiveClient({ ...loaded, credentials: undefined }, silentLogger, systemClock);
   try {
     const [spot, futures] = await Promise.all([client.instruments('spot'), client.instruments('futures')]);
+    const ex = loaded.config.exchange;
     return {
-      from: `the venue's instruments (${loaded.config.exchange.spotBaseUrl}, ${loaded.config.exchange.futuresBaseUrl}), read just now`,
+      from: `the venue's instruments (${redactUrlCredentials(ex.spotBaseUrl)} (spot), ${redactUrlCredentials(ex.futuresBaseUrl)} (futures)), read just now`,
       list: [...spot, ...futures],
     };
   } finally {
