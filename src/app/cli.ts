@@ -1,4 +1,5 @@
 // The `sextant` command line (commander): builds the program and registers the commands of src/app/commands/.
+import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../util/package.js';
 import { registerApi } from './commands/api.js';
@@ -8,7 +9,7 @@ import { registerDaemonCommands } from './commands/daemon-commands.js';
 import { registerDaemonOrders, registerDaemonReads } from './commands/daemon-reads.js';
 import { registerData } from './commands/data.js';
 import { registerHealth } from './commands/health.js';
-import { stdio, type Io, type SetCode } from './commands/io.js';
+import { DEFAULT_CONFIG, USER_FOLDER_CONFIG, stdio, type Io, type SetCode } from './commands/io.js';
 import { registerOptimize } from './commands/optimize.js';
 import { registerOrders } from './commands/orders.js';
 import { registerPlan } from './commands/plan.js';
@@ -59,14 +60,23 @@ export function buildProgram(io: Io, setCode: SetCode): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   // The user folder is the working folder of the command: every relative path (a --config, a config's defaults) starts there.
-  program.hook('preAction', () => {
+  program.hook('preAction', (_program, command) => {
     const dir = program.opts<{ userdir?: string }>().userdir;
-    if (dir === undefined) return;
-    try {
-      process.chdir(dir);
-    } catch (err) {
-      throw new Error(`--userdir ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (err as Error).message}`);
+    if (dir !== undefined) {
+      try {
+        process.chdir(dir);
+      } catch (err) {
+        throw new Error(`--userdir ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (err as Error).message}`);
+      }
     }
+    // No --config, and no config/default.yaml here: a user folder's daemon config (what `sextant init` writes).
+    if (
+      command.getOptionValueSource('config') === 'default' &&
+      command.getOptionValue('config') === DEFAULT_CONFIG &&
+      !existsSync(DEFAULT_CONFIG) &&
+      existsSync(USER_FOLDER_CONFIG)
+    )
+      command.setOptionValueWithSource('config', USER_FOLDER_CONFIG, 'default');
   });
   for (const register of COMMANDS) register(program, io, setCode);
   return program;

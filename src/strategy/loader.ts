@@ -50,13 +50,16 @@ export function strategyEntries(dirs: string[]): Array<{ name: string; dir: stri
     } catch {
       continue;
     }
+    const names = new Set<string>();
     for (const e of entries) {
       const m = /^([A-Za-z0-9._-]+?)(\.m?ts|\.m?js)$/.exec(e.name);
-      if (e.isFile() && m && !/\.(d|test|spec)$/.test(m[1]!)) out.push({ name: m[1]!, dir, file: resolve(dir, e.name) });
-      else if (e.isDirectory() && /^[A-Za-z0-9._-]+$/.test(e.name)) {
-        const index = CANDIDATES.find((c) => c.startsWith('/') && existsSync(resolve(dir, `${e.name}${c}`)));
-        if (index) out.push({ name: e.name, dir, file: resolve(dir, `${e.name}${index}`) });
-      }
+      if (e.isFile() && m && !/\.(d|test|spec)$/.test(m[1]!)) names.add(m[1]!);
+      else if (e.isDirectory() && /^[A-Za-z0-9._-]+$/.test(e.name)) names.add(e.name);
+    }
+    // Each name's file as the loader finds it (`x.ts` before `x/index.ts`); a folder without an index is none.
+    for (const name of names) {
+      const suffix = CANDIDATES.find((c) => existsSync(resolve(dir, `${name}${c}`)));
+      if (suffix) out.push({ name, dir, file: resolve(dir, `${name}${suffix}`) });
     }
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -2,7 +2,7 @@
 // own tests (`test-strategy`) and backtests as written with the config written beside it; `init` refuses a folder
 // that is not empty, and `--force` adds only what is missing; `list-symbols` shows the simulator's instruments.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -57,12 +57,60 @@ describe('a user folder and the strategy templates', () => {
     expect({ code: twice.code, err: twice.err }).toEqual({ code: 1, err: `new-strategy: strategies/${name} exists already: choose another name\n` });
   });
 
-  it('an unknown template is refused, naming the templates', () => {
+  it('an unknown template is refused, naming the templates; a name that cannot be an instance id too; nothing written', () => {
     expect(sextant(['new-strategy', 'x', '--template', 'nope'])).toEqual({
       code: 1,
       out: '',
       err: `new-strategy: unknown template "nope" (one of ${Object.keys(TEMPLATES).join(', ')})\n`,
     });
+    for (const name of ['my.ema', 'a'.repeat(25), '../up', 'Upper'])
+      expect(sextant(['new-strategy', name])).toEqual({
+        code: 1,
+        out: '',
+        err: `new-strategy: strategy name ${JSON.stringify(name)}: 1 to 24 lower-case letters, digits, dashes and underscores, starting with a letter or digit\n`,
+      });
+    // Its backtest config there already: refused before anything is written.
+    writeFileSync(join(bot, 'config', 'taken.backtest.yaml'), 'mine\n');
+    expect(sextant(['new-strategy', 'taken'])).toEqual({
+      code: 1,
+      out: '',
+      err: 'new-strategy: config/taken.backtest.yaml exists already: choose another name\n',
+    });
+    expect(existsSync(join(bot, 'strategies', 'taken'))).toBe(false);
+  });
+
+  it('test-strategy: a test still running after --timeout fails, named by its file; the compiled files are gone after', () => {
+    const hang = join(bot, 'strategies', 'my-bars', 'hang.test.ts');
+    writeFileSync(hang, "import { it } from 'node:test';\n\nvoid it('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n");
+    try {
+      const r = sextant(['test-strategy', 'my-bars', '--timeout', '500']);
+      expect({ code: r.code, timedOut: r.out.includes("'test timed out after 500ms'"), named: /strategies\/my-bars\/hang\.test\.mjs/.test(r.out) }).toEqual({
+        code: 1,
+        timedOut: true,
+        named: true,
+      });
+      const compiledIn = /(\/\S*sextant-test-[^/\s]+)\//.exec(r.out)?.[1];
+      expect(compiledIn && existsSync(compiledIn)).toBe(false);
+    } finally {
+      rmSync(hang);
+    }
+  });
+
+  it('list-strategies: a name with both a file and a folder is listed as the loader finds it (the file), the folder shadowed', () => {
+    mkdirSync(join(bot, 'strategies', 'dup'), { recursive: true });
+    const def = (what: string) =>
+      `import { defineStrategy, z } from 'sextant/strategy';\nexport default defineStrategy({ name: 'dup', description: '${what}', params: z.strictObject({}) });\n`;
+    writeFileSync(join(bot, 'strategies', 'dup.ts'), def('the file'));
+    writeFileSync(join(bot, 'strategies', 'dup', 'index.ts'), def('the folder'));
+    try {
+      const r = sextant(['list-strategies']);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^dup {2}strategies\/dup\.ts {2}loads\n {2}the file\n/m);
+      expect(r.out).not.toContain('the folder');
+    } finally {
+      rmSync(join(bot, 'strategies', 'dup.ts'));
+      rmSync(join(bot, 'strategies', 'dup'), { recursive: true });
+    }
   });
 
   it("list-symbols --sim: the simulator's instruments with tick, step, minimum size and fees", () => {

@@ -136,6 +136,10 @@ describe('the package installed into a folder of its own', () => {
     expect(written.length).toBe(6);
     expect(written.filter((f) => !help.includes(f))).toEqual([]);
     expect(ok('npx', ['sextant', 'backtest', '--config', 'config/my-ema.backtest.yaml'], bot)).toMatch(/-> reports\/my-ema\n/);
+    // From another folder, the config's own paths still name the user folder's strategies, data and reports.
+    rmSync(join(bot, 'reports', 'backtest'), { recursive: true });
+    expect(ok('npx', ['sextant', 'backtest', '--config', 'bot/config/backtest.yaml'], home)).toMatch(/-> bot\/reports\/backtest\n/);
+    expect(existsSync(join(home, 'reports'))).toBe(false);
 
     // The dry run as written, against `sextant sim` standing in for the venue (the base URLs from the environment).
     const sim = start(['sextant', 'sim', '--config', 'config/dry-run.yaml', '--port', '0'], bot);
@@ -144,6 +148,11 @@ describe('the package installed into a folder of its own', () => {
       const daemon = start(['sextant', 'run', '--config', 'config/dry-run.yaml'], bot, { SEXTANT_SPOT_BASE_URL: url, SEXTANT_FUTURES_BASE_URL: url });
       try {
         await until('an order accepted', () => (daemon.output().includes('"msg":"order accepted"') ? true : undefined), 90_000, daemon.output);
+        // The commands that talk to it find it from the user folder without --config (config/dry-run.yaml).
+        expect(ok('npx', ['sextant', 'status'], bot)).toMatch(
+          new RegExp(`^mode +dry-run on .*\\nup +\\d+ s \\(sextant ${version.replace(/\./g, '\\.')}\\)$`, 'm'),
+        );
+        expect(ok('npx', ['sextant', 'health'], bot)).toMatch(/^healthy: /);
         // Ctrl-C: the daemon stops cleanly (npm itself ends on the signal, so the daemon's own line says it).
         daemon.signal('SIGINT');
         await until('the daemon stopped', () => (/"msg":"stopped"/.test(daemon.output()) ? true : undefined), 30_000, daemon.output);

@@ -13,7 +13,7 @@ const ago = (nowMs: number, atMs: number | null) => (atMs === null ? 'never' : `
 function formatStatus(s: ControlStatus): string {
   const lines = [
     `mode      ${s.mode} on ${s.venue}`,
-    `up        ${Math.round((s.nowMs - s.startedAtMs) / 1000)} s`,
+    `up        ${Math.round((s.nowMs - s.startedAtMs) / 1000)} s (sextant ${s.version})`,
     `trading   ${s.tradingState}${s.latches.length ? `: ${s.latches.map((l) => `${l.name}: ${l.reason}`).join('; ')}` : ''}`,
     `fence     ${s.fenced ?? 'none: new orders go'}`,
     `reconcile ${ago(s.nowMs, s.reconciliation.lastAtMs)}, ${s.reconciliation.unresolved} order(s) with an unknown outcome`,

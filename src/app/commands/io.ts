@@ -14,6 +14,9 @@ export type SetCode = (code: number) => void;
 
 export const DEFAULT_CONFIG = 'config/default.yaml';
 
+/** The daemon's config in a user folder `sextant init` wrote: the default where config/default.yaml is not there. */
+export const USER_FOLDER_CONFIG = 'config/dry-run.yaml';
+
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
 export const stdio: Io = {

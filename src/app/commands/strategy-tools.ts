@@ -2,9 +2,9 @@
 // timeframes, whether it loads and why not) and `sextant test-strategy` (a strategy's own tests, compiled the way
 // strategies are and run by Node's test runner, with the `sextant/testing` harness).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../../config/load.js';
@@ -120,9 +120,31 @@ export function testFilesOf(file: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** Compiles each test file into `out` (as strategies are compiled) and runs them with `node --test`; its exit code. */
-async function runTests(files: string[], io: Io): Promise<number> {
+/** Hands `stream`'s text to `write` a whole line at a time (the rest when it ends). */
+function byLines(stream: NodeJS.ReadableStream, write: (line: string) => void): void {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) write(line);
+  });
+  stream.on('end', () => rest && write(rest));
+}
+
+/**
+ * Compiles each test file into a folder of its own (as strategies are compiled) and runs them with `node --test`,
+ * each test stopped after `timeoutMs`; its exit code. The folder goes when the run ends, stopped by a signal too.
+ */
+async function runTests(files: string[], timeoutMs: number, io: Io): Promise<number> {
   const out = mkdtempSync(join(tmpdir(), 'sextant-test-'));
+  let child: ReturnType<typeof spawn> | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    child?.kill(signal);
+    rmSync(out, { recursive: true, force: true });
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
     const compiled: string[] = [];
     for (const [i, f] of files.entries()) {
@@ -134,20 +156,32 @@ async function runTests(files: string[], io: Io): Promise<number> {
         io.err(`${f}: cannot compile: ${err.message}`);
         return 1;
       }
-      const to = join(out, `${i}-${basename(f).replace(/\.[cm]?[jt]s$/, '')}.mjs`);
+      // Named as the file it was compiled from (under the user folder), so the runner's lines name it.
+      const rel = relative(process.cwd(), f);
+      const to = join(out, rel.startsWith('..') || isAbsolute(rel) ? `${i}-${basename(f)}` : rel).replace(/\.[cm]?[jt]s$/, '.mjs');
+      mkdirSync(dirname(to), { recursive: true });
       writeFileSync(to, code);
       compiled.push(to);
     }
-    const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', ...compiled], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => io.out(String(d).replace(/\n$/, '')));
-    child.stderr.on('data', (d: Buffer) => io.err(String(d).replace(/\n$/, '')));
-    return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+    const running = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`, ...compiled], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = running;
+    byLines(running.stdout, io.out);
+    byLines(running.stderr, io.err);
+    return await new Promise<number>((resolve) => running.on('close', (code) => resolve(code ?? 1)));
   } finally {
+    process.off('SIGINT', stop).off('SIGTERM', stop);
     rmSync(out, { recursive: true, force: true });
   }
 }
 
-async function testStrategy(name: string | undefined, opts: { all?: boolean; config?: string }, io: Io): Promise<number> {
+async function testStrategy(name: string | undefined, opts: { all?: boolean; config?: string; timeout: string }, io: Io): Promise<number> {
+  const timeoutMs = Number(opts.timeout);
+  if (!/^\d+$/.test(opts.timeout) || timeoutMs < 1) {
+    io.err(`test-strategy: --timeout expects milliseconds, got ${JSON.stringify(opts.timeout)}`);
+    return 1;
+  }
   const dirs = strategyDirsOf(opts.config);
   const entries = strategyEntries(dirs);
   let chosen: Array<{ name: string; file: string }>;
@@ -180,7 +214,7 @@ async function testStrategy(name: string | undefined, opts: { all?: boolean; con
     io.err(`test-strategy: no tests in ${dirs.join(', ')}`);
     return 1;
   }
-  return runTests(files, io);
+  return runTests(files, timeoutMs, io);
 }
 
 export function registerStrategyTools(program: Command, io: Io, setCode: SetCode): void {
@@ -202,5 +236,6 @@ export function registerStrategyTools(program: Command, io: Io, setCode: SetCode
     .argument('[name]', 'the strategy')
     .option('--all', "every strategy's tests in the strategy folders")
     .option('-c, --config <file>', 'take strategyDirs from this config')
-    .action(async (name: string | undefined, opts: { all?: boolean; config?: string }) => setCode(await testStrategy(name, opts, io)));
+    .option('--timeout <ms>', 'a test still running after this long fails', '30000')
+    .action(async (name: string | undefined, opts: { all?: boolean; config?: string; timeout: string }) => setCode(await testStrategy(name, opts, io)));
 }

@@ -1,6 +1,6 @@
 // `sextant list-symbols`: the instruments a config trades against, the venue's (read now, public endpoints S7 and
 // F1) or the simulator's, with what a strategy needs of each: tick and step size, minimum size, fees.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/load.js';
 import type { Instrument, Surface } from '../../domain/market.js';
 import { ExchangeError } from '../../exchange/errors.js';
@@ -113,7 +113,7 @@ export function registerSymbols(program: Command, io: Io, setCode: SetCode): voi
     )
     .option('-c, --config <file>', 'the venue (exchange.*) or simulator (sim.*) of this config; without it, the venue at its default addresses')
     .option('--sim', "the simulator's instruments")
-    .option('--surface <surface>', 'spot or futures only')
+    .addOption(new Option('--surface <surface>', 'spot or futures only').choices(['spot', 'futures']))
     .option('--json', 'as JSON')
     .action(async (opts: SymbolsOptions) => setCode(await listSymbols(opts, io)));
 }

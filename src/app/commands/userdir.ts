@@ -109,7 +109,7 @@ function copySample(dir: string, which: keyof typeof SAMPLE_DATA, written: strin
 
 /**
  * A shipped example's strategy file and its test, renamed: `name: '<example>'` and the test's mentions of the
- * name become `name`. Its README is copied only when the name stays.
+ * name become `name`. (Its README speaks of the repository's files: it stays with the package.)
  */
 function exampleFiles(example: string, name: string): Array<[file: string, text: string]> {
   const from = join(SHIPPED_STRATEGIES, example);
@@ -121,7 +121,6 @@ function exampleFiles(example: string, name: string): Array<[file: string, text:
       if (text.split(`name: ${quoted(example)}`).length !== 2) throw new UserdirError(`${join(from, f)}: its name is not written once as name: '${example}'`);
       out.push(['index.ts', text.replace(`name: ${quoted(example)}`, `name: ${quoted(name)}`)]);
     } else if (f === `${example}.test.ts`) out.push([`${name}.test.ts`, text.split(quoted(example)).join(quoted(name))]);
-    else if (f === 'README.md' && name === example) out.push([f, text]);
   }
   return out;
 }
@@ -190,6 +189,8 @@ function backtestConfig(name: string, template: string, t: Template): string {
     `  out: ../reports/${name}`,
     '  latencyMs: 50',
     '',
+    'strategyDirs: [../strategies]',
+    '',
     'sim:',
     '  accounts:',
     `    ${t.accounts}`,
@@ -216,15 +217,23 @@ function backtestConfig(name: string, template: string, t: Template): string {
 
 /** `sextant new-strategy NAME --template T`: the files written. */
 export function newStrategy(dir: string, name: string, template: string): string[] {
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name))
-    throw new UserdirError(`strategy name ${JSON.stringify(name)}: lower-case letters, digits, dot, dash and underscore`);
+  // The name is also the instance id of its backtest config (strategies[].id: 1–24 of [A-Za-z0-9_-]).
+  if (!/^[a-z0-9][a-z0-9_-]{0,23}$/.test(name))
+    throw new UserdirError(
+      `strategy name ${JSON.stringify(name)}: 1 to 24 lower-case letters, digits, dashes and underscores, starting with a letter or digit`,
+    );
   const t = TEMPLATES[template];
   if (!t) throw new UserdirError(`unknown template ${JSON.stringify(template)} (one of ${Object.keys(TEMPLATES).join(', ')})`);
   const folder = join(dir, 'strategies', name);
-  if (existsSync(folder) || existsSync(`${folder}.ts`)) throw new UserdirError(`${relative(dir, folder) || folder} exists already: choose another name`);
+  const files: Array<[string, string]> = [
+    ...exampleFiles(t.example, name).map(([f, text]): [string, string] => [join(folder, f), text]),
+    [join(dir, 'config', `${name}.backtest.yaml`), backtestConfig(name, template, t)],
+  ];
+  // Nothing is written unless all of it can be.
+  const taken = [folder, `${folder}.ts`, ...files.map(([f]) => f)].find((f) => existsSync(f));
+  if (taken) throw new UserdirError(`${relative(dir, taken) || taken} exists already: choose another name`);
   const written: string[] = [];
-  for (const [f, text] of exampleFiles(t.example, name)) writeNew(join(folder, f), text, written);
-  writeNew(join(dir, 'config', `${name}.backtest.yaml`), backtestConfig(name, template, t), written);
+  for (const [f, text] of files) writeNew(f, text, written);
   copySample(dir, t.data, written);
   return written;
 }

@@ -21,7 +21,7 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 function config(name: string, strategies: unknown[]): string {
   const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
   doc.setIn(['backtest', 'data'], resolve(SAMPLE));
-  doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
+  doc.set('strategyDirs', [resolve('test/fixtures/strategies')]);
   doc.set('strategies', strategies);
   doc.setIn(['backtest', 'out'], join(dir, `${name}-default-out`));
   const file = join(dir, `${name}.yaml`);

@@ -33,6 +33,8 @@ describe('relative paths written in a config file', () => {
     const dir = nestedDir();
     const file = join(dir, 'bot.yaml');
     writeFileSync(file, EVERY_PATH);
+    // Folders of strategies are read: they are there.
+    for (const d of ['mine', '../common']) mkdirSync(join(dir, d), { recursive: true });
     const { config } = loadConfig(file, {});
     const up = join(dir, '..');
     expect(config.sim.replayFile).toBe(join(dir, 'replay/ticks.jsonl'));
@@ -48,8 +50,9 @@ describe('relative paths written in a config file', () => {
 
   it('a single data file too, and a value written the same as its default', () => {
     const dir = nestedDir();
-    const { config } = parseConfig('backtest: { data: data/sample/ticks.jsonl, out: reports/backtest }\nstrategyDirs: [strategies]\n', join(dir, 'c.yaml'), {});
-    expect(config.backtest.data).toBe(join(dir, 'data/sample/ticks.jsonl'));
+    mkdirSync(join(dir, 'strategies'));
+    const { config } = parseConfig('backtest: { data: market/ticks.jsonl, out: reports/backtest }\nstrategyDirs: [strategies]\n', join(dir, 'c.yaml'), {});
+    expect(config.backtest.data).toBe(join(dir, 'market/ticks.jsonl'));
     expect(config.backtest.out).toBe(join(dir, 'reports/backtest'));
     expect(config.strategyDirs).toEqual([join(dir, 'strategies')]);
   });
@@ -83,6 +86,41 @@ describe('relative paths written in a config file', () => {
     }
     expect(partial?.loaded.config.backtest.data).toBe(join(dir, 'a.jsonl'));
     expect(partial?.loaded.config.strategyDirs).toEqual([join(dir, 'mine')]);
+  });
+});
+
+describe('paths that cannot be what the file meant', () => {
+  it('a folder of strategies that is not there is an error at its line (the shipped examples would stand in unseen)', () => {
+    const dir = nestedDir();
+    mkdirSync(join(dir, 'mine'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'mode: backtest\nstrategyDirs: [mine, ../missing]\n');
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    try {
+      loadConfig(file, {});
+    } catch (err) {
+      expect((err as ConfigError).issues).toEqual([
+        { file, line: 2, col: 22, path: 'strategyDirs[1]', message: `no such folder: ${join(dir, '..', 'missing')}` },
+      ]);
+    }
+  });
+
+  it('a path found from the working folder but not beside the file is an error naming both (a journal would start empty)', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sextant-paths-cwd-'));
+    mkdirSync(join(cwd, 'config'));
+    mkdirSync(join(cwd, 'data'));
+    writeFileSync(join(cwd, 'data', 'journal.sqlite'), '');
+    const file = join(cwd, 'config', 'live.yaml');
+    writeFileSync(file, 'mode: dry-run\njournal: { path: data/journal.sqlite }\n');
+    const problems = resolveConfigPaths(parseConfig('mode: dry-run\n', file, {}).config, { journal: { path: 'data/journal.sqlite' } }, file, cwd);
+    expect(problems).toEqual([
+      {
+        path: ['journal', 'path'],
+        message: `data/journal.sqlite is read from this file's folder (config/data/journal.sqlite: not there), but the working folder has data/journal.sqlite: write the path from the file's folder, or an absolute one`,
+      },
+    ]);
+    // Written from the file's folder, it is the same file and nothing is said.
+    expect(resolveConfigPaths(parseConfig('mode: dry-run\n', file, {}).config, { journal: { path: '../data/journal.sqlite' } }, file, cwd)).toEqual([]);
   });
 });
 
