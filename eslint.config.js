@@ -30,8 +30,8 @@ const noAny = {
 
 export default tseslint.config(
   {
-    // strategies/: a user folder's strategies kept in the checkout (the trader's files, outside tsc's program).
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '**/vendor/**', 'test/fixtures/lint-bad/**', 'strategies/**'],
+    // strategies/ and userdir/: a user folder kept in the checkout (the trader's files, outside tsc's program).
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '**/vendor/**', 'test/fixtures/lint-bad/**', 'strategies/**', 'userdir/**'],
   },
   {
     files: ['**/*.ts'],

@@ -177,7 +177,7 @@ describe('a strategy fault', () => {
   it('fails the run; report.json and report.html name the strategy, the virtual time and the error', async () => {
     const failFromMs = START + 60_000;
     const cfg = config('faulty', (doc) => {
-      doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
+      doc.set('strategyDirs', [resolve('test/fixtures/strategies')]);
       doc.set('strategies', [
         { id: 'mm-btc', name: 'spot-market-maker', symbols: ['BTCUSDT_SPBL'] },
         { id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs } },

@@ -185,7 +185,7 @@ describe('backtest', () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
     doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
-    doc.set('strategyDirs', ['strategies', resolvePath('test/fixtures/strategies')]);
+    doc.set('strategyDirs', [resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: Date.parse('2026-01-05T00:01:00Z') } }]);
     const cfg = join(dir, 'faulty.yaml');
     writeFileSync(cfg, doc.toString());
@@ -202,7 +202,7 @@ describe('backtest', () => {
     const { parseDocument } = await import('yaml');
     const doc = parseDocument(readFileSync('config/backtest.yaml', 'utf8'));
     doc.setIn(['backtest', 'data'], resolvePath('data/sample/ticks.jsonl'));
-    doc.set('strategyDirs', ['strategies', resolvePath('test/fixtures/strategies')]);
+    doc.set('strategyDirs', [resolvePath('test/fixtures/strategies')]);
     doc.set('strategies', [{ id: 'broken', name: 'faulty', symbols: ['cmt_ethusdt'], params: { failFromMs: 0 } }]);
     const cfg = join(dir, 'faulty-sweep.yaml');
     writeFileSync(cfg, doc.toString());

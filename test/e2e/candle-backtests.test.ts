@@ -58,7 +58,8 @@ function exampleOn(data: string, timeframe: string, staleness?: string): string 
     .replace('timeframes: [1m]', `timeframes: [${timeframe}]`)
     .replace('timeframe: 1m,', `timeframe: ${timeframe},`)
     .replace(/^backtest:\n/m, `backtest:\n${staleness ? `  staleness: ${staleness}\n` : ''}`);
-  writeFileSync(file, `strategyDirs: [${JSON.stringify(join(process.cwd(), 'strategies'))}]\n${text}`);
+  // ema-cross is a shipped example: found whatever strategyDirs says.
+  writeFileSync(file, text);
   return file;
 }
 

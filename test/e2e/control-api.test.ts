@@ -65,7 +65,7 @@ for (const surface of ['spot', 'futures']) {
 doc.setIn(['sim', 'tickIntervalMs'], 50);
 doc.setIn(['execution', 'graceMs'], 500);
 doc.setIn(['execution', 'lostAfterChecks'], 2);
-doc.setIn(['strategyDirs'], [dir, 'strategies']);
+doc.setIn(['strategyDirs'], [dir]);
 const strategies = doc.getIn(['strategies']) as { add(x: unknown): void };
 strategies.add(doc.createNode({ id: 'taker', name: 'taker', symbols: [FUTURES], params: { orders: 0 } }));
 writeFileSync(cfgFile, doc.toString());

@@ -182,7 +182,7 @@ describe('sextant run with a strategy that never returns', () => {
     );
     const cfg = join(dir2, 'loop.yaml');
     const doc = parseDocument(configFrom(readFileSync('config/default.yaml', 'utf8'), join(dir2, 'journal.sqlite')));
-    doc.setIn(['strategyDirs'], [dir2, 'strategies']);
+    doc.setIn(['strategyDirs'], [dir2]);
     doc.setIn(['daemon', 'hookTimeoutMs'], 300);
     doc.setIn(
       ['strategies'],

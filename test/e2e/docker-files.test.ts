@@ -145,8 +145,8 @@ describe('docker-compose.yml', () => {
       expect(s.volumes).toEqual(['${SEXTANT_USERDIR:-./userdir}:' + WORKDIR + ':ro', '${SEXTANT_USERDIR:-./userdir}/data:' + WORKDIR + '/data']);
       expect(s.tmpfs).toEqual([expect.stringMatching(/^\/tmp(:|$)/)]);
     }
-    // The journal of a config that names none is data/ of the user folder (the working folder), the writable mount.
-    expect(loadConfig(join(userdir, 'config/dry-run.yaml'), {}).config.journal.path).toMatch(/^data\//);
+    // The journal of the dry-run config is in data/ of the user folder, the writable mount.
+    expect(loadConfig(join(userdir, 'config/dry-run.yaml'), {}).config.journal.path).toBe(join(userdir, 'data', 'journal.sqlite'));
   });
 
   it('the default profile `single`: dry-run on the user folder, no API keys, published on 127.0.0.1 only', () => {
@@ -179,6 +179,7 @@ describe('docker-compose.yml', () => {
     // The user folder's config with the port of this test; the compose environment, its secret paths on this machine.
     const folder = join(dirname(userdir), 'health');
     mkdirSync(join(folder, 'config'), { recursive: true });
+    mkdirSync(join(folder, 'strategies'));
     const doc = parseDocument(readFileSync(join(userdir, 'config/dry-run.yaml'), 'utf8'));
     doc.setIn(['daemon', 'http', 'port'], port);
     writeFileSync(join(folder, 'config/dry-run.yaml'), doc.toString());
@@ -268,7 +269,10 @@ describe('docker-compose.yml', () => {
     expect(resolve(live.journal.path!)).not.toBe(resolve(userdir, 'data/journal.sqlite'));
 
     const failoverFile = join(userdir, 'config/failover.yaml');
-    writeFileSync(failoverFile, guideConfig('config/failover.yaml', dryRun));
+    // The guide has the dry run's `journal:` lines left out (a PostgreSQL journal takes no path).
+    const withoutJournal = parseDocument(dryRun);
+    withoutJournal.delete('journal');
+    writeFileSync(failoverFile, guideConfig('config/failover.yaml', withoutJournal.toString()));
     const cfg = loadConfig(failoverFile, {}).config;
     // The journal in the compose file's PostgreSQL, the lease beside it, the budget in its Redis; the database
     // password from a secret file, never in the URL.

@@ -269,7 +269,7 @@ describe('sextant optimize', () => {
 
   it('the lookahead check flags a strategy that reads the future from the data file, naming the first decision that differs', async () => {
     const cfg = config('peek', 'config/backtest.yaml', (doc) => {
-      doc.set('strategyDirs', ['strategies', resolve('test/fixtures/strategies')]);
+      doc.set('strategyDirs', [resolve('test/fixtures/strategies')]);
       doc.set('strategies', [{ id: 'peek', name: 'peek-ahead', symbols: ['BTCUSDT_SPBL'], params: { file: 'data/sample/ticks.jsonl' } }]);
     });
     const out = join(dir, 'peek');
