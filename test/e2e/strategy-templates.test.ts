@@ -84,7 +84,11 @@ describe('a user folder and the strategy templates', () => {
     writeFileSync(hang, "import { it } from 'node:test';\n\nvoid it('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n");
     try {
       const r = sextant(['test-strategy', 'my-bars', '--timeout', '500']);
-      expect({ code: r.code, timedOut: r.out.includes("'test timed out after 500ms'"), named: /strategies\/my-bars\/hang\.test\.mjs/.test(r.out) }).toEqual({
+      expect({
+        code: r.code,
+        timedOut: r.out.includes("'test timed out after 500ms'"),
+        named: /strategies\/my-bars\/hang\.test\.(mjs|ts)\b/.test(r.out),
+      }).toEqual({
         code: 1,
         timedOut: true,
         named: true,

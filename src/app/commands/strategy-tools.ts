@@ -134,7 +134,8 @@ function byLines(stream: NodeJS.ReadableStream, write: (line: string) => void): 
 
 /**
  * Compiles each test file into a folder of its own (as strategies are compiled) and runs them with `node --test`,
- * each test stopped after `timeoutMs`; its exit code. The folder goes when the run ends, stopped by a signal too.
+ * each test failed after `timeoutMs` and its file ended once its tests are (a timer a test left behind does not keep
+ * it running); its exit code. The folder goes when the run ends, stopped by a signal too.
  */
 async function runTests(files: string[], timeoutMs: number, io: Io): Promise<number> {
   const out = mkdtempSync(join(tmpdir(), 'sextant-test-'));
@@ -163,9 +164,13 @@ async function runTests(files: string[], timeoutMs: number, io: Io): Promise<num
       writeFileSync(to, code);
       compiled.push(to);
     }
-    const running = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`, ...compiled], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const running = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`, '--test-force-exit', ...compiled],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = running;
     byLines(running.stdout, io.out);
     byLines(running.stderr, io.err);
