@@ -9,5 +9,8 @@ export const PACKAGE_JSON = new URL('../../package.json', import.meta.url);
 /** The package's root folder, ending with a separator. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The package's package.json, read once. */
+export const PACKAGE = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string; devDependencies?: Record<string, string> };
+
 /** The package's version (`sextant --version`, /api/v1/status, the backtest report). */
-export const VERSION: string = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+export const VERSION: string = PACKAGE.version;

@@ -7,6 +7,7 @@ import { ExchangeError } from '../../exchange/errors.js';
 import { DEFAULT_INSTRUMENTS, toInstrument } from '../../exchange/sim/instruments.js';
 import { systemClock } from '../../util/clock.js';
 import { redactUrlCredentials, silentLogger } from '../../util/logger.js';
+import { simulatorInstruments } from '../instrument-list.js';
 import { createLiveClient, tradesSimulator } from '../kernel.js';
 import type { Io, SetCode } from './io.js';
 
@@ -20,8 +21,7 @@ interface SymbolsOptions {
 /** The instruments and where they come from: the simulator's for a config that trades it (or --sim), else the venue's. */
 async function instrumentsOf(loaded: LoadedConfig, sim: boolean): Promise<{ from: string; list: Instrument[] }> {
   if (sim || tradesSimulator(loaded.config)) {
-    const specs = loaded.config.sim.instruments ?? DEFAULT_INSTRUMENTS;
-    return { from: `the simulator's instruments (${loaded.config.sim.instruments ? 'sim.instruments' : 'its built-in list'})`, list: specs.map(toInstrument) };
+    return { from: simulatorInstruments(loaded.config).from, list: (loaded.config.sim.instruments ?? DEFAULT_INSTRUMENTS).map(toInstrument) };
   }
   const client = createLiveClient({ ...loaded, credentials: undefined }, silentLogger, systemClock);
   try {

@@ -4,10 +4,11 @@
 // Both copy from the package's own files: templates/userdir/, the shipped examples, data/sample/.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { SHIPPED_STRATEGIES } from '../../strategy/loader.js';
 import { esmResolve } from '../../strategy/resolve.js';
-import { PACKAGE_JSON, PACKAGE_ROOT } from '../../util/package.js';
+import { PACKAGE, PACKAGE_ROOT } from '../../util/package.js';
 import type { Io, SetCode } from './io.js';
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, 'templates', 'userdir');
@@ -20,10 +21,7 @@ const SAMPLE_DATA = {
 } as const;
 
 /** What an editor type-checks strategies with (the user folder's devDependencies): the versions this package is built with. */
-const TOOL_VERSIONS = (() => {
-  const dev = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { devDependencies?: Record<string, string> }).devDependencies ?? {};
-  return { __TYPES_NODE__: dev['@types/node'] ?? '^20', __TYPESCRIPT__: dev.typescript ?? '^5' };
-})();
+const TOOL_VERSIONS = { __TYPES_NODE__: PACKAGE.devDependencies?.['@types/node'] ?? '^20', __TYPESCRIPT__: PACKAGE.devDependencies?.typescript ?? '^5' };
 
 /** The example `init` copies into strategies/ (with its test): the one config/backtest.yaml and dry-run.yaml run. */
 const INIT_EXAMPLE = 'spot-market-maker';
@@ -128,7 +126,7 @@ function exampleFiles(example: string, name: string): Array<[file: string, text:
 /** Whether `sextant/strategy` resolves from `dir` the way an editor will look for it (node_modules up the tree). */
 function packageVisibleFrom(dir: string): boolean {
   try {
-    esmResolve('sextant/package.json', new URL(`file://${join(dir, 'package.json')}`));
+    esmResolve('sextant/package.json', pathToFileURL(join(dir, 'package.json')));
     return true;
   } catch {
     return false;

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, parseConfig, resolveConfigPaths, resolveWrittenPath } from '../../../src/config/load.js';
+import { resolveConfigPaths, resolveWrittenPath } from '../../../src/config/config-paths.js';
+import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load.js';
 
 /** A config folder outside the working directory: tmp/<random>/team/configs. */
 function nestedDir(): string {
