@@ -10,6 +10,7 @@ import { registerDaemonOrders, registerDaemonReads } from './commands/daemon-rea
 import { registerData } from './commands/data.js';
 import { registerHealth } from './commands/health.js';
 import { DEFAULT_CONFIG, USER_FOLDER_CONFIG, stdio, type Io, type SetCode } from './commands/io.js';
+import { registerJournal } from './commands/journal.js';
 import { registerOptimize } from './commands/optimize.js';
 import { registerOrders } from './commands/orders.js';
 import { registerPlan } from './commands/plan.js';
@@ -39,6 +40,7 @@ const COMMANDS: ReadonlyArray<(program: Command, io: Io, setCode: SetCode) => vo
   registerRisk,
   registerOrders,
   registerDaemonOrders,
+  registerJournal,
   registerBacktest,
   registerOptimize,
   registerWorker,

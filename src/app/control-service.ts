@@ -29,6 +29,7 @@ import type { Logger } from '../util/logger.js';
 import type { Core } from './core.js';
 import { dataOf, orderView, ownedFills, profitWindows, str, symbolPerformance, textOf } from './control-views.js';
 import { ForceExits } from './force-exit.js';
+import { clearedResult } from './key-gate.js';
 import { shown } from '../util/shown.js';
 import { VERSION } from '../util/package.js';
 
@@ -385,6 +386,10 @@ export class ControlService implements Control {
       if (reason.trim() === '') return { ok: false, status: 400, error: 'a flatten needs a reason: it is journaled' };
       return { ok: true, detail: `halted and flattening: ${await this.opts.flatten(() => this.opts.core.risk.kill(reason))}` };
     });
+  }
+
+  clearAuthHalt(actor: Actor, reason?: string): Promise<CommandResult> {
+    return this.command(actor, 'clear-auth-halt', {}, reason, async () => clearedResult(await this.opts.core.clearAuthHalt()));
   }
 
   /**

@@ -25,7 +25,8 @@ import { StrategyRunner, type StateStore, type StrategyInstanceConfig, type Stra
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Schedules } from './cron.js';
-import { LatestTickers, startTradingLoop, type MarketStreams, type TradingLoop } from './trading-loop.js';
+import { KeyGate, type AuthHaltCleared, type KeyCheck } from './key-gate.js';
+import { LatestTickers, startTradingLoop, streamsInOrder, type MarketStreams, type TradingLoop } from './trading-loop.js';
 
 /** The symbols the strategies trade, by surface (from the instruments). */
 export interface TradedSymbols extends PolledSymbols {
@@ -37,13 +38,7 @@ export interface TradedSymbols extends PolledSymbols {
   barSpot: string[];
 }
 
-/** Checks that the venue takes our keys (live venues only): trading stays fenced until it does. */
-export interface KeyCheck {
-  /** Why the venue's refusals of our keys halted signing, if they did. */
-  authHalt(): { reason: string } | undefined;
-  /** A signed read that succeeds with working keys (throws otherwise). */
-  probe(surfaces: ReadonlyArray<'spot' | 'futures'>): Promise<void>;
-}
+export type { KeyCheck } from './key-gate.js';
 
 /** A venue bound to the symbols traded: where orders go, what the strategies watch. */
 export interface BoundVenue {
@@ -150,6 +145,8 @@ export interface Core {
   lastReconciledAtMs(): number | null;
   /** Applies new strategy params, all or nothing; returns the problems (nothing applied then). Instances, names and symbols cannot change. */
   updateParams(instances: StrategyInstanceConfig[]): string[];
+  /** Clears the authentication halt (an operator fixed the keys), then a reconciliation probes the keys with a signed read before the fence lifts. */
+  clearAuthHalt(): Promise<AuthHaltCleared>;
 }
 
 /** Builds the core: the strategies loaded, the symbols they trade, the venue bound to them, bars warmed. */
@@ -213,14 +210,12 @@ class TradingCore implements Core {
   private readonly log: Logger;
   private readonly latest: LatestTickers;
   private readonly streams: MarketStreams | undefined;
-  /** The surfaces traded: a signed read on each shows the keys work. */
-  private readonly surfaces: Array<'spot' | 'futures'>;
+  private readonly keys: KeyGate;
   // What the venue listed at the last poll, and the account as last read.
   private listed: Order[] = [];
   private positions: Position[] = [];
   private balances: Balance[] = [];
   private equity: CoreState['equity'];
-  private keysOk: boolean;
   private lastReport: ReconcileReport | undefined;
   private reconciledAtMs: number | null = null;
   private reconciling: Promise<void> | undefined;
@@ -237,7 +232,9 @@ class TradingCore implements Core {
     ({ instruments: this.instruments, journal: this.journal } = opts);
     const { venue, instruments } = this;
     this.log = opts.logger.child({ component: 'core' });
-    this.streams = venue.streams && venue.bars ? { ...venue.streams, bar$: venue.bars.bar$ } : venue.streams;
+    // Answers older than one already applied are left out: an account read must never go back in time.
+    const streams = venue.streams && streamsInOrder(venue.streams);
+    this.streams = streams && venue.bars ? { ...streams, bar$: venue.bars.bar$ } : streams;
     this.latest = new LatestTickers(opts.limits.outlierPct);
     this.executor = this.newExecutor();
     if (opts.fencedUntilReconciled === false) this.executor.unfence();
@@ -249,8 +246,8 @@ class TradingCore implements Core {
     executor.keepProtectionWith(this.stops);
     // Trading stays fenced (cancels allowed) until a signed request has succeeded (keys that work), and whenever the
     // authentication halt has tripped; then until a reconciliation has settled every order.
-    this.surfaces = [...new Set(this.symbols.all.map((s) => instruments.get(s)!.surface))];
-    this.keysOk = !venue.keys || this.surfaces.length === 0;
+    const surfaces = [...new Set(this.symbols.all.map((s) => instruments.get(s)!.surface))];
+    this.keys = new KeyGate(venue.keys, surfaces, executor, this.log);
   }
 
   private newExecutor(): Executor {
@@ -289,31 +286,6 @@ class TradingCore implements Core {
     });
   }
 
-  /** Whether the venue takes our keys: the fence stays up with the reason while it does not, or once it has refused them. */
-  private async keysUsable(): Promise<boolean> {
-    const { keys } = this.venue;
-    const { executor, log } = this;
-    if (!keys) return true;
-    const halt = keys.authHalt();
-    if (halt) {
-      const reason = `authentication halted: ${halt.reason}`;
-      if (executor.fenced !== reason) log.error({ reason }, 'trading halted: the venue refused our keys (restart once they are fixed)');
-      executor.fence(reason);
-      return false;
-    }
-    if (this.keysOk) return true;
-    try {
-      await keys.probe(this.surfaces);
-      this.keysOk = true;
-      return true;
-    } catch (err) {
-      const reason = `no signed request has succeeded yet: ${(err as Error).message}`;
-      if (executor.fenced !== reason) log.warn({ reason }, 'trading fenced (cancels allowed)');
-      executor.fence(reason);
-      return false;
-    }
-  }
-
   /** A reconciliation, or undefined when it is skipped as idle (a schedule then has nothing to wait for). */
   private reconcileUnlessIdle(ropts: Reconciliation): Promise<void> | undefined {
     if (this.reconciling) return this.reconciling;
@@ -323,7 +295,7 @@ class TradingCore implements Core {
     const idle = () => !ropts.scanForeign && !ropts.startup && !executor.fenced && journal.activeOrders().length === 0;
     if (!this.venue.keys && idle()) return undefined;
     this.reconciling = (async () => {
-      if (!(await this.keysUsable())) return;
+      if (!(await this.keys.usable())) return;
       if (idle()) return;
       const report = await reconcileAndOpen(this.tracker, executor, this.log, ropts);
       if (report) {
@@ -336,6 +308,15 @@ class TradingCore implements Core {
 
   reconcile(ropts: Reconciliation = {}): Promise<void> {
     return this.reconcileUnlessIdle(ropts) ?? Promise.resolve();
+  }
+
+  async clearAuthHalt(): Promise<AuthHaltCleared> {
+    const { keys, executor } = this;
+    const cleared = keys.clearHalt();
+    // A reconciliation under way may have read the halt before it was cleared: the probe is the next one's.
+    while (this.reconciling) await this.reconciling.catch(() => undefined);
+    if (keys.checked) await this.reconcile();
+    return { checked: keys.checked, cleared, keysWork: keys.keysWork, fenced: executor.fenced };
   }
 
   start(sched?: Schedules, reconcileCron?: string, strategySchedules: Array<{ id: string; schedule: Record<string, string> }> = []): void {
@@ -396,6 +377,8 @@ class TradingCore implements Core {
         opts.onEquity?.(bySurface, atMs);
       },
       ...(opts.yieldAfterIntent ? { yieldAfterIntent: opts.yieldAfterIntent } : {}),
+      // Where there may be an account from before (not a backtest's), strategies wait until it has been read.
+      accountFirst: opts.fencedUntilReconciled !== false,
     });
   }
 

@@ -22,7 +22,7 @@ import { Schedules } from './cron.js';
 import { startDaemonOps, type DaemonOps } from './daemon-ops.js';
 import { Metrics } from './http.js';
 import { openVenue, riskLimits, strategySettings, type Venue } from './kernel.js';
-import { openJournal, venueOf } from './kernel-stores.js';
+import { openJournalWaiting, venueOf } from './kernel-stores.js';
 import { startRiskWatches, type RiskWatches } from './risk-watches.js';
 import { shutdownCore } from './shutdown.js';
 import { Shadow } from './shadow.js';
@@ -169,19 +169,22 @@ async function openDaemonVenue(s: DaemonStart): Promise<Venue> {
 }
 
 /** The journal before anything is sent: one that belongs to another venue or account stops the start. Closed last.
- * With a lease, fenced with its token (waiting while a frozen holder keeps it locked; given up on a stop or a lost lease). */
+ * Opening waits while a frozen process keeps it locked (journal.lockWaitMs); with a lease, it is fenced with its token
+ * (waiting likewise). Either wait is given up on a stop or a lost lease. */
 async function openFencedJournal(s: DaemonStart): Promise<Journal> {
   const { loaded, log, opts, clock, logger } = s;
-  const journal = openJournal(loaded, venueOf(loaded), (file) =>
-    log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'),
-  );
-  s.onClose(() => journal.close(), true);
   const lease = opts.lease;
-  if (lease) {
-    const lost = s.leaseLost!.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false));
-    const stopped = opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [];
-    await fenceJournal(journal, lease.fencingToken!, { clock, logger, until: Promise.race([lost, ...stopped]) });
-  }
+  const lost = s.leaseLost ? [s.leaseLost.then((r) => new StartAbandonedError(`the account lease was lost (${r})`, false))] : [];
+  const stopped = opts.stop ? [opts.stop.then((r) => new StartAbandonedError(r, true))] : [];
+  const until = Promise.race([...lost, ...stopped]);
+  const journal = await openJournalWaiting(loaded, venueOf(loaded), {
+    clock,
+    logger,
+    until,
+    onMovedAside: (file) => log.info({ previous: file }, 'a fresh venue at every start: a fresh journal; the previous one is kept'),
+  });
+  s.onClose(() => journal.close(), true);
+  if (lease) await fenceJournal(journal, lease.fencingToken!, { clock, logger, until });
   return journal;
 }
 

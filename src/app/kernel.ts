@@ -259,6 +259,7 @@ export async function openVenue(loaded: LoadedConfig, opts: VenueOptions | Backt
         ...withBars,
         keys: {
           authHalt: () => client.authHalt(),
+          resetAuthHalt: () => client.resetAuthHalt(),
           probe: async (surfaces) => {
             for (const s of surfaces) await client.balances(s);
           },

@@ -4,7 +4,7 @@
 // tickers -> the stop manager, whose syncs take their turn among the intents. The venue the kernel chose feeds it:
 // polled streams live, virtual polls in backtests.
 import { Subject, Subscription, concatMap, from, merge, tap, type Observable } from 'rxjs';
-import type { Stamped } from '../data/poll.js';
+import { inOrder, type Stamped } from '../data/poll.js';
 import type { Bar } from '../domain/candles.js';
 import { Decimal } from '../domain/decimal.js';
 import { equity } from '../domain/equity.js';
@@ -30,6 +30,17 @@ export interface MarketStreams {
   positions$: Observable<Stamped<Position[]>>;
   /** Closed bars of the series the strategies asked for, oldest first per series. */
   bar$?: Observable<Bar>;
+}
+
+/** The streams with every answer older than one already seen left out (see inOrder). */
+export function streamsInOrder(s: MarketStreams): MarketStreams {
+  return {
+    ...s,
+    tickers$: s.tickers$.pipe(inOrder()),
+    openOrders$: s.openOrders$.pipe(inOrder()),
+    balances$: s.balances$.pipe(inOrder()),
+    positions$: s.positions$.pipe(inOrder()),
+  };
 }
 
 /**
@@ -98,6 +109,12 @@ export interface TradingLoopOptions {
   yieldAfterIntent?: () => Promise<void>;
   onEvent?: (event: ExecutionEvent) => void;
   onEquity?: (bySurface: Record<string, Decimal>, atMs: number) => void;
+  /**
+   * Strategies get no update until the account has been read (open orders, balances, positions once each): before
+   * that, an empty list would say "nothing held" where nothing is known yet (a restart with a position open). A
+   * backtest starts from an account it knows, and does not wait.
+   */
+  accountFirst?: boolean;
 }
 
 export interface TradingLoop {
@@ -155,6 +172,12 @@ class Loop {
   readonly subs = new Subscription();
   readonly inFlight = new Set<Promise<unknown>>();
   queued = 0;
+  /**
+   * Intents queued behind the one in flight, by strategy: not written down yet (a write's rows are written as it
+   * starts), so not among the orders its updates show. Until they are, it is handed no update: it would ask again.
+   */
+  private readonly unwritten = new Map<string, number>();
+  private readonly waiting = (id: string): boolean => (this.unwritten.get(id) ?? 0) > 0;
   private readonly log: Logger;
   // An instance's orders are those the journal says it placed: the polled ones (whatever state the journal holds
   // them in: the venue says they rest), and the resting rows the poll does not list yet.
@@ -174,9 +197,12 @@ class Loop {
   // update being handed out, and whether the journal's resting rows were read for it (once per update, and only
   // when an instance takes it).
   private updateNowMs = 0;
+  /** The account reads not made yet (bits: orders, balances, positions), while strategies wait for them (accountFirst). */
+  private unread: number;
   private refreshed = false;
 
   constructor(private readonly opts: TradingLoopOptions) {
+    this.unread = opts.accountFirst ? 7 : 0;
     this.log = opts.logger.child({ component: 'trading-loop' });
     this.ownOrders = new PerInstance<Order>(
       (id, symbols, x) => symbols.includes(x.symbol) && x.clientOid !== null && opts.journal.order(x.clientOid)?.strategyId === id,
@@ -199,9 +225,13 @@ class Loop {
     this.subs.add(
       merge(this.opts.runner.intents$, this.stopSync$)
         .pipe(
-          tap(() => this.queued++),
+          tap((intent) => {
+            this.queued++;
+            if (intent) this.unwritten.set(intent.strategyId, (this.unwritten.get(intent.strategyId) ?? 0) + 1);
+          }),
           concatMap((intent) => {
             this.queued--;
+            if (intent) this.unwritten.set(intent.strategyId, this.unwritten.get(intent.strategyId)! - 1);
             const sent = intent ? this.submit(intent) : this.syncStopsNow();
             const p = this.opts.yieldAfterIntent ? sent.then(this.opts.yieldAfterIntent) : sent;
             this.inFlight.add(p);
@@ -247,10 +277,11 @@ class Loop {
   /** The orders, balances and positions as last polled; positions also go to the stop manager. */
   keepAccount(): void {
     const { streams } = this.opts;
-    this.subs.add(streams.openOrders$.subscribe((x) => (this.orders = x.value)));
-    this.subs.add(streams.balances$.subscribe((x) => (this.balances = x.value)));
+    this.subs.add(streams.openOrders$.subscribe((x) => ((this.orders = x.value), (this.unread &= ~1))));
+    this.subs.add(streams.balances$.subscribe((x) => ((this.balances = x.value), (this.unread &= ~2))));
     this.subs.add(
       streams.positions$.subscribe((x) => {
+        this.unread &= ~4;
         this.positions = x.value;
         this.syncStops(observePositions, x.value, x.atMs);
       }),
@@ -287,7 +318,7 @@ class Loop {
         opts.beforeTickers?.(update);
         this.tickers = update.value;
         try {
-          opts.runner.onMarket(this.updateFor(opts.clock.now()));
+          if (this.unread === 0) opts.runner.onMarket(this.updateFor(opts.clock.now()), this.waiting);
         } catch (err) {
           log.error({ err: String(err) }, 'market update failed: strategies skipped this one');
         }
@@ -299,7 +330,7 @@ class Loop {
     this.subs.add(
       bar$.subscribe((bar) => {
         try {
-          opts.runner.onBar(bar, this.updateFor(opts.clock.now()));
+          if (this.unread === 0) opts.runner.onBar(bar, this.updateFor(opts.clock.now()), this.waiting);
         } catch (err) {
           log.error({ err: String(err), symbol: bar.symbol, timeframe: bar.timeframe }, 'bar failed: strategies skipped it');
         }
@@ -315,10 +346,16 @@ class Loop {
         const eq = equity(b.value, this.positions, opts.latest.prices(), opts.instruments);
         if (!eq) return;
         const now = opts.clock.now();
-        for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
-        opts.onEquity?.(eq.bySurface, now);
-        if (opts.risk.onEquity(eq.total, now))
-          log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
+        // A write the journal refuses (fenced off by a newer lease holder, a full disk) skips this valuation; thrown
+        // out of a stream handler it would end the process.
+        try {
+          for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
+          opts.onEquity?.(eq.bySurface, now);
+          if (opts.risk.onEquity(eq.total, now))
+            log.error({ equity: eq.total.toString(), reason: opts.risk.latchReason() }, 'drawdown kill switch: trading halted until an operator resets it');
+        } catch (err) {
+          log.error({ err: String(err) }, 'equity not valued');
+        }
       }),
     );
   }

@@ -182,7 +182,7 @@ export const exchangeSchema = z
       .max(100)
       .default(3)
       .describe(
-        'Authentication and permission errors in a row (40001–40012, 40014, 40018, 40022, 521) before signed requests stop: the venue disables keys after frequent invalid requests. A success clears the count.',
+        "The venue's refusals of the keys in a row (its authentication and permission codes, and 521) before signed requests stop: the venue disables keys after frequent invalid requests. A success clears the count; a 403 without the venue's code (a proxy's page) does not count. `sextant clear-auth-halt` lets them go again once the keys are fixed.",
       ),
     rateLimit: rateLimitSchema,
   })
@@ -387,6 +387,14 @@ export const journalSchema = z
       .regex(/^[A-Za-z0-9]{1,8}$/, 'expected 1-8 characters of [A-Za-z0-9]')
       .default('sx')
       .describe('Prefix of every client id (tells instances sharing one API key apart).'),
+    lockWaitMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(60_000)
+      .describe(
+        'How long opening a SQLite journal that must be written to (its schema brought up to date, its first binding) waits while another process holds its write lock (a daemon stopped in the middle of a write): it logs that it waits, asks again every 200 ms, and gives up after this long with an error naming the file. 0: it does not wait. (A daemon holding the account lease waits for the fence apart from this.)',
+      ),
   })
   .superRefine((journal, ctx) => {
     if (journal.path !== undefined && journal.url !== undefined) {
@@ -485,7 +493,7 @@ export const daemonSchema = z
           .boolean()
           .default(true)
           .describe(
-            'The control API takes commands (pause, resume, cancel-orders, force-exit, halt, reduce, reset, flatten, reload); false: they answer 403, reads stay.',
+            'The control API takes commands (pause, resume, cancel-orders, force-exit, halt, reduce, reset, flatten, reload, clear-auth-halt); false: they answer 403, reads stay.',
           ),
         dashboard: z.boolean().default(true).describe('Serve the dashboard page at / (it reads and steers through the control API).'),
       })

@@ -1,6 +1,6 @@
 // Polling: a timer and exhaustMap (a slow poll is never stacked), retries inside (a failed poll never kills
 // the stream: the cycle is skipped), each value stamped with the time it was fetched.
-import { EMPTY, catchError, defer, exhaustMap, map, retry, timer, type Observable, type ObservableInput, type SchedulerLike } from 'rxjs';
+import { EMPTY, catchError, defer, exhaustMap, filter, map, retry, timer, type MonoTypeOperatorFunction, type Observable, type ObservableInput, type SchedulerLike } from 'rxjs';
 import type { TimeSource } from '../util/clock.js';
 
 export interface Stamped<T> {
@@ -19,6 +19,19 @@ export interface PollOptions {
   /** Only errors this says yes to are retried (others skip the cycle at once). */
   retryable?: (err: unknown) => boolean;
   onError?: (err: unknown) => void;
+}
+
+/**
+ * Lets a value through only when it is no older than the last one let through (each subscriber on its own): an
+ * answer that arrives after a newer one (duplicated, or overtaken on the way) is stale, and applying it would turn the
+ * account back to what it was.
+ */
+export function inOrder<T>(): MonoTypeOperatorFunction<Stamped<T>> {
+  return (source) =>
+    defer(() => {
+      let lastMs = Number.NEGATIVE_INFINITY;
+      return source.pipe(filter((s) => s.atMs >= lastMs && ((lastMs = s.atMs), true)));
+    });
 }
 
 export function poll<T>(fetch: () => ObservableInput<T>, opts: PollOptions): Observable<Stamped<T>> {

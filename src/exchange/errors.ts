@@ -177,18 +177,33 @@ const INSUFFICIENT_RE = /insufficient|not enough|balance not/i;
 
 /** Classifies a venue answer that is not a success. */
 export function classifyVenueError(endpoint: EndpointId, httpStatus: number, code: string | undefined, message: string | undefined): ExchangeError {
-  // A generic failure code whose message says why ("Failed to place order: insufficient balance").
-  let category: ErrorCategory | undefined = message !== undefined && INSUFFICIENT_RE.test(message) ? 'insufficient-funds' : undefined;
-  category ??= code !== undefined ? ERROR_CODES[code] : undefined;
+  const byCode = code !== undefined ? ERROR_CODES[code] : undefined;
+  // A generic failure code whose message says why ("Failed to place order: insufficient balance"); a refusal of our
+  // keys keeps its class ("Insufficient permissions for this operation" is 40022's).
+  const keysRefused = byCode === 'auth' || byCode === 'permission';
+  let category: ErrorCategory | undefined = !keysRefused && message !== undefined && INSUFFICIENT_RE.test(message) ? 'insufficient-funds' : byCode;
   if (category === undefined) {
     if (httpStatus === 429) category = 'rate-limit';
     else if (httpStatus === 401 || httpStatus === 521) category = 'auth';
-    else if (httpStatus === 403) category = 'permission';
+    // The venue's own 403 carries its code (40022); a bare one is a proxy, CDN or firewall in front of it.
+    else if (httpStatus === 403) category = 'unavailable';
     else if (httpStatus >= 500) category = 'unavailable';
     else category = 'unknown';
   }
   const text = message && message.length > 0 ? message : httpStatus === 521 ? 'IP not whitelisted' : `HTTP ${httpStatus}`;
   return new ExchangeError(category, text, { endpoint, httpStatus, code, venueMessage: message });
+}
+
+/**
+ * Whether a venue answer refuses our keys (what the authentication halt counts): one of the venue's authentication
+ * or permission codes, or its 521 (IP not whitelisted, which comes without a code). A refusal by anything in front
+ * of the venue (a proxy's plain 403) is not: the venue never saw the keys.
+ */
+export function refusesKeys(err: ExchangeError): boolean {
+  if (err.httpStatus === undefined) return false;
+  if (err.code === undefined) return err.httpStatus === 521;
+  const category = ERROR_CODES[err.code];
+  return category === 'auth' || category === 'permission';
 }
 
 /** Classifies a per-item failure inside a batch answer (F6 error_code, F7 err_code, S4 errMsg). */

@@ -1,25 +1,27 @@
 // The executor: turns intents into exchange calls that never duplicate or lose an order. Every order gets a
 // client id from the journal and is written down before it is sent; answers are per item; an unknown outcome
-// stays unknown until the order tracker resolves it by query: it is never re-sent. A strategy cancels only its
-// own orders, and a cancel it asks for is sent whatever the journal believes about the order. Every change of an
-// order's state goes through the lifecycle (domain/order-lifecycle.ts). Protect intents pass the gate here and go
-// to the stop manager, whose position stops (F23, F24, F9) are sent through this same journaled path.
-import { Subject } from 'rxjs';
+// stays unknown until the order tracker resolves it by query (an item a batch answer left out is handed to it at
+// once): it is never re-sent. A strategy cancels only its own orders, and a cancel it asks for is sent whatever the
+// journal believes about the order. Every change of an order's state goes through the lifecycle
+// (domain/order-lifecycle.ts). Protect intents pass the gate here and go to the stop manager, whose position stops
+// (F23, F24, F9) are sent through this same journaled path.
 import { Decimal } from '../domain/decimal.js';
 import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
 import type { Intent, OrderSpec, ProtectIntent } from '../domain/intent.js';
-import type { Instrument, Surface } from '../domain/market.js';
+import type { Fill, Instrument, Surface } from '../domain/market.js';
 import { futuresSide, type Order } from '../domain/order.js';
 import { FINAL_STATES, INITIAL_ORDER_STATE, mustTransition, transition, type OrderEvent } from '../domain/order-lifecycle.js';
 import type { CancelTarget, ExchangeClient, ItemResult, OrderRequest, TpSlChange } from '../exchange/client.js';
 import { ENDPOINTS } from '../exchange/endpoints.js';
+import { ExchangeError } from '../exchange/errors.js';
 import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { ExecutionEvents, leftOutOfAnswer, settleLeftOut } from './left-out.js';
 import { riskContextOf } from './risk-context.js';
 import type { ProtectionKeeper, StopOrder } from './stop-orders.js';
-import { recordVenueFills } from './venue-fills.js';
+import { recordFills } from './venue-fills.js';
 import type { RiskContext, RiskGate } from './risk.js';
 
 export interface ExecutorOptions {
@@ -61,7 +63,7 @@ function reachedVenue(r: ItemResult): boolean {
 type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 
 export class Executor {
-  readonly events$ = new Subject<ExecutionEvent>();
+  readonly events$ = new ExecutionEvents();
   private fencedBy: string | null = 'not reconciled yet';
   private readonly startedAtMs: number;
   private readonly hooks: KillHooks;
@@ -347,16 +349,20 @@ export class Executor {
     this.opts.journal.insertOrders(rows);
     this.hooks.at('after-journal');
     const max = ENDPOINTS[intent.surface === 'spot' ? 'S6' : 'F6'].maxBatch!;
+    const leftOut: string[] = [];
     for (const batch of chunks(rows, max)) {
       const reqs: OrderRequest[] = batch.map((r) => Object.assign({}, allowed[rows.indexOf(r)]!, { clientOid: r.clientOid }));
       const results = await this.opts.client.placeOrders(intent.surface, intent.symbol, reqs);
       this.hooks.at('after-send');
       results.forEach((res, i) => {
         this.applyPlaceResult(batch[i]!, res, out);
+        if (leftOutOfAnswer(res)) leftOut.push(batch[i]!.clientOid);
         if (i === 0) this.hooks.at('after-journal-update');
       });
       this.opts.risk.recordSent(results.filter(reachedVenue).length, this.opts.clock.now());
     }
+    // Left out of an answer: looked up now, not at the scheduled reconciliations (left-out.ts).
+    await settleLeftOut(this.events$, leftOut, this.logger);
   }
 
   private applyPlaceResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {
@@ -464,7 +470,11 @@ export class Executor {
         this.hooks.at('during-cancel');
         results.forEach((res, i) => this.applyCancelResult(batch[i]!, res, out));
         await this.fillsBeforeCancel(
-          batch.filter((_, i) => results[i]?.outcome === 'accepted'),
+          batch.flatMap((r, i) => {
+            const res = results[i];
+            const orderId = r.orderId ?? res?.orderId;
+            return res?.outcome === 'accepted' && orderId ? [{ row: r, orderId }] : [];
+          }),
           out,
         );
       }
@@ -472,19 +482,29 @@ export class Executor {
   }
 
   /**
-   * A canceled order is final and no longer looked up: fills it got just before the cancel are read now (one
-   * lookup each), so they reach the journal and the strategy. A lookup that fails or lags leaves them out; the
-   * order stays canceled.
+   * A canceled order is final and no longer looked up: fills it got just before the cancel are read now (its fills,
+   * one read each: a lookup of the order itself may not show it yet, while the venue's reads lag behind its writes),
+   * so they reach the journal and the strategy. A read that fails is noted on the order.
    */
-  private async fillsBeforeCancel(rows: JournalOrder[], out: ExecutionEvent[]): Promise<void> {
-    for (const r of rows) {
-      const v = await this.opts.client.order(r.surface, r.symbol, r.orderId ? { orderId: r.orderId } : { clientOid: r.clientOid }).catch(() => null);
-      if (!v || (v.clientOid && v.clientOid !== r.clientOid) || !v.filledSize.gt(Decimal.from(r.filledSize))) continue;
+  private async fillsBeforeCancel(done: Array<{ row: JournalOrder; orderId: string }>, out: ExecutionEvent[]): Promise<void> {
+    for (const { row: r, orderId } of done) {
+      let fills: Fill[];
+      try {
+        fills = await this.opts.client.fills(r.surface, r.symbol, orderId);
+      } catch (err) {
+        const why = err instanceof ExchangeError ? err.summary() : String(err);
+        this.opts.journal.updateOrder(r.clientOid, { lastError: why }, 'fills before the cancel not read', this.opts.clock.now());
+        continue;
+      }
+      const filled = fills.reduce((s, f) => s.add(f.size), Decimal.ZERO);
+      if (!filled.gt(Decimal.from(r.filledSize))) continue;
       const now = this.opts.clock.now();
-      await recordVenueFills(this.opts.client, this.opts.journal, r, v.orderId).catch(() => 0);
+      recordFills(this.opts.journal, r, orderId, fills);
+      const fee = fills.reduce((s, f) => s.add(f.fee), Decimal.ZERO);
+      const avgPrice = fills.reduce((s, f) => s.add(f.amount), Decimal.ZERO).div(filled, 12);
       this.opts.journal.updateOrder(
         r.clientOid,
-        { filledSize: v.filledSize.toString(), avgPrice: v.avgFillPrice?.toString() ?? null, fee: v.fee?.toString() ?? null },
+        { filledSize: filled.toString(), avgPrice: avgPrice.toString(), fee: fee.toString() },
         'filled before the cancel',
         now,
       );
@@ -495,9 +515,9 @@ export class Executor {
         clientOid: r.clientOid,
         atMs: now,
         type: 'partially-filled',
-        orderId: v.orderId,
-        filledSize: v.filledSize,
-        avgPrice: v.avgFillPrice,
+        orderId,
+        filledSize: filled,
+        avgPrice,
         ...fillSideOf(r),
       });
     }

@@ -6,9 +6,11 @@
 // counts only after the grace window for read-after-write lag: an unanswered order becomes `lost` after
 // lostAfterChecks lookups (treated as not placed, still checked) and final `not-placed` after notPlacedAfterChecks
 // more; an order that was open becomes final `vanished` once the venue has not known it for vanishAfterMs and
-// vanishAfterChecks lookups. Fills are recorded once each (spot S2, futures F20). Orders the bot did not create are
-// reported, not touched. Passes run one at a time. What a lookup or an absence does to an order's state is the
-// lifecycle's (domain/order-lifecycle.ts); when, the bounds here.
+// vanishAfterChecks lookups. An order a batch answer left out is looked up as the answer comes, and its lookups to
+// `lost` are spent together as soon as absence counts (left-out.ts), as a startup pass spends them. Fills are
+// recorded once each (spot S2, futures F20). Orders the bot did not create are reported, not touched. Passes run one
+// at a time. What a lookup or an absence does to an order's state is the lifecycle's (domain/order-lifecycle.ts);
+// when, the bounds here.
 import type { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
@@ -22,6 +24,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
+import { ExecutionEvents, type LeftOutSettler } from './left-out.js';
 import { PassReads } from './pass-reads.js';
 import { recordVenueFills } from './venue-fills.js';
 
@@ -71,7 +74,7 @@ export interface ReconcileReport {
   foreign: Array<{ surface: Surface; symbol: string; orderId: string; clientOid: string | null }>;
 }
 
-export class OrderTracker {
+export class OrderTracker implements LeftOutSettler {
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
   private readonly notPlacedAfterChecks: number;
@@ -79,6 +82,8 @@ export class OrderTracker {
   private readonly vanishAfterChecks: number;
   /** The pass running (passes run one at a time: two lookups of one order must not both conclude it). */
   private running: Promise<unknown> = Promise.resolve();
+  /** Unanswered orders a batch answer left out: every pass spends their lookups together, as at startup. */
+  private readonly leftOut = new Set<string>();
 
   constructor(private readonly opts: OrderTrackerOptions) {
     this.hooks = opts.hooks ?? NO_KILL;
@@ -86,6 +91,8 @@ export class OrderTracker {
     this.notPlacedAfterChecks = opts.notPlacedAfterChecks ?? 10;
     this.vanishAfterMs = opts.vanishAfterMs ?? 120_000;
     this.vanishAfterChecks = opts.vanishAfterChecks ?? 5;
+    // The executor whose events these are hands over the orders its batch answers leave out.
+    if (opts.events$ instanceof ExecutionEvents) opts.events$.settler = this;
   }
 
   private emit(e: ExecutionEvent): void {
@@ -120,6 +127,16 @@ export class OrderTracker {
     );
   }
 
+  /**
+   * Orders a batch answer left out, looked up now. The venue answered: only read-after-write lag can hide one it
+   * placed, so inside the grace window their absence counts for nothing, as for any order; after it, their lookups
+   * are spent at once (now, or at the first pass after the window) rather than one per pass.
+   */
+  async settleLeftOut(clientOids: readonly string[]): Promise<ReconcileReport> {
+    for (const c of clientOids) this.leftOut.add(c);
+    return this.settle(clientOids);
+  }
+
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.running.then(fn, fn);
     this.running = next.catch(() => undefined);
@@ -152,9 +169,10 @@ export class OrderTracker {
       report.checked++;
       if (++n === Math.ceil(active.length / 2)) this.hooks.at('during-reconcile');
       let row: JournalOrder | undefined = first;
+      const atOnce = !!opts.startup || this.leftOut.has(first.clientOid);
       try {
         for (let attempt = 0; row && attempt < bound; attempt++) {
-          // Looked up again at startup: trigger lists are read anew.
+          // Looked up again at once: trigger lists are read anew.
           if (attempt > 0 && row.isTrigger) reads.forgetTriggers(row.symbol);
           const venue = await this.find(row, reads);
           // The executor may have changed the order meanwhile (a cancel answered): it is judged again next pass. Only
@@ -166,8 +184,8 @@ export class OrderTracker {
             await this.adopt(row, venue, report);
             break;
           }
-          this.absent(row, report, !!opts.startup && attempt + 1 < bound && this.settleNow(row));
-          if (!opts.startup) break;
+          this.absent(row, report, atOnce && attempt + 1 < bound && this.settleNow(row));
+          if (!atOnce) break;
           const next = this.opts.journal.order(row.clientOid);
           row = next && this.settleNow(next) ? next : undefined;
         }
@@ -189,6 +207,12 @@ export class OrderTracker {
       }
     }
 
+    // Left-out orders concluded (or settled by hand) are done with.
+    for (const c of this.leftOut) {
+      const r = this.opts.journal.order(c);
+      if (!r || !UNANSWERED_STATES.has(r.state)) this.leftOut.delete(c);
+    }
+
     if (opts.scanForeign) {
       // By client id where the venue gives one: a replaced venue's order may carry an id one of ours once had.
       const ours = (listed: Order) => (listed.clientOid ? this.opts.journal.order(listed.clientOid) : this.opts.journal.orderByOrderId(listed.orderId));
@@ -206,8 +230,9 @@ export class OrderTracker {
   }
 
   /**
-   * At startup, an unanswered order older than the grace window is looked up again at once until it is concluded
-   * (only those hold the fence); an open one vanishes only after its time without the venue, pass by pass.
+   * At startup (and for an order an answer left out), an unanswered order older than the grace window is looked up
+   * again at once until it is concluded (only those hold the fence); an open one vanishes only after its time
+   * without the venue, pass by pass.
    */
   private settleNow(row: JournalOrder): boolean {
     return UNANSWERED_STATES.has(row.state) && this.opts.clock.now() - row.createdAtMs >= this.opts.graceMs;

@@ -53,7 +53,10 @@ export interface FundingRecord {
 export interface VenueBinding {
   /** Where the orders go: the base URLs (credentials stripped), or a simulator instance. */
   venue: string;
-  /** Which account: a digest of the API key (never the key itself), or the simulator's. */
+  /**
+   * Which account: a digest of the API key (never the key itself), or the simulator's. The venue names no account a
+   * key belongs to: after a key rotation, `sextant journal rebind` (app/journal-rebind.ts) moves the binding.
+   */
   account: string;
 }
 
@@ -78,9 +81,14 @@ export function bindJournal(journal: Journal, want: VenueBinding, where: string,
   const have = journal.venueBinding();
   if (!have) return journal.bindVenue(want, atMs);
   if (have.venue === want.venue && have.account === want.account) return;
+  // The same venue under another key: a key rotated on the same account, or another account.
+  const rotated =
+    have.venue === want.venue
+      ? "if the API key was rotated on the same account, `sextant journal rebind` binds the journal to the new key once the key finds the journal's orders at the venue; otherwise "
+      : '';
   throw new JournalVenueError(
     `journal ${where} belongs to venue ${have.venue} (account ${have.account}), not to ${want.venue} (account ${want.account}): ` +
-      'use another journal.path for this venue or account, or move the file away if that venue is gone for good',
+      `${rotated}use another journal.path for this venue or account, or move the file away if that venue is gone for good`,
   );
 }
 

@@ -1,6 +1,7 @@
 // The account lease kept in PostgreSQL (the journal's database): one row per account in account_leases, never
-// deleted, so each new grant's token is larger than every one before; each call is one statement, atomic under the
-// row's lock, and times to live run on the database's clock (clock_timestamp()). Its own pool of connections, async.
+// deleted, so each new grant's token is larger than every one before, of any account; each call is one statement,
+// atomic under the row's lock, and times to live run on the database's clock (clock_timestamp()). Its own pool of
+// connections, async.
 import pg from 'pg';
 import type { LeaseGrant, LeaseHolder, LeaseStore } from '../domain/lease.js';
 import { redactUrlCredentials, registerUrlCredentials, scrubSecrets } from '../util/logger.js';
@@ -11,11 +12,15 @@ const SCHEMA = `SELECT pg_advisory_xact_lock(${0x5e7a1e});
 /** $3: the time to live in ms. */
 const EXPIRES = "clock_timestamp() + $3::bigint * interval '1 millisecond'";
 
-// Free, lapsed or held by the same holder: granted (a new token unless the same holder still holds it). A new account
-// starts at token 1. No row back: another holder has it.
-const ACQUIRE = `INSERT INTO account_leases AS l (account, holder, token, expires_at) VALUES ($1, $2, 1, ${EXPIRES})
+// Free, lapsed or held by the same holder: granted (a new token unless the same holder still holds it). A new token
+// is above every token granted in the database (and above the account's own, read from its locked row): a journal
+// rebound to other keys (another account here) keeps the fence the keys before left, which the first token of the
+// keys after passes. No row back: another holder has it.
+const ACQUIRE = `INSERT INTO account_leases AS l (account, holder, token, expires_at)
+    VALUES ($1, $2, (SELECT COALESCE(MAX(token), 0) + 1 FROM account_leases), ${EXPIRES})
   ON CONFLICT (account) DO UPDATE SET
-    token = CASE WHEN l.holder = excluded.holder AND l.expires_at > clock_timestamp() THEN l.token ELSE l.token + 1 END,
+    token = CASE WHEN l.holder = excluded.holder AND l.expires_at > clock_timestamp() THEN l.token
+      ELSE GREATEST(l.token, (SELECT MAX(token) FROM account_leases)) + 1 END,
     holder = excluded.holder, expires_at = excluded.expires_at
   WHERE l.holder IS NULL OR l.expires_at <= clock_timestamp() OR l.holder = excluded.holder
   RETURNING token`;

@@ -140,6 +140,21 @@ export abstract class SqlWrites {
     }
   }
 
+  /**
+   * Runs `fn` (this journal's reads and writes) without waiting on another process's hold of the write lock: a write
+   * then fails at once with the store's busy error (isBusy) and writes nothing. In memory, or in a transaction, `fn`
+   * just runs.
+   */
+  withoutWaiting<R>(fn: () => R): R {
+    if (this.inMemory || this.inTx) return fn();
+    return runWithSettings(this.db, this.noWait.settings, fn);
+  }
+
+  /** Whether `err` says another process held the write lock (a write under withoutWaiting). */
+  isBusy(err: unknown): boolean {
+    return this.noWait.busy(err);
+  }
+
   /** The fence passed inside a write transaction (journal-fence.ts); in memory there is one writer. */
   private checkFence(): void {
     if (this.fenceToken !== undefined && !this.inMemory) passFence((sql) => this.prepared(sql), this.fenceToken);

@@ -9,6 +9,11 @@ import { openDatabase, schemaVersion, SQLITE_BEFORE_SEND, SQLITE_NO_WAIT, SQLITE
 export interface SqliteJournalOptions extends SqlJournalOptions {
   /** In memory: the database on a worker thread, its writes not waited for (the default). Ignored on disk. */
   thread?: boolean;
+  /**
+   * A file: opening fails at once (SQLITE_BUSY) when its schema needs a migration and another process holds the write
+   * lock, rather than after the busy timeout (openDatabase). For an opener that waits on its own terms.
+   */
+  noWait?: boolean;
 }
 
 export class SqliteJournal extends SqlJournal {
@@ -19,7 +24,7 @@ export class SqliteJournal extends SqlJournal {
     checkClientOidPrefix(opts.clientOidPrefix);
     super(
       {
-        ...openDatabase(path, opts.thread !== false),
+        ...openDatabase(path, opts.thread !== false, opts.noWait),
         inMemory: path === ':memory:',
         unflushed: SQLITE_UNFLUSHED,
         beforeSend: SQLITE_BEFORE_SEND,

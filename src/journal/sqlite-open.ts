@@ -48,7 +48,12 @@ export const SQLITE_NO_WAIT: NoWaitWrite = {
   },
 };
 
-export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase; thread: ThreadDatabase | undefined } {
+/**
+ * Opens the journal's database and brings its schema up to date. With `noWait` (a file), a migration that finds the
+ * write lock held by another connection fails at once (SQLITE_BUSY) instead of after the busy timeout: for an opener
+ * that waits on its own terms (journal-lock-wait.ts). A failed open closes what it opened.
+ */
+export function openDatabase(path: string, onThread: boolean, noWait = false): { db: SqlDatabase; thread: ThreadDatabase | undefined } {
   if (path !== ':memory:') {
     // Owner only: the journal holds every order and the account's activity. SQLite gives its -wal and -shm
     // files the database file's mode.
@@ -63,14 +68,20 @@ export function openDatabase(path: string, onThread: boolean): { db: SqlDatabase
     return { db: thread, thread };
   }
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.exec(`${FLUSHED}; ${SQLITE_BEFORE_SEND.after}`);
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+  try {
+    db.pragma(`busy_timeout = ${noWait ? 0 : BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.exec(`${FLUSHED}; ${SQLITE_BEFORE_SEND.after}`);
+    for (let v = schemaVersion(db); v < MIGRATIONS.length; v++) {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]!);
+        db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  } catch (err) {
+    db.close();
+    throw err;
   }
   return { db, thread: undefined };
 }

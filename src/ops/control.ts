@@ -172,6 +172,12 @@ export interface Control {
   /** The kill switch with the flatten action: cancel all and close futures positions (risk.onKill flatten's steps). */
   flatten(reason: string, actor: Actor): Promise<CommandResult>;
   /**
+   * Clears the authentication halt (signed requests stopped after the venue refused our keys), once the keys are
+   * fixed: signed requests go again and a signed read probes the keys before the fence lifts. 409 while that read
+   * fails (the fence stays, with its reason) or when the daemon has no venue keys.
+   */
+  clearAuthHalt(actor: Actor, reason?: string): Promise<CommandResult>;
+  /**
    * Closes one strategy's holding of one symbol at market, as its own order through the risk gate and the executor
    * (a client id of the strategy, journaled before it is sent): its futures position (reduce-only, per position side)
    * or the spot inventory its fills bought, never more than the account holds. The strategy is paused first and stays

@@ -367,9 +367,12 @@ export class StrategyRunner {
     for (const i of this.instances) if (i.def.onStart) this.call(i, 'onStart', i.def.onStart, undefined);
   }
 
-  /** One market update; `forInstance` narrows it to the instance's own orders and symbols. */
-  onMarket(build: (cfg: StrategyInstanceConfig) => MarketUpdate): void {
-    for (const i of this.instances) if (i.def.onMarket) this.call(i, 'onMarket', i.def.onMarket, build(i.cfg));
+  /**
+   * One market update; `build` narrows it to the instance's own orders and symbols. An instance `waiting` says yes to
+   * (intents of its own not yet written down, so not in its view: it would ask for them again) is skipped.
+   */
+  onMarket(build: (cfg: StrategyInstanceConfig) => MarketUpdate, waiting?: (id: string) => boolean): void {
+    for (const i of this.instances) if (i.def.onMarket && !waiting?.(i.cfg.id)) this.call(i, 'onMarket', i.def.onMarket, build(i.cfg));
   }
 
   /** An execution event of an instance: its inventory takes it (even while faulted), then its onEvent hook. */
@@ -405,7 +408,7 @@ export class StrategyRunner {
    * timeframe, with its update (`build`, called only for those). A bar not newer than the newest held (a repeat)
    * is dropped; a bar nobody declared is ignored.
    */
-  onBar(bar: Bar, build: (cfg: StrategyInstanceConfig) => MarketUpdate): void {
+  onBar(bar: Bar, build: (cfg: StrategyInstanceConfig) => MarketUpdate, waiting?: (id: string) => boolean): void {
     const route = this.routes.get(bar.symbol)?.get(bar.timeframe);
     if (!route) return;
     if (!route.ring.push(bar)) {
@@ -418,7 +421,7 @@ export class StrategyRunner {
     const takers = route.takers;
     for (let k = 0; k < takers.length; k++) {
       const i = takers[k]!;
-      this.call(i, 'onBar', i.def.onBar!, bar, build(i.cfg));
+      if (!waiting?.(i.cfg.id)) this.call(i, 'onBar', i.def.onBar!, bar, build(i.cfg));
     }
   }
 

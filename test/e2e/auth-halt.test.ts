@@ -1,5 +1,6 @@
 // The authentication halt: after N venue auth/permission failures in a row, signed requests stop locally (public ones
-// go on), until reset; a success clears the count; 40008 (timestamp, resynced) is not an authentication failure.
+// go on), until reset; a success clears the count; 40008 (timestamp, resynced) is not an authentication failure, and
+// neither is a 403 without the venue's code (a proxy, CDN or firewall in front of the venue: it never saw the keys).
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Decimal } from '../../src/domain/decimal.js';
 import type { ExchangeError } from '../../src/exchange/errors.js';
@@ -129,6 +130,34 @@ describe('authentication halt', () => {
     expect(rest.authHalt()!.reason).toMatch(/after 1 authentication errors in a row \(last: F3 code 40012: Incorrect API key\/Passphrase\)/);
   });
 
+  it("a proxy's plain 403 neither counts nor clears the count: three of them do not halt, three venue refusals do", async () => {
+    const { server, url } = await sim();
+    const good = connect(url, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    server.faults.scripted.push({ endpoint: 'F3', kind: 'proxy-403', times: 3 });
+    for (let i = 0; i < 3; i++) {
+      const e = await caught(good.futures.accounts());
+      expect(e).toMatchObject({ category: 'unavailable', retryable: true, httpStatus: 403, code: undefined });
+      expect(e.message).toMatch(/^HTTP 403: <html>/);
+    }
+    expect(good.authHalt()).toBeUndefined();
+    await good.futures.accounts();
+    expect(server.snapshot().requests.F3).toBe(4);
+
+    // Wrong keys: the proxy's answers between the venue's refusals leave the count as it was.
+    const bad = connect(url, { credentials: { ...CREDS, apiKey: 'revoked' }, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    expect(await caught(bad.futures.accounts())).toMatchObject({ category: 'auth', code: '40006' });
+    server.faults.scripted.push({ endpoint: 'F3', kind: 'proxy-403', times: 3 });
+    for (let i = 0; i < 3; i++) expect(await caught(bad.futures.accounts())).toMatchObject({ category: 'unavailable', httpStatus: 403 });
+    expect(bad.authHalt()).toBeUndefined();
+    await caught(bad.futures.accounts());
+    expect(bad.authHalt()).toBeUndefined();
+    await caught(bad.futures.accounts());
+    expect(bad.authHalt()!.reason).toMatch(/^signed requests stopped after 3 authentication errors in a row \(last: F3 code 40006: Invalid ACCESS_KEY\)/);
+    expect(bad.authHalt()!.reason).toMatch(/then run `sextant clear-auth-halt`$/);
+    expect(server.snapshot().authFailures).toBe(3);
+    expect(server.snapshot().requests.F3).toBe(4 + 6);
+  });
+
   it('the default is 3', async () => {
     const { server, url } = await sim();
     const c = connect(url, { credentials: { ...CREDS, apiKey: 'nope' } });
@@ -182,6 +211,27 @@ describe('what counts', () => {
     await c.futures.tickers();
     await caught(c.futures.accounts());
     expect(c.authHalt()!.reason).toMatch(/last: F3 HTTP 521: <html>down<\/html>\)/);
+  });
+
+  it("only the venue's own codes count: a 403 or 401 without one (a firewall's JSON or page, an empty body) does not; its 40022 does", async () => {
+    await fake();
+    const c = connect(venue.url, {
+      authFailuresBeforeHalt: 2,
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      credentials: { apiKey: venue.opts.apiKey, apiSecret: venue.opts.apiSecret, passphrase: venue.opts.passphrase },
+    });
+    const denied = { status: 403, body: envelopeError('40022', 'Insufficient permissions for this operation') };
+    venue.script('F3', { status: 403, body: '{"message":"Forbidden"}' }, { status: 403, body: '' }, { status: 403, body: '{"error":"Forbidden"}' });
+    for (let i = 0; i < 3; i++) expect(await caught(c.futures.accounts())).toMatchObject({ category: 'unavailable', retryable: true, httpStatus: 403 });
+    // A bare 401 is still an authentication error, but carries no venue code: not counted either.
+    venue.script('F3', { status: 401, body: '<html><body>401 Authorization Required</body></html>' }, { status: 401, body: '' });
+    for (let i = 0; i < 2; i++) expect(await caught(c.futures.accounts())).toMatchObject({ category: 'auth', httpStatus: 401, code: undefined });
+    expect(c.authHalt()).toBeUndefined();
+    venue.script('F3', denied, denied);
+    expect(await caught(c.futures.accounts())).toMatchObject({ category: 'permission', code: '40022' });
+    expect(c.authHalt()).toBeUndefined();
+    await caught(c.futures.accounts());
+    expect(c.authHalt()!.reason).toMatch(/after 2 authentication errors in a row \(last: F3 code 40022: Insufficient permissions for this operation\)/);
   });
 
   it('40008 (timestamp expired) goes through the clock resync and is never counted as an authentication failure', async () => {

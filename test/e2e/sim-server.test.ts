@@ -8,7 +8,7 @@ import type { LiveClient } from '../../src/exchange/live/live-client.js';
 import { DEFAULT_INSTRUMENTS } from '../../src/exchange/sim/instruments.js';
 import { SyntheticMarket } from '../../src/exchange/sim/market.js';
 import { SimServer } from '../../src/exchange/sim/server.js';
-import { systemClock } from '../../src/util/clock.js';
+import { ManualClock, systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { clientFor } from '../fixtures/live-client.js';
 import { startSimProcess } from '../fixtures/cli.js';
@@ -16,8 +16,7 @@ import { rawRequest } from '../fixtures/raw-http.js';
 
 const CREDS = { apiKey: 'k-sim', apiSecret: 's-sim', passphrase: 'p-sim' };
 const ACCOUNTS = { spot: { USDT: '100000', BTC: '1' }, futuresCollateral: '100000', leverage: 20 };
-// Windows are fixed and aligned to the clock: ones that never roll over keep a boundary out of measured deltas.
-const BIG: VenueBudget = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 1e13, orderRequestsPerSecond: 1e9 };
+const BIG: VenueBudget = { spot: { ip: 1e9, uid: 1e9 }, futures: { ip: 1e9, uid: 1e9 }, windowMs: 10_000, orderRequestsPerSecond: 1e9 };
 
 let server: SimServer | undefined;
 let client: LiveClient | undefined;
@@ -32,6 +31,16 @@ async function start(budget: VenueBudget = BIG, seed = 3): Promise<{ server: Sim
   server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget, clock: systemClock, logger: silentLogger });
   const url = await server.listen(0, '127.0.0.1');
   return { server, url };
+}
+
+/**
+ * Weight charged so far to a pool (`spot:ip`, `futures:uid` ...), every address or account: the change across a
+ * request is its charge, whatever window boundary falls between the two readings.
+ */
+function spent(s: SimServer, pool: string): number {
+  return Object.entries(s.snapshot().windows)
+    .filter(([name]) => name.startsWith(`${pool}@`))
+    .reduce((sum, [, w]) => sum + w.spent, 0);
 }
 
 function connect(url: string, over: Parameters<typeof clientFor>[1] = {}): LiveClient {
@@ -125,6 +134,25 @@ describe('weight budgets', () => {
     const stats = s.snapshot();
     expect(stats.rejected429).toBe(3);
     expect(stats.windows['futures:ip@127.0.0.1']!.budget).toBe(100);
+  });
+
+  it("measures a request's charge exactly across a window boundary: the window's count restarts (1 - 9 = -8), the total does not", async () => {
+    // The simulator's clock 1 ms before a boundary of its 10 s windows.
+    const clock = new ManualClock(Math.ceil(Date.now() / 10_000) * 10_000 - 1);
+    const market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed: 3, startMs: clock.now(), tickIntervalMs: 50 });
+    const s = (server = new SimServer({ market, accounts: ACCOUNTS, credentials: CREDS, budget: BIG, clock, logger: silentLogger }));
+    const url = await s.listen(0, '127.0.0.1');
+    const ticker = () => raw(url, '/api/v2/market/ticker?symbol=BTCUSDT_SPBL', {}); // S11: 1 IP
+    const read = () => ({ used: s.snapshot().windows['spot:ip@127.0.0.1']!.used, spent: spent(s, 'spot:ip') });
+    for (let i = 0; i < 9; i++) expect((await ticker()).status).toBe(200);
+    const before = read();
+    clock.advance(1);
+    await ticker();
+    const after = read();
+    expect(before).toEqual({ used: 9, spent: 9 });
+    // The count of the new window less that of the old one: what the weight tests once measured.
+    expect(after.used - before.used).toBe(-8);
+    expect(after.spent - before.spent).toBe(1);
   });
 
   it('caps order endpoints at 10 requests per second', async () => {
@@ -278,10 +306,6 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
   it("charge the venue's weights: S15 3/3, F18 2/2, F19 10/10, F20 5/5", async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) =>
-      Object.entries(s.snapshot().windows)
-        .filter(([name]) => name.startsWith(`${k}@`))
-        .reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number]> = [
       [() => c.spot.openOrders({ symbol: SPOT }), 'spot', 3],
       [() => c.futures.orderDetail({ orderId: '1' }).catch(() => undefined), 'futures', 2],
@@ -289,9 +313,9 @@ describe('order state endpoints: S15, F18, F19, F20', () => {
       [() => c.futures.fills({ symbol: FUT }), 'futures', 5],
     ];
     for (const [call, surface, w] of cases) {
-      const [ip, uid] = [used(`${surface}:ip`), used(`${surface}:uid`)];
+      const [ip, uid] = [spent(s, `${surface}:ip`), spent(s, `${surface}:uid`)];
       await call();
-      expect([used(`${surface}:ip`) - ip, used(`${surface}:uid`) - uid]).toEqual([w, w]);
+      expect([spent(s, `${surface}:ip`) - ip, spent(s, `${surface}:uid`) - uid]).toEqual([w, w]);
     }
   });
 
@@ -435,10 +459,6 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
   it("charge the venue's weights: S10, S11, S13 1; F10, F12–F15, F17 1; F11 and F16 5; F21 3/3; F22 5/10", async () => {
     const { server: s, url } = await start();
     const c = connect(url);
-    const used = (k: string) =>
-      Object.entries(s.snapshot().windows)
-        .filter(([name]) => name.startsWith(`${k}@`))
-        .reduce((sum, [, w]) => sum + w.used, 0);
     const cases: Array<[() => Promise<unknown>, string, number, number]> = [
       [() => c.spot.candles({ symbol: SPOT, period: '1m' }), 'spot', 1, 0],
       [() => c.spot.ticker({ symbol: SPOT }), 'spot', 1, 0],
@@ -455,9 +475,9 @@ describe('market data and trigger-order endpoints beyond the interface', () => {
       [() => c.futures.historyPlan({ symbol: FUT }), 'futures', 5, 10],
     ];
     for (const [call, surface, ip, uid] of cases) {
-      const before = [used(`${surface}:ip`), used(`${surface}:uid`)];
+      const before = [spent(s, `${surface}:ip`), spent(s, `${surface}:uid`)];
       await call();
-      expect([used(`${surface}:ip`) - before[0]!, used(`${surface}:uid`) - before[1]!]).toEqual([ip, uid]);
+      expect([spent(s, `${surface}:ip`) - before[0]!, spent(s, `${surface}:uid`) - before[1]!]).toEqual([ip, uid]);
     }
   });
 

@@ -1,5 +1,6 @@
-// `sextant pause | resume | cancel-orders | force-exit | halt | reduce | reset | flatten | reload`: an operator's commands to a
-// running daemon through its control API; the daemon journals each with who gave it and why, then its outcome.
+// `sextant pause | resume | cancel-orders | force-exit | halt | reduce | reset | flatten | reload | clear-auth-halt`: an
+// operator's commands to a running daemon through its control API; the daemon journals each with who gave it and why,
+// then its outcome.
 // (`sextant risk …` works on the journal file instead, with or without a daemon.)
 import type { Command } from 'commander';
 import type { Io, SetCode } from './io.js';
@@ -88,6 +89,17 @@ export function registerDaemonCommands(program: Command, io: Io, setCode: SetCod
   )
     .option('--reason <text>', 'why: journaled with the command')
     .action(async (opts: WithReason) => setCode(await callDaemon(io, opts, 'POST', '/reload', opts.reason ? { reason: opts.reason } : {}, detail)));
+  daemonOptions(
+    program
+      .command('clear-auth-halt')
+      .description(
+        'once the keys are fixed, a running daemon whose signed requests stopped after the venue refused its keys sends them again: a signed read probes the keys before trading resumes (exit 1 while it fails)',
+      ),
+  )
+    .option('--reason <text>', 'why: journaled with the command')
+    .action(async (opts: WithReason) =>
+      setCode(await callDaemon(io, opts, 'POST', '/trading/clear-auth-halt', opts.reason ? { reason: opts.reason } : {}, detail)),
+    );
   for (const t of TRADING) {
     const cmd = program.command(t.name).description(t.description);
     if (t.alias) cmd.alias(t.alias);

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { ENDPOINTS, type Endpoint, type EndpointId } from '../endpoints.js';
-import { ExchangeError, classifyVenueError } from '../errors.js';
+import { ExchangeError, classifyVenueError, refusesKeys } from '../errors.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 import type { RequestOf } from '../wire/requests.js';
 import { checkRequest } from '../request-checks.js';
@@ -33,7 +33,7 @@ export interface RestClientOptions {
   random?: () => number;
   /** Told of every attempt's outcome: 'ok' or the error category (metrics). */
   onAttempt?: (endpoint: EndpointId, outcome: string) => void;
-  /** Venue answers of category auth or permission in a row, on signed requests, before signed requests stop (default 3). */
+  /** The venue's refusals of our keys in a row (its auth or permission codes, or 521), on signed requests, before signed requests stop (default 3). */
   authFailuresBeforeHalt?: number;
   /**
    * Whether writes may go now (the account lease still held), asked just before a write is signed: the journal's
@@ -47,8 +47,6 @@ export interface AuthHalt {
   reason: string;
   atMs: number;
 }
-
-const AUTH_CATEGORIES: ReadonlySet<string> = new Set(['auth', 'permission']);
 
 const SUCCESS_CODES = new Set(['00000', '200']);
 
@@ -168,7 +166,7 @@ export class RestClient {
     this.authFailuresBeforeHalt = Math.max(1, opts.authFailuresBeforeHalt ?? 3);
   }
 
-  /** Set once signed requests have stopped after repeated authentication failures; cleared by resetAuthHalt(). */
+  /** Set once signed requests have stopped after repeated authentication failures; cleared by resetAuthHalt() (the operator's `sextant clear-auth-halt`). */
   authHalt(): AuthHalt | undefined {
     return this.halt === undefined ? undefined : { ...this.halt };
   }
@@ -184,7 +182,7 @@ export class RestClient {
     return new ExchangeError('auth', this.halt!.reason, { endpoint: id, sent: false });
   }
 
-  /** Counts a venue answer to a signed request: auth/permission failures in a row halt signed requests. */
+  /** Counts a venue answer to a signed request: the venue's refusals of our keys in a row halt signed requests. */
   private countAuth(endpoint: Endpoint, err: ExchangeError | undefined): void {
     if (!endpoint.auth) return;
     if (err === undefined) {
@@ -192,15 +190,16 @@ export class RestClient {
       this.keysWork = true;
       return;
     }
-    // Only answers from the venue count (local refusals carry no HTTP status); 40008 is 'timestamp', not counted.
-    if (err.httpStatus === undefined || !AUTH_CATEGORIES.has(err.category)) return;
+    // Only the venue's own refusals count: not local ones (no HTTP status), not a proxy's plain 403 (no venue code),
+    // not 40008 (timestamp). Other failures neither count nor clear.
+    if (!refusesKeys(err)) return;
     this.keysWork = false;
     this.authFailures++;
     if (this.halt || this.authFailures < this.authFailuresBeforeHalt) return;
     const last =
       err.code !== undefined ? `code ${err.code}: ${err.message}` : err.message.startsWith('HTTP ') ? err.message : `HTTP ${err.httpStatus}: ${err.message}`;
     this.halt = {
-      reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then restart`,
+      reason: `signed requests stopped after ${this.authFailures} authentication errors in a row (last: ${endpoint.id} ${last}); check the API key, secret, passphrase, IP whitelist and permissions, then run \`sextant clear-auth-halt\``,
       atMs: this.opts.clock.now(),
     };
     this.opts.logger.error({ endpoint: endpoint.id, code: err.code, httpStatus: err.httpStatus, failures: this.authFailures }, this.halt.reason);

@@ -23,9 +23,11 @@ export interface MeterPool {
   readonly by: string;
   readonly windowMs: number;
   readonly limit: number;
-  /** Index of the current window (time / windowMs, rounded down). */
+  /** Index of the window last charged (time / windowMs, rounded down). */
   windowIndex: number;
+  /** Weight charged in that window: it starts again from 0 in the next, so it measures no request's charge. */
   used: number;
+  /** Weight charged since the start, every window: never reset, so the change across a request is its charge. */
   spentTotal: number;
   /** The most weight any interval of windowMs saw (measured only when the meter measures; else 0). */
   most: number;

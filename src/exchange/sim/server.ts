@@ -3,7 +3,7 @@
 // fetch metadata, is refused: no web page steers its market or its faults), control paths (/sim/), the route table, scripted latency, the 429 storm and the
 // weight budgets (per client address and per account), authentication like the venue, the endpoint's handler,
 // then any scripted fault on the answer (5xx or dropped connection after acceptance, timeouts, HTML 502 pages,
-// truncated JSON).
+// truncated JSON). A proxy's 403 page answers before authentication, as a proxy in front of the venue would.
 import http from 'node:http';
 import type { Credentials } from '../../domain/credentials.js';
 import type { Fill } from '../../domain/market.js';
@@ -21,7 +21,7 @@ import { MatchingEngine, type SimAccounts, type SimOrder } from './engine.js';
 import type { SimFuturesOptions } from './futures-views.js';
 import { authenticate, isAuthFailure } from './http/auth.js';
 import { control, type ControlTarget, type SimStats } from './http/control.js';
-import { HTML_502_PAGE, noFaults, takeFault, type FaultSettings } from './http/faults.js';
+import { HTML_502_PAGE, PROXY_403_PAGE, leaveOut, noFaults, takeFault, type FaultSettings } from './http/faults.js';
 import { WireError, parseBody, parseQuery, splitUrl } from './http/request.js';
 import { errorBody, send } from './http/respond.js';
 import type { F11Reading, RouteContext } from './http/route-context.js';
@@ -109,7 +109,7 @@ export class SimServer {
   snapshot(): SimStats {
     const windows: SimStats['windows'] = {};
     for (const pool of this.meter.pools())
-      windows[`${pool.name}@${pool.by}`] = { window: pool.windowIndex, used: pool.used, budget: pool.limit, most: pool.most };
+      windows[`${pool.name}@${pool.by}`] = { window: pool.windowIndex, used: pool.used, budget: pool.limit, most: pool.most, spent: pool.spentTotal };
     return { ...this.stats, requests: { ...this.stats.requests }, windows, engine: { ...this.engine.stats } };
   }
 
@@ -151,13 +151,16 @@ export class SimServer {
       return send(res, 429, errorBody('429', 'Too many requests', this.venueNowMs()));
     }
     if (fault?.kind === 'html-502') return send(res, 502, HTML_502_PAGE, 'text/html');
+    if (fault?.kind === 'proxy-403') return send(res, 403, PROXY_403_PAGE, 'text/html');
 
     let status = 200;
     let out: string;
     try {
       if (endpoint.auth) authenticate(req.headers, { method, path, query, body }, key?.credentials ?? this.opts.credentials, nowMs);
+      if (endpoint.auth && this.faults.refuseKeys) throw new WireError(400, '40018', 'Invalid IP request');
       this.catchUp();
-      const payload = answer(id, this.routeContext(), endpoint.method === 'GET' ? parseQuery(query) : parseBody(body));
+      const answered = answer(id, this.routeContext(), endpoint.method === 'GET' ? parseQuery(query) : parseBody(body));
+      const payload = fault?.kind === 'leave-out' ? leaveOut(id, answered) : answered;
       if (answersInEnvelope(id)) {
         const envelope: Envelope = { code: '00000', msg: 'success', requestTime: nowMs, data: payload };
         out = stringifyJson(envelope);

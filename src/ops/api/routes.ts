@@ -363,4 +363,15 @@ export const ROUTES: readonly Route[] = [
     errors: [400, 409],
     handle: async ({ control, body, actor }) => answer(await control.flatten(String(body.reason), actor)),
   },
+  {
+    method: 'POST',
+    path: '/trading/clear-auth-halt',
+    summary:
+      'Clears the authentication halt once the keys are fixed: signed requests go again, and a signed read probes the keys before the fence lifts; 409 while it fails (the fence stays)',
+    kind: 'command',
+    body: optionalReasonBody,
+    ok: commandOkSchema,
+    errors: [400, 409],
+    handle: async ({ control, body, actor }) => answer(await control.clearAuthHalt(actor, reasonOf(body))),
+  },
 ];

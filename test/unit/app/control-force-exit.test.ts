@@ -18,7 +18,7 @@ import { defineStrategy, roundPrice, z, type StrategyDefinition } from '../../..
 import { nextTurn } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { journalRow } from '../../fixtures/journal-row.js';
-import { bidder, pushStreams, recordingClient, simCore, simVenue, SPOT } from '../../fixtures/sim-core.js';
+import { bidder, pushAccount, pushStreams, recordingClient, simCore, simVenue, SPOT } from '../../fixtures/sim-core.js';
 
 const FUT = 'cmt_btcusdt';
 const ACTOR: Actor = { via: 'telegram', who: '1001' };
@@ -101,6 +101,7 @@ async function setup(overrides: Partial<ExchangeClient> = {}) {
   core.start();
   const tick = async () => {
     venue.clock.advance(1000);
+    pushAccount(streams, venue);
     streams.tickers$.next({
       value: new Map([
         [SPOT, venue.sim.tickerNow(SPOT)!],

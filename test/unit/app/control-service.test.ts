@@ -9,7 +9,7 @@ import { Decimal } from '../../../src/domain/decimal.js';
 import type { Actor, ControlEvent } from '../../../src/ops/control.js';
 import { nextTurn } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
-import { bidderInstance, pushStreams, simCore, simVenue, SPOT, type BidderSink } from '../../fixtures/sim-core.js';
+import { bidderInstance, pushAccount, pushStreams, simCore, simVenue, SPOT, type BidderSink } from '../../fixtures/sim-core.js';
 
 const ACTOR: Actor = { via: 'api', who: 'token' };
 
@@ -32,6 +32,7 @@ async function setup() {
   await core.reconcile({ scanForeign: true, startup: true });
   core.start();
   const tick = async () => {
+    pushAccount(streams, venue);
     streams.tickers$.next({ value: new Map([[SPOT, venue.sim.tickerNow(SPOT)!]]), atMs: venue.clock.now() });
     // The intent the tick made is sent in a promise continuation.
     for (let i = 0; i < 5 || core.busy() > 0; i++) await nextTurn();

@@ -100,7 +100,11 @@ describe('core: reconciliations', () => {
     const venue = simVenue();
     const { client, calls } = recordingClient(venue.sim);
     const probes: Array<ReadonlyArray<string>> = [];
-    const keys = { authHalt: () => undefined, probe: async (surfaces: ReadonlyArray<'spot' | 'futures'>) => void probes.push(surfaces) };
+    const keys = {
+      authHalt: () => undefined,
+      resetAuthHalt: () => undefined,
+      probe: async (surfaces: ReadonlyArray<'spot' | 'futures'>) => void probes.push(surfaces),
+    };
     const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { trading: client, keys } });
     await core.reconcile({ scanForeign: true, startup: true });
     expect(probes).toEqual([['spot']]);
@@ -120,6 +124,7 @@ describe('core: keys the venue refuses keep trading fenced', () => {
     const { client, calls } = recordingClient(venue.sim);
     const keys = {
       authHalt: () => undefined,
+      resetAuthHalt: () => undefined,
       probe: async () => {
         throw new Error('40012 apikey/password is incorrect');
       },
@@ -136,7 +141,7 @@ describe('core: keys the venue refuses keep trading fenced', () => {
   it('an authentication halt fences with its reason, even after trading started', async () => {
     const venue = simVenue();
     let halt: { reason: string } | undefined;
-    const keys = { authHalt: () => halt, probe: async () => undefined };
+    const keys = { authHalt: () => halt, resetAuthHalt: () => (halt = undefined), probe: async () => undefined };
     const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { keys } });
     await core.reconcile({ scanForeign: true, startup: true });
     expect(core.executor.fenced).toBeNull();
@@ -144,6 +149,51 @@ describe('core: keys the venue refuses keep trading fenced', () => {
     await core.reconcile();
     expect(core.executor.fenced).toBe('authentication halted: 3 signed requests refused with 401');
     expect(types(await core.executor.submit(bid(venue)))).toEqual(['denied:fenced']);
+  });
+
+  it('clearing the halt probes the keys first: the fence stays while the probe fails, and lifts once it succeeds', async () => {
+    const venue = simVenue();
+    let halt: { reason: string } | undefined;
+    let refused: string | undefined;
+    let probes = 0;
+    const keys = {
+      authHalt: () => halt,
+      resetAuthHalt: () => (halt = undefined),
+      probe: async () => {
+        probes++;
+        if (refused) throw new Error(refused);
+      },
+    };
+    const core = await simCore(venue, { instances: [bidderInstance('b1')], bound: { keys } });
+    await core.reconcile({ scanForeign: true, startup: true });
+    expect(probes).toBe(1);
+    // Not halted: nothing to clear, the keys are not probed again.
+    expect(await core.clearAuthHalt()).toEqual({ checked: true, cleared: undefined, keysWork: true, fenced: null });
+    expect(probes).toBe(1);
+
+    halt = { reason: 'refused 3 times' };
+    refused = '40018 Invalid IP request';
+    await core.reconcile();
+    expect(await core.clearAuthHalt()).toEqual({
+      checked: true,
+      cleared: 'refused 3 times',
+      keysWork: false,
+      fenced: 'no signed request has succeeded yet: 40018 Invalid IP request',
+    });
+    expect(probes).toBe(2);
+    expect(types(await core.executor.submit(bid(venue)))).toEqual(['denied:fenced']);
+
+    refused = undefined;
+    expect(await core.clearAuthHalt()).toEqual({ checked: true, cleared: undefined, keysWork: true, fenced: null });
+    expect(probes).toBe(3);
+    expect(types(await core.executor.submit(bid(venue)))).toEqual(['accepted']);
+  });
+
+  it('without keys to check there is nothing to clear', async () => {
+    const venue = simVenue();
+    const core = await simCore(venue, { instances: [bidderInstance('b1')] });
+    await core.reconcile({ scanForeign: true, startup: true });
+    expect(await core.clearAuthHalt()).toEqual({ checked: false, cleared: undefined, keysWork: true, fenced: null });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ExchangeError, classifyItemError, classifyVenueError } from '../../../src/exchange/errors.js';
+import { ExchangeError, classifyItemError, classifyVenueError, refusesKeys } from '../../../src/exchange/errors.js';
 
 describe('error taxonomy', () => {
   it.each([
@@ -26,6 +26,22 @@ describe('error taxonomy', () => {
     expect(classifyVenueError('F6', 400, '40015', 'FAILED_PRECONDITION: margin available amount not enough').category).toBe('insufficient-funds');
     expect(classifyVenueError('F6', 400, '40015', 'System error').category).toBe('unavailable');
     expect(classifyVenueError('F6', 400, '49999', 'Insufficient balance').category).toBe('insufficient-funds');
+    // The venue's own 40022 keeps its class, whatever its message says.
+    expect(classifyVenueError('F3', 403, '40022', 'Insufficient permissions for this operation').category).toBe('permission');
+  });
+
+  it("a 403 without the venue's code is a proxy's or a firewall's: unavailable, retried, not a refusal of our keys", () => {
+    for (const message of [undefined, 'HTTP 403: <html><body>Forbidden</body></html>', 'Forbidden']) {
+      const e = classifyVenueError('F3', 403, undefined, message);
+      expect(e).toMatchObject({ category: 'unavailable', retryable: true, httpStatus: 403 });
+      expect(refusesKeys(e)).toBe(false);
+    }
+    expect(classifyVenueError('F6', 403, undefined, undefined).outcomeUnknown).toBe(true);
+    expect(refusesKeys(classifyVenueError('F3', 403, '40022', 'Insufficient permissions for this operation'))).toBe(true);
+    expect(refusesKeys(classifyVenueError('F3', 400, '40012', 'Incorrect API key/Passphrase'))).toBe(true);
+    expect(refusesKeys(classifyVenueError('F3', 521, undefined, undefined))).toBe(true);
+    expect(refusesKeys(classifyVenueError('F3', 400, '40008', 'Request timestamp expired'))).toBe(false);
+    expect(refusesKeys(new ExchangeError('auth', 'signed requests stopped', { endpoint: 'F3', sent: false }))).toBe(false);
   });
 
   it('a write whose outcome may have happened is marked unknown; a refused one is not', () => {

@@ -21,6 +21,7 @@ describe('journal configuration', () => {
       url: 'postgres://sx@db.example:5432/fleet',
       path: undefined,
       clientOidPrefix: 'sx',
+      lockWaitMs: 60_000,
     });
     expect(() => live('{ path: data/j.sqlite, url: "postgres://sx@db.example:5432/fleet" }')).toThrow(/journal\.path and journal\.url are both set/);
     expect(() => live('{ url: "mysql://sx@db.example/fleet" }')).toThrow(/expected a postgres:\/\/ URL/);

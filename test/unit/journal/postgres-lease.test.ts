@@ -1,6 +1,7 @@
 // The account lease in PostgreSQL, against the real server: one grant among holders racing, renewals, a lapsed lease
 // taken with a larger token (by the database's clock), the old holder's renewal and release refused, release.
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { PostgresJournal } from '../../../src/journal/postgres-journal.js';
 import { PostgresLeaseStore } from '../../../src/journal/postgres-lease.js';
 import { dropPostgresSchemas, freshPostgresUrl } from '../../fixtures/postgres.js';
 
@@ -29,8 +30,8 @@ describe('PostgreSQL lease store', () => {
       const other = (winner + 1) % 4;
       expect(await stores[other]!.renew('acc', `daemon-${other}`, 1, 5000)).toBe(false);
       expect(await stores[other]!.acquire('acc', `daemon-${other}`, 5000)).toBeNull();
-      // Another account is another lease with its own tokens.
-      expect(await stores[other]!.acquire('acc2', `daemon-${other}`, 5000)).toEqual({ token: 1, ttlMs: 5000 });
+      // Another account is another lease, its first token above every one granted in the database.
+      expect(await stores[other]!.acquire('acc2', `daemon-${other}`, 5000)).toEqual({ token: 2, ttlMs: 5000 });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -64,6 +65,32 @@ describe('PostgreSQL lease store', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("a journal rebound to other keys (another account's lease) lets their first holder through its fence, and back", async () => {
+    const url = freshPostgresUrl('lease');
+    const store = new PostgresLeaseStore(url);
+    const journal = new PostgresJournal(url, { clientOidPrefix: 'sx' });
+    try {
+      // The keys before: three holders in turn, the journal fenced by the last.
+      let last = 0;
+      for (const holder of ['a', 'b', 'c']) {
+        last = (await store.acquire('old-keys', holder, 5000))!.token;
+        await store.release('old-keys', holder, last);
+      }
+      journal.fence(last);
+      const first = (await store.acquire('new-keys', 'd', 5000))!.token;
+      expect(first).toBeGreaterThan(last);
+      expect(() => journal.fence(first)).not.toThrow();
+      await store.release('new-keys', 'd', first);
+      // The keys before again (rotated back): above the new keys' tokens too.
+      const back = (await store.acquire('old-keys', 'e', 5000))!.token;
+      expect(back).toBeGreaterThan(first);
+      expect(() => journal.fence(back)).not.toThrow();
+    } finally {
+      journal.close();
+      await store.close();
     }
   });
 

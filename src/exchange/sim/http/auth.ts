@@ -8,7 +8,7 @@ import { sign } from '../../wire/signature.js';
 import { WireError } from './request.js';
 
 /** The codes of authentication failures (the simulator counts them). */
-const AUTH_CODES: ReadonlySet<string> = new Set(['40001', '40002', '40003', '40005', '40006', '40007', '40008', '40009', '40011', '40012']);
+const AUTH_CODES: ReadonlySet<string> = new Set(['40001', '40002', '40003', '40005', '40006', '40007', '40008', '40009', '40011', '40012', '40018']);
 
 export function isAuthFailure(code: string): boolean {
   return AUTH_CODES.has(code);

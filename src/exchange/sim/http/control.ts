@@ -15,10 +15,11 @@ export interface SimStats {
   authFailures: number;
   /**
    * Per pool charged so far, keyed `pool@address` (IP pools) or `pool@account` (UID and order pools): the current
-   * aligned window's index and the weight used in it, the pool's budget, and the most weight any interval of the
-   * window's length saw (sliding, aligned or not).
+   * aligned window's index and the weight used in it, the pool's budget, the most weight any interval of the
+   * window's length saw (sliding, aligned or not), and the weight charged since the start. A request's charge is
+   * the change in `spent`: `used` starts again from 0 in each window, so its change across a boundary is not.
    */
-  windows: Record<string, { window: number; used: number; budget: number; most: number }>;
+  windows: Record<string, { window: number; used: number; budget: number; most: number; spent: number }>;
   engine: MatchingEngine['stats'];
 }
 
@@ -48,6 +49,7 @@ export function control(target: ControlTarget, method: string, path: string, bod
       if (typeof change.clockSkewMs === 'number') faults.clockSkewMs = change.clockSkewMs;
       if (typeof change.visibilityLagMs === 'number') faults.visibilityLagMs = change.visibilityLagMs;
       if (typeof change.storm429Ms === 'number') faults.storm429UntilMs = target.venueNowMs() + change.storm429Ms;
+      if (typeof change.refuseKeys === 'boolean') faults.refuseKeys = change.refuseKeys;
       if (Array.isArray(change.script)) faults.scripted.push(...change.script);
       return send(res, 200, stringifyJson(faults));
     } catch (err) {

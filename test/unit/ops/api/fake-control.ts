@@ -177,6 +177,9 @@ export class FakeControl implements Control {
   async reset(reason: string, actor: Actor) {
     return this.record('reset', actor, reason);
   }
+  async clearAuthHalt(actor: Actor, reason?: string) {
+    return this.record('clear-auth-halt', actor, reason);
+  }
   async forceExit(id: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult> {
     if (id !== 'mm') return { ok: false, status: 404, error: `no strategy ${id}` };
     if (symbol !== 'BTCUSDT_SPBL') return { ok: false, status: 409, error: `nothing to close: mm holds nothing on ${symbol} by its fills` };

@@ -161,6 +161,10 @@ export class FakeControl implements Control {
     this.record('flatten', [reason], actor);
     return { ok: true, detail: 'flattened' };
   }
+  async clearAuthHalt(actor: Actor, reason?: string): Promise<CommandResult> {
+    this.record('clearAuthHalt', reason === undefined ? [] : [reason], actor);
+    return { ok: true, detail: 'authentication halt cleared' };
+  }
   async forceExit(id: string, symbol: string, actor: Actor, reason?: string): Promise<CommandResult> {
     this.record('forceExit', reason === undefined ? [id, symbol] : [id, symbol, reason], actor);
     const s = this.strategy(id);
