@@ -89,6 +89,11 @@ export type ItemResult =
   /** No answer we can trust: the venue may have acted. Resolve by query; never re-send blindly. */
   | { outcome: 'unknown'; clientOid: string | null; orderId: string | null; error: ExchangeError };
 
+/** A failure of the whole request becomes every item's result: unknown if the venue may have acted. */
+export function wholeRequestResults(err: ExchangeError, items: Array<{ clientOid: string | null; orderId: string | null }>): ItemResult[] {
+  return items.map((item) => (err.outcomeUnknown ? { outcome: 'unknown', ...item, error: err } : { outcome: 'rejected', ...item, error: err }));
+}
+
 export interface CancelTarget {
   orderIds?: string[];
   clientOids?: string[];

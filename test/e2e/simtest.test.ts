@@ -1,8 +1,9 @@
-// The simulator of the whole daemon (npm run simtest): a sample of seeds passes on the real build; a run replays
-// byte for byte from its seed; every seed that once caught a real defect passes now (regressions); each mutant of
-// test/fixtures/simtest/mutants.json (one line of the executor, the tracker, the journal or the lease, broken on
-// purpose) is caught by the seed recorded for it, as the invariant it breaks, while the real build passes that seed;
-// and the shrinker takes a failing schedule down to one that still fails the same way. CI runs 2,000 seeds besides.
+// The simulator of the whole daemon (npm run simtest): a sample of seeds passes on the real build; a run replays byte
+// for byte from its seed; each defect the simulator found (test/fixtures/simtest/regressions.json) fails its seed with
+// the fix undone and passes it now; each mutant of test/fixtures/simtest/mutants.json (one line of the executor, the
+// tracker, the journal or the lease, broken on purpose) is caught by the seed recorded for it, as the invariant it
+// breaks, while the real build passes that seed; and the shrinker takes a failing schedule down to one that still
+// fails the same way. CI runs 2,000 seeds besides.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
@@ -25,20 +26,12 @@ interface Mutant {
 
 const MUTANTS = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'simtest', 'mutants.json'), 'utf8')) as Mutant[];
 
-/** Seeds that caught real defects, each with what it found (fixed since): they must pass. */
-const REGRESSIONS: Array<{ seed: number; schedule?: string; found: string }> = [
-  { seed: 4, found: 'a strategy re-sent intents queued behind a slow write (they were not in its view yet), and a stale poll answer turned the account back' },
-  {
-    seed: 45,
-    schedule: '[{"kind":"lease-outage","atMs":84883,"forMs":10731}]',
-    found: 'after a restart, strategies traded on positions not yet read (an empty list), buying levels again',
-  },
-  {
-    seed: 1059,
-    schedule: '[{"kind":"read-lag","atMs":51896,"lagMs":56484,"forMs":88608},{"kind":"reorder","atMs":108072,"jitterMs":807,"forMs":77864}]',
-    found: 'fills just before a cancel were lost when the venue did not show the order yet',
-  },
-];
+/** The defects the simulator found, each with its fix undone (`find` the fixed code, `replace` it as it was) and its seed. */
+interface Regression extends Omit<Mutant, 'what'> {
+  found: string;
+}
+
+const REGRESSIONS = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'simtest', 'regressions.json'), 'utf8')) as Regression[];
 
 const digestOf = (out: string) => /^digest ([0-9a-f]+)$/m.exec(out)?.[1];
 
@@ -63,13 +56,15 @@ describe('the simulator of the whole daemon', () => {
   }, 120_000);
 
   it.each(REGRESSIONS)(
-    'seed $seed, which found a defect, passes: $found',
-    async ({ seed, schedule }) => {
-      const { code, out } = await runSimtest(MAIN, ['--seed', String(seed), ...(schedule ? ['--schedule', schedule] : [])]);
-      expect(out).toMatch(new RegExp(`^seed ${seed}: passed`, 'm'));
-      expect(code).toBe(0);
+    'seed $seed found a defect ($found): it fails as $invariant with the fix undone, and passes',
+    async (r) => {
+      const real = await runSimtest(MAIN, ['--seed', String(r.seed)]);
+      expect(real.out).toMatch(new RegExp(`^seed ${r.seed}: passed`, 'm'));
+      expect(real.code).toBe(0);
+      const before = await runSimtest(buildMutant(ROOT, r), ['--seed', String(r.seed)]);
+      expect(firstFailure(before.out)).toEqual({ seed: r.seed, invariant: r.invariant });
     },
-    120_000,
+    180_000,
   );
 
   it.each(MUTANTS)(

@@ -19,11 +19,12 @@ interface Args {
   workers: number;
   shrink: number;
   quiet: boolean;
-  /** Stop at the first failure (the runs under way finish). */
-  stop: boolean;
+  /** Stop at the first failure (the runs under way finish); with a name, at the first that breaks that invariant. */
+  stop: boolean | string;
 }
 
-const USAGE = 'usage: npm run simtest -- --seeds N [--from S] [--minutes M] [--workers W] [--shrink K] [--stop] [--quiet] | --seed S [--schedule JSON]';
+const USAGE =
+  'usage: npm run simtest -- --seeds N [--from S] [--minutes M] [--workers W] [--shrink K] [--stop | --stop-on INVARIANT] [--quiet] | --seed S [--schedule JSON]';
 
 function parseArgs(argv: string[]): Args {
   const a: Args = {
@@ -58,6 +59,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--shrink') a.shrink = int();
     else if (flag === '--quiet') a.quiet = true;
     else if (flag === '--stop') a.stop = true;
+    else if (flag === '--stop-on') a.stop = value();
     else throw new Error(`unknown argument ${flag}\n${USAGE}`);
   }
   return a;
@@ -143,7 +145,7 @@ async function many(a: Args): Promise<number> {
           if (r.violations.length) {
             failures.push(r);
             process.stdout.write(`FAILED ${describe(r)}\n  replay: ${replayCommand(r.seed, a.minutes)}\n`);
-            if (a.stop) seeds.length = 0;
+            if (a.stop === true || a.stop === r.violations[0]!.invariant) seeds.length = 0;
           }
           if (!a.quiet && done % 500 === 0) process.stdout.write(`${done} runs, ${failures.length} failed\n`);
           next();

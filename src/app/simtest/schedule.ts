@@ -90,7 +90,7 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
         out.push({ kind, atMs, jitterMs: ms(10, 3_000), forMs: ms(1_000, 120_000) });
         break;
       case 'lease-takeover':
-        out.push({ kind, atMs, forMs: ms(20_000, 60_000), fenceAfterMs: ms(0, 5_000), holdMs: ms(1_000, 30_000) });
+        out.push({ kind, atMs, forMs: ms(16_000, 40_000), fenceAfterMs: ms(0, 30_000), holdMs: ms(1_000, 30_000) });
         break;
       case 'lease-outage':
         out.push({ kind, atMs, forMs: ms(1_000, 30_000) });

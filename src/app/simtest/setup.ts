@@ -9,7 +9,7 @@ import { loadStrategy, SHIPPED_STRATEGIES } from '../../strategy/loader.js';
 export const SIM_SETTINGS = {
   clientOidPrefix: 'sx',
   /** How long an order may stay untracked or unanswered beyond the time the venue or the daemon was out of reach. */
-  boundMs: 120_000,
+  boundMs: 60_000,
   /** The calm after the last fault: everything must have settled by its end. */
   calmMs: 180_000,
 };
@@ -25,7 +25,7 @@ risk:
   staleAfterMs: 10000
   maxDrawdownPct: "10"
 daemon:
-  polls: { tickersMs: 1000, ordersMs: 2000, balancesMs: 3000, positionsMs: 5000 }
+  polls: { tickersMs: 2000, ordersMs: 3000, balancesMs: 5000, positionsMs: 5000 }
   reconcileCron: "*/5 * * * * *"
   restartFaultedAfterMs: 30000
 strategies:

@@ -29,6 +29,7 @@ import { noChaos, randomGenerator, withChaos } from './generators.js';
 import { Checker, type PositionBound, type Violation } from './invariants.js';
 import { MemoryLeaseStore } from './lease-store.js';
 import { Crash, mortalJournal, ProcessClock, startPolls } from './process.js';
+import { applyFault, blockedMs, type FaultTargets } from './faults.js';
 import { drawSchedule, faultEndMs, type Fault } from './schedule.js';
 import { SIM_ACCOUNTS, SIM_BOUNDS, SIM_SETTINGS } from './setup.js';
 
@@ -168,7 +169,7 @@ class World {
       // The handle of the process that trades (up to date with its own writes), else the run's own, read afresh.
       journal: () => this.current?.raw ?? (this.watcher.refresh(), this.watcher),
       boundMs: SIM_SETTINGS.boundMs,
-      blockedMs: (a, b) => this.blockedMs(a - SIM_START_MS, b - SIM_START_MS),
+      blockedMs: (a, b) => blockedMs(this.schedule, LEASE_TTL_MS, a - SIM_START_MS, b - SIM_START_MS),
       bounds,
       unbound: () => this.chaos.flooded,
       clientOidPrefix: SIM_SETTINGS.clientOidPrefix,
@@ -182,7 +183,8 @@ class World {
       this.steps++;
       this.checker.step(clock.now());
     });
-    for (const f of this.schedule) clock.at(SIM_START_MS + f.atMs, () => this.apply(f));
+    const targets = this.faultTargets();
+    for (const f of this.schedule) clock.at(SIM_START_MS + f.atMs, () => applyFault(targets, f));
     this.spawn();
     try {
       while (this.checker.violations.length === 0 && clock.nextAt() <= this.endMs) {
@@ -210,19 +212,38 @@ class World {
     };
   }
 
-  thrown(err: unknown): void {
-    this.checker.fail('needs-person', this.clock.now(), `the daemon threw out of a handler (its process would end): ${(err as Error).stack ?? String(err)}`);
+  /** What the schedule's faults act on. */
+  private faultTargets(): FaultTargets {
+    const { clock, faults, sim, market, instruments, lease, chaos } = this;
+    return {
+      clock,
+      faults,
+      sim,
+      market,
+      instruments,
+      lease,
+      chaos,
+      leaseAccount: ACCOUNT,
+      leaseTtlMs: LEASE_TTL_MS,
+      journalPath: this.path,
+      clientOidPrefix: SIM_SETTINGS.clientOidPrefix,
+      forgetResting: () => void new FaultClient({ sim, faults, time: clock, rng: this.venueRng, alive: () => true }, this.shared).forgetResting(),
+      current: () => this.current,
+      kill: (downMs) => {
+        if (!this.current?.alive) return;
+        this.crashes++;
+        this.die(this.current, downMs);
+      },
+      arm: (crash) => {
+        this.armed = crash;
+        this.seen = 0;
+      },
+      duplicateUntil: (ms) => void (this.duplicateUntilMs = ms),
+    };
   }
 
-  /** Milliseconds within [a, b] (from the start) when the venue, the store or the daemon was out of reach. */
-  private blockedMs(a: number, b: number): number {
-    let total = 0;
-    for (const f of this.schedule) {
-      if (f.kind === 'price-gap' || f.kind === 'strategy-throws' || f.kind === 'strategy-floods') continue;
-      const end = faultEndMs(f) + (f.kind === 'crash' || f.kind === 'kill' || f.kind === 'lease-takeover' || f.kind === 'lease-outage' ? LEASE_TTL_MS : 0);
-      total += Math.max(0, Math.min(b, end) - Math.max(a, f.atMs));
-    }
-    return total;
+  thrown(err: unknown): void {
+    this.checker.fail('needs-person', this.clock.now(), `the daemon threw out of a handler (its process would end): ${(err as Error).stack ?? String(err)}`);
   }
 
   /** The end: the operator clears what a command clears; then nothing may be left waiting. */
@@ -371,93 +392,5 @@ class World {
     const h = this.lease.holderNow();
     if (h?.holder !== p.holder)
       this.checker.fail('lease', w.atMs, `process ${p.n} sent ${w.endpoint} (${w.method}) while ${h ? `${h.holder} held the lease` : 'nobody held the lease'}`);
-  }
-
-  /** A fault of the schedule, as its time comes. */
-  private apply(f: Fault): void {
-    const { faults, clock } = this;
-    const now = clock.now();
-    switch (f.kind) {
-      case 'crash':
-        this.armed = f;
-        this.seen = 0;
-        return;
-      case 'kill':
-        if (this.current?.alive) {
-          this.crashes++;
-          this.die(this.current, f.downMs);
-        }
-        return;
-      case 'venue-restart':
-        new FaultClient({ sim: this.sim, faults, time: clock, rng: this.venueRng, alive: () => true }, this.shared).forgetResting();
-        return;
-      case 'read-lag':
-        faults.readLagMs = f.lagMs;
-        clock.at(now + f.forMs, () => (faults.readLagMs = 0));
-        return;
-      case 'accept-then-500':
-      case 'timeout-after-act':
-      case 'left-out':
-        faults.oneOff.push(f.kind);
-        return;
-      case 'storm-429':
-        faults.stormUntilMs = Math.max(faults.stormUntilMs, now + f.forMs);
-        return;
-      case 'clock-skew':
-        faults.skewUntilMs = Math.max(faults.skewUntilMs, now + f.forMs);
-        return;
-      case 'venue-down':
-        faults.downUntilMs = Math.max(faults.downUntilMs, now + f.forMs);
-        return;
-      case 'reorder':
-        faults.jitterMs = f.jitterMs;
-        this.duplicateUntilMs = now + f.forMs;
-        clock.at(now + f.forMs, () => (faults.jitterMs = 0));
-        return;
-      case 'lease-outage':
-        if (this.current) this.lease.cut(this.current.holder, now + f.forMs);
-        return;
-      case 'lease-takeover':
-        if (this.current) this.current.frozenUntilMs = now + f.forMs;
-        this.secondHolder(f, now + f.forMs + LEASE_TTL_MS);
-        return;
-      case 'price-gap': {
-        const last = this.sim.engine.ticker(f.symbol)?.last;
-        const inst = this.instruments.get(f.symbol)!;
-        if (last) this.market.shift(f.symbol, Math.trunc((last.steps(inst.tickSize, 'down') * f.pct) / 100));
-        return;
-      }
-      case 'strategy-throws':
-        this.chaos.throwing.add(f.strategyId);
-        return;
-      case 'strategy-floods':
-        this.chaos.flooding.add(f.strategyId);
-        return;
-    }
-  }
-
-  /** A second daemon asks for the lease every second until `giveUpMs`; granted, it fences the journal and holds it a while. */
-  private secondHolder(f: Extract<Fault, { kind: 'lease-takeover' }>, giveUpMs: number): void {
-    const { clock } = this;
-    const store = this.lease.for(() => 'second-daemon');
-    const holdMs = f.fenceAfterMs + f.holdMs;
-    const ask = () => {
-      void store.acquire(ACCOUNT, 'second-daemon', holdMs + 1000).then((grant) => {
-        if (!grant) {
-          if (clock.now() + 1000 <= giveUpMs) clock.at(clock.now() + 1000, ask);
-          return;
-        }
-        clock.at(clock.now() + f.fenceAfterMs, () => {
-          const j = new SqliteJournal(this.path, { clientOidPrefix: SIM_SETTINGS.clientOidPrefix });
-          try {
-            j.fence(grant.token);
-          } finally {
-            j.close();
-          }
-        });
-        clock.at(clock.now() + holdMs, () => void store.release(ACCOUNT, 'second-daemon', grant.token));
-      });
-    };
-    clock.at(clock.now() + 1000, ask);
   }
 }

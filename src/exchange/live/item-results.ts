@@ -6,10 +6,7 @@ import { ExchangeError, classifyItemError } from '../errors.js';
 import { longToString } from '../wire/fields.js';
 import type { ResponseOf } from '../wire/responses.js';
 
-/** A failure of the whole request becomes every item's result: unknown if the venue may have acted. */
-export function wholeRequestResults(err: ExchangeError, items: Array<{ clientOid: string | null; orderId: string | null }>): ItemResult[] {
-  return items.map((item) => (err.outcomeUnknown ? { outcome: 'unknown', ...item, error: err } : { outcome: 'rejected', ...item, error: err }));
-}
+export { wholeRequestResults } from '../client.js';
 
 function missing(endpoint: EndpointId, what: string): ExchangeError {
   return new ExchangeError('bad-response', `${what} is missing from the answer: its outcome is unknown`, { endpoint });

@@ -7,7 +7,7 @@
 import type { Order } from '../../domain/order.js';
 import type { Surface } from '../../domain/market.js';
 import type { Prng } from '../../util/prng.js';
-import type { ExchangeClient, ItemResult } from '../client.js';
+import { wholeRequestResults, type CancelTarget, type ExchangeClient, type ItemResult, type OrderRequest } from '../client.js';
 import { ENDPOINTS, type EndpointId } from '../endpoints.js';
 import { ExchangeError } from '../errors.js';
 import type { SimulatedExchange } from './simulated-exchange.js';
@@ -117,6 +117,52 @@ const METHOD_ENDPOINTS: Record<string, EndpointId> = {
   cancelAllFutures: 'F28',
 };
 
+type Item = { clientOid: string | null; orderId: string | null };
+
+/**
+ * The items a write carries, by method, for the writes that answer with item results: the live client turns a
+ * failure of the whole request into each item's result (unknown when the venue may have acted), and so does this one.
+ * `one`: the method answers one result, not a list.
+ */
+const ITEM_WRITES: Record<string, { items: (args: unknown[]) => Item[]; one?: true }> = {
+  placeOrders: { items: (a) => (a[2] as OrderRequest[]).map((o) => ({ clientOid: o.clientOid, orderId: null })) },
+  cancelOrders: {
+    items: (a) => {
+      const t = a[2] as CancelTarget;
+      return t.orderIds ? t.orderIds.map((orderId) => ({ clientOid: null, orderId })) : (t.clientOids ?? []).map((clientOid) => ({ clientOid, orderId: null }));
+    },
+  },
+  cancelAll: { items: () => [{ clientOid: null, orderId: null }] },
+  cancelAllFutures: { items: () => [{ clientOid: null, orderId: null }] },
+  placeTrigger: { items: (a) => [{ clientOid: (a[0] as { clientOid: string }).clientOid, orderId: null }], one: true },
+  placeTpSl: { items: (a) => [{ clientOid: (a[0] as { clientOid: string }).clientOid, orderId: null }], one: true },
+  placeOrder: { items: (a) => [{ clientOid: (a[1] as OrderRequest).clientOid, orderId: null }], one: true },
+  cancelTrigger: { items: (a) => [{ clientOid: null, orderId: a[1] as string }], one: true },
+  modifyTpSl: { items: (a) => [{ clientOid: null, orderId: (a[0] as { orderId: string }).orderId }], one: true },
+  cancelOrder: {
+    items: (a) => {
+      const t = a[0] as { orderId: string } | { clientOid: string };
+      return ['orderId' in t ? { clientOid: null, orderId: t.orderId } : { clientOid: t.clientOid, orderId: null }];
+    },
+    one: true,
+  },
+};
+
+/** A write's failure as its caller sees it: item results where the write answers with them, else the error. */
+function failure(method: string, args: unknown[], err: unknown): Promise<unknown> {
+  const w = ITEM_WRITES[method];
+  if (!w || !(err instanceof ExchangeError)) return Promise.reject(err as Error);
+  const results = wholeRequestResults(err, w.items(args));
+  return Promise.resolve(w.one ? results[0] : results);
+}
+
+/** A batch answer with its last item left out, as the live client reads it: that item's outcome unknown. */
+function leaveLastOut(endpoint: EndpointId, answer: ItemResult[]): ItemResult[] {
+  const last = answer[answer.length - 1]!;
+  const error = new ExchangeError('bad-response', `order ${last.clientOid} is missing from the answer: its outcome is unknown`, { endpoint });
+  return [...answer.slice(0, -1), { outcome: 'unknown', clientOid: last.clientOid, orderId: null, error }];
+}
+
 /** The in-process venue behind faults; one per process of the daemon (a dead one's answers never come). */
 export class FaultClient {
   readonly client: ExchangeClient;
@@ -166,11 +212,11 @@ export class FaultClient {
     const w: VenueWrite = { method, endpoint, args, atMs: time.now() };
     if (write) {
       if (this.opts.writesAllowed && !this.opts.writesAllowed())
-        return Promise.reject(new ExchangeError('permission', 'not sent: this daemon no longer holds the account lease', { endpoint, sent: false }));
+        return failure(method, args, new ExchangeError('permission', 'not sent: this daemon no longer holds the account lease', { endpoint, sent: false }));
       this.opts.onCall?.(w);
     }
     // The request reaches the venue whatever becomes of the process that sent it.
-    return new Promise((resolve, reject) => {
+    const answer = new Promise((resolve, reject) => {
       time.at(time.now() + this.leg(), () => {
         const now = time.now();
         const refuse = (err: ExchangeError) => void this.back(() => Promise.reject(err)).catch(reject);
@@ -189,13 +235,17 @@ export class FaultClient {
               time.at(now + faults.timeoutMs, () => alive() && (this.opts.deliver ?? ((fn: () => void) => fn()))(() => reject(timedOut)));
               return;
             }
-            const shown = oneOff === 'left-out' && Array.isArray(answer) && answer.length > 1 ? answer.slice(0, -1) : this.hide(method, answer, now);
+            const shown =
+              oneOff === 'left-out' && Array.isArray(answer) && answer.length > 0
+                ? leaveLastOut(endpoint, answer as ItemResult[])
+                : this.hide(method, answer, now);
             void this.back(() => shown).then(resolve, reject);
           },
           (err: unknown) => void this.back(() => Promise.reject(err as Error)).catch(reject),
         );
       });
     });
+    return write ? answer.catch((err: unknown) => failure(method, args, err)) : answer;
   }
 
   private takeOneOff(method: string): OneOffFault | undefined {

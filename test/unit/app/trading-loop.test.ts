@@ -91,6 +91,7 @@ function setup(o: {
   submit?: (intent: Intent) => Promise<void>;
   executor?: Executor;
   yieldAfterIntent?: () => Promise<void>;
+  accountFirst?: boolean;
 }) {
   const journal = new SqliteJournal(':memory:', { clientOidPrefix: 'sx' });
   const clock = new ManualClock(1_000_000);
@@ -121,6 +122,7 @@ function setup(o: {
     logger: silentLogger,
     instruments,
     ...(o.yieldAfterIntent ? { yieldAfterIntent: o.yieldAfterIntent } : {}),
+    ...(o.accountFirst ? { accountFirst: true } : {}),
   });
   const tick = (tickers: Ticker[]) => streams.tickers$.next({ value: new Map(tickers.map((t) => [t.symbol, t])), atMs: clock.now() });
   return { journal, clock, risk, streams, latest, loop, tick, runner };
@@ -234,6 +236,65 @@ describe('trading loop: a strategy sees its own orders at once', () => {
     expect(places).toHaveLength(1);
     expect(t.journal.activeOrders()).toHaveLength(2);
     t.loop.stop();
+  });
+});
+
+describe('trading loop: what a strategy is handed, and when', () => {
+  it('with accountFirst, no update before open orders, balances and positions have each been read once', () => {
+    const seen: MarketUpdate[] = [];
+    const { streams, tick, clock } = setup({ strategies: [{ id: 'w', symbols: [BTC], def: watcher(seen) }], accountFirst: true });
+    tick([ticker(BTC, '90000', 1)]);
+    streams.openOrders$.next({ value: [], atMs: clock.now() });
+    streams.balances$.next({ value: [], atMs: clock.now() });
+    tick([ticker(BTC, '90000', 2)]);
+    expect(seen).toHaveLength(0);
+    streams.positions$.next({ value: [], atMs: clock.now() });
+    tick([ticker(BTC, '90000', 3)]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('without it (a backtest: an account it knows), the first tickers update is handed at once', () => {
+    const seen: MarketUpdate[] = [];
+    const { tick } = setup({ strategies: [{ id: 'w', symbols: [BTC], def: watcher(seen) }] });
+    tick([ticker(BTC, '90000', 1)]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a strategy whose intents wait behind the one in flight (not written down yet) gets no update until they are', async () => {
+    let updates = 0;
+    const bidder = erase(
+      defineStrategy({
+        name: 'bidder',
+        params: z.object({}),
+        onMarket: () => {
+          updates++;
+          return [
+            { kind: 'place', surface: 'spot', symbol: BTC, orders: [{ side: 'buy', kind: 'limit', timeInForce: 'gtc', price: d('89000'), size: d('0.01') }] },
+          ];
+        },
+      }),
+    );
+    const seen: MarketUpdate[] = [];
+    const releases: Array<() => void> = [];
+    const sent: Intent[] = [];
+    const { tick } = setup({
+      strategies: [
+        { id: 'b', symbols: [BTC], def: bidder },
+        { id: 'w', symbols: [BTC], def: watcher(seen) },
+      ],
+      submit: (intent) => (sent.push(intent), new Promise<void>((resolve) => releases.push(resolve))),
+    });
+    tick([ticker(BTC, '90000', 1)]); // its first intent goes out at once (in flight)
+    tick([ticker(BTC, '90000', 2)]); // its second waits behind it
+    tick([ticker(BTC, '90000', 3)]); // skipped: its second intent is not written yet
+    tick([ticker(BTC, '90000', 4)]);
+    expect(updates).toBe(2);
+    expect(seen).toHaveLength(4); // the other strategy is not held up
+    releases.shift()!();
+    await settle();
+    expect(sent).toHaveLength(2); // the second is on its way now (written as it starts)
+    tick([ticker(BTC, '90000', 5)]);
+    expect(updates).toBe(3);
   });
 });
 

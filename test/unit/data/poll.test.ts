@@ -1,11 +1,30 @@
 // Marble tests of the polling timing: no stacking, retries inside, failures skip a cycle, the stream lives.
 import { describe, expect, it } from '@jest/globals';
 import { TestScheduler } from 'rxjs/testing';
-import { poll } from '../../../src/data/poll.js';
+import { Subject } from 'rxjs';
+import { inOrder, poll, type Stamped } from '../../../src/data/poll.js';
 
 function scheduler() {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 }
+
+describe('inOrder', () => {
+  it('drops an answer stamped before the last one let through (duplicated, or overtaken), for each subscriber on its own', () => {
+    const src = new Subject<Stamped<string>>();
+    const a: string[] = [];
+    const b: string[] = [];
+    const ordered = src.pipe(inOrder());
+    ordered.subscribe((s) => a.push(s.value));
+    src.next({ value: 'fresh', atMs: 10 });
+    src.next({ value: 'stale', atMs: 5 });
+    src.next({ value: 'same instant', atMs: 10 });
+    ordered.subscribe((s) => b.push(s.value));
+    src.next({ value: 'older than a saw', atMs: 7 });
+    src.next({ value: 'newer', atMs: 11 });
+    expect(a).toEqual(['fresh', 'same instant', 'newer']);
+    expect(b).toEqual(['older than a saw', 'newer']);
+  });
+});
 
 describe('poll', () => {
   it('polls every period and stamps each value', () => {
