@@ -32,6 +32,9 @@ export interface MarketStreams {
   bar$?: Observable<Bar>;
 }
 
+/** Every strategy waits (a bar is kept in the history, handed to none). */
+const ALL_WAIT = (): boolean => true;
+
 /** The streams with every answer older than one already seen left out (see inOrder). */
 export function streamsInOrder(s: MarketStreams): MarketStreams {
   return {
@@ -330,7 +333,8 @@ class Loop {
     this.subs.add(
       bar$.subscribe((bar) => {
         try {
-          if (this.unread === 0) opts.runner.onBar(bar, this.updateFor(opts.clock.now()), this.waiting);
+          // Before the account is read the bar is kept in the history all the same (no strategy is handed it).
+          opts.runner.onBar(bar, this.updateFor(opts.clock.now()), this.unread === 0 ? this.waiting : ALL_WAIT);
         } catch (err) {
           log.error({ err: String(err), symbol: bar.symbol, timeframe: bar.timeframe }, 'bar failed: strategies skipped it');
         }
@@ -343,12 +347,12 @@ class Loop {
     const { opts, log } = this;
     this.subs.add(
       opts.streams.balances$.subscribe((b) => {
-        const eq = equity(b.value, this.positions, opts.latest.prices(), opts.instruments);
-        if (!eq) return;
-        const now = opts.clock.now();
         // A write the journal refuses (fenced off by a newer lease holder, a full disk) skips this valuation; thrown
         // out of a stream handler it would end the process.
         try {
+          const eq = equity(b.value, this.positions, opts.latest.prices(), opts.instruments);
+          if (!eq) return;
+          const now = opts.clock.now();
           for (const surface in eq.bySurface) opts.journal.recordEquity(surface as Surface, eq.bySurface[surface]!.toString(), now);
           opts.onEquity?.(eq.bySurface, now);
           if (opts.risk.onEquity(eq.total, now))

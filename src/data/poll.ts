@@ -7,6 +7,8 @@ export interface Stamped<T> {
   value: T;
   /** When the value was fetched (ms); its age is now − atMs. */
   atMs: number;
+  /** Which poll cycle fetched it, counted per stream (a poll stamps it; a wall clock stepped back cannot reorder it). */
+  seq?: number;
 }
 
 export interface PollOptions {
@@ -22,22 +24,29 @@ export interface PollOptions {
 }
 
 /**
- * Lets a value through only when it is no older than the last one let through (each subscriber on its own): an
- * answer that arrives after a newer one (duplicated, or overtaken on the way) is stale, and applying it would turn the
- * account back to what it was.
+ * Lets a value through only when its poll cycle is no older than the last one let through (each subscriber on its
+ * own; by `seq`, else by `atMs`): an answer that arrives after a newer one (duplicated, or overtaken on the way) is
+ * stale, and applying it would turn the account back to what it was.
  */
 export function inOrder<T>(): MonoTypeOperatorFunction<Stamped<T>> {
   return (source) =>
     defer(() => {
-      let lastMs = Number.NEGATIVE_INFINITY;
-      return source.pipe(filter((s) => s.atMs >= lastMs && ((lastMs = s.atMs), true)));
+      let last = Number.NEGATIVE_INFINITY;
+      return source.pipe(
+        filter((s) => {
+          const at = s.seq ?? s.atMs;
+          if (at < last) return false;
+          last = at;
+          return true;
+        }),
+      );
     });
 }
 
 export function poll<T>(fetch: () => ObservableInput<T>, opts: PollOptions): Observable<Stamped<T>> {
   const retryable = opts.retryable ?? (() => true);
   return timer(0, opts.periodMs, opts.scheduler).pipe(
-    exhaustMap(() =>
+    exhaustMap((seq) =>
       defer(fetch).pipe(
         retry({
           count: opts.retries,
@@ -46,7 +55,7 @@ export function poll<T>(fetch: () => ObservableInput<T>, opts: PollOptions): Obs
             return timer(opts.retryDelayMs * 2 ** (attempt - 1), opts.scheduler);
           },
         }),
-        map((value) => ({ value, atMs: opts.clock.now() })),
+        map((value) => ({ value, atMs: opts.clock.now(), seq })),
         catchError((err: unknown) => {
           opts.onError?.(err);
           return EMPTY;

@@ -487,15 +487,18 @@ export class Executor {
    * so they reach the journal and the strategy. A read that fails is noted on the order.
    */
   private async fillsBeforeCancel(done: Array<{ row: JournalOrder; orderId: string }>, out: ExecutionEvent[]): Promise<void> {
-    for (const { row: r, orderId } of done) {
+    for (const { row: before, orderId } of done) {
       let fills: Fill[];
       try {
-        fills = await this.opts.client.fills(r.surface, r.symbol, orderId);
+        // Only this order's (the venue's filter taken on trust nowhere).
+        fills = (await this.opts.client.fills(before.surface, before.symbol, orderId)).filter((f) => f.orderId === orderId);
       } catch (err) {
         const why = err instanceof ExchangeError ? err.summary() : String(err);
-        this.opts.journal.updateOrder(r.clientOid, { lastError: why }, 'fills before the cancel not read', this.opts.clock.now());
+        this.opts.journal.updateOrder(before.clientOid, { lastError: why }, 'fills before the cancel not read', this.opts.clock.now());
         continue;
       }
+      // The row as it is now: a reconciliation may have read the fills meanwhile. Fills only ever add.
+      const r = this.opts.journal.order(before.clientOid) ?? before;
       const filled = fills.reduce((s, f) => s.add(f.size), Decimal.ZERO);
       if (!filled.gt(Decimal.from(r.filledSize))) continue;
       const now = this.opts.clock.now();

@@ -3,7 +3,9 @@
 // Subject spends several calls per subscriber on each. Everything else is RxJS's: it is an Observable (pipe,
 // operators and Subscriptions work as with a Subject), and a handler that throws is reported the way RxJS reports it
 // (thrown from a timer: not to the caller of next(), and not swallowed).
-import { Observable, Subscription, config, type Observer, type Subscriber } from 'rxjs';
+import { Observable, Subscription, type Observer, type Subscriber } from 'rxjs';
+// RxJS's own reporter (its timer provider, its config.onUnhandledError): reported exactly as a Subject's handler's error.
+import { reportUnhandledError } from 'rxjs/internal/util/reportUnhandledError';
 
 type Handler<T> = (value: T) => void;
 
@@ -26,7 +28,7 @@ export class DirectStream<T> extends Observable<T> {
       try {
         hs[i]!(value);
       } catch (err) {
-        reportUnhandled(err);
+        reportUnhandledError(err);
       }
     }
   }
@@ -38,11 +40,4 @@ export class DirectStream<T> extends Observable<T> {
       this.handlers = this.handlers.filter((h) => h !== handler);
     });
   }
-}
-
-function reportUnhandled(err: unknown): void {
-  setTimeout(() => {
-    if (config.onUnhandledError) config.onUnhandledError(err);
-    else throw err;
-  });
 }

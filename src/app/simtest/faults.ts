@@ -126,14 +126,16 @@ function secondHolder(t: FaultTargets, f: Extract<Fault, { kind: 'lease-takeover
 
 /**
  * Milliseconds within [a, b] (from the start) when the venue, the store or the daemon was out of reach: what the
- * invariants' bounds allow on top (a process that died or lost its lease is back a lease's time to live later).
+ * invariants' bounds allow on top. The daemon's deaths as they happened (`outages`, each until a lease's time to live
+ * after it was back); the lease's troubles until a time to live after they end.
  */
-export function blockedMs(schedule: readonly Fault[], leaseTtlMs: number, a: number, b: number): number {
+export function blockedMs(schedule: readonly Fault[], outages: ReadonlyArray<readonly [number, number]>, leaseTtlMs: number, a: number, b: number): number {
   let total = 0;
+  const overlap = (from: number, to: number) => Math.max(0, Math.min(b, to) - Math.max(a, from));
   for (const f of schedule) {
-    if (f.kind === 'price-gap' || f.kind === 'strategy-throws' || f.kind === 'strategy-floods') continue;
-    const end = faultEndMs(f) + (f.kind === 'crash' || f.kind === 'kill' || f.kind === 'lease-takeover' || f.kind === 'lease-outage' ? leaseTtlMs : 0);
-    total += Math.max(0, Math.min(b, end) - Math.max(a, f.atMs));
+    if (f.kind === 'price-gap' || f.kind === 'strategy-throws' || f.kind === 'strategy-floods' || f.kind === 'crash' || f.kind === 'kill') continue;
+    total += overlap(f.atMs, faultEndMs(f) + (f.kind === 'lease-takeover' || f.kind === 'lease-outage' ? leaseTtlMs : 0));
   }
+  for (const [from, to] of outages) total += overlap(from, to);
   return total;
 }

@@ -8,7 +8,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import type { Fault } from './schedule.js';
 import { parseSchedule, scheduleText } from './schedule.js';
 import { simEnvironment } from './setup.js';
-import { runSimulation, SIM_START_MS, type RunResult } from './world.js';
+import { runSimulation } from './run.js';
+import { SIM_START_MS, type RunResult } from './world.js';
 
 interface Args {
   seeds: number;
@@ -133,10 +134,14 @@ async function many(a: Args): Promise<number> {
   await Promise.all(
     Array.from({ length: workers }, () => {
       const w = new Worker(new URL(import.meta.url), { workerData: { minutes: a.minutes } });
+      let finished = false;
       return new Promise<void>((resolve, reject) => {
         const next = () => {
           const seed = seeds.shift();
-          if (seed === undefined) return void w.terminate().then(() => resolve());
+          if (seed === undefined) {
+            finished = true;
+            return void w.terminate().then(() => resolve());
+          }
           w.postMessage(seed);
         };
         w.on('message', (r: RunResult) => {
@@ -151,6 +156,7 @@ async function many(a: Args): Promise<number> {
           next();
         });
         w.on('error', reject);
+        w.on('exit', (code) => finished || reject(new Error(`a simulation thread ended before its seeds were done (exit ${code})`)));
         next();
       });
     }),

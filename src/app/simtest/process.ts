@@ -90,15 +90,17 @@ export function startPolls(clock: ProcessClock, plan: PollPlan): MarketStreams {
   const { client, spot, futures } = plan;
   const every = <T>(periodMs: number, offsetMs: number, read: () => Promise<T>, out: DirectStream<Stamped<T>>) => {
     let busy = false;
+    let seq = 0;
     const cycle = () => {
       clock.setTimer(cycle, periodMs);
       if (busy) return;
       busy = true;
       const atMs = clock.now();
+      const s0 = seq++;
       read().then(
         (value) => {
           busy = false;
-          const s = { value, atMs };
+          const s = { value, atMs, seq: s0 };
           out.next(s);
           const again = plan.duplicate();
           if (again > 0) clock.setTimer(() => out.next(s), again);

@@ -4,9 +4,6 @@
 // journal; a second daemon takes the lease; the venue forgets its orders. The invariants are checked at every second
 // of virtual time and at the end. Nothing real is awaited, so a seed's run is the same every time.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LoadedConfig } from '../../config/load.js';
 import { Decimal } from '../../domain/decimal.js';
 import { marginSettingsOf } from '../../domain/margin.js';
@@ -71,47 +68,15 @@ interface Proc {
   trading: boolean;
 }
 
-/** The run going on in this thread: an error thrown out of the daemon's handlers is its failure. */
-let active: World | undefined;
-
-/**
- * An error nothing caught (thrown out of a stream's handler, or a promise nobody waits on): in a daemon, the end of
- * the process. Those of a process that died already (Crash) are its death, not a failure.
- */
-function uncaught(err: unknown): void {
-  if (err instanceof Crash || !active) return;
-  active.thrown(err);
-}
-
-let listening = false;
-
-/** Runs one seed; resolves with what broke (nothing, in a good build). */
-export async function runSimulation(o: RunOptions): Promise<RunResult> {
-  if (!listening) {
-    process.on('uncaughtException', uncaught);
-    process.on('unhandledRejection', uncaught);
-    listening = true;
-  }
-  const dir = mkdtempSync(join(o.dir ?? tmpdir(), 'sextant-simtest-'));
-  const world = new World(o, join(dir, 'journal.sqlite'));
-  active = world;
-  try {
-    return await world.run();
-  } finally {
-    active = undefined;
-    // SEXTANT_SIMTEST_KEEP keeps the run's journal for a look (a replay prints where).
-    if (process.env.SEXTANT_SIMTEST_KEEP) process.stderr.write(`journal kept: ${join(dir, 'journal.sqlite')}\n`);
-    else rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-class World {
+export class World {
   private readonly clock = new VirtualClock(SIM_START_MS);
   private readonly market: SyntheticMarket;
   private readonly sim: SimulatedExchange;
   private readonly faults = calmVenue();
   private readonly schedule: Fault[];
-  private readonly endMs: number;
+  private endMs: number;
+  /** When the daemon was down, from the start: [from, to] (to: a lease's time to live after it was back). */
+  private readonly outages: Array<[number, number]> = [];
   private readonly checker: Checker;
   private readonly watcher: SqliteJournal;
   private readonly lease: MemoryLeaseStore;
@@ -138,7 +103,8 @@ class World {
   ) {
     const { seed } = o;
     this.market = new SyntheticMarket(DEFAULT_INSTRUMENTS, { seed, startMs: SIM_START_MS, tickIntervalMs: 1000 });
-    this.sim = new SimulatedExchange(this.market, SIM_ACCOUNTS, 500, this.clock);
+    // Every final order and fill kept (the ledger is checked against all of them at the end).
+    this.sim = new SimulatedExchange(this.market, SIM_ACCOUNTS, undefined, this.clock);
     this.startBalances = new Map(this.sim.engine.spotBalances().map((b) => [b.asset, b.total]));
     this.instruments = new Map([...this.sim.engine.instruments('spot'), ...this.sim.engine.instruments('futures')].map((i) => [i.symbol, i]));
     this.venueRng = new Prng(deriveSeed(seed, 'venue'));
@@ -169,7 +135,7 @@ class World {
       // The handle of the process that trades (up to date with its own writes), else the run's own, read afresh.
       journal: () => this.current?.raw ?? (this.watcher.refresh(), this.watcher),
       boundMs: SIM_SETTINGS.boundMs,
-      blockedMs: (a, b) => blockedMs(this.schedule, LEASE_TTL_MS, a - SIM_START_MS, b - SIM_START_MS),
+      blockedMs: (a, b) => blockedMs(this.schedule, this.outages, LEASE_TTL_MS, a - SIM_START_MS, b - SIM_START_MS),
       bounds,
       unbound: () => this.chaos.flooded,
       clientOidPrefix: SIM_SETTINGS.clientOidPrefix,
@@ -370,6 +336,10 @@ class World {
     if (!p.alive) return;
     p.alive = false;
     p.trading = false;
+    // Down from now (a crash armed earlier may come late): the bounds allow for it, and the calm follows it.
+    const now = this.clock.now();
+    this.outages.push([now - SIM_START_MS, now + downMs + LEASE_TTL_MS - SIM_START_MS]);
+    this.endMs = Math.max(this.endMs, now + downMs + SIM_SETTINGS.calmMs);
     this.clock.at(this.clock.now() + downMs, () => {
       p.raw?.close();
       p.raw = undefined;
@@ -390,7 +360,8 @@ class World {
   /** A write from process `p` reached the client: the store must say `p` holds the lease. */
   private checkLease(p: Proc, w: VenueWrite): void {
     const h = this.lease.holderNow();
-    if (h?.holder !== p.holder)
-      this.checker.fail('lease', w.atMs, `process ${p.n} sent ${w.endpoint} (${w.method}) while ${h ? `${h.holder} held the lease` : 'nobody held the lease'}`);
+    if (h?.holder === p.holder) return;
+    const who = h ? (h.holder === 'second-daemon' ? 'a second daemon' : `another process (${h.holder.split(':')[0]})`) : 'nobody';
+    this.checker.fail('lease', w.atMs, `process ${p.n} sent ${w.endpoint} (${w.method}) while ${who} held the lease`);
   }
 }

@@ -86,8 +86,11 @@ function endpointOf(method: string, args: unknown[]): EndpointId {
       return spot ? 'S8' : 'F3';
     case 'instruments':
       return spot ? 'S7' : 'F1';
-    default:
-      return METHOD_ENDPOINTS[method] ?? 'F0';
+    default: {
+      const id = METHOD_ENDPOINTS[method];
+      if (!id) throw new Error(`the fault client knows no endpoint for ${method}`);
+      return id;
+    }
   }
 }
 
@@ -118,6 +121,9 @@ const METHOD_ENDPOINTS: Record<string, EndpointId> = {
 };
 
 type Item = { clientOid: string | null; orderId: string | null };
+
+/** The writes that place orders: their accepted items are orders placed. */
+const PLACES: ReadonlySet<string> = new Set(['placeOrders', 'placeOrder', 'placeTrigger', 'placeTpSl']);
 
 /**
  * The items a write carries, by method, for the writes that answer with item results: the live client turns a
@@ -228,7 +234,7 @@ export class FaultClient {
         const oneOff = write ? this.takeOneOff(method) : undefined;
         call(...args).then(
           (answer) => {
-            if (write) this.noteAccepted(answer, now);
+            if (PLACES.has(method)) this.noteAccepted(answer, now);
             if (oneOff === 'accept-then-500') return refuse(new ExchangeError('unavailable', 'HTTP 500 after the venue acted', { endpoint, httpStatus: 500 }));
             if (oneOff === 'timeout-after-act') {
               const timedOut = new ExchangeError('timeout', `no answer within ${faults.timeoutMs} ms`, { endpoint });

@@ -9,7 +9,7 @@ function scheduler() {
 }
 
 describe('inOrder', () => {
-  it('drops an answer stamped before the last one let through (duplicated, or overtaken), for each subscriber on its own', () => {
+  it('drops an answer of a poll cycle before the last one let through (duplicated, or overtaken), for each subscriber on its own', () => {
     const src = new Subject<Stamped<string>>();
     const a: string[] = [];
     const b: string[] = [];
@@ -24,6 +24,16 @@ describe('inOrder', () => {
     expect(a).toEqual(['fresh', 'same instant', 'newer']);
     expect(b).toEqual(['older than a saw', 'newer']);
   });
+
+  it("goes by the poll's cycle where it is stamped: a wall clock stepped back drops nothing", () => {
+    const src = new Subject<Stamped<string>>();
+    const seen: string[] = [];
+    src.pipe(inOrder()).subscribe((s) => seen.push(s.value));
+    src.next({ value: 'first', atMs: 10_000, seq: 1 });
+    src.next({ value: 'after the clock stepped back', atMs: 4_000, seq: 2 });
+    src.next({ value: 'a stale copy of the first', atMs: 10_000, seq: 1 });
+    expect(seen).toEqual(['first', 'after the clock stepped back']);
+  });
 });
 
 describe('poll', () => {
@@ -32,7 +42,7 @@ describe('poll', () => {
     ts.run(({ cold, expectObservable }) => {
       const clock = { now: () => ts.now() };
       const src = poll(() => cold('-a|', { a: 1 }), { periodMs: 5, retries: 0, retryDelayMs: 1, clock, scheduler: ts });
-      expectObservable(src, '^ 12ms !').toBe('-a----b----c', { a: { value: 1, atMs: 1 }, b: { value: 1, atMs: 6 }, c: { value: 1, atMs: 11 } });
+      expectObservable(src, '^ 12ms !').toBe('-a----b----c', { a: { value: 1, atMs: 1, seq: 0 }, b: { value: 1, atMs: 6, seq: 1 }, c: { value: 1, atMs: 11, seq: 2 } });
     });
   });
 
@@ -43,7 +53,7 @@ describe('poll', () => {
       let n = 0;
       const src = poll(() => cold('-------a|', { a: ++n }), { periodMs: 3, retries: 0, retryDelayMs: 1, clock, scheduler: ts });
       // fetches start at 0 and 9 (the ticks at 3 and 6 come while the first is running)
-      expectObservable(src, '^ 17ms !').toBe('-------a--------b', { a: { value: 1, atMs: 7 }, b: { value: 2, atMs: 16 } });
+      expectObservable(src, '^ 17ms !').toBe('-------a--------b', { a: { value: 1, atMs: 7, seq: 0 }, b: { value: 2, atMs: 16, seq: 3 } });
     });
   });
 
@@ -57,7 +67,7 @@ describe('poll', () => {
         periodMs: 10, retries: 2, retryDelayMs: 1, clock, scheduler: ts, onError: (e) => errors.push(e),
       });
       // cycle at 0: fail, retry at 1 (fail), retry at 3 (fail) -> skipped; cycle at 10 succeeds
-      expectObservable(src, '^ 15ms !').toBe('----------a', { a: { value: 4, atMs: 10 } });
+      expectObservable(src, '^ 15ms !').toBe('----------a', { a: { value: 4, atMs: 10, seq: 1 } });
       ts.flush();
       expect(errors).toHaveLength(1);
     });
@@ -71,7 +81,7 @@ describe('poll', () => {
       const src = poll(() => (++calls === 1 ? cold('#', undefined, new Error('auth')) : cold('a|', { a: calls })), {
         periodMs: 4, retries: 5, retryDelayMs: 1, clock, scheduler: ts, retryable: () => false,
       });
-      expectObservable(src, '^ 6ms !').toBe('----a', { a: { value: 2, atMs: 4 } });
+      expectObservable(src, '^ 6ms !').toBe('----a', { a: { value: 2, atMs: 4, seq: 1 } });
     });
   });
 });
