@@ -245,6 +245,7 @@ class TradingCore implements Core {
     const stopSettings = opts.tracking.stops ? { settings: opts.tracking.stops } : {};
     this.stops = new StopManager({ executor, tracker, journal, clock, logger, instruments, strategyIds: this.runner.ids, ...stopSettings });
     executor.keepProtectionWith(this.stops);
+    executor.settleLeftOutWith(this.tracker);
     // Trading stays fenced (cancels allowed) until a signed request has succeeded (keys that work), and whenever the
     // authentication halt has tripped; then until a reconciliation has settled every order.
     const surfaces = [...new Set(this.symbols.all.map((s) => instruments.get(s)!.surface))];

@@ -5,6 +5,7 @@
 // journal believes about the order. Every change of an order's state goes through the lifecycle
 // (domain/order-lifecycle.ts). Protect intents pass the gate here and go to the stop manager, whose position stops
 // (F23, F24, F9) are sent through this same journaled path.
+import { Subject } from 'rxjs';
 import { Decimal } from '../domain/decimal.js';
 import { fillSideOf, type ExecutionEvent } from '../domain/events.js';
 import type { Intent, OrderSpec, ProtectIntent } from '../domain/intent.js';
@@ -18,7 +19,7 @@ import type { Journal, JournalOrder } from '../journal/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
-import { ExecutionEvents, leftOutOfAnswer, settleLeftOut } from './left-out.js';
+import { leftOutOfAnswer, settleLeftOut, type LeftOutSettler } from './left-out.js';
 import { riskContextOf } from './risk-context.js';
 import type { ProtectionKeeper, StopOrder } from './stop-orders.js';
 import { recordFills } from './venue-fills.js';
@@ -63,12 +64,13 @@ function reachedVenue(r: ItemResult): boolean {
 type Denied = Extract<ExecutionEvent, { type: 'denied' }>;
 
 export class Executor {
-  readonly events$ = new ExecutionEvents();
+  readonly events$ = new Subject<ExecutionEvent>();
   private fencedBy: string | null = 'not reconciled yet';
   private readonly startedAtMs: number;
   private readonly hooks: KillHooks;
   private readonly logger: Logger;
   private keeper: ProtectionKeeper | undefined;
+  private leftOutSettler: LeftOutSettler | undefined;
 
   constructor(private readonly opts: ExecutorOptions) {
     this.hooks = opts.hooks ?? NO_KILL;
@@ -90,6 +92,11 @@ export class Executor {
   /** Protect intents that pass the gate go to `keeper`; without one they are denied. */
   keepProtectionWith(keeper: ProtectionKeeper): void {
     this.keeper = keeper;
+  }
+
+  /** Who looks up the orders an answer left out, right after it (the order tracker); without one, the reconciliations do. */
+  settleLeftOutWith(settler: LeftOutSettler): void {
+    this.leftOutSettler = settler;
   }
 
   private emit(out: ExecutionEvent[], e: ExecutionEvent): void {
@@ -362,7 +369,7 @@ export class Executor {
       this.opts.risk.recordSent(results.filter(reachedVenue).length, this.opts.clock.now());
     }
     // Left out of an answer: looked up now, not at the scheduled reconciliations (left-out.ts).
-    await settleLeftOut(this.events$, leftOut, this.logger);
+    await settleLeftOut(this.leftOutSettler, leftOut, this.logger);
   }
 
   private applyPlaceResult(row: JournalOrder, res: ItemResult, out: ExecutionEvent[]): void {

@@ -3,8 +3,6 @@
 // order it placed is read-after-write lag, which the tracker's grace window bounds. The executor hands such orders
 // to the order tracker right after the answer: looked up at once (found: resolved), and their lookups spent together
 // as soon as absence counts, not one per scheduled reconciliation. The evidence asked for is the tracker's own.
-import { Subject } from 'rxjs';
-import type { ExecutionEvent } from '../domain/events.js';
 import type { ItemResult } from '../exchange/client.js';
 import type { Logger } from '../util/logger.js';
 
@@ -21,18 +19,10 @@ export interface LeftOutSettler {
   settleLeftOut(clientOids: readonly string[]): Promise<unknown>;
 }
 
-/**
- * The executor's event stream. The order tracker that reports on it (built with it as `events$`) becomes its
- * settler: the link between the two that every core already makes.
- */
-export class ExecutionEvents extends Subject<ExecutionEvent> {
-  settler: LeftOutSettler | undefined;
-}
-
-/** Has the orders looked up now; a failure leaves them to the scheduled reconciliations. */
-export async function settleLeftOut(events: ExecutionEvents, clientOids: readonly string[], logger: Logger): Promise<void> {
-  if (!events.settler || clientOids.length === 0) return;
-  await events.settler
+/** Has the orders looked up now (by the settler, when there is one); a failure leaves them to the scheduled reconciliations. */
+export async function settleLeftOut(settler: LeftOutSettler | undefined, clientOids: readonly string[], logger: Logger): Promise<void> {
+  if (!settler || clientOids.length === 0) return;
+  await settler
     .settleLeftOut(clientOids)
     .catch((err: unknown) => logger.warn({ clientOids, err: String(err) }, 'looking up orders the answer left out failed: left to reconciliation'));
 }

@@ -24,7 +24,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Executor } from './executor.js';
 import { NO_KILL, type KillHooks } from './kill-points.js';
-import { ExecutionEvents, type LeftOutSettler } from './left-out.js';
+import type { LeftOutSettler } from './left-out.js';
 import { PassReads } from './pass-reads.js';
 import { recordVenueFills } from './venue-fills.js';
 
@@ -92,7 +92,6 @@ export class OrderTracker implements LeftOutSettler {
     this.vanishAfterMs = opts.vanishAfterMs ?? 120_000;
     this.vanishAfterChecks = opts.vanishAfterChecks ?? 5;
     // The executor whose events these are hands over the orders its batch answers leave out.
-    if (opts.events$ instanceof ExecutionEvents) opts.events$.settler = this;
   }
 
   private emit(e: ExecutionEvent): void {

@@ -125,6 +125,7 @@ export function parts(
     symbols: { spot: [], futures: [SYMBOL] },
     events$: executor.events$,
   });
+  executor.settleLeftOutWith(tracker);
   const stops = new StopManager({
     executor,
     tracker,
